@@ -99,7 +99,9 @@ type Signature [64]byte
 func (s Signature) String() string { return encodeFixed(Ed25519Prefix, s[:]) }
 
 // AppendText implements encoding.TextAppender.
-func (s Signature) AppendText(b []byte) ([]byte, error) { return appendText(b, Ed25519Prefix, s[:]), nil }
+func (s Signature) AppendText(b []byte) ([]byte, error) {
+	return appendText(b, Ed25519Prefix, s[:]), nil
+}
 
 // ParseSignature parses the "ed25519:" text form of a signature.
 func ParseSignature(s string) (Signature, error) {
@@ -109,4 +111,3 @@ func ParseSignature(s string) (Signature, error) {
 	}
 	return sig, nil
 }
-
