@@ -111,3 +111,19 @@ func ParseSignature(s string) (Signature, error) {
 	}
 	return sig, nil
 }
+
+// MarshalText implements encoding.TextMarshaler.
+func (s Signature) MarshalText() ([]byte, error) { return s.AppendText(nil) }
+
+// UnmarshalText implements encoding.TextUnmarshaler with ParseSignature.
+func (s *Signature) UnmarshalText(b []byte) error {
+	p, err := ParseSignature(string(b))
+	if err != nil {
+		return err
+	}
+	*s = p
+	return nil
+}
+
+// IsZero reports whether s is the zero value (no signature).
+func (s Signature) IsZero() bool { return s == Signature{} }
