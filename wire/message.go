@@ -153,9 +153,9 @@ func (s Sender) Ref() Ref { return Ref{s.Agent, s.Org} }
 
 // PIIMeta is the "pii_meta" object.
 type PIIMeta struct {
-	Types      []string  `json:"types" validate:"required,min=1,max=16,dive,oneof=email phone name address ssn dob financial health location other"`
+	Types      []string `json:"types" validate:"required,min=1,max=16,dive,oneof=email phone name address ssn dob financial health location other"`
 	Consent    *Consent `json:"consent" validate:"required"`
-	MaskFields []string  `json:"mask_fields,omitempty" validate:"max=256,dive,max=256"`
+	MaskFields []string `json:"mask_fields,omitempty" validate:"max=256,dive,max=256"`
 }
 
 // Consent is pii_meta's consent object.
