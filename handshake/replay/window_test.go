@@ -127,7 +127,7 @@ func TestIDRememberedForWholeWindow(t *testing.T) {
 		}
 	}
 	clk.Add(time.Minute)
-	wantCode(t, w.Check(ctx, m), wire.ErrReplay) // by the time rule
+	wantCode(t, w.Check(ctx, m), wire.ErrReplay)                       // by the time rule
 	if err := w.Check(ctx, msg(sender(2), 2, clk.Now())); err != nil { // drives the purge
 		t.Fatal(err)
 	}
