@@ -43,7 +43,7 @@ import (
 // hello_ack, responder to initiator, re = hello's id: the same members for
 // the responder, plus
 //
-//	     "challenge":"base64:"+44                    32 random bytes, the responder's challenge
+//	"challenge":"base64:"+44                    32 random bytes, the responder's challenge
 func (c *Config) helloPayload(eph keys.X25519Public, challenge wire.Bytes32) (*wire.HelloPayload, error) {
 	p := &wire.HelloPayload{
 		ProtocolVersions: c.versions(),

@@ -87,9 +87,9 @@ func (c *Config) sessionEnv() *sessionEnv {
 
 func newSession(c *Config, role Role, id string, peer wire.Sender, t peerTrust, p params, ir, ri []byte) (*Session, error) {
 	s := &Session{
-		id:   id,
-		role: role,
-		peer: identity.Public{Agent: cloneString(peer.Agent), Org: cloneString(peer.Org), Key: peer.Key, EncKey: peer.EncKey},
+		id:    id,
+		role:  role,
+		peer:  identity.Public{Agent: cloneString(peer.Agent), Org: cloneString(peer.Org), Key: peer.Key, EncKey: peer.EncKey},
 		level: t.level(), version: cloneString(p.version), caps: p.caps, exts: p.extensions,
 		classes: p.classes, maxMsg: p.maxMessage, created: c.now().UnixMilli(),
 		env: c.sessionEnv(),
