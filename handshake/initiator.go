@@ -68,9 +68,7 @@ func (h *Initiator) Run(ctx context.Context, t Transport) (*Session, error) {
 	defer cancel()
 	sess, err := h.run(ctx, t)
 	if err != nil {
-		if h.ack != nil {
-			sendError(ctx, t, h.cfg, err, h.ack.From.Ref(), h.lastID)
-		}
+		sendError(ctx, t, h.cfg, err, h.peer.Ref, h.lastID)
 		return nil, err
 	}
 	return sess, nil

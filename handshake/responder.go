@@ -28,6 +28,7 @@ type Responder struct {
 	offer     int64         // latest expiry offered, unix ms
 	sess      *Session      // made at verify, released at session_established
 	lastID    string        // id of the last message received
+	replyTo   wire.Ref      // the initiator, as its hello names it
 }
 
 // NewResponder prepares to answer one handshake.
@@ -44,9 +45,7 @@ func (r *Responder) Run(ctx context.Context, t Transport) (*Session, error) {
 	defer cancel()
 	sess, err := r.run(ctx, t)
 	if err != nil {
-		if r.hello != nil {
-			sendError(ctx, t, r.cfg, err, r.hello.From.Ref(), r.lastID)
-		}
+		sendError(ctx, t, r.cfg, err, r.replyTo, r.lastID)
 		return nil, err
 	}
 	return sess, nil
@@ -142,11 +141,11 @@ func (r *Responder) readHello(ctx context.Context, env *wire.Envelope) (out []by
 	if err != nil {
 		return nil, err
 	}
+	r.lastID, r.replyTo = m.ID, m.From.Ref()
 	m, p, err := checkHello(m, wire.OpHello)
 	if err != nil {
 		return nil, err
 	}
-	r.lastID = m.ID
 	if err := c.admit(ctx, m, "", wire.Sender{}); err != nil {
 		return nil, err
 	}
