@@ -204,3 +204,5 @@ func uuid(n int) string {
 	}
 	return string(b)
 }
+
+func keysFromBytes(b []byte) (keys.X25519Private, error) { return keys.X25519FromBytes(b) }
