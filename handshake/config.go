@@ -81,6 +81,7 @@ type Config struct {
 	once      sync.Once
 	defCodec  *wire.Codec
 	defReplay *replay.Window
+	certValue wire.Value
 	envOnce   sync.Once
 	env       *sessionEnv
 }
@@ -98,6 +99,9 @@ func (c *Config) init() {
 		}
 		if c.Replay == nil {
 			c.defReplay = replay.New(replay.Config{Rand: c.Rand, Now: c.Now})
+		}
+		if c.Cert != nil {
+			c.certValue = c.Cert.Value()
 		}
 	})
 }

@@ -283,7 +283,7 @@ func (c *Config) admit(ctx context.Context, m *wire.Message, re string, want wir
 // addMessage adds a received message to the transcript in its canonical
 // form, which is the form its sender added.
 func (t transcript) addMessage(m *wire.Message) error {
-	b, err := m.AppendWire(nil)
+	b, err := m.AppendWire(make([]byte, 0, len(m.Raw())+256))
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,8 @@ func (c *Config) helloPayload(eph keys.X25519Public, challenge wire.Bytes32) (*w
 		return nil, fmt.Errorf("read random: %w", err)
 	}
 	if c.Cert != nil {
-		p.IdentityCert = c.Cert.Value()
+		c.init()
+		p.IdentityCert = c.certValue
 	}
 	return p, nil
 }

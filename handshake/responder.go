@@ -258,11 +258,13 @@ func (r *Responder) readEstablished(ctx context.Context, env *wire.Envelope) (se
 	if env.Counter != 0 {
 		return nil, authFailed("envelope.counter", "session_established is the initiator's first message")
 	}
-	pt, err := r.sess.unseal(env)
+	pt, err := r.sess.unseal(env, c.now().UnixMilli())
 	if err != nil {
 		return nil, err
 	}
+	n := len(pt)
 	m, p, err := decodeEstablished(c.codec(), pt)
+	putPlaintext(pt)
 	if err != nil {
 		return nil, err
 	}
@@ -276,7 +278,7 @@ func (r *Responder) readEstablished(ctx context.Context, env *wire.Envelope) (se
 	if p.Expires > r.offer || p.Expires <= c.now().UnixMilli() {
 		return nil, authFailed("p.expires", "expiry outside what this side offered")
 	}
-	if err := r.sess.commit(env.Counter, len(pt)); err != nil {
+	if err := r.sess.commit(env.Counter, n); err != nil {
 		return nil, err
 	}
 	r.sess.expires = p.Expires

@@ -71,7 +71,7 @@ type Session struct {
 // sessionEnv is what the sessions made under one Config share.
 type sessionEnv struct {
 	codec    *wire.Codec
-	window   *replay.Window
+	skew     time.Duration
 	now      func() time.Time
 	self     wire.Sender
 	maxBytes int64
@@ -80,7 +80,7 @@ type sessionEnv struct {
 func (c *Config) sessionEnv() *sessionEnv {
 	c.init()
 	c.envOnce.Do(func() {
-		c.env = &sessionEnv{codec: c.codec(), window: c.replay(), now: c.now, self: c.Identity.Sender(), maxBytes: c.maxSessionBytes()}
+		c.env = &sessionEnv{codec: c.codec(), skew: c.replay().Skew(), now: c.now, self: c.Identity.Sender(), maxBytes: c.maxSessionBytes()}
 	})
 	return c.env
 }
@@ -163,13 +163,13 @@ func (s *Session) Expires() time.Time { return time.UnixMilli(s.expires) }
 // Close ends the session: from now on it seals and opens nothing.
 func (s *Session) Close() { s.closed.Store(true) }
 
-// alive refuses a session that has expired, was closed or has used up its
-// bytes or counters.
-func (s *Session) alive() error {
+// alive refuses a session that has expired at now (unix ms), was closed or
+// has used up its bytes or counters.
+func (s *Session) alive(now int64) error {
 	if s.closed.Load() {
 		return sessionExpired("session closed: handshake again")
 	}
-	if s.env.now().UnixMilli() >= s.expires {
+	if now >= s.expires {
 		return sessionExpired("session expired: handshake again")
 	}
 	return nil
@@ -185,12 +185,13 @@ func (s *Session) Seal(m *wire.Message) ([]byte, error) {
 	if !m.Signed() {
 		return nil, wire.Errorf(wire.ErrSignature, "sig", "message is not signed")
 	}
-	pt := m.Raw()
-	if pt == nil {
-		var err error
-		if pt, err = m.AppendWire(nil); err != nil {
-			return nil, err
-		}
+	if raw := m.Raw(); raw != nil {
+		// Not ours to seal in place.
+		return s.sealBytes(append(make([]byte, 0, len(raw)+wire.SessionOverhead), raw...))
+	}
+	pt, err := m.AppendWire(nil)
+	if err != nil {
+		return nil, err
 	}
 	return s.sealBytes(pt)
 }
@@ -221,9 +222,10 @@ func (s *Session) checkOutbound(m *wire.Message) error {
 	return nil
 }
 
-// sealBytes seals signed message bytes under the next counter.
+// sealBytes seals signed message bytes under the next counter. It
+// encrypts in place: pt is the caller's no more.
 func (s *Session) sealBytes(pt []byte) ([]byte, error) {
-	if err := s.alive(); err != nil {
+	if err := s.alive(s.env.now().UnixMilli()); err != nil {
 		return nil, err
 	}
 	if int64(len(pt)) > s.maxMsg {
@@ -239,7 +241,7 @@ func (s *Session) sealBytes(pt []byte) ([]byte, error) {
 	}
 	var hdr [160]byte
 	aad := wire.AppendSessionHeader(hdr[:0], s.id, ctr)
-	ct := s.seal.Seal(make([]byte, 0, len(pt)+wire.SessionOverhead), nonce(ctr), pt, aad)
+	ct := s.seal.Seal(pt[:0], nonce(ctr), pt, aad)
 	out := make([]byte, 0, (len(ct)+2)/3*4+len(aad)+64)
 	return wire.AppendSessionSealed(out, s.id, ctr, ct), nil
 }
@@ -267,11 +269,14 @@ func nonce(ctr uint64) []byte {
 // listed; its ts is within the replay window's skew and its exp has not
 // passed. The counter replaces the id memory of messages outside sessions.
 func (s *Session) Open(env *wire.Envelope) (*wire.Message, error) {
-	pt, err := s.unseal(env)
+	now := s.env.now().UnixMilli()
+	pt, err := s.unseal(env, now)
 	if err != nil {
 		return nil, err
 	}
-	m, err := s.env.codec.Decode(pt)
+	n := len(pt)
+	m, err := s.env.codec.Decode(pt) // copies what it keeps
+	putPlaintext(pt)
 	if err != nil {
 		return nil, err
 	}
@@ -290,26 +295,27 @@ func (s *Session) Open(env *wire.Envelope) (*wire.Message, error) {
 	case !s.classes.has(m.Cls):
 		return nil, wire.Errorf(wire.ErrClassification, "cls", "this side's hello did not list %s", m.Cls)
 	}
-	if err := s.env.window.CheckTime(m.TS, m.Exp); err != nil {
+	if err := replay.CheckTimeAt(now, s.env.skew, m.TS, m.Exp); err != nil {
 		return nil, err
 	}
-	if err := s.commit(env.Counter, len(pt)); err != nil {
+	if err := s.commit(env.Counter, n); err != nil {
 		return nil, err
 	}
 	return m, nil
 }
 
-// unseal checks the envelope against the session and decrypts it. It does
-// not yet mark the counter as used: that happens only once the whole
-// message is accepted, so a forged envelope cannot burn a counter.
-func (s *Session) unseal(env *wire.Envelope) ([]byte, error) {
+// unseal checks the envelope against the session and decrypts it into a
+// pooled buffer, to be returned with putPlaintext once decoded. It does not
+// yet mark the counter as used: that happens only once the whole message is
+// accepted, so a forged envelope cannot burn a counter.
+func (s *Session) unseal(env *wire.Envelope, now int64) ([]byte, error) {
 	if !env.Encrypted || env.Algorithm != wire.AlgSession {
 		return nil, authFailed("envelope.algorithm", "not a session envelope")
 	}
 	if env.SessionID != s.id {
 		return nil, authFailed("envelope.session", "envelope belongs to another session")
 	}
-	if err := s.alive(); err != nil {
+	if err := s.alive(now); err != nil {
 		return nil, err
 	}
 	s.mu.Lock()
@@ -323,11 +329,36 @@ func (s *Session) unseal(env *wire.Envelope) ([]byte, error) {
 	}
 	var hdr [160]byte
 	aad := wire.AppendCanonical(hdr[:0], env.Header)
-	pt, err := s.open.Open(make([]byte, 0, len(env.Ciphertext)), nonce(env.Counter), env.Ciphertext, aad)
+	buf := getPlaintext(len(env.Ciphertext))
+	pt, err := s.open.Open(buf, nonce(env.Counter), env.Ciphertext, aad)
 	if err != nil {
+		putPlaintext(buf)
 		return nil, authFailed("ciphertext", "session envelope could not be opened")
 	}
 	return pt, nil
+}
+
+// plainPool recycles the buffers envelopes are opened into: the decoder
+// copies what it keeps, so each buffer lives for one message.
+var plainPool = sync.Pool{New: func() any { return new([]byte) }}
+
+const maxPooled = 64 << 10
+
+func getPlaintext(n int) []byte {
+	bp := plainPool.Get().(*[]byte)
+	if cap(*bp) < n {
+		return make([]byte, 0, max(n, 4096))
+	}
+	return (*bp)[:0]
+}
+
+func putPlaintext(b []byte) {
+	if cap(b) > maxPooled {
+		return
+	}
+	clear(b) // plaintext may be confidential
+	b = b[:0]
+	plainPool.Put(&b)
 }
 
 // commit marks counter as used and counts the message's bytes.

@@ -93,11 +93,75 @@ func TestSessionEnvelopeRefusals(t *testing.T) {
 	}
 }
 
+// generalDecode decodes b without the canonical fast path.
+func generalDecode(c *Codec, b []byte) (*Envelope, error) {
+	t, err := Parse(b, c.limits.MaxDepth+1)
+	if err != nil {
+		return nil, err
+	}
+	return c.DecodeEnvelopeTree(t)
+}
+
+func sameEnvelope(t *testing.T, a, b *Envelope) {
+	t.Helper()
+	if a.Encrypted != b.Encrypted || a.Algorithm != b.Algorithm || a.SessionID != b.SessionID ||
+		a.Counter != b.Counter || !bytes.Equal(a.Ciphertext, b.Ciphertext) || a.Bare != b.Bare || a.Message != nil || b.Message != nil ||
+		!bytes.Equal(AppendCanonical(nil, a.Header), AppendCanonical(nil, b.Header)) || a.Header.String() != b.Header.String() {
+		t.Fatalf("fast and general decoding differ:\n%+v\n%+v", a, b)
+	}
+}
+
+func TestSessionEnvelopeFastPathMatchesGeneral(t *testing.T) {
+	c := NewCodec(Limits{MaxMessage: 4096})
+	for _, ctr := range []uint64{0, 7, 10, 1 << 40, MaxSessionCounter} {
+		for _, n := range []int{SessionOverhead, 17, 18, 1000, 4096 + SessionOverhead} {
+			ct := bytes.Repeat([]byte{byte(n)}, n)
+			b := AppendSessionSealed(nil, testSession, ctr, ct)
+			fast, ok := c.decodeSessionCanonical(b)
+			if !ok {
+				t.Fatalf("canonical envelope (counter %d, %d bytes) not taken by the fast path", ctr, n)
+			}
+			general, err := generalDecode(c, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameEnvelope(t, fast, general)
+		}
+	}
+	// Anything else takes the general path, which decides.
+	ok := string(AppendSessionSealed(nil, testSession, 7, make([]byte, 32)))
+	for _, variant := range []string{
+		ok + " ",
+		" " + ok,
+		strings.Replace(ok, `"counter":7`, `"counter":07`, 1),
+		strings.Replace(ok, `"counter":7`, `"counter": 7`, 1),
+		strings.Replace(ok, `"encrypted":true,`, `"encrypted":true,"x":1,`, 1),
+		strings.Replace(ok, testSession, "short", 1),
+		strings.Replace(ok, `"base64:`, `"base64:A`, 1),
+		AlgSession,
+	} {
+		if _, taken := c.decodeSessionCanonical([]byte(variant)); taken {
+			t.Fatalf("fast path took %q", variant)
+		}
+	}
+	// Too large for the limit: refused either way.
+	if _, err := c.DecodeEnvelope(AppendSessionSealed(nil, testSession, 0, make([]byte, 4096+SessionOverhead+1))); err == nil {
+		t.Fatal("oversize accepted")
+	}
+}
+
 func FuzzDecodeSessionEnvelope(f *testing.F) {
 	f.Add(AppendSessionSealed(nil, testSession, 0, make([]byte, 20)))
 	f.Add(AppendSessionSealed(nil, testSession, MaxSessionCounter, []byte("0123456789abcdefghij")))
 	c := NewCodec(Limits{MaxMessage: 1 << 16})
 	f.Fuzz(func(t *testing.T, b []byte) {
+		if fast, ok := c.decodeSessionCanonical(b); ok {
+			general, err := generalDecode(c, b)
+			if err != nil {
+				t.Fatalf("fast path accepted what the general path refuses: %v", err)
+			}
+			sameEnvelope(t, fast, general)
+		}
 		env, err := c.DecodeEnvelope(b)
 		if err != nil || env.Algorithm != AlgSession {
 			return

@@ -113,6 +113,12 @@ func (w *Window) CheckTime(ts, exp int64) error {
 	return checkTime(w.now().UnixMilli(), w.skew.Milliseconds(), ts, exp)
 }
 
+// CheckTimeAt applies the time rules at now (unix ms) with the given skew,
+// for callers that keep their own clock, such as a session.
+func CheckTimeAt(now int64, skew time.Duration, ts, exp int64) error {
+	return checkTime(now, skew.Milliseconds(), ts, exp)
+}
+
 func checkTime(now, skew, ts, exp int64) error {
 	if ts < now-skew || ts > now+skew {
 		return wire.Errorf(wire.ErrReplay, "ts", "timestamp outside the accepted window of ±%d s", skew/1000)
