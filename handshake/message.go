@@ -15,7 +15,7 @@ import (
 // hashed into the transcript: members sorted by name, no whitespace (line
 // breaks here are for reading only). On the wire they travel bare or in a
 // plain envelope, except session_established, which travels sealed in the
-// new session. Every message has the envelope of fields
+// new session. Every message has the members
 //
 //	"cls":"pub"
 //	"from":{"agent":…,"enc_key":"x25519:"+44,"key":"ed25519:"+44,"org":…}   the sender, static keys
@@ -41,9 +41,9 @@ import (
 //	     "supported_cls":["pub","int",…]}            classes accepted in the session
 //
 // hello_ack, responder to initiator, re = hello's id: the same members for
-// the responder, plus
+// the responder, and in "p" one more:
 //
-//	"challenge":"base64:"+44                    32 random bytes, the responder's challenge
+//	"challenge":"base64:"+44                     32 random bytes, the responder's challenge
 func (c *Config) helloPayload(eph keys.X25519Public, challenge wire.Bytes32) (*wire.HelloPayload, error) {
 	p := &wire.HelloPayload{
 		ProtocolVersions: c.versions(),
