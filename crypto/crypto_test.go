@@ -40,7 +40,7 @@ func TestNaClBoxKAT(t *testing.T) {
 	var kat struct {
 		Box []struct {
 			ID, SenderSK, RecipientSK, Nonce, Msg, Box, PrecomputedKey string
-			SenderPK, RecipientPK                                    *string
+			SenderPK, RecipientPK                                      *string
 		} `json:"box"`
 		LowOrder struct {
 			Keys []string `json:"keys"`
