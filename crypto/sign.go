@@ -72,3 +72,26 @@ func VerifyWith(m *wire.Message, key keys.Ed25519Public) error {
 	}
 	return wire.Errorf(wire.ErrSignature, "sig", "signature does not verify")
 }
+
+// SignTree checks a message object parsed from JSON, signs it exactly as
+// given (unknown members included) and returns its wire bytes with the
+// decoded message. Any "sig" member in t is replaced.
+func SignTree(codec *wire.Codec, t wire.Value, sk keys.Ed25519Private) ([]byte, *wire.Message, error) {
+	if t.Kind() == wire.Object {
+		t = t.Without("sig")
+	}
+	m, err := codec.DecodeTree(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !m.From.Key.Equal(sk.Public()) {
+		return nil, nil, wire.Errorf(wire.ErrInvalidParam, "from.key", "is not the signing key's public key")
+	}
+	msg, err := m.AppendSigningBytes(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	m.Sig = sk.Sign(msg)
+	out, err := m.AppendWire(make([]byte, 0, len(msg)+100))
+	return out, m, err
+}

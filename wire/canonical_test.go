@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"os"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -76,13 +77,14 @@ func TestES6Numbers(t *testing.T) {
 		if got := string(AppendES6Float(nil, f)); got != want {
 			t.Errorf("%s: got %s, want %s", bits, got, want)
 		}
-		// And through the parser, from Go's shortest literal.
-		lit := string(AppendES6Float(nil, f))
+		// And through the parser, from an exponent literal (integer
+		// literals beyond 2^53 are refused by the parser).
+		lit := strconv.FormatFloat(f, 'e', -1, 64)
 		if got := canon(t, lit); got != want {
 			t.Errorf("%s via parse: got %s, want %s", lit, got, want)
 		}
 	}
-	for in, want := range map[string]string{"-0": "0", "1.0": "1", "100": "100", "1e2": "100", "-1.50": "-1.5", "123456789012345678": "123456789012345680"} {
+	for in, want := range map[string]string{"-0": "0", "1.0": "1", "100": "100", "1e2": "100", "-1.50": "-1.5"} {
 		if got := canon(t, in); got != want {
 			t.Errorf("%s: got %s, want %s", in, got, want)
 		}

@@ -102,7 +102,8 @@ func TestDecodeRefuses(t *testing.T) {
 		{"ts string", strings.Replace(msg("query", q, "int"), "1703280000000", `"1703280000000"`, 1), ErrSchema, "ts"},
 		{"ts in seconds", strings.Replace(msg("query", q, "int"), "1703280000000", "1703280000", 1), ErrInvalidParam, "ts"},
 		{"ts negative", strings.Replace(msg("query", q, "int"), "1703280000000", "-1", 1), ErrInvalidParam, "ts"},
-		{"ts absurd", strings.Replace(msg("query", q, "int"), "1703280000000", "99999999999999999999", 1), ErrInvalidParam, "ts"},
+		{"ts absurd", strings.Replace(msg("query", q, "int"), "1703280000000", "99999999999999", 1), ErrInvalidParam, "ts"},
+		{"ts beyond 2^53", strings.Replace(msg("query", q, "int"), "1703280000000", "99999999999999999999", 1), ErrParse, "ts"},
 		{"unknown op", msg("teleport", q, "int"), ErrInvalidParam, "op"},
 		{"unknown cls", msg("query", q, "topsecret"), ErrInvalidParam, "cls"},
 		{"missing cls", strings.Replace(msg("query", q, "int"), `,"cls":"int"`, "", 1), ErrMissingField, "cls"},
@@ -133,7 +134,7 @@ func TestDecodeRefuses(t *testing.T) {
 		{"nonce length", msg("verify", `{"challenge":"base64:AAAA","proof":"`+testSig+`"}`, "pub"), ErrInvalidParam, "p.challenge"},
 		{"duplicate key", strings.Replace(msg("query", q, "int"), `"op":"query"`, `"op":"query","op":"tool"`, 1), ErrParse, "op"},
 		{"trailing data", msg("query", q, "int") + "{}", ErrParse, ""},
-		{"integer out of range", msg("stream", `{"action":"chunk","stream_id":"s","seq":9223372036854775808}`, "int"), ErrInvalidParam, "p.seq"},
+		{"integer beyond 2^53", msg("stream", `{"action":"chunk","stream_id":"s","seq":9223372036854775808}`, "int"), ErrParse, "p.seq"},
 	}
 	c := NewCodec(Limits{})
 	for _, tc := range cases {

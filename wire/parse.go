@@ -7,6 +7,9 @@ import (
 	"unicode/utf8"
 )
 
+// maxSafeInteger is 2^53-1, the largest integer every float64 holds exactly.
+const maxSafeInteger = 1<<53 - 1
+
 // MaxDepth is the default limit on nesting: a message object is depth 1, its
 // payload object depth 2, and so on.
 const MaxDepth = 64
@@ -381,8 +384,16 @@ func (p *parser) number() (Value, *Error) {
 		return Value{}, p.fail("invalid number (leading zero)")
 	}
 	lit := p.s[start:p.i]
-	// Short integers cannot leave the float64 range; check the rest.
-	if !simple || len(lit) > 15 {
+	// RFC 8785 signs a number as its float64 value, so two integer literals
+	// beyond 2^53 can share one canonical form and a signature: refuse
+	// them (I-JSON's limit) rather than let a signed amount be swapped.
+	if simple && len(lit) > 15 {
+		n, err := strconv.ParseInt(lit, 10, 64)
+		if err != nil || n > maxSafeInteger || n < -maxSafeInteger {
+			return Value{}, p.fail("integer beyond ±(2^53-1) cannot be signed exactly; send it as a string")
+		}
+	}
+	if !simple {
 		f, err := strconv.ParseFloat(lit, 64)
 		if err != nil && math.IsInf(f, 0) {
 			return Value{}, p.fail("number outside the float64 range")

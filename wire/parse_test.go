@@ -43,6 +43,8 @@ func TestParseRefuses(t *testing.T) {
 		{"NaN", `{"a":NaN}`, "a"},
 		{"Infinity", `{"a":Infinity}`, "a"},
 		{"overflow", `{"a":1e400}`, "a"},
+		{"unsafe integer", `{"a":9007199254740993}`, "a"},
+		{"unsafe negative integer", `{"a":[-9007199254740992]}`, "a[0]"},
 		{"single quotes", `{'a':1}`, ""},
 		{"comment", `{"a":1 /* no */}`, ""},
 		{"byte order mark", "\xef\xbb\xbf{}", ""},
@@ -78,6 +80,7 @@ func TestParseAccepts(t *testing.T) {
 	for _, in := range []string{
 		`{}`, `[]`, ` { "a" : [ 1 , -0 , 0.5 , 1e3 , 1E-3 , true , false , null ] } `,
 		`"\u00e9\ud83d\ude00\/"`, `{"a":"\u0000"}`, `-0.0`, `1.7976931348623157e308`,
+		`9007199254740991`, `-9007199254740991`, `9007199254740993.0`,
 	} {
 		if _, err := Parse([]byte(in), 0); err != nil {
 			t.Errorf("%s: %v", in, err)
