@@ -38,7 +38,7 @@ plains points ports prairie radial ramp ranch rapid rapids shoal shoals shores s
 villages wells wharf quay rise chase parade circus close walk grove court drive lane`)
 
 // Words that precede the street name.
-var streetPrefixes = toSet(`rue avenue av via viale piazza piazzale vicolo corso largo calle avenida av.
+var streetPrefixes = toSet(`rue avenue av avda avda. piazzetta via viale piazza piazzale vicolo corso largo calle avenida av.
 rua praça praca travessa alameda estrada rodovia camino paseo plaza carrer passeig ul ul. ulica al.
 aleja boulevard bd chemin route impasse allée quai cours place strada str. calea bulevardul odos leoforos
 plateia`)
@@ -46,13 +46,14 @@ plateia`)
 // Street-type words that follow the name as a separate word (in lower case in those languages).
 var streetWords = toSet(`út utca tér körút u. rkp. sor köz gate gata gatan vej vei veien vegen vägen
 gade gaden straße strasse str. weg baan laan straat plein gracht kade dijk singel steenweg chaussee
-allee gasse platz ring damm ufer iela gatve prospekt náměstí třída ulice cesta trg ulica útja`)
+allee gasse platz ring damm ufer iela gatve prospekt náměstí třída ulice cesta trg ulica útja u rkp kapu
+terrasse tee`)
 
 // Endings of one-word street names.
 var streetEndings = []string{"straße", "strasse", "str.", "weg", "gasse", "platz", "allee", "damm", "ufer",
 	"chaussee", "steig", "pfad", "graben", "laan", "straat", "gracht", "plein", "kade", "dijk", "singel",
 	"steenweg", "baan", "vej", "gade", "allé", "gatan", "gata", "vägen", "väg", "gränd", "veien", "vei",
-	"vegen", "vegur", "braut", "stígur", "katu", "tie", "kuja", "polku", "tori", "kaari", "rinne", "tanhua",
+	"vegen", "vegur", "braut", "stígur", "stræti", "straeti", "katu", "tie", "kuja", "polku", "tori", "kaari", "rinne", "tanhua",
 	"ulica", "utca", "útja", "körút", "iela", "gatve", "prospekt", "straße", "gade", "torv", "stræde",
 	"berg", "markt"}
 
@@ -73,6 +74,8 @@ var addressCues = []string{"address", "live at", "lives at", "living at", "lived
 	"find us at", "headquartered at", "situated at", "billing", "shipping", "postal", "mailing",
 	"adresse", "anschrift", "wohnhaft", "dirección", "indirizzo", "endereço", "is on"}
 
+var particles = toSet("de da do del di la le des du dos das della delle dei degli van von der den ter")
+
 func toSet(s string) map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(s) {
@@ -86,7 +89,7 @@ type word struct{ a, b int }
 
 // wordAt returns the next word at or after k, skipping spaces (and, if commas, one comma).
 func wordAt(s string, k int, commas bool) (word, bool) {
-	for k < len(s) && (s[k] == ' ' || (commas && s[k] == ',')) {
+	for k < len(s) && (s[k] == ' ' || (commas && (s[k] == ',' || s[k] == '\n' || s[k] == '\r'))) {
 		k++
 	}
 	a := k
@@ -225,7 +228,7 @@ func (x *scanCtx) address(i, j int) int {
 			break
 		}
 		lw := lowerWord(buf[:], s, w)
-		if streetPrefixes[lw] && (step == 0) && (capitalized(s, w) || lw == "rue" || lw == "via" && lowerText || lowerText) {
+		if streetPrefixes[lw] && (step == 0) && (capitalized(s, w) || lowerText || lw != "via" && lw != "place" && lw != "route" && lw != "boulevard") {
 			// "12 Rue de Tanger": the name follows.
 			e, n := x.nameRun(w.b, 4, lowerText)
 			if n > 0 {
@@ -262,9 +265,17 @@ func (x *scanCtx) address(i, j int) int {
 					start = p.a
 				}
 			}
-		case streetWords[trimDot(lw)] || isSuffixWord(s, w):
-			if p, ok := wordBefore(s, w.a); ok && nameWord(s, p, lowerText) {
-				start = p.a
+		case streetWords[lw] || streetWords[trimDot(lw)] || isSuffixWord(s, w):
+			// Street-type words of other languages follow a name that may be lower case
+			// ("Árpád fejedelem útja 3."); "gate" needs a capitalised one.
+			if p, ok := wordBefore(s, w.a); ok && p.b-p.a < 30 {
+				lp := lowerWord(buf[:], s, p)
+				if nameWord(s, p, lowerText) || streetWords[trimDot(lw)] && trimDot(lw) != "gate" && !addrStop[lp] && len(lp) > 2 {
+					start = p.a
+					if q, ok := wordBefore(s, p.a); ok && nameWord(s, q, lowerText) {
+						start = q.a
+					}
+				}
 			}
 		default:
 			// "Via Roma 131", "ul. Grochowa 80", "Rua Diadema 1903".
@@ -280,7 +291,7 @@ func (x *scanCtx) address(i, j int) int {
 						start = q.a
 						break
 					}
-					if !nameWord(s, q, lowerText) && lq != "de" && lq != "da" && lq != "do" && lq != "del" && lq != "di" && lq != "la" && lq != "le" && lq != "des" && lq != "du" {
+					if !nameWord(s, q, lowerText) && !particles[lq] {
 						break
 					}
 					p = q
@@ -299,13 +310,40 @@ func (x *scanCtx) address(i, j int) int {
 		}
 	}
 
+	// "Edeby 55, Apt. 297": a name, this number, then a unit designator.
+	if pw, ok := wordBefore(s, i); ok && nameWord(s, pw, lowerText) {
+		if uw, ok := wordAt(s, j, true); ok && uw.b-uw.a <= 10 {
+			lu := trimDot(lowerWord(buf[:], s, uw))
+			if lu == "apt" || lu == "suite" || lu == "unit" || lu == "flat" || lu == "apartment" || lu == "ste" {
+				if k2 := skipSpace(s, uw.b); k2 < len(s) && (isDigit(s[k2]) || s[k2] == '#') {
+					start := pw.a
+					for n := 0; n < 3; n++ {
+						q, ok := wordBefore(s, start)
+						if !ok || !nameWord(s, q, lowerText) || q.b-q.a > 30 {
+							break
+						}
+						start = q.a
+					}
+					return x.emitAddress(start, j, 0.85, "address.unit")
+				}
+			}
+		}
+	}
+	// "P.O. Box 255", "PO Box 12", "Postbox 53".
+	if pw, ok := wordBefore(s, i); ok {
+		lp := lowerWord(buf[:], s, pw)
+		if lp == "postbox" || lp == "postfach" || lp == "box" && (strings.HasSuffix(strings.ToLower(s[max(0, pw.a-5):pw.a]), "p.o. ") || strings.HasSuffix(strings.ToLower(s[max(0, pw.a-3):pw.a]), "po ")) {
+			return x.emitAddress(pw.a, j, 0.8, "address.pobox")
+		}
+	}
+
 	// "City, ST 12345": a US state line.
 	if nd == 5 && i >= 5 && s[i-1] == ' ' && isUpper(s[i-2]) && isUpper(s[i-3]) && s[i-4] == ' ' && s[i-5] == ',' {
 		return x.emitAddress(i-3, j, 0.65, "address.zip")
 	}
 
 	// An address cue before a number that stands next to a name.
-	if x.key == keyAddress || x.cueBefore(i, 80, addressCues) && sameSentence(s, i, 80) {
+	if x.key == keyAddress || x.cueBefore(i, sentenceWindow(s, i, 80), addressCues) {
 		nw, ok1 := wordAt(s, j, false)
 		pw, ok2 := wordBefore(s, i)
 		if ok1 && nameWord(s, nw, lowerText) || ok2 && nameWord(s, pw, lowerText) && nd <= 4 {
@@ -321,14 +359,14 @@ func (x *scanCtx) address(i, j int) int {
 	return i
 }
 
-// sameSentence reports whether no sentence end lies in the window before i.
-func sameSentence(s string, i, window int) bool {
+// sentenceWindow returns how far back from i the current sentence reaches, at most window bytes.
+func sentenceWindow(s string, i, window int) int {
 	for k := i - 1; k >= 0 && k >= i-window; k-- {
 		if (s[k] == '.' || s[k] == '!' || s[k] == '?') && k+1 < len(s) && s[k+1] == ' ' && k > 0 && isLower(s[k-1]) {
-			return false
+			return i - k
 		}
 	}
-	return true
+	return window
 }
 
 // nameRun consumes up to max name words (and particles such as "de", "da") after k.
@@ -343,7 +381,7 @@ func (x *scanCtx) nameRun(k, max int, lowerText bool) (int, int) {
 			break
 		}
 		lw := lowerWord(buf[:], s, w)
-		if lw == "de" || lw == "da" || lw == "do" || lw == "del" || lw == "di" || lw == "la" || lw == "le" || lw == "des" || lw == "du" || lw == "dos" || lw == "das" {
+		if particles[lw] {
 			end = w.b
 			continue
 		}
@@ -362,7 +400,7 @@ func (x *scanCtx) emitAddress(a, b int, c float64, rule string) int {
 	var buf [32]byte
 	for step := 0; step < 4; step++ {
 		k := b
-		for k < len(s) && (s[k] == ' ' || s[k] == ',') {
+		for k < len(s) && (s[k] == ' ' || s[k] == ',' || s[k] == '\n') {
 			k++
 		}
 		e := k
@@ -379,7 +417,7 @@ func (x *scanCtx) emitAddress(a, b int, c float64, rule string) int {
 			}
 			continue
 		}
-		w, ok := wordAt(s, k, false)
+		w, ok := wordAt(s, k, true)
 		if !ok || w.b-w.a > 12 {
 			break
 		}
@@ -412,19 +450,23 @@ func (x *scanCtx) military(i, j int) int {
 	if !ok {
 		return i
 	}
-	p := s[pw.a:pw.b]
+	var buf [8]byte
+	if pw.b-pw.a > 6 {
+		return i
+	}
+	p := strings.ToUpper(string(lowerInto(buf[:0], s[pw.a:pw.b])))
 	switch p {
-	case "PSC", "Unit", "CMR":
+	case "PSC", "UNIT", "CMR":
 		k := j
 		if k < len(s) && s[k] == ',' {
 			k++
 		}
-		if w, ok := wordAt(s, k, false); ok && s[w.a:w.b] == "Box" {
+		if w, ok := wordAt(s, k, false); ok && strings.EqualFold(s[w.a:w.b], "Box") {
 			return x.emitAddress(pw.a, w.b, 0.9, "address.military")
 		}
 	case "AA", "AE", "AP":
-		if q, ok := wordBefore(s, pw.a); ok {
-			switch s[q.a:q.b] {
+		if q, ok := wordBefore(s, pw.a); ok && q.b-q.a == 3 {
+			switch strings.ToUpper(s[q.a:q.b]) {
 			case "APO", "FPO", "DPO":
 				if j-i == 5 {
 					x.add(TypeAddress, q.a, j, 0.9, "address.military")

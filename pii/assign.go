@@ -21,7 +21,7 @@ func (x *scanCtx) at(i int) int {
 		break
 	}
 	// URL credentials: scheme://user:pass@host.
-	if a >= 3 && s[a-3:a] == "://" || strings.Contains(s[a:i], ":") {
+	if a >= 3 && s[a-3:a] == "://" || a > 0 && s[a-1] == ':' {
 		return x.urlCreds(i)
 	}
 	for a < i && (s[a] == '.' || s[a] == '\'' || s[a] == '-') {
@@ -107,7 +107,7 @@ func credential(v string, minLen int) bool {
 	case '$', '%', '<', '[', '{', '@', '*':
 		return false
 	}
-	if strings.Contains(v, "${") || strings.Contains(v, "$(") || strings.Contains(v, "{{") || strings.ContainsAny(v, " \t\n") {
+	if strings.Contains(v, "${") || strings.Contains(v, "$(") || strings.Contains(v, "{{") || strings.ContainsAny(v, " \t\n<>[]") {
 		return false
 	}
 	var buf [24]byte
@@ -450,7 +450,7 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 			}
 		}
 		h := entropy(v)
-		if classes >= 2 && (h >= 3.0 || len(v) >= 24 && h >= 2.7) {
+		if classes >= 2 && (h >= 3.0 || len(v) >= 12 && h >= 2.75) {
 			if kind == keyPrivate {
 				return TypePrivateKey, 0.9, "secret.private-key-assignment"
 			}
@@ -470,6 +470,9 @@ func codeRef(v string) bool {
 	if strings.Contains(v, "(") || strings.Contains(v, "://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") {
 		return true
 	}
+	if versioned(v) {
+		return true
+	}
 	if i := strings.LastIndexByte(v, '.'); i > 0 {
 		ext := v[i+1:]
 		switch strings.ToLower(ext) {
@@ -482,6 +485,9 @@ func codeRef(v string) bool {
 			if part == "" || !(isAlpha(part[0]) || part[0] == '_') {
 				dotted = false
 				break
+			}
+			if len(part) >= 20 {
+				dotted = false // a random segment: a token, not a name
 			}
 			for k := 0; k < len(part); k++ {
 				if !isAlnum(part[k]) && part[k] != '_' {
@@ -496,8 +502,27 @@ func codeRef(v string) bool {
 	return false
 }
 
+// versioned reports artifact coordinates such as "jjwt-jackson-0.11.2".
+func versioned(v string) bool {
+	d := strings.LastIndexByte(v, '-')
+	if d < 1 {
+		return false
+	}
+	tail := v[d+1:]
+	dots := 0
+	for k := 0; k < len(tail); k++ {
+		switch {
+		case tail[k] == '.':
+			dots++
+		case !isDigit(tail[k]):
+			return false
+		}
+	}
+	return dots >= 1 && len(tail) >= 3
+}
+
 func startsWithTokenPrefix(v string) bool {
-	if len(v) < 3 {
+	if len(v) < 3 || strings.HasPrefix(v, "eyJ") {
 		return false
 	}
 	if !cueBloom.has(fold3(v, 0)) {

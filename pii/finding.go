@@ -10,29 +10,29 @@ type Type uint8
 
 // The detected types. Personal data first, then secrets (Class() == ClassSecret).
 const (
-	TypeEmail         Type = iota + 1 // e-mail address
-	TypePhone                         // telephone number
-	TypeCard                          // payment card number (IIN range and Luhn)
-	TypeIBAN                          // international bank account number (mod 97)
-	TypeBankAccount                   // domestic bank account number, with context
-	TypeABARouting                    // US ABA routing transit number (checksum)
-	TypeSSN                           // US social security number (SSA rules)
-	TypeITIN                          // US individual taxpayer identification number
-	TypePassport                      // passport number, with context
-	TypeNationalID                    // national identity or personal tax number (check digits)
-	TypeNHS                           // UK NHS number (mod 11)
-	TypeNINO                          // UK national insurance number
-	TypeDriversLicense                // driving licence number, with context
-	TypeAddress                       // street or postal address
-	TypeName                          // person name, with context
-	TypeDOB                           // date of birth, with context
-	TypeHealth                        // health information about an identified person
-	TypePrivateKey                    // private key: PEM block, ed25519/x25519 seed, age key
-	TypeCloudToken                    // cloud provider credential (AWS, GCP, Azure)
-	TypeAPIToken                      // SaaS API token (GitHub, Slack, Stripe, OpenAI...)
-	TypeJWT                           // JSON web token
-	TypePassword                      // password or credential in an assignment, URL or header
-	TypeSecret                        // other high-entropy secret under a secret-like name
+	TypeEmail          Type = iota + 1 // e-mail address
+	TypePhone                          // telephone number
+	TypeCard                           // payment card number (IIN range and Luhn)
+	TypeIBAN                           // international bank account number (mod 97)
+	TypeBankAccount                    // domestic bank account number, with context
+	TypeABARouting                     // US ABA routing transit number (checksum)
+	TypeSSN                            // US social security number (SSA rules)
+	TypeITIN                           // US individual taxpayer identification number
+	TypePassport                       // passport number, with context
+	TypeNationalID                     // national identity or personal tax number (check digits)
+	TypeNHS                            // UK NHS number (mod 11)
+	TypeNINO                           // UK national insurance number
+	TypeDriversLicense                 // driving licence number, with context
+	TypeAddress                        // street or postal address
+	TypeName                           // person name, with context
+	TypeDOB                            // date of birth, with context
+	TypeHealth                         // health information about an identified person
+	TypePrivateKey                     // private key: PEM block, ed25519/x25519 seed, age key
+	TypeCloudToken                     // cloud provider credential (AWS, GCP, Azure)
+	TypeAPIToken                       // SaaS API token (GitHub, Slack, Stripe, OpenAI...)
+	TypeJWT                            // JSON web token
+	TypePassword                       // password or credential in an assignment, URL or header
+	TypeSecret                         // other high-entropy secret under a secret-like name
 
 	numTypes = iota
 )

@@ -85,11 +85,20 @@ func (x *scanCtx) alnumWord(i, j int) int {
 // iban reads an IBAN at i, written compactly or in groups of four, in upper or lower case.
 func (x *scanCtx) iban(i int) int {
 	s := x.s
+	if i+2 > len(s) {
+		return i
+	}
+	want, ok := ibanLen[string([]byte{upper(s[i]), upper(s[i+1])})]
+	if !ok {
+		return i
+	}
+	// Collect exactly the country's length of letters and digits; single spaces or dashes may
+	// separate groups of any size, as people write them.
 	var buf [40]byte
 	u := buf[:0]
 	k := i
 	end := i
-	for k < len(s) && len(u) < 34 {
+	for k < len(s) && len(u) < want {
 		c := s[k]
 		switch {
 		case isAlnum(c):
@@ -97,37 +106,22 @@ func (x *scanCtx) iban(i int) int {
 			k++
 			end = k
 			continue
-		case c == ' ' && k+1 < len(s) && isAlnum(s[k+1]) && (len(u)%4 == 0):
+		case (c == ' ' || c == '-' || c == '.') && k > i && k+1 < len(s) && isAlnum(s[k+1]) && isAlnum(s[k-1]):
 			k++
 			continue
 		}
 		break
 	}
-	if end < len(s) && isWordByte(s[end]) {
+	if len(u) != want || (end < len(s) && isWordByte(s[end])) || !isDigit(u[2]) || !isDigit(u[3]) {
 		return i
 	}
-	if len(u) < 15 {
-		return i
+	// Letters all upper or all lower case: "LV80 bANK..." is not how an IBAN is written.
+	up, lo := false, false
+	for k := i; k < end; k++ {
+		up = up || isUpper(s[k])
+		lo = lo || isLower(s[k])
 	}
-	cc := string(u[:2])
-	want, ok := ibanLen[cc]
-	if !ok {
-		return i
-	}
-	if len(u) > want {
-		// A group of four may have run into the next word: trim back to the country length.
-		u = u[:want]
-		end = i
-		for cnt := 0; cnt < want; end++ {
-			if isAlnum(s[end]) {
-				cnt++
-			}
-		}
-		if end < len(s) && isAlnum(s[end]) {
-			return i
-		}
-	}
-	if len(u) != want {
+	if up && lo {
 		return i
 	}
 	// Move the country code and check digits to the end, then mod 97 must be 1.

@@ -106,7 +106,7 @@ func classifyKey(k string) keyKind {
 	}
 	if !meta {
 		switch {
-		case containsAny(n, "privatekey", "privkey", "secretkey", "signingkey", "masterkey") ||
+		case hasSuffixAny(n, "privatekey", "privkey", "secretkey", "signingkey", "masterkey", "privatekeys") ||
 			hasSuffixAny(n, "seed", "private"):
 			return keyPrivate
 		case containsAny(n, "password", "passwd", "passphrase") || hasSuffixAny(n, "pwd") ||

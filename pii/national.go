@@ -265,7 +265,11 @@ func sePNR12Valid(d []byte) bool {
 }
 
 func kennitalaValid(d []byte) bool {
-	if !validDate(2000, atoi(d[2:4]), atoi(d[0:2])) || (d[9] != '9' && d[9] != '0' && d[9] != '8') {
+	day := atoi(d[0:2])
+	if day > 40 {
+		day -= 40 // organisations
+	}
+	if !validDate(2000, atoi(d[2:4]), day) || (d[9] != '9' && d[9] != '0' && d[9] != '8') {
 		return false
 	}
 	c := 11 - weightedMod(d, []int{3, 2, 7, 6, 5, 4, 3, 2}, 11)

@@ -102,6 +102,10 @@ func (x *scanCtx) extractNum(i int, n *numSpan) {
 		if sep == 0 || n.over {
 			break
 		}
+		// After a '-', '.' or '/' a space ends the run: "2000-04-16 11:34" is a date and a time.
+		if sep == ' ' && n.ng >= 2 && (n.gsep[n.ng-1] == '-' || n.gsep[n.ng-1] == '.' || n.gsep[n.ng-1] == '/') {
+			break
+		}
 		if n.ng < len(n.gsep) {
 			n.gsep[n.ng] = sep
 		}
@@ -136,6 +140,12 @@ func (x *scanCtx) numeric(i, j int) int {
 				x.add(TypeDOB, da, db, 0.9, "dob.context")
 			}
 			return db
+		}
+	}
+	// "NO 02 1503 7577 003": an IBAN whose country code stands apart.
+	if i >= 3 && s[i-1] == ' ' && isUpper(s[i-2]) && isUpper(s[i-3]) && (i == 3 || !isWordByte(s[i-4])) {
+		if e := x.iban(i - 3); e > i {
+			return e
 		}
 	}
 	var n numSpan
@@ -191,16 +201,19 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 
 	bestT, bestC, bestRule := Type(0), 0.0, ""
 	try := func(t Type, c float64, rule string) {
-		if c > bestC {
+		if c > bestC && !x.sc.disabled[t] {
 			bestT, bestC, bestRule = t, c, rule
 		}
 	}
 	contiguous := n.ng == 1
 
 	// Payment cards.
-	if nd >= 12 && nd <= 19 && cardGrouping(n) && iinOK(d) && luhn(d) {
+	cardCue := x.key == keyCard || x.cueBefore(a, 40, cardCues)
+	if nd >= 12 && nd <= 19 && cardGrouping(n) && (iinOK(d) || cardCue) && luhn(d) {
+		// With a card cue the Luhn check suffices; without one the number must also fall in an
+		// issuer range.
 		switch {
-		case x.key == keyCard || x.cueBefore(a, 40, cardCues):
+		case cardCue:
 			try(TypeCard, 0.97, "card.luhn")
 		case nd >= 14:
 			try(TypeCard, 0.85, "card.luhn")

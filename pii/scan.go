@@ -171,7 +171,7 @@ func (x *scanCtx) run() {
 			m |= k2
 			j++
 		}
-		if j-i >= 2 && cueBloom.has(fold3(s, i)) {
+		if i+1 < n && cueBloom.has(fold3(s, i)) {
 			if e := x.cue(i, j); e > j {
 				i = e
 				continue

@@ -129,7 +129,7 @@ func placeholderRun(v string) bool {
 	var prev byte
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if c == prev && (c == 'x' || c == 'X' || c == '*' || c == '#' || c == '.' || c == '_' || c == '0') {
+		if c == prev && (c == 'x' || c == 'X' || c == '*' || c == '#' || c == '.' || c == '0') {
 			run++
 			if run >= 3 {
 				return true
