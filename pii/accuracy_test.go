@@ -36,10 +36,10 @@ func readJSONL[T any](t *testing.T, name string) []T {
 }
 
 type synthRow struct {
-	Text         string   `json:"text"`
-	PIIEntities  []string `json:"pii_entities"`
-	ExpectBlock  bool     `json:"expect_block"`
-	Spans        []struct {
+	Text        string   `json:"text"`
+	PIIEntities []string `json:"pii_entities"`
+	ExpectBlock bool     `json:"expect_block"`
+	Spans       []struct {
 		Entity string `json:"entity"`
 		Start  int    `json:"start"`
 		End    int    `json:"end"`

@@ -155,6 +155,9 @@ func nameWord(s string, w word, lowerText bool) bool {
 func trimDot(lw string) string { return strings.TrimSuffix(lw, ".") }
 
 func hasStreetEnding(lw string) bool {
+	if len(lw) < 5 {
+		return false
+	}
 	for _, e := range streetEndings {
 		if strings.HasSuffix(lw, e) && len(lw) >= len(e)+2 {
 			return true
@@ -179,9 +182,19 @@ func isSuffixWord(s string, w word) bool {
 	return true
 }
 
+// isLowerText reports text written all in lower case (as chat often is), where capitalisation
+// cannot mark names: the string starts in lower case and no capital is near the position.
 func isLowerText(s string, a, b int) bool {
-	a = max(a-60, 0)
-	b = min(b+60, len(s))
+	for k := 0; k < len(s); k++ {
+		if isUpper(s[k]) {
+			return false
+		}
+		if isLower(s[k]) {
+			break
+		}
+	}
+	a = max(a-120, 0)
+	b = min(b+120, len(s))
 	for i := a; i < b; i++ {
 		if isUpper(s[i]) {
 			return false
@@ -199,6 +212,27 @@ func (x *scanCtx) address(i, j int) int {
 	}
 	if nd > 6 || (j-i > nd+1) || (j-i == nd+1 && !isAlpha(s[j-1])) {
 		return i // not a house number ("5th", "10am", "123456789")
+	}
+	// Most numbers in prose stand between lower-case words ("420 ms", "3 attempts"): an address
+	// needs a capitalised word next to its number, except in text written all in lower case.
+	nextCap := false
+	k0 := skipSpace(s, j)
+	if k0 < len(s) && isDigit(s[k0]) { // "9931 14 Iliou Street"
+		for k0 < len(s) && isDigit(s[k0]) {
+			k0++
+		}
+		k0 = skipSpace(s, k0)
+	}
+	if k0 < len(s) {
+		nextCap = isUpper(s[k0]) || s[k0] >= 0x80 || s[k0] == 'r' || s[k0] == 'a' // rue, avenue
+	}
+	prevCap := false
+	if pw, ok := wordBefore(s, i); ok && pw.b-pw.a < 30 {
+		var b2 [32]byte
+		prevCap = capitalized(s, pw) || streetWords[lowerWord(b2[:], s, pw)]
+	}
+	if !nextCap && !prevCap && !isLowerText(s, i, j) {
+		return i
 	}
 	if e := x.military(i, j); e > j {
 		return e
@@ -343,10 +377,10 @@ func (x *scanCtx) address(i, j int) int {
 	}
 
 	// An address cue before a number that stands next to a name.
-	if x.key == keyAddress || x.cueBefore(i, sentenceWindow(s, i, 80), addressCues) {
-		nw, ok1 := wordAt(s, j, false)
-		pw, ok2 := wordBefore(s, i)
-		if ok1 && nameWord(s, nw, lowerText) || ok2 && nameWord(s, pw, lowerText) && nd <= 4 {
+	nw, ok1 := wordAt(s, j, false)
+	pw, ok2 := wordBefore(s, i)
+	if ok1 && nameWord(s, nw, lowerText) || ok2 && nameWord(s, pw, lowerText) && nd <= 4 {
+		if x.key == keyAddress || x.cueBefore(i, sentenceWindow(s, i, 80), addressCues) {
 			a, b := i, j
 			if ok1 && nameWord(s, nw, lowerText) {
 				b = nw.b
@@ -450,12 +484,15 @@ func (x *scanCtx) military(i, j int) int {
 	if !ok {
 		return i
 	}
-	var buf [8]byte
-	if pw.b-pw.a > 6 {
+	if pw.b-pw.a > 4 {
 		return i
 	}
-	p := strings.ToUpper(string(lowerInto(buf[:0], s[pw.a:pw.b])))
-	switch p {
+	var buf [4]byte
+	p := buf[:0]
+	for k := pw.a; k < pw.b; k++ {
+		p = append(p, upper(s[k]))
+	}
+	switch string(p) {
 	case "PSC", "UNIT", "CMR":
 		k := j
 		if k < len(s) && s[k] == ',' {
@@ -466,7 +503,7 @@ func (x *scanCtx) military(i, j int) int {
 		}
 	case "AA", "AE", "AP":
 		if q, ok := wordBefore(s, pw.a); ok && q.b-q.a == 3 {
-			switch strings.ToUpper(s[q.a:q.b]) {
+			switch string([]byte{upper(s[q.a]), upper(s[q.a+1]), upper(s[q.a+2])}) {
 			case "APO", "FPO", "DPO":
 				if j-i == 5 {
 					x.add(TypeAddress, q.a, j, 0.9, "address.military")

@@ -279,6 +279,9 @@ func (x *scanCtx) assign(i int) int {
 		return i
 	}
 	ident := s[k:ie]
+	if !secretish(ident) {
+		return i
+	}
 	kind := classifyKey(ident)
 	sidekiq := false
 	if kind == keyNone {
@@ -345,6 +348,36 @@ func (x *scanCtx) assign(i int) int {
 	}
 	x.add(t, a, b, c, rule)
 	return b
+}
+
+// secretish is a cheap filter before classifyKey: the name must mention a secret word.
+func secretish(ident string) bool {
+	for k := 0; k+3 <= len(ident); k++ {
+		switch lower(ident[k]) {
+		case 'p', 't', 's', 'k', 'a', 'c', 'l', 'b':
+			r := ident[k:]
+			if hasFoldPrefix(r, "pass") || hasFoldPrefix(r, "pwd") || hasFoldPrefix(r, "secret") ||
+				hasFoldPrefix(r, "token") || hasFoldPrefix(r, "key") || hasFoldPrefix(r, "auth") ||
+				hasFoldPrefix(r, "cred") || hasFoldPrefix(r, "seed") || hasFoldPrefix(r, "priv") ||
+				hasFoldPrefix(r, "login") || hasFoldPrefix(r, "contribsys") || hasFoldPrefix(r, "sumo") ||
+				hasFoldPrefix(r, "bearer") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func hasFoldPrefix(s, p string) bool {
+	if len(s) < len(p) {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if lower(s[i]) != p[i] {
+			return false
+		}
+	}
+	return true
 }
 
 func classifyNorm(ident string) string {

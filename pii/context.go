@@ -52,23 +52,15 @@ func hasCue(s string, a, b int, cues []string) bool {
 	w := lowerInto(buf[:0], s[a:b])
 	// ws aliases the stack buffer and never outlives this call.
 	ws := unsafe.String(unsafe.SliceData(w), len(w))
-	for _, c := range cues {
-		off := 0
-		for {
-			k := strings.Index(ws[off:], c)
-			if k < 0 {
-				break
+	for p := 0; p < len(ws); p++ {
+		if p == 0 && a > 0 && isAlnum(s[a-1]) || p > 0 && isAlnum(ws[p-1]) {
+			continue
+		}
+		c0 := ws[p]
+		for _, c := range cues {
+			if c[0] == c0 && strings.HasPrefix(ws[p:], c) {
+				return true
 			}
-			p := off + k
-			if p == 0 && a > 0 && isAlnum(s[a-1]) {
-				off = p + 1
-				continue
-			}
-			if p > 0 && isAlnum(ws[p-1]) {
-				off = p + 1
-				continue
-			}
-			return true
 		}
 	}
 	return false

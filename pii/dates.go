@@ -39,6 +39,9 @@ var monthNames = []string{"january", "february", "march", "april", "may", "june"
 
 // isMonthAt reports whether a month name starts at i and returns its end.
 func isMonthAt(s string, i int) (int, bool) {
+	if i >= len(s) || !containsByte("JFMASONDjfmasondé", s[i]) {
+		return i, false
+	}
 	j := i
 	for j < len(s) && isWordByte(s[j]) {
 		j++

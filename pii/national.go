@@ -34,10 +34,17 @@ var natValidators = []natValidator{
 // nationalNumber tries the validators for the digit count of n.
 func (x *scanCtx) nationalNumber(n *numSpan) (Type, float64, string) {
 	d := n.digits()
-	cue := x.key == keyNationalID || x.cueBefore(n.start, 48, nationalCues)
+	if len(d) < 9 || len(d) > 15 {
+		return 0, 0, ""
+	}
+	cue, cueDone := false, false
 	for _, v := range natValidators {
 		if v.n != len(d) || !v.ok(d) {
 			continue
+		}
+		if !cueDone {
+			cue = x.key == keyNationalID || x.cueBefore(n.start, 48, nationalCues)
+			cueDone = true
 		}
 		switch {
 		case cue:

@@ -148,12 +148,13 @@ func (x *scanCtx) numeric(i, j int) int {
 			return e
 		}
 	}
-	var n numSpan
-	x.extractNum(i, &n)
+	n := &x.num
+	*n = numSpan{}
+	x.extractNum(i, n)
 	if n.over {
 		return n.end
 	}
-	if e := x.classifyNum(&n); e > j {
+	if e := x.classifyNum(n); e > j {
 		return e
 	}
 	if e := x.address(i, j); e > j {
@@ -197,6 +198,9 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	}
 	if n.ng == 2 && n.glen[0] == 4 && n.glen[1] == 4 && isYear(d[:4]) && isYear(d[4:8]) {
 		return b // "1990-2000"
+	}
+	if nd < 6 {
+		return a // too short for any identifier we know; maybe a house number
 	}
 
 	bestT, bestC, bestRule := Type(0), 0.0, ""

@@ -105,6 +105,8 @@ type scanCtx struct {
 	identity   bool      // a finding that identifies a person was made in this document
 	healthCues []Finding // health findings waiting for an identity in the same document
 
+	num numSpan // scratch for the number being classified
+
 	// JSON walk state.
 	keyBuf []byte
 	segs   []pathSeg
