@@ -39,7 +39,13 @@ var monthNames = []string{"january", "february", "march", "april", "may", "june"
 
 // isMonthAt reports whether a month name starts at i and returns its end.
 func isMonthAt(s string, i int) (int, bool) {
-	if i >= len(s) || !containsByte("JFMASONDjfmasondé", s[i]) {
+	if i+3 > len(s) {
+		return i, false
+	}
+	switch string([]byte{lower(s[i]), lower(s[i+1]), lower(s[i+2])}) {
+	case "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "mai",
+		"m\xc3", "ao\xc3", "d\xc3", "f\xc3", "avr", "jui":
+	default:
 		return i, false
 	}
 	j := i

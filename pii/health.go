@@ -18,10 +18,16 @@ var healthTerms = []string{"diagnosed", "diagnosis", "diagnoses", "prescribed", 
 	"allergic to", "allergy", "mental health", "psychiatric", "therapy", "rehab", "overdose",
 	"disorder", "syndrome", "disease", "infection", "surgery", "biopsy", "mri", "admitted to hospital"}
 
+var healthByFirst = func() (t [256][]string) {
+	for _, h := range healthTerms {
+		t[h[0]] = append(t[h[0]], h)
+	}
+	return t
+}()
+
 // healthTerms scans x.s for health terms (case-insensitive, at word starts) and ICD-10 codes.
 func (x *scanCtx) healthTerms() {
 	s := x.s
-	var buf [64]byte
 	for i := 0; i < len(s); {
 		if !isAlpha(s[i]) || (i > 0 && isAlnum(s[i-1])) {
 			i++
@@ -31,10 +37,8 @@ func (x *scanCtx) healthTerms() {
 		for j < len(s) && isWordByte(s[j]) {
 			j++
 		}
-		end := min(len(s), i+32)
-		w := lowerInto(buf[:0], s[i:end])
-		for _, t := range healthTerms {
-			if len(w) >= len(t) && string(w[:len(t)]) == t {
+		for _, t := range healthByFirst[lower(s[i])] {
+			if hasFoldPrefix(s[i:], t) {
 				x.add(TypeHealth, i, i+len(t), 0.8, "health.term")
 				break
 			}

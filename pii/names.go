@@ -12,7 +12,7 @@ import (
 
 // cuePrefixes are the first three bytes (case-folded) of name cue words.
 var cuePrefixes = []string{"nam", "dea", "mr.", "mr ", "mrs", "ms.", "ms ", "mis", "dr.", "dr ",
-	"mx.", "i'm", "i a", "pat", "cal", "sin", "reg", "pro", "sig", "ful", "fir", "las", "sur", "kin"}
+	"mx.", "i'm", "i a", "pat", "cal", "sin", "reg", "sig", "sur", "pro"}
 
 var tokenIndex = func() map[uint32][]int {
 	m := map[uint32][]int{}
@@ -48,7 +48,12 @@ new good great well back home out up down going done ready sure afraid intereste
 // nameCue recognises the cue word at s[i:j] and a name after it.
 func (x *scanCtx) nameCue(i, j int) int {
 	s := x.s
-	if j-i > 12 {
+	if j-i > 9 {
+		return i
+	}
+	switch lower(s[i]) {
+	case 'm', 'd', 'n', 'i', 'p', 'c', 's', 'r':
+	default:
 		return i
 	}
 	var buf [16]byte
