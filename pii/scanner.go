@@ -87,9 +87,15 @@ func (s *Scanner) ScanText(text string) []Finding {
 // AppendText appends the findings in text to dst and returns the extended slice.
 func (s *Scanner) AppendText(dst []Finding, text string) []Finding {
 	x := s.getCtx()
+	start := len(dst)
 	x.out = dst
 	x.scanString(text, keyNone, false)
+	n := len(x.out)
 	x.finishDoc(0, nil)
+	if len(x.out) > n {
+		// Health findings were added after the others: restore position order.
+		slices.SortStableFunc(x.out[start:], func(a, b Finding) int { return a.Start - b.Start })
+	}
 	dst = x.out
 	s.putCtx(x)
 	return dst
