@@ -161,6 +161,12 @@ func appendJCSString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
+		for i+8 <= len(s) && plainOrUTF8x8(s[i:i+8]) {
+			i += 8
+		}
+		if i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
@@ -419,4 +425,18 @@ func appendPythonFloat(dst []byte, f float64) []byte {
 		dst = append(dst, '0')
 	}
 	return strconv.AppendInt(dst, int64(x), 10)
+}
+
+// plainOrUTF8x8 reports whether none of eight bytes needs escaping in
+// canonical JSON: none is below 0x20, '"' or '\\'. Bytes of multi-byte
+// UTF-8 characters are all >= 0x80 and pass.
+func plainOrUTF8x8(s string) bool {
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	below := (x - lo*0x20) & ^x
+	quote := x ^ (lo * '"')
+	bslash := x ^ (lo * '\\')
+	bad := (below | ((quote - lo) & ^quote) | ((bslash - lo) & ^bslash)) & hi
+	return bad == 0
 }

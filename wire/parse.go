@@ -227,6 +227,16 @@ func (p *parser) str() (string, *Error) {
 	// First pass: find the end, validating UTF-8. A string without escapes
 	// (the common case) is then a substring of the input, with no copy.
 	for p.i < len(p.s) {
+		// Skip plain ASCII eight bytes at a time, then byte by byte.
+		for p.i+8 <= len(p.s) && plainASCII8(p.s[p.i:p.i+8]) {
+			p.i += 8
+		}
+		for p.i < len(p.s) && plainASCII[p.s[p.i]] {
+			p.i++
+		}
+		if p.i >= len(p.s) {
+			break
+		}
 		c := p.s[p.i]
 		switch {
 		case c == '"':
@@ -400,4 +410,28 @@ func (p *parser) number() (Value, *Error) {
 		}
 	}
 	return Value{kind: Number, s: lit}, nil
+}
+
+// plainASCII marks the bytes a string may hold as they are: printable
+// ASCII other than '"' and '\\'.
+var plainASCII = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
+// plainASCII8 reports whether all eight bytes of s are plain ASCII, with
+// word-at-a-time arithmetic: no byte >= 0x80, < 0x20, '"' or '\\'.
+func plainASCII8(s string) bool {
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	// A byte is "bad" if it has the high bit, is below 0x20, or equals
+	// 0x22 or 0x5c; hasZero-style tests find each case.
+	below := (x - lo*0x20) & ^x
+	quote := x ^ (lo * '"')
+	bslash := x ^ (lo * '\\')
+	bad := (x | below | ((quote - lo) & ^quote) | ((bslash - lo) & ^bslash)) & hi
+	return bad == 0
 }

@@ -1,7 +1,9 @@
 package wire
 
 import (
+	"bytes"
 	"errors"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -97,5 +99,49 @@ func TestParseDoesNotAlias(t *testing.T) {
 	copy(b, `{"k":"XXXXX"}`)
 	if s, _ := v.Get("k").Str(); s != "value" {
 		t.Fatalf("parsed value changed with its input: %q", s)
+	}
+}
+
+// TestWordScanners checks the eight-byte scanners against byte-by-byte
+// definitions, for every byte value in every position and on random words.
+func TestWordScanners(t *testing.T) {
+	slowPlain := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if !plainASCII[s[i]] {
+				return false
+			}
+		}
+		return true
+	}
+	slowCanon := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
+				return false
+			}
+		}
+		return true
+	}
+	check := func(w []byte) {
+		s := string(w)
+		if plainASCII8(s) != slowPlain(s) || plainOrUTF8x8(s) != slowCanon(s) {
+			t.Fatalf("scanner disagrees on %q", s)
+		}
+	}
+	for pos := 0; pos < 8; pos++ {
+		for b := 0; b < 256; b++ {
+			for _, fill := range []byte{'a', 0x7f, 0x80, 0xff, 0x21, 0x5d} {
+				w := bytes.Repeat([]byte{fill}, 8)
+				w[pos] = byte(b)
+				check(w)
+			}
+		}
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 200000 {
+		var w [8]byte
+		for i := range w {
+			w[i] = byte(r.Uint32())
+		}
+		check(w[:])
 	}
 }
