@@ -48,16 +48,16 @@ func (c *Codec) DecodeEnvelope(b []byte) (*Envelope, error) {
 	if limit := c.limits.MaxMessage/3*4 + 4096; len(b) > limit {
 		return nil, Errorf(ErrTooLarge, "", "envelope of %d bytes exceeds the limit of %d", len(b), limit)
 	}
-	t, err := Parse(b, c.limits.MaxDepth+1)
-	if err != nil {
-		return nil, err
+	t, info, perr := parse(b, c.limits.MaxDepth+1)
+	if perr != nil {
+		return nil, perr
 	}
 	env, err := c.DecodeEnvelopeTree(t)
 	if err != nil {
 		return nil, err
 	}
 	if env.Bare {
-		env.Message.raw = append([]byte(nil), b...)
+		env.Message.setRaw(info)
 	}
 	return env, nil
 }
@@ -207,7 +207,4 @@ func AppendPlain(dst []byte, m *Message) ([]byte, error) {
 	return append(dst, `,"moltspeak":"`+Version+`"}`...), nil
 }
 
-func appendB64(dst, b []byte) []byte {
-	dst = append(dst, keys.Base64Prefix...)
-	return appendStdBase64(dst, b)
-}
+func appendB64(dst, b []byte) []byte { return keys.AppendBytes(dst, b) }

@@ -3,6 +3,7 @@ package wire
 import (
 	"bytes"
 	"errors"
+	"math/bits"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -123,8 +124,14 @@ func TestWordScanners(t *testing.T) {
 	}
 	check := func(w []byte) {
 		s := string(w)
-		if plainASCII8(s) != slowPlain(s) || plainOrUTF8x8(s) != slowCanon(s) {
+		if plainASCII8(load64(s)) != slowPlain(s) || noEscape8(load64(s)) != slowCanon(s) {
 			t.Fatalf("scanner disagrees on %q", s)
+		}
+		if bad := notPlainASCII8(load64(s)); bad != 0 {
+			first := bits.TrailingZeros64(bad) >> 3
+			if plainASCII[s[first]] || !slowPlain(s[:first]) {
+				t.Fatalf("first marked byte of %q is %d", s, first)
+			}
 		}
 	}
 	for pos := 0; pos < 8; pos++ {
