@@ -1,9 +1,9 @@
 package wire
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math"
-	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -296,54 +296,68 @@ func (p *parser) array() (Value, *Error) {
 func (p *parser) str() (string, *Error) {
 	p.i++ // opening quote
 	start := p.i
-	// First pass: find the end, validating UTF-8. A string without escapes
-	// (the common case) is then a view of the input, with no copy.
-	for p.i < len(p.b) {
-		// Skip plain ASCII eight bytes at a time, jumping straight to the
-		// first byte that needs a look; near the end, byte by byte.
-		// Long strings (ciphertexts, text) go 32 bytes at a time.
-		for p.i+32 <= len(p.b) {
-			w := p.b[p.i : p.i+32]
-			if notPlainASCII8(binary.LittleEndian.Uint64(w[0:8]))|notPlainASCII8(binary.LittleEndian.Uint64(w[8:16]))|
-				notPlainASCII8(binary.LittleEndian.Uint64(w[16:24]))|notPlainASCII8(binary.LittleEndian.Uint64(w[24:32])) != 0 {
-				break
-			}
-			p.i += 32
+	// Find the closing quote and any backslash with the runtime's vector
+	// search, then check the span between for control characters and
+	// non-ASCII bytes a word at a time. A string without escapes (the
+	// common case) is a view of the input, with no copy.
+	q := bytes.IndexByte(p.b[start:], '"')
+	if q < 0 {
+		p.i = len(p.b)
+		return "", p.fail("unterminated string")
+	}
+	span := p.b[start : start+q]
+	if bs := bytes.IndexByte(span, '\\'); bs >= 0 {
+		if err := p.checkPlain(span[:bs], start); err != nil {
+			return "", err
 		}
-		if p.i+8 <= len(p.b) {
-			bad := notPlainASCII8(binary.LittleEndian.Uint64(p.b[p.i:]))
-			if bad == 0 {
-				p.i += 8
-				continue
-			}
-			p.i += bits.TrailingZeros64(bad) >> 3
-		} else {
-			for p.i < len(p.b) && plainASCII[p.b[p.i]] {
-				p.i++
-			}
-			if p.i >= len(p.b) {
-				break
-			}
-		}
-		c := p.b[p.i]
+		p.i = start + bs
+		return p.escapedStr(start)
+	}
+	if err := p.checkPlain(span, start); err != nil {
+		return "", err
+	}
+	p.i = start + q + 1
+	return p.view(start, start+q), nil
+}
+
+// checkPlain checks a run of string content without quotes or backslashes:
+// no control characters, and valid UTF-8. at is the run's offset, for the
+// error position.
+func (p *parser) checkPlain(b []byte, at int) *Error {
+	var ctrl, high uint64
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		ctrl |= hasBelow(x, 0x20)
+		high |= x
+	}
+	for ; i < len(b); i++ {
+		x := uint64(b[i])
+		ctrl |= hasBelow(x, 0x20) & 0x80
+		high |= x
+	}
+	if (ctrl|high)&hi8 == 0 {
+		return nil
+	}
+	// Something needs a closer look: find it byte by byte.
+	for j := 0; j < len(b); {
+		c := b[j]
 		switch {
-		case c == '"':
-			s := p.view(start, p.i)
-			p.i++
-			return s, nil
-		case c == '\\':
-			return p.escapedStr(start)
 		case c < 0x20:
-			return "", p.fail("control character in string")
+			p.i = at + j
+			return p.fail("control character in string")
+		case c < 0x80:
+			j++
 		default:
-			r, n := utf8.DecodeRune(p.b[p.i:])
+			r, n := utf8.DecodeRune(b[j:])
 			if r == utf8.RuneError && n <= 1 {
-				return "", p.fail("invalid UTF-8 in string")
+				p.i = at + j
+				return p.fail("invalid UTF-8 in string")
 			}
-			p.i += n
+			j += n
 		}
 	}
-	return "", p.fail("unterminated string")
+	return nil
 }
 
 // escapedStr decodes the rest of a string that has escapes; p.i is at the
@@ -511,15 +525,6 @@ func (p *parser) number() (Value, *Error) {
 	return Value{kind: Number, s: lit}, nil
 }
 
-// plainASCII marks the bytes a string may hold as they are: printable
-// ASCII other than '"' and '\\'.
-var plainASCII = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
 // Word-at-a-time tests (after the classic "has zero byte" trick): each
 // reports whether any of the eight bytes of x is of a kind.
 const (
@@ -529,16 +534,6 @@ const (
 
 func hasByte(x uint64, c byte) uint64  { y := x ^ (lo8 * uint64(c)); return (y - lo8) & ^y }
 func hasBelow(x uint64, n byte) uint64 { return (x - lo8*uint64(n)) & ^x }
-
-// notPlainASCII8 marks (with its high bit) each of the eight bytes of x that
-// is not plain ASCII: >= 0x80, below 0x20, '"' or '\\'. Borrows can mark a
-// byte after a marked one, never before, so the lowest mark is exact.
-func notPlainASCII8(x uint64) uint64 {
-	return (x | hasBelow(x, 0x20) | hasByte(x, '"') | hasByte(x, '\\')) & hi8
-}
-
-// plainASCII8 reports whether all eight bytes of x are plain ASCII.
-func plainASCII8(x uint64) bool { return notPlainASCII8(x) == 0 }
 
 // noEscape8 reports whether none of eight bytes needs escaping in canonical
 // JSON (bytes of multi-byte UTF-8 characters are >= 0x80 and pass).
