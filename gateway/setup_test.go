@@ -37,20 +37,20 @@ func TestConfigDefaultsAndTemplate(t *testing.T) {
 
 func TestConfigMistakesNameTheKey(t *testing.T) {
 	cases := map[string]string{
-		``:                                                     "org",
-		`org = "a b"`:                                          "org",
-		"org = \"a\"\nlimts = 1":                               "limts",
-		"org = \"a\"\n[limits]\nmesage_bytes = 1":              "limits.mesage_bytes",
-		"org = \"a\"\n[limits]\nmessage_bytes = \"big\"":       "limits.message_bytes",
-		"org = \"a\"\n[limits]\nmessage_bytes = 100":           "limits.message_bytes",
-		"org = \"a\"\n[security]\nreplay_window = \"forever\"": "line 3",
-		"org = \"a\"\n[security]\npeer_max_cls = \"top\"":      "security.peer_max_cls",
+		``:                       "org",
+		`org = "a b"`:            "org",
+		"org = \"a\"\nlimts = 1": "limts",
+		"org = \"a\"\n[limits]\nmesage_bytes = 1":                      "limits.mesage_bytes",
+		"org = \"a\"\n[limits]\nmessage_bytes = \"big\"":               "limits.message_bytes",
+		"org = \"a\"\n[limits]\nmessage_bytes = 100":                   "limits.message_bytes",
+		"org = \"a\"\n[security]\nreplay_window = \"forever\"":         "line 3",
+		"org = \"a\"\n[security]\npeer_max_cls = \"top\"":              "security.peer_max_cls",
 		"org = \"a\"\n[listen]\naddress = \"0.0.0.0:80\"\ntls = false": "listen.tls",
-		"org = \"a\"\n[listen]\ngrpc = \"127.0.0.1:7443\"":     "listen.grpc",
-		"org = \"a\"\n[storage]\ndriver = \"mysql\"":           "storage.driver",
-		"org = \"a\"\n[log]\nlevel = \"loud\"":                 "log.level",
-		"org = \"a\"\n[limits]\nmax_hops = 99":                 "limits.max_hops",
-		"org = [":                                              "line 1",
+		"org = \"a\"\n[listen]\ngrpc = \"127.0.0.1:7443\"":             "listen.grpc",
+		"org = \"a\"\n[storage]\ndriver = \"mysql\"":                   "storage.driver",
+		"org = \"a\"\n[log]\nlevel = \"loud\"":                         "log.level",
+		"org = \"a\"\n[limits]\nmax_hops = 99":                         "limits.max_hops",
+		"org = [":                                                      "line 1",
 	}
 	for text, key := range cases {
 		_, err := ParseConfig(text)
