@@ -25,15 +25,7 @@ func Sign(codec *wire.Codec, m *wire.Message, sk keys.Ed25519Private) ([]byte, e
 	if err := codec.Check(m); err != nil {
 		return nil, err
 	}
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	msg, err := m.AppendSigningBytes((*bp)[:0])
-	if err != nil {
-		return nil, err
-	}
-	*bp = msg
-	m.Sig = sk.Sign(msg)
-	return m.AppendWire(make([]byte, 0, len(msg)+100))
+	return m.SignWith(sk.Sign)
 }
 
 // Verify checks m's signature against the key in m.From.Key. It accepts the
@@ -71,4 +63,25 @@ func VerifyWith(m *wire.Message, key keys.Ed25519Public) error {
 		return nil
 	}
 	return wire.Errorf(wire.ErrSignature, "sig", "signature does not verify")
+}
+
+// SignTree checks a message object parsed from JSON, signs it exactly as
+// given (unknown members included) and returns its wire bytes with the
+// decoded message. Any "sig" member in t is replaced.
+func SignTree(codec *wire.Codec, t wire.Value, sk keys.Ed25519Private) ([]byte, *wire.Message, error) {
+	if t.Kind() == wire.Object {
+		t = t.Without("sig")
+	}
+	m, err := codec.DecodeTree(t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !m.From.Key.Equal(sk.Public()) {
+		return nil, nil, wire.Errorf(wire.ErrInvalidParam, "from.key", "is not the signing key's public key")
+	}
+	out, err := m.SignWith(sk.Sign)
+	if err != nil {
+		return nil, nil, err
+	}
+	return out, m, nil
 }

@@ -5,6 +5,8 @@ import (
 	"encoding/base64"
 	"strconv"
 
+	fastb64 "github.com/segmentio/asm/base64"
+
 	"github.com/moltgate/moltgate/keys"
 )
 
@@ -57,16 +59,16 @@ func (c *Codec) DecodeEnvelope(b []byte) (*Envelope, error) {
 	if env, ok := c.decodeSessionCanonical(b); ok {
 		return env, nil
 	}
-	t, err := Parse(b, c.limits.MaxDepth+1)
-	if err != nil {
-		return nil, err
+	t, info, perr := parse(b, c.limits.MaxDepth+1)
+	if perr != nil {
+		return nil, perr
 	}
 	env, err := c.DecodeEnvelopeTree(t)
 	if err != nil {
 		return nil, err
 	}
 	if env.Bare {
-		env.Message.raw = append([]byte(nil), b...)
+		env.Message.setRaw(info)
 	}
 	return env, nil
 }
@@ -219,10 +221,7 @@ func AppendPlain(dst []byte, m *Message) ([]byte, error) {
 	return append(dst, `,"moltspeak":"`+Version+`"}`...), nil
 }
 
-func appendB64(dst, b []byte) []byte {
-	dst = append(dst, keys.Base64Prefix...)
-	return appendStdBase64(dst, b)
-}
+func appendB64(dst, b []byte) []byte { return keys.AppendBytes(dst, b) }
 
 // AlgSession is the algorithm of an envelope sealed inside a handshake
 // session: ChaCha20-Poly1305 (RFC 8439) under the session key of the
@@ -315,7 +314,9 @@ const (
 	sessionSuffix = `"},"moltspeak":"` + Version + `"}`
 )
 
-var strictStd = base64.StdEncoding.Strict()
+// fastStrict decodes ciphertexts with vector instructions, as strictly as
+// keys.DecodeBytes: padding bits must be zero.
+var fastStrict = fastb64.StdEncoding.Strict()
 
 // decodeSessionCanonical decodes a session envelope written exactly in its
 // canonical form, the form every sender of this package writes, without
@@ -360,11 +361,13 @@ func (c *Codec) decodeSessionCanonical(b []byte) (*Envelope, bool) {
 		return nil, false
 	}
 	max := c.limits.MaxMessage + SessionOverhead
-	if base64.StdEncoding.DecodedLen(len(b64)) > max+2 {
+	// Base64 decoders skip line breaks, which keys.DecodeBytes refuses: so
+	// must this path. (JSON refuses them raw in a string anyway.)
+	if len(b64)%4 != 0 || base64.StdEncoding.DecodedLen(len(b64)) > max+2 || bytes.ContainsAny(b64, "\r\n") {
 		return nil, false
 	}
 	ct := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
-	m, err := strictStd.Decode(ct, b64)
+	m, err := fastStrict.Decode(ct, b64)
 	if err != nil || m < SessionOverhead || m > max {
 		return nil, false
 	}
