@@ -14,6 +14,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/handshake/replay"
+	"github.com/moltgate/moltgate/internal/benchcpu"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -44,6 +45,7 @@ func benchConfigs(tb testing.TB) (c *cast, ci, cr *Config) {
 func BenchmarkHandshake(b *testing.B) {
 	handshake := handshakeOnce(b)
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		handshake()
 	}
@@ -57,6 +59,7 @@ func BenchmarkHandshake(b *testing.B) {
 func BenchmarkHandshakeRawCrypto(b *testing.B) {
 	raw := rawHandshakeCrypto(b)
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		raw()
 	}
@@ -64,7 +67,8 @@ func BenchmarkHandshakeRawCrypto(b *testing.B) {
 
 // BenchmarkHandshakeVsRawCrypto alternates one handshake and its raw
 // crypto in the same loop and reports the ratio of the process CPU time
-// each took, so that other load on the machine does not skew it.
+// each took (see internal/benchcpu), so that other load on the machine does
+// not skew it.
 func BenchmarkHandshakeVsRawCrypto(b *testing.B) {
 	handshake := handshakeOnce(b)
 	raw := rawHandshakeCrypto(b)
@@ -76,15 +80,15 @@ func BenchmarkHandshakeVsRawCrypto(b *testing.B) {
 func alternate(b *testing.B, k int, a, base func(), aName, baseName string) {
 	var ta, tb time.Duration
 	for b.Loop() {
-		t0 := cpuNow()
+		t0 := benchcpu.Now()
 		for range k {
 			a()
 		}
-		t1 := cpuNow()
+		t1 := benchcpu.Now()
 		for range k {
 			base()
 		}
-		tb += cpuNow() - t1
+		tb += benchcpu.Now() - t1
 		ta += t1 - t0
 	}
 	n := float64(b.N * k)
@@ -183,6 +187,7 @@ func BenchmarkSessionSealOpen1KiB(b *testing.B) {
 	sealOpen, size := sessionSealOpen(b)
 	b.SetBytes(size)
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		sealOpen()
 	}
@@ -194,6 +199,7 @@ func BenchmarkSignVerify1KiB(b *testing.B) {
 	signVerify, size := messageSignVerify(b)
 	b.SetBytes(size)
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		signVerify()
 	}
@@ -285,6 +291,7 @@ func BenchmarkRawSignVerify1KiB(b *testing.B) {
 	pk := sk.Public().(ed25519.PublicKey)
 	b.SetBytes(int64(len(msg)))
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		if !ed25519.Verify(pk, msg, ed25519.Sign(sk, msg)) {
 			b.Fatal("verify")
