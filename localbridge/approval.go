@@ -89,10 +89,11 @@ func (c *Core) approve(ctx context.Context, p *prepared) error {
 	now := c.cfg.Now()
 	actx, cancel := context.WithTimeout(ctx, c.cfg.ApprovalTimeout)
 	defer cancel()
-	expires := now.Add(c.cfg.ApprovalTimeout)
-	if dl, ok := ctx.Deadline(); ok && dl.Before(expires) {
-		expires = dl
+	wait := c.cfg.ApprovalTimeout
+	if dl, ok := ctx.Deadline(); ok {
+		wait = min(wait, time.Until(dl))
 	}
+	expires := now.Add(wait)
 	req := ApprovalRequest{
 		ID:            c.newID(),
 		Agent:         p.req.Agent,

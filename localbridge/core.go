@@ -435,23 +435,23 @@ func (c *Core) handleConn(conn net.Conn) {
 	}
 	uc, ok := conn.(*net.UnixConn)
 	if !ok {
+		c.audit(AuditEvent{Event: AuditPeerRejected, PeerUID: uid, PeerPID: pid, Reason: "not a unix socket connection"})
 		unregister()
 		conn.Close()
-		c.audit(AuditEvent{Event: AuditPeerRejected, PeerUID: uid, PeerPID: pid, Reason: "not a unix socket connection"})
 		return
 	}
 	u, p, err := peerCred(uc)
 	if err != nil {
+		c.audit(AuditEvent{Event: AuditPeerRejected, PeerUID: uid, PeerPID: pid, Reason: "peer credentials unavailable"})
 		unregister()
 		conn.Close()
-		c.audit(AuditEvent{Event: AuditPeerRejected, PeerUID: uid, PeerPID: pid, Reason: "peer credentials unavailable"})
 		return
 	}
 	uid, pid = int64(u), int64(p)
 	if !slices.Contains(c.cfg.PeerUIDs, u) {
+		c.audit(AuditEvent{Event: AuditPeerRejected, PeerUID: uid, PeerPID: pid, Reason: "peer user id not allowed"})
 		unregister()
 		conn.Close()
-		c.audit(AuditEvent{Event: AuditPeerRejected, PeerUID: uid, PeerPID: pid, Reason: "peer user id not allowed"})
 		return
 	}
 
@@ -471,8 +471,7 @@ func (c *Core) handleConn(conn net.Conn) {
 //	              or core.welcome with error {code: protocol.unauthorized | protocol.unsupported_version
 //	              | protocol.invalid_message}, then close
 func (c *Core) handshake(conn net.Conn, uid, pid int64) (*session, error) {
-	now := c.cfg.Now()
-	conn.SetDeadline(now.Add(c.cfg.HandshakeTimeout))
+	conn.SetDeadline(time.Now().Add(c.cfg.HandshakeTimeout))
 	fr := osp.NewReader(conn, handshakeFrameBytes)
 	frame, err := fr.ReadFrame()
 	if err != nil {
@@ -573,3 +572,6 @@ func safeRef(id string) string {
 	}
 	return id
 }
+
+// Config returns the Core's configuration, with defaults filled in.
+func (c *Core) Config() Config { return c.cfg }

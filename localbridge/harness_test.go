@@ -247,6 +247,18 @@ func (r *rawAgent) send(typ string, payload any, mod ...func(*osp.Header)) strin
 	return h.ID
 }
 
+// sendLoose sends a message that the Core may refuse to read to the end.
+func (r *rawAgent) sendLoose(typ string, payload any) {
+	r.n++
+	h := osp.Header{V: 1, Type: typ, ID: fmt.Sprintf("m-%d", r.n), TS: osp.Timestamp(time.Now())}
+	b, err := osp.Marshal(&h, payload)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	r.conn.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	osp.WriteFrame(r.conn, b, 1<<30)
+}
+
 // next returns the next message, skipping none. It fails on a read error.
 func (r *rawAgent) next() *osp.Envelope {
 	r.t.Helper()

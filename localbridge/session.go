@@ -188,7 +188,11 @@ func (s *session) header(typ string) osp.Header {
 
 // send writes one message. Writers that find others waiting leave the flush to the last one,
 // so a burst of calls goes out in few system calls.
-func (s *session) send(h *osp.Header, p any) error {
+func (s *session) send(h *osp.Header, p any) error { return s.sendWith(h, p, nil) }
+
+// sendWith is send with a hook that runs once the message's turn to be written has come:
+// whatever it makes visible to other senders cannot overtake the message.
+func (s *session) sendWith(h *osp.Header, p any, hook func()) error {
 	b, err := osp.Marshal(h, p)
 	if err != nil {
 		return err
@@ -199,6 +203,9 @@ func (s *session) send(h *osp.Header, p any) error {
 	s.writers.Add(1)
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	if s.werr != nil {
 		s.writers.Add(-1)
 		return s.werr
@@ -408,8 +415,8 @@ func (s *session) register(env *osp.Envelope) {
 	}
 	var accepted []*tool
 	seen := make(map[string]bool)
-	for i, t := range p.Tools {
-		if i >= s.c.cfg.MaxTools {
+	for _, t := range p.Tools {
+		if len(accepted) >= s.c.cfg.MaxTools {
 			rejectTool(t.ToolID, osp.CodeTooManyTools, "the agent registers too many tools")
 			continue
 		}
@@ -449,25 +456,36 @@ func (s *session) register(env *osp.Envelope) {
 			Tags:              boundedStrings(t.Tags),
 		}})
 	}
+	// Only this goroutine changes s.tools, so the new set can be worked out first and
+	// installed as the reply is written: a call to a new tool cannot overtake the reply, nor
+	// can the agent hear of a tool before calls to it are possible.
 	s.mu.Lock()
-	if p.Replace {
-		s.tools = make(map[string]*tool)
+	tools := s.tools
+	s.mu.Unlock()
+	next := make(map[string]*tool, len(tools)+len(accepted))
+	if !p.Replace {
+		for k, v := range tools {
+			next[k] = v
+		}
 	}
 	for _, t := range accepted {
 		switch {
-		case s.tools[t.info.Name] != nil:
+		case next[t.info.Name] != nil:
 			rejectTool(t.info.ID, osp.CodeDuplicateTool, "a tool of that name is already registered")
-		case len(s.tools) >= s.c.cfg.MaxTools:
+		case len(next) >= s.c.cfg.MaxTools:
 			rejectTool(t.info.ID, osp.CodeTooManyTools, "the agent registers too many tools")
 		default:
-			s.tools[t.info.Name] = t
+			next[t.info.Name] = t
 			resp.Registered = append(resp.Registered, t.info.ID)
 		}
 	}
-	s.mu.Unlock()
 	h := s.header(osp.TypeToolsRegistered)
 	h.InReplyTo = safeRef(env.ID)
-	s.send(&h, resp)
+	s.sendWith(&h, resp, func() {
+		s.mu.Lock()
+		s.tools = next
+		s.mu.Unlock()
+	})
 	s.c.notify.changed(s.agentID)
 }
 

@@ -183,6 +183,8 @@ type session struct {
 	welcome  osp.Welcome
 	maxFrame int
 
+	registerID string // id of agent.tools.register, whose answer decides whether to go on
+
 	wmu     sync.Mutex
 	bw      *bufio.Writer
 	werr    error
@@ -279,26 +281,7 @@ func (s *session) run(ctx context.Context, token string) error {
 	if err != nil {
 		return err
 	}
-	h = s.header(osp.TypeToolsRegister)
-	if err := s.send(&h, osp.ToolsRegister{Tools: tools, Replace: true}); err != nil {
-		return fmt.Errorf("register tools: %w", err)
-	}
-	env, err = s.next()
-	if err != nil {
-		return fmt.Errorf("read registration: %w", err)
-	}
-	if env.Error != nil {
-		return fmt.Errorf("register tools: %w", env.Error)
-	}
-	var reg osp.ToolsRegistered
-	if env.Type != osp.TypeToolsRegistered || env.DecodePayload(&reg) != nil {
-		return fmt.Errorf("register tools: unexpected %s", env.Type)
-	}
-	if len(reg.Rejected) > 0 {
-		return &RegistrationError{Rejected: reg.Rejected}
-	}
 	s.conn.SetDeadline(time.Time{})
-
 	hbCtx, stopHB := context.WithCancel(ctx)
 	defer stopHB()
 	s.wg.Add(1)
@@ -306,6 +289,11 @@ func (s *session) run(ctx context.Context, token string) error {
 		defer s.wg.Done()
 		s.heartbeats(hbCtx)
 	}()
+	h = s.header(osp.TypeToolsRegister)
+	s.registerID = h.ID
+	if err := s.send(&h, osp.ToolsRegister{Tools: tools, Replace: true}); err != nil {
+		return fmt.Errorf("register tools: %w", err)
+	}
 	return s.serve(ctx)
 }
 
@@ -415,7 +403,15 @@ func (s *session) serve(ctx context.Context) error {
 			h := s.header(osp.TypePong)
 			h.InReplyTo = env.ID
 			go s.send(&h, nil)
+		case osp.TypeToolsRegistered:
+			var reg osp.ToolsRegistered
+			if env.DecodePayload(&reg) == nil && env.InReplyTo == s.registerID && len(reg.Rejected) > 0 {
+				return &RegistrationError{Rejected: reg.Rejected}
+			}
 		case osp.TypeError:
+			if env.Error != nil && env.InReplyTo != "" && env.InReplyTo == s.registerID {
+				return fmt.Errorf("register tools: %w", env.Error)
+			}
 			if env.Error != nil {
 				s.log.Warn("gateway reported a protocol error", "code", env.Error.Code, "message", env.Error.Message)
 			}
