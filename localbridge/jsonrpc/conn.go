@@ -25,7 +25,7 @@ type Conn struct {
 	wmu sync.Mutex
 
 	mu      sync.Mutex
-	pending map[string]chan *Message
+	pending map[string]*pendingCall
 	err     error
 	done    chan struct{}
 }
@@ -33,7 +33,7 @@ type Conn struct {
 // NewConn starts reading from c. onNotify, which may be nil, is called from the reading
 // goroutine for each notification; while it runs no other message is read.
 func NewConn(c net.Conn, limit int, onNotify func(method string, params json.RawMessage)) *Conn {
-	cn := &Conn{c: c, r: NewReader(c, limit), onNotify: onNotify, pending: make(map[string]chan *Message), done: make(chan struct{})}
+	cn := &Conn{c: c, r: NewReader(c, limit), onNotify: onNotify, pending: make(map[string]*pendingCall), done: make(chan struct{})}
 	go cn.read()
 	return cn
 }
@@ -69,12 +69,17 @@ func (c *Conn) read() {
 				continue
 			}
 			c.mu.Lock()
-			ch := c.pending[string(m.ID)]
+			p := c.pending[string(m.ID)]
 			delete(c.pending, string(m.ID))
 			c.mu.Unlock()
-			if ch != nil {
-				ch <- m
+			if p == nil {
+				continue
 			}
+			var err error
+			if m.Error == nil && p.then != nil {
+				err = p.then(m.Result)
+			}
+			p.ch <- callResult{m, err}
 		}
 	}
 }
@@ -124,38 +129,62 @@ func (c *Conn) write(v any) error {
 	return nil
 }
 
+type pendingCall struct {
+	ch   chan callResult
+	then func(json.RawMessage) error
+}
+
+type callResult struct {
+	m   *Message
+	err error
+}
+
 // Call sends a request and waits for its response. A JSON-RPC error from the server is
 // returned as an *Error. result, if not nil, receives the decoded result.
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	var then func(json.RawMessage) error
+	if result != nil {
+		then = func(raw json.RawMessage) error { return json.Unmarshal(raw, result) }
+	}
+	return c.CallThen(ctx, method, params, then)
+}
+
+// CallThen is Call with the result handed to then, which runs on the goroutine that reads the
+// connection before any message that follows the response is read: whatever it sets up is in
+// place for the notifications the response announces. then does not run when the call fails
+// or ctx ends first; its error is CallThen's.
+func (c *Conn) CallThen(ctx context.Context, method string, params any, then func(json.RawMessage) error) error {
 	id := strconv.FormatInt(c.nextID.Add(1), 10)
-	ch := make(chan *Message, 1)
+	p := &pendingCall{ch: make(chan callResult, 1), then: then}
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
 		return ErrClosed
 	}
-	c.pending[id] = ch
+	c.pending[id] = p
 	c.mu.Unlock()
-	p, err := encodeParams(params)
-	if err != nil {
-		return err
-	}
-	if err := c.write(Request{JSONRPC: Version, ID: json.RawMessage(id), Method: method, Params: p}); err != nil {
-		return err
-	}
-	select {
-	case m := <-ch:
-		if m.Error != nil {
-			return m.Error
-		}
-		if result != nil {
-			return json.Unmarshal(m.Result, result)
-		}
-		return nil
-	case <-ctx.Done():
+	forget := func() {
 		c.mu.Lock()
 		delete(c.pending, id)
 		c.mu.Unlock()
+	}
+	raw, err := encodeParams(params)
+	if err != nil {
+		forget()
+		return err
+	}
+	if err := c.write(Request{JSONRPC: Version, ID: json.RawMessage(id), Method: method, Params: raw}); err != nil {
+		forget()
+		return err
+	}
+	select {
+	case r := <-p.ch:
+		if r.m.Error != nil {
+			return r.m.Error
+		}
+		return r.err
+	case <-ctx.Done():
+		forget()
 		return ctx.Err()
 	case <-c.done:
 		return c.Err()
