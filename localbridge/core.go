@@ -231,6 +231,7 @@ type Core struct {
 	cfg      Config
 	log      *slog.Logger
 	instance string
+	ids      *osp.IDSource
 	tokens   tokenStore
 	tasks    taskTable
 	notify   *notifier
@@ -260,7 +261,13 @@ func NewCore(cfg Config) *Core {
 		done:      make(chan struct{}),
 	}
 	c.life, c.endLife = context.WithCancel(context.Background())
-	c.instance, _ = osp.NewID(cfg.Rand)
+	ids, err := osp.NewIDSource(cfg.Rand)
+	if err != nil {
+		// Without randomness no id or token is safe to hand out.
+		panic(fmt.Sprintf("localbridge: %v", err))
+	}
+	c.ids = ids
+	c.instance = ids.New()
 	c.notify = newNotifier(c)
 	return c
 }
@@ -416,14 +423,7 @@ func (c *Core) audit(e AuditEvent) {
 	c.cfg.Audit(e)
 }
 
-func (c *Core) newID() string {
-	id, err := osp.NewID(c.cfg.Rand)
-	if err != nil {
-		// Without randomness no id or token is safe to hand out.
-		panic(fmt.Sprintf("localbridge: %v", err))
-	}
-	return id
-}
+func (c *Core) newID() string { return c.ids.New() }
 
 // handleConn runs one agent connection: peer check, handshake, then the session.
 func (c *Core) handleConn(conn net.Conn) {

@@ -1,9 +1,7 @@
 package localbridge
 
 import (
-	"bufio"
 	"context"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"net"
@@ -52,10 +50,7 @@ type session struct {
 	uid, pid    int64
 	connectedAt time.Time
 
-	wmu     sync.Mutex
-	bw      *bufio.Writer
-	werr    error
-	writers atomic.Int32 // senders holding or waiting for wmu
+	w *osp.Writer
 
 	sem    chan struct{} // in-flight slots
 	queued atomic.Int32
@@ -95,7 +90,7 @@ func newSession(c *Core, conn net.Conn, fr *osp.Reader, e *agentEntry, l *launch
 		uid:         uid,
 		pid:         pid,
 		connectedAt: c.cfg.Now(),
-		bw:          bufio.NewWriterSize(conn, 32<<10),
+		w:           osp.NewWriter(conn, c.cfg.MaxFrameBytes, c.cfg.WriteTimeout),
 		sem:         make(chan struct{}, c.cfg.MaxInFlight),
 		tools:       make(map[string]*tool),
 		calls:       make(map[string]*call),
@@ -186,8 +181,8 @@ func (s *session) header(typ string) osp.Header {
 	return osp.Header{V: osp.Version, Type: typ, ID: s.c.newID(), TS: osp.Timestamp(s.c.cfg.Now())}
 }
 
-// send writes one message. Writers that find others waiting leave the flush to the last one,
-// so a burst of calls goes out in few system calls.
+// send writes one message. Messages sent at once by many goroutines go out in few system
+// calls (see osp.Writer).
 func (s *session) send(h *osp.Header, p any) error { return s.sendWith(h, p, nil) }
 
 // sendWith is send with a hook that runs once the message's turn to be written has come:
@@ -200,29 +195,11 @@ func (s *session) sendWith(h *osp.Header, p any, hook func()) error {
 	if len(b) > s.c.cfg.MaxFrameBytes {
 		return &osp.FrameTooLargeError{Size: uint32(min(len(b), int(^uint32(0)))), Limit: s.c.cfg.MaxFrameBytes}
 	}
-	s.writers.Add(1)
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if hook != nil {
-		hook()
-	}
-	if s.werr != nil {
-		s.writers.Add(-1)
-		return s.werr
-	}
-	s.conn.SetWriteDeadline(time.Now().Add(s.c.cfg.WriteTimeout))
-	var hdr [osp.HeaderLen]byte
-	binary.BigEndian.PutUint32(hdr[:], uint32(len(b)))
-	s.bw.Write(hdr[:])
-	_, err = s.bw.Write(b)
-	if s.writers.Add(-1) == 0 && err == nil {
-		err = s.bw.Flush()
-	}
-	if err != nil {
-		s.werr = err
+	if err := s.w.WriteFrameThen(b, hook); err != nil {
 		go s.close(CodeDisconnected, err)
+		return err
 	}
-	return err
+	return nil
 }
 
 // goodbye tells the agent the Core is closing the connection, and closes it.
@@ -234,6 +211,7 @@ func (s *session) goodbye(reason string) {
 	}
 	h := s.header(osp.TypeGoodbye)
 	s.send(&h, osp.Goodbye{Reason: reason})
+	s.w.Sync()
 	s.close(CodeDisconnected, nil)
 }
 

@@ -1,10 +1,8 @@
 package agent
 
 import (
-	"bufio"
 	"context"
 	"crypto/rand"
-	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +14,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	jsonv2 "github.com/go-json-experiment/json"
 
 	"github.com/moltgate/moltgate/localbridge/osp"
 )
@@ -148,7 +148,7 @@ func (a *Agent) Serve(ctx context.Context, conn net.Conn, token string) error {
 		id:      id,
 		conn:    conn,
 		fr:      osp.NewReader(conn, osp.DefaultMaxFrameBytes),
-		bw:      bufio.NewWriterSize(conn, 32<<10),
+		w:       osp.NewWriter(conn, osp.DefaultMaxFrameBytes, 0),
 		log:     a.Logger,
 		calls:   make(map[string]*Call),
 		started: time.Now(),
@@ -156,14 +156,23 @@ func (a *Agent) Serve(ctx context.Context, conn net.Conn, token string) error {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
+	ids, err := osp.NewIDSource(rand.Reader)
+	if err != nil {
+		conn.Close()
+		return err
+	}
+	s.ids = ids
 	s.sem = make(chan struct{}, max(a.MaxConcurrent, 1))
 	if a.MaxConcurrent <= 0 {
 		s.sem = make(chan struct{}, 256)
 	}
+	s.idle = make(chan chan func(), maxIdleWorkers)
+	s.stopWorkers = make(chan struct{})
+	defer close(s.stopWorkers)
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
-	err := s.run(ctx, token)
+	err = s.run(ctx, token)
 	if ctx.Err() != nil {
 		err = nil
 	}
@@ -182,31 +191,27 @@ type session struct {
 	started  time.Time
 	welcome  osp.Welcome
 	maxFrame int
+	ids      *osp.IDSource
 
 	registerID string // id of agent.tools.register, whose answer decides whether to go on
 
-	wmu     sync.Mutex
-	bw      *bufio.Writer
-	werr    error
-	writers atomic.Int32
+	w *osp.Writer
 
-	sem     chan struct{}
-	waiting atomic.Int32
-	wg      sync.WaitGroup
+	sem         chan struct{}
+	waiting     atomic.Int32
+	wg          sync.WaitGroup
+	idle        chan chan func() // idle workers' inboxes
+	stopWorkers chan struct{}
 
 	mu    sync.Mutex
 	calls map[string]*Call
 }
 
 func (s *session) header(typ string) osp.Header {
-	id, err := osp.NewID(rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	return osp.Header{V: osp.Version, Type: typ, ID: id, TS: osp.Timestamp(time.Now())}
+	return osp.Header{V: osp.Version, Type: typ, ID: s.ids.New(), TS: osp.Timestamp(time.Now())}
 }
 
-// send writes one message; the last of several concurrent writers flushes.
+// send writes one message; messages sent at once by many calls go out together.
 func (s *session) send(h *osp.Header, p any) error {
 	b, err := osp.Marshal(h, p)
 	if err != nil {
@@ -215,25 +220,11 @@ func (s *session) send(h *osp.Header, p any) error {
 	if s.maxFrame > 0 && len(b) > s.maxFrame {
 		return &osp.FrameTooLargeError{Size: uint32(min(len(b), int(^uint32(0)))), Limit: s.maxFrame}
 	}
-	s.writers.Add(1)
-	s.wmu.Lock()
-	defer s.wmu.Unlock()
-	if s.werr != nil {
-		s.writers.Add(-1)
-		return s.werr
-	}
-	var hdr [osp.HeaderLen]byte
-	binary.BigEndian.PutUint32(hdr[:], uint32(len(b)))
-	s.bw.Write(hdr[:])
-	_, err = s.bw.Write(b)
-	if s.writers.Add(-1) == 0 && err == nil {
-		err = s.bw.Flush()
-	}
-	if err != nil {
-		s.werr = err
+	if err := s.w.WriteFrame(b); err != nil {
 		s.conn.Close()
+		return err
 	}
-	return err
+	return nil
 }
 
 // run does the handshake and registration, then serves.
@@ -475,7 +466,7 @@ func (s *session) startCall(ctx context.Context, env *osp.Envelope) {
 	s.calls[c.ID] = c
 	s.mu.Unlock()
 	s.wg.Add(1)
-	go func() {
+	s.work(func() {
 		defer s.wg.Done()
 		defer func() {
 			s.mu.Lock()
@@ -504,7 +495,37 @@ func (s *session) startCall(ctx context.Context, env *osp.Envelope) {
 		started := time.Now()
 		out, err := c.invoke(cctx, handler)
 		c.finish(started, out, err, cctx)
-	}()
+	})
+}
+
+// maxIdleWorkers is how many finished call goroutines wait for the next call. Reusing them
+// spares each call a fresh goroutine whose stack must grow again.
+const maxIdleWorkers = 64
+
+// work runs fn on an idle worker goroutine, or a new one.
+func (s *session) work(fn func()) {
+	select {
+	case w := <-s.idle:
+		w <- fn
+	default:
+		go s.worker(make(chan func(), 1), fn)
+	}
+}
+
+func (s *session) worker(in chan func(), fn func()) {
+	for {
+		fn()
+		select {
+		case s.idle <- in:
+		default:
+			return
+		}
+		select {
+		case fn = <-in:
+		case <-s.stopWorkers:
+			return
+		}
+	}
 }
 
 func cut(s, prefix string) (string, bool) {
@@ -542,10 +563,11 @@ type Call struct {
 	ended       bool
 }
 
-// Bind decodes the input into v. A failure is an *Error with CodeInvalidInput, fit to be
-// returned from the Handler as it is.
+// Bind decodes the input into v, as encoding/json would, matching member names to fields
+// without regard to case. A failure is an *Error with CodeInvalidInput, fit to be returned
+// from the Handler as it is.
 func (c *Call) Bind(v any) error {
-	if err := json.Unmarshal(c.Input, v); err != nil {
+	if err := jsonv2.Unmarshal(c.Input, v, jsonv2.MatchCaseInsensitiveNames(true)); err != nil {
 		return Errorf(CodeInvalidInput, "the input does not fit the tool's parameters")
 	}
 	return nil

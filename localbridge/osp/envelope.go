@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"time"
+	"math/rand/v2"
+	"sync"
 	"unicode/utf8"
+
+	jsonv2 "github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Version is the protocol version this package speaks.
@@ -66,24 +71,11 @@ func Errorf(code, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// Marshal encodes a message with header h and payload p. A nil payload is sent as {}.
-func Marshal(h *Header, p any) ([]byte, error) {
-	if p == nil {
-		p = struct{}{}
-	}
-	return json.Marshal(struct {
-		*Header
-		Payload any `json:"payload"`
-	}{h, p})
-}
-
 // Decode parses one frame into an Envelope. Failures are *Error values with code
-// CodeInvalidFrame (not UTF-8, too deep, not a JSON object), CodeInvalidMessage (required
-// envelope fields missing or of the wrong type) or CodeUnsupportedVersion.
+// CodeInvalidFrame (not UTF-8, too deep, not one JSON object, a member name twice),
+// CodeInvalidMessage (required envelope fields missing or of the wrong type) or
+// CodeUnsupportedVersion. Member names match exactly; unknown members are ignored.
 func Decode(frame []byte) (*Envelope, error) {
-	if !utf8.Valid(frame) {
-		return nil, Errorf(CodeInvalidFrame, "frame is not valid UTF-8")
-	}
 	if !DepthOK(frame, MaxDepth) {
 		return nil, Errorf(CodeInvalidFrame, "frame nests deeper than %d levels", MaxDepth)
 	}
@@ -92,8 +84,12 @@ func Decode(frame []byte) (*Envelope, error) {
 		return nil, Errorf(CodeInvalidFrame, "frame is not a JSON object")
 	}
 	var e Envelope
-	if err := json.Unmarshal(frame, &e); err != nil {
-		if _, ok := err.(*json.SyntaxError); ok {
+	if err := jsonv2.Unmarshal(frame, &e); err != nil {
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) {
+			if !utf8.Valid(frame) {
+				return nil, Errorf(CodeInvalidFrame, "frame is not valid UTF-8")
+			}
 			return nil, Errorf(CodeInvalidFrame, "frame is not valid JSON")
 		}
 		return nil, Errorf(CodeInvalidMessage, "envelope field has the wrong type")
@@ -112,13 +108,14 @@ func Decode(frame []byte) (*Envelope, error) {
 	return &e, nil
 }
 
-// DecodePayload decodes the envelope's payload into v. Unknown fields are ignored.
+// DecodePayload decodes the envelope's payload into v. Member names match exactly; unknown
+// members are ignored.
 func (e *Envelope) DecodePayload(v any) error {
 	p := e.Payload
-	if len(p) == 0 {
+	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
 		p = []byte("{}")
 	}
-	if err := json.Unmarshal(p, v); err != nil {
+	if err := jsonv2.Unmarshal(p, v); err != nil {
 		return Errorf(CodeInvalidMessage, "payload of %s does not match its schema", e.Type)
 	}
 	return nil
@@ -157,6 +154,36 @@ func NewID(r io.Reader) (string, error) {
 	if _, err := io.ReadFull(r, b[:]); err != nil {
 		return "", fmt.Errorf("read random id: %w", err)
 	}
+	return formatUUID(b), nil
+}
+
+// IDSource makes message and call ids: random UUIDs (version 4) drawn from a ChaCha8 stream
+// seeded once from a random source, which costs far less than a read of the system's
+// randomness per id. Ids are unique, not secret. It is safe for concurrent use.
+type IDSource struct {
+	mu sync.Mutex
+	c  *rand.ChaCha8
+}
+
+// NewIDSource seeds an IDSource from r.
+func NewIDSource(r io.Reader) (*IDSource, error) {
+	var seed [32]byte
+	if _, err := io.ReadFull(r, seed[:]); err != nil {
+		return nil, fmt.Errorf("seed id source: %w", err)
+	}
+	return &IDSource{c: rand.NewChaCha8(seed)}, nil
+}
+
+// New returns a fresh id.
+func (g *IDSource) New() string {
+	var b [16]byte
+	g.mu.Lock()
+	g.c.Read(b[:])
+	g.mu.Unlock()
+	return formatUUID(b)
+}
+
+func formatUUID(b [16]byte) string {
 	b[6] = b[6]&0x0f | 0x40
 	b[8] = b[8]&0x3f | 0x80
 	var s [36]byte
@@ -169,10 +196,5 @@ func NewID(r io.Reader) (string, error) {
 	hex.Encode(s[19:23], b[8:10])
 	s[23] = '-'
 	hex.Encode(s[24:], b[10:])
-	return string(s[:]), nil
-}
-
-// Timestamp formats t as the RFC 3339 timestamp the envelope's ts carries (UTC, milliseconds).
-func Timestamp(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+	return string(s[:])
 }
