@@ -211,7 +211,7 @@ type callEvent struct {
 //	agent → core  agent.tool.result {call_id, status, output | error}                (exactly one)
 func (s *session) call(ctx context.Context, p *prepared, t *tool, onChunk func(Chunk) error) (Result, error) {
 	req := p.req
-	cl := &call{id: s.c.newID(), requestID: req.RequestID, events: make(chan callEvent, 64), abandoned: make(chan struct{})}
+	cl := &call{id: s.c.newID(), requestID: req.RequestID, events: make(chan callEvent, 8), abandoned: make(chan struct{})}
 	if cl.requestID == "" {
 		cl.requestID = s.c.newID()
 	}
