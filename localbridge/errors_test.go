@@ -75,3 +75,16 @@ func TestTokenRedaction(t *testing.T) {
 		t.Fatalf("token length %d", len(secret))
 	}
 }
+
+func TestRPCErrorCode(t *testing.T) {
+	for code, want := range map[string]int{
+		"E_INVALID_PARAM": -32602, "E_SCHEMA": -32602, "E_TOO_LARGE": -32602,
+		"E_CAPABILITY": -32005, "E_CONSENT": -32005, "E_CLASSIFICATION": -32005, "E_SIGNATURE": -32005, "E_REPLAY": -32005,
+		"E_TIMEOUT": -32003, "E_TASK_FAILED": -32002, "E_INTERNAL": -32603,
+		"E_AGENT_NOT_FOUND": -32000, "E_RATE_LIMIT": -32000, "E_PEER_UNAVAILABLE": -32000, "": -32000,
+	} {
+		if got := localbridge.RPCErrorCode(code); got != want {
+			t.Errorf("%s: %d, want %d", code, got, want)
+		}
+	}
+}

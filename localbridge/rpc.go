@@ -634,20 +634,22 @@ func invalidParams(field, msg string) *jsonrpc.Error {
 
 // RPCErrorCode maps a MoltSpeak error code to the face's JSON-RPC error code:
 //
-//	E_PARSE, E_VERSION, E_SCHEMA, E_MISSING_FIELD, E_INVALID_PARAM     -32602 invalid params
+//	E_PARSE, E_VERSION, E_SCHEMA, E_MISSING_FIELD, E_INVALID_PARAM,
+//	E_TOO_LARGE, E_CAPABILITY_UNKNOWN, E_INVALID_PROFILE               -32602 invalid params
 //	E_AUTH_FAILED, E_SIGNATURE, E_CAPABILITY, E_CONSENT,
-//	E_CLASSIFICATION, E_VISIBILITY_DENIED                              -32005 permission denied
+//	E_CLASSIFICATION, E_VISIBILITY_DENIED, E_REPLAY, E_EXPIRED         -32005 permission denied
 //	E_TIMEOUT                                                          -32003 timeout
 //	E_TASK_FAILED                                                      -32002 tool error
 //	E_INTERNAL                                                         -32603 internal error
-//	anything else (E_AGENT_NOT_FOUND, E_RATE_LIMIT, ...)               -32000 agent error
+//	anything else (E_AGENT_NOT_FOUND, E_RATE_LIMIT, E_PEER_UNAVAILABLE,
+//	E_REGISTRY_UNAVAILABLE, E_SESSION_EXPIRED, ...)                    -32000 agent error
 //
 // A cancelled call is -32004, whatever its code.
 func RPCErrorCode(moltspeakCode string) int {
 	switch moltspeakCode {
-	case "E_PARSE", "E_VERSION", "E_SCHEMA", "E_MISSING_FIELD", "E_INVALID_PARAM":
+	case "E_PARSE", "E_VERSION", "E_SCHEMA", "E_MISSING_FIELD", "E_INVALID_PARAM", "E_TOO_LARGE", "E_CAPABILITY_UNKNOWN", "E_INVALID_PROFILE":
 		return jsonrpc.CodeInvalidParams
-	case "E_AUTH_FAILED", "E_SIGNATURE", "E_CAPABILITY", "E_CONSENT", "E_CLASSIFICATION", "E_VISIBILITY_DENIED":
+	case "E_AUTH_FAILED", "E_SIGNATURE", "E_CAPABILITY", "E_CONSENT", "E_CLASSIFICATION", "E_VISIBILITY_DENIED", "E_REPLAY", "E_EXPIRED":
 		return jsonrpc.CodePermissionDenied
 	case "E_TIMEOUT":
 		return jsonrpc.CodeTimeout
