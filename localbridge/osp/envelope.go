@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -12,7 +11,6 @@ import (
 	"unicode/utf8"
 
 	jsonv2 "github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Version is the protocol version this package speaks.
@@ -40,6 +38,8 @@ type Header struct {
 type Envelope struct {
 	Header
 	Payload json.RawMessage `json:"payload"`
+
+	valid bool // Payload is known to be valid JSON
 }
 
 // Actor attributes a message to a human, agent or system. It is metadata, never authority.
@@ -76,25 +76,22 @@ func Errorf(code, format string, args ...any) *Error {
 // CodeInvalidMessage (required envelope fields missing or of the wrong type) or
 // CodeUnsupportedVersion. Member names match exactly; unknown members are ignored.
 func Decode(frame []byte) (*Envelope, error) {
-	if !DepthOK(frame, MaxDepth) {
-		return nil, Errorf(CodeInvalidFrame, "frame nests deeper than %d levels", MaxDepth)
+	if !utf8.Valid(frame) {
+		return nil, Errorf(CodeInvalidFrame, "frame is not valid UTF-8")
 	}
-	b := bytes.TrimLeft(frame, " \t\r\n")
-	if len(b) == 0 || b[0] != '{' {
+	p := &parser{b: frame, maxDepth: MaxDepth}
+	if p.next() != '{' {
 		return nil, Errorf(CodeInvalidFrame, "frame is not a JSON object")
 	}
-	var e Envelope
-	if err := jsonv2.Unmarshal(frame, &e); err != nil {
-		var se *jsontext.SyntacticError
-		if errors.As(err, &se) {
-			if !utf8.Valid(frame) {
-				return nil, Errorf(CodeInvalidFrame, "frame is not valid UTF-8")
-			}
-			return nil, Errorf(CodeInvalidFrame, "frame is not valid JSON")
-		}
-		return nil, Errorf(CodeInvalidMessage, "envelope field has the wrong type")
-	}
+	e := &Envelope{valid: true}
+	decodeEnvelope(p, e)
 	switch {
+	case p.tooDeep:
+		return nil, Errorf(CodeInvalidFrame, "frame nests deeper than %d levels", MaxDepth)
+	case p.syntax:
+		return nil, Errorf(CodeInvalidFrame, "frame is not valid JSON")
+	case p.kind:
+		return nil, Errorf(CodeInvalidMessage, "envelope field has the wrong type")
 	case e.V != Version:
 		return nil, Errorf(CodeUnsupportedVersion, "protocol version %d is not supported", e.V)
 	case e.Type == "":
@@ -102,10 +99,10 @@ func Decode(frame []byte) (*Envelope, error) {
 	case e.ID == "":
 		return nil, Errorf(CodeInvalidMessage, "envelope lacks id")
 	}
-	if p := bytes.TrimLeft(e.Payload, " \t\r\n"); len(p) > 0 && p[0] != '{' && !bytes.Equal(p, []byte("null")) {
+	if p := e.Payload; len(p) > 0 && p[0] != '{' && !bytes.Equal(p, []byte("null")) {
 		return nil, Errorf(CodeInvalidMessage, "payload is not a JSON object")
 	}
-	return &e, nil
+	return e, nil
 }
 
 // DecodePayload decodes the envelope's payload into v. Member names match exactly; unknown
@@ -115,11 +112,22 @@ func (e *Envelope) DecodePayload(v any) error {
 	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
 		p = []byte("{}")
 	}
+	if e.valid || utf8.Valid(p) {
+		if handled, _, ok := decodeFast(p, v); handled {
+			if !ok {
+				return Errorf(CodeInvalidMessage, "payload of %s does not match its schema", e.Type)
+			}
+			return nil
+		}
+	}
 	if err := jsonv2.Unmarshal(p, v); err != nil {
 		return Errorf(CodeInvalidMessage, "payload of %s does not match its schema", e.Type)
 	}
 	return nil
 }
+
+// unmarshalRare decodes what the fast path leaves to the reflective decoder.
+func unmarshalRare(b []byte, v any) error { return jsonv2.Unmarshal(b, v) }
 
 // DepthOK reports whether arrays and objects in the JSON text b nest at most max levels. It
 // does not check that b is valid JSON.
@@ -128,11 +136,18 @@ func DepthOK(b []byte, max int) bool {
 	for i := 0; i < len(b); i++ {
 		switch b[i] {
 		case '"':
-			// Skip the string; a backslash escapes the byte after it.
-			for i++; i < len(b); i++ {
-				if b[i] == '\\' {
-					i++
-				} else if b[i] == '"' {
+			// Skip the string: find a quote not escaped by an odd run of backslashes.
+			for {
+				j := bytes.IndexByte(b[i+1:], '"')
+				if j < 0 {
+					return true
+				}
+				i += j + 1
+				n := 0
+				for k := i - 1; b[k] == '\\'; k-- {
+					n++
+				}
+				if n%2 == 0 {
 					break
 				}
 			}
