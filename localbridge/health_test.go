@@ -11,7 +11,7 @@ import (
 )
 
 func TestHeartbeatLoss(t *testing.T) {
-	b := newBridge(t, localbridge.Config{HeartbeatInterval: 20 * time.Millisecond, MissedHeartbeats: 5})
+	b := newBridge(t, localbridge.Config{HeartbeatInterval: 20 * time.Millisecond, MissedHeartbeats: 25})
 	r, w := b.connectRaw(t, "r")
 	if w.HeartbeatIntervalMS != 20 {
 		t.Fatalf("interval %d", w.HeartbeatIntervalMS)

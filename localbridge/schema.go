@@ -60,7 +60,7 @@ func compileSchema(raw json.RawMessage, maxBytes int) (*jsonschema.Schema, error
 // validateInput checks a call's input against the tool's schema. The error names the first
 // failing field and the keyword it broke, never the value.
 func validateInput(s *jsonschema.Schema, input json.RawMessage) *Error {
-	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(input))
+	v, err := osp.UnmarshalAny(input)
 	if err != nil {
 		return &Error{Code: osp.CodeInvalidInput, Message: "the input is not valid JSON", Where: "core"}
 	}

@@ -188,18 +188,12 @@ func (s *session) send(h *osp.Header, p any) error { return s.sendWith(h, p, nil
 // sendWith is send with a hook that runs once the message's turn to be written has come:
 // whatever it makes visible to other senders cannot overtake the message.
 func (s *session) sendWith(h *osp.Header, p any, hook func()) error {
-	b, err := osp.Marshal(h, p)
-	if err != nil {
-		return err
-	}
-	if len(b) > s.c.cfg.MaxFrameBytes {
-		return &osp.FrameTooLargeError{Size: uint32(min(len(b), int(^uint32(0)))), Limit: s.c.cfg.MaxFrameBytes}
-	}
-	if err := s.w.WriteFrameThen(b, hook); err != nil {
+	err := s.w.WriteEncoded(func(b []byte) ([]byte, error) { return osp.AppendMarshal(b, h, p) }, hook)
+	var tl *osp.FrameTooLargeError
+	if err != nil && !errors.As(err, &tl) && s.w.Err() != nil {
 		go s.close(CodeDisconnected, err)
-		return err
 	}
-	return nil
+	return err
 }
 
 // goodbye tells the agent the Core is closing the connection, and closes it.

@@ -213,18 +213,11 @@ func (s *session) header(typ string) osp.Header {
 
 // send writes one message; messages sent at once by many calls go out together.
 func (s *session) send(h *osp.Header, p any) error {
-	b, err := osp.Marshal(h, p)
-	if err != nil {
-		return err
-	}
-	if s.maxFrame > 0 && len(b) > s.maxFrame {
-		return &osp.FrameTooLargeError{Size: uint32(min(len(b), int(^uint32(0)))), Limit: s.maxFrame}
-	}
-	if err := s.w.WriteFrame(b); err != nil {
+	err := s.w.WriteEncoded(func(b []byte) ([]byte, error) { return osp.AppendMarshal(b, h, p) }, nil)
+	if err != nil && s.w.Err() != nil {
 		s.conn.Close()
-		return err
 	}
-	return nil
+	return err
 }
 
 // run does the handshake and registration, then serves.
@@ -267,6 +260,7 @@ func (s *session) run(ctx context.Context, token string) error {
 	}
 	s.maxFrame = s.welcome.MaxFrameBytes
 	s.fr.SetLimit(s.maxFrame)
+	s.w.SetLimit(s.maxFrame)
 
 	tools, err := s.toolList()
 	if err != nil {

@@ -65,9 +65,7 @@ func (p *parser) string() ([]byte, bool) {
 	p.i++
 	escaped := false
 	for {
-		for p.i < len(p.b) && strPlain[p.b[p.i]] {
-			p.i++
-		}
+		p.i += plainBytes(p.b[p.i:])
 		if p.i >= len(p.b) {
 			p.fail()
 			return nil, false
@@ -282,7 +280,7 @@ func (p *parser) members(fn func(name []byte)) {
 		p.i++
 		return
 	}
-	var small [16]string
+	var small [16][]byte
 	seen := small[:0]
 	var many map[string]bool
 	for !p.syntax {
@@ -307,17 +305,17 @@ func (p *parser) members(fn func(name []byte)) {
 			many[string(name)] = true
 		} else {
 			for _, s := range seen {
-				if s == string(name) {
+				if bytes.Equal(s, name) {
 					p.fail()
 					return
 				}
 			}
 			if len(seen) < len(small) {
-				seen = append(seen, string(name))
+				seen = append(seen, name)
 			} else {
 				many = make(map[string]bool, 2*len(seen))
 				for _, s := range seen {
-					many[s] = true
+					many[string(s)] = true
 				}
 				many[string(name)] = true
 			}
@@ -358,7 +356,7 @@ func (p *parser) str(dst *string) {
 		if esc {
 			*dst = unquote(lit)
 		} else {
-			*dst = string(lit[1 : len(lit)-1])
+			*dst = intern(lit[1 : len(lit)-1])
 		}
 		return
 	case 'n':
@@ -677,4 +675,111 @@ func decodeFast(b []byte, v any) (handled, valid, ok bool) {
 	}
 	p.end()
 	return true, !p.syntax, !p.syntax && !p.kind
+}
+
+// intern returns the protocol's own words without allocating.
+func intern(b []byte) string {
+	switch string(b) {
+	case TypeToolCall:
+		return TypeToolCall
+	case TypeToolStream:
+		return TypeToolStream
+	case TypeToolResult:
+		return TypeToolResult
+	case TypeHeartbeat:
+		return TypeHeartbeat
+	case TypeToolCancel:
+		return TypeToolCancel
+	case TypeCancelAck:
+		return TypeCancelAck
+	case StatusSucceeded:
+		return StatusSucceeded
+	case StatusFailed:
+		return StatusFailed
+	case StatusCanceled:
+		return StatusCanceled
+	case ChannelStdout:
+		return ChannelStdout
+	case ChannelStderr:
+		return ChannelStderr
+	case ChannelLog:
+		return ChannelLog
+	case ChannelStatus:
+		return ChannelStatus
+	case ChannelPartialResult:
+		return ChannelPartialResult
+	case HealthOK:
+		return HealthOK
+	}
+	return string(b)
+}
+
+// UnmarshalAny decodes a JSON text the way a JSON Schema validator needs it: objects as
+// map[string]any, arrays as []any, numbers as json.Number, and strings, booleans and nil. It
+// is as strict as Decode: UTF-8, the grammar, no member named twice, nesting at most
+// MaxDepth.
+func UnmarshalAny(b []byte) (any, error) {
+	if !utf8.Valid(b) {
+		return nil, Errorf(CodeInvalidInput, "not valid UTF-8")
+	}
+	p := &parser{b: b, maxDepth: MaxDepth}
+	v := p.any()
+	p.end()
+	if p.syntax {
+		return nil, Errorf(CodeInvalidInput, "not valid JSON")
+	}
+	return v, nil
+}
+
+func (p *parser) any() any {
+	switch c := p.next(); {
+	case c == '{':
+		m := map[string]any{}
+		p.members(func(name []byte) {
+			m[string(name)] = p.any()
+		})
+		return m
+	case c == '[':
+		a := []any{}
+		if !p.enter() {
+			return nil
+		}
+		p.i++
+		if p.next() == ']' {
+			p.i++
+			p.depth--
+			return a
+		}
+		for !p.syntax {
+			a = append(a, p.any())
+			switch p.next() {
+			case ',':
+				p.i++
+			case ']':
+				p.i++
+				p.depth--
+				return a
+			default:
+				p.fail()
+			}
+		}
+		return nil
+	case c == '"':
+		var s string
+		p.str(&s)
+		return s
+	case c == 't', c == 'f':
+		var v bool
+		p.bool(&v)
+		return v
+	case c == 'n':
+		p.literal("null")
+		return nil
+	default:
+		v := p.value()
+		if p.syntax {
+			return nil
+		}
+		return json.Number(v)
+	}
 }

@@ -2,6 +2,7 @@ package osp
 
 import (
 	"bytes"
+	stdjson "encoding/json"
 	"reflect"
 	"testing"
 	"unicode/utf8"
@@ -104,6 +105,32 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		}
 		if err == nil && (got.Header != want.Header && !reflect.DeepEqual(got.Header, want.Header) || !bytes.Equal(got.Payload, want.Payload)) {
 			t.Fatalf("%q:\n got %+v %s\nwant %+v %s", in, got.Header, got.Payload, want.Header, want.Payload)
+		}
+	})
+}
+
+// FuzzUnmarshalAny holds UnmarshalAny to encoding/json with UseNumber on valid input.
+func FuzzUnmarshalAny(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, in []byte) {
+		got, err := UnmarshalAny(in)
+		valid := utf8.Valid(in) && DepthOK(in, MaxDepth) && jsontext.Value(in).IsValid()
+		if (err == nil) != valid {
+			t.Fatalf("%q: error %v, valid %v", in, err, valid)
+		}
+		if err != nil {
+			return
+		}
+		d := stdjson.NewDecoder(bytes.NewReader(in))
+		d.UseNumber()
+		var want any
+		if err := d.Decode(&want); err != nil {
+			t.Fatalf("%q: encoding/json: %v", in, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("%q:\n got %#v\nwant %#v", in, got, want)
 		}
 	})
 }

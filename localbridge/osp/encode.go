@@ -17,8 +17,10 @@ import (
 var errInvalidRaw = errors.New("osp: raw JSON value is not valid")
 
 // Marshal encodes a message with header h and payload p. A nil payload is sent as {}.
-func Marshal(h *Header, p any) ([]byte, error) {
-	b := make([]byte, 0, 512)
+func Marshal(h *Header, p any) ([]byte, error) { return AppendMarshal(make([]byte, 0, 512), h, p) }
+
+// AppendMarshal appends the encoding of a message to b.
+func AppendMarshal(b []byte, h *Header, p any) ([]byte, error) {
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(h.V), 10)
 	b = append(b, `,"type":`...)
@@ -274,9 +276,7 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start, i := 0, 0
 	for {
-		for i < len(s) && noEscape[s[i]] {
-			i++
-		}
+		i += asciiPlain(s[i:])
 		if i == len(s) {
 			break
 		}

@@ -43,6 +43,47 @@ func NewWriter(w io.Writer, limit int, timeout time.Duration) *Writer {
 	return wr
 }
 
+// WriteEncoded writes one frame whose bytes encode appends to the slice it is given, without
+// a buffer of the caller's own: the frame is encoded in place, behind those queued before it.
+// hook, if not nil, runs as for WriteFrameThen.
+func (w *Writer) WriteEncoded(encode func(dst []byte) ([]byte, error), hook func()) error {
+	w.mu.Lock()
+	for w.err == nil && w.flushing && len(w.buf) >= maxPending {
+		w.cond.Wait()
+	}
+	if w.err != nil {
+		err := w.err
+		w.mu.Unlock()
+		return err
+	}
+	start := len(w.buf)
+	b, err := encode(append(w.buf, 0, 0, 0, 0))
+	n := len(b) - start - HeaderLen
+	switch {
+	case err != nil:
+	case n <= 0:
+		err = ErrEmptyFrame
+	case n > w.limit:
+		err = &FrameTooLargeError{Size: uint32(min(n, int(^uint32(0)))), Limit: w.limit}
+	}
+	if err != nil {
+		w.buf = b[:start]
+		w.mu.Unlock()
+		return err
+	}
+	binary.BigEndian.PutUint32(b[start:], uint32(n))
+	w.buf = b
+	if hook != nil {
+		hook()
+	}
+	if w.flushing {
+		w.mu.Unlock()
+		return nil
+	}
+	w.flushing = true
+	return w.flushLocked(maxRounds)
+}
+
 // WriteFrame writes msg as one frame. It returns once the frame is written or queued behind a
 // write in progress; an error from a write is returned to that call and every later one.
 func (w *Writer) WriteFrame(msg []byte) error { return w.WriteFrameThen(msg, nil) }
@@ -53,10 +94,11 @@ func (w *Writer) WriteFrameThen(msg []byte, hook func()) error {
 	if len(msg) == 0 {
 		return ErrEmptyFrame
 	}
+	w.mu.Lock()
 	if len(msg) > w.limit {
+		w.mu.Unlock()
 		return &FrameTooLargeError{Size: uint32(min(len(msg), int(^uint32(0)))), Limit: w.limit}
 	}
-	w.mu.Lock()
 	for w.err == nil && w.flushing && len(w.buf) >= maxPending {
 		w.cond.Wait()
 	}
@@ -120,6 +162,16 @@ func (w *Writer) Sync() error {
 		w.cond.Wait()
 	}
 	return w.err
+}
+
+// SetLimit changes the frame size limit (DefaultMaxFrameBytes when limit <= 0).
+func (w *Writer) SetLimit(limit int) {
+	if limit <= 0 {
+		limit = DefaultMaxFrameBytes
+	}
+	w.mu.Lock()
+	w.limit = limit
+	w.mu.Unlock()
 }
 
 // Err returns the error that stopped the Writer, if any.
