@@ -1,0 +1,409 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/base64"
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/moltgate/moltgate/directory"
+)
+
+// Health weights of the match score, in quarters (see directory.Query).
+const (
+	weightFull      = 4
+	weightDegraded  = 3
+	weightUnhealthy = 2
+)
+
+const pointsWeight = `CASE l.status WHEN 'degraded' THEN 3 WHEN 'unhealthy' THEN 2 ELSE 4 END`
+
+// livenessCols are the liveness columns of a search row, scanned by
+// livenessDest.
+const livenessCols = `l.status, l.load, l.queue_depth, l.capabilities_active, l.first_seen, l.last_seen, l.up_sum, l.up_hours`
+
+// builder accumulates a query and its arguments.
+type builder struct {
+	sb   strings.Builder
+	args []any
+}
+
+func (b *builder) add(sql string, args ...any) {
+	b.sb.WriteString(sql)
+	b.args = append(b.args, args...)
+}
+
+func (b *builder) in(vals []string) {
+	b.sb.WriteString("(" + placeholders(len(vals)) + ")")
+	for _, v := range vals {
+		b.args = append(b.args, v)
+	}
+}
+
+// listed adds the condition that a search by v may return entry e.
+func (b *builder) listed(v directory.Viewer, includeUnlisted bool) {
+	switch {
+	case v.Local && includeUnlisted:
+		b.add(`1 = 1`)
+	case v.Local:
+		b.add(fmt.Sprintf(`e.visibility <> %d`, visUnlisted))
+	default:
+		b.add(fmt.Sprintf(`e.visibility = %d AND `, visPublic))
+		b.admitted(v)
+	}
+}
+
+// sees adds the condition that v may look e up by id, private entries
+// excluded whoever asks (registry sync never exports them).
+func (b *builder) seesExported(v directory.Viewer) {
+	b.add(fmt.Sprintf(`e.visibility IN (%d, %d)`, visPublic, visUnlisted))
+	if !v.Local {
+		b.add(` AND `)
+		b.admitted(v)
+	}
+}
+
+// admitted adds the audience restriction for a remote viewer.
+func (b *builder) admitted(v directory.Viewer) {
+	if v.Org == "" {
+		b.add(`e.restricted = 0`)
+		return
+	}
+	b.add(`(e.restricted = 0 OR e.org = ? OR EXISTS (SELECT 1 FROM directory_peers p WHERE p.entry = e.id AND p.org = ?))`, v.Org, v.Org)
+}
+
+// searchable adds the liveness condition of search: agents last seen
+// offline or decommissioned are left out.
+func (b *builder) searchable() {
+	b.add(`(l.status IS NULL OR l.status NOT IN ('offline', 'decommissioned'))`)
+}
+
+// sortKeys returns the key expressions of an order, all descending; the
+// last is the row id, which makes the order total.
+func sortKeys(o directory.Sort) []string {
+	switch o {
+	case directory.SortUptime:
+		return []string{"k_uptime", "k_points", "k_updated", "k_id"}
+	case directory.SortRecent:
+		return []string{"k_updated", "k_points", "k_id"}
+	}
+	return []string{"k_points", "k_uptime", "k_updated", "k_id"}
+}
+
+// plan is a search query compiled for the store.
+type plan struct {
+	inner   builder // the candidates with their sort keys, unordered
+	keys    []string
+	denom   int // capabilities named by the query (1 when none)
+	caps    map[string]bool
+	q       *directory.Query
+	limit   int
+	sort    directory.Sort
+	cursor  []int64 // nil on the first page
+	fingerp [8]byte
+}
+
+func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
+	if err := q.Validate(); err != nil {
+		return nil, err
+	}
+	sort, _ := directory.ParseSort(string(q.Sort))
+	all, any := q.Capabilities()
+	p := &plan{q: q, limit: q.EffectiveLimit(), sort: sort, keys: sortKeys(sort), denom: 1, caps: map[string]bool{}}
+	for _, c := range all {
+		p.caps[c] = true
+	}
+	for _, c := range any {
+		p.caps[c] = true
+	}
+	p.fingerp = fingerprint(q, sort, all, any)
+	if q.Cursor != "" {
+		c, err := decodeCursor(q.Cursor, p.fingerp, len(p.keys))
+		if err != nil {
+			return nil, err
+		}
+		p.cursor = c
+	}
+
+	b := &p.inner
+	matched := "1"
+	n := len(all) + len(any)
+	if n > 1 {
+		p.denom = n
+		matched = "m.matched"
+	}
+	// The select list has no arguments, so the builder's arguments stay in
+	// the order of their placeholders.
+	b.add(`SELECT ` + entryCols + `, ` + livenessCols + `, ` + matched + ` AS matched, ` +
+		matched + ` * ` + pointsWeight + ` AS k_points, COALESCE(l.uptime_ppm, -1) AS k_uptime, ` +
+		`e.updated_at AS k_updated, e.id AS k_id`)
+	switch {
+	case n == 0:
+		b.add(` FROM directory_entries e`)
+	case n == 1:
+		b.add(` FROM directory_caps c JOIN directory_entries e ON e.id = c.entry AND c.cap = ?`, append(all, any...)[0])
+	default:
+		b.add(` FROM (SELECT entry, COUNT(*) AS matched, `)
+		if len(all) > 0 {
+			b.add(`SUM(CASE WHEN cap IN `)
+			b.in(all)
+			b.add(` THEN 1 ELSE 0 END) AS matched_all`)
+		} else {
+			b.add(`0 AS matched_all`)
+		}
+		b.add(` FROM directory_caps WHERE cap IN `)
+		b.in(append(append([]string{}, all...), any...))
+		b.add(` GROUP BY entry) m JOIN directory_entries e ON e.id = m.entry`)
+		minAny := 0
+		if len(any) > 0 {
+			minAny = 1
+		}
+		b.add(` AND m.matched_all = ? AND m.matched - m.matched_all >= ?`, int64(len(all)), int64(minAny))
+	}
+	b.add(` LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent`)
+	b.add(` WHERE e.removed = 0 AND e.expires_at > ? AND `, now)
+	b.listed(q.Viewer, q.IncludeUnlisted)
+	b.add(` AND `)
+	b.searchable()
+	if q.Verified {
+		b.add(` AND e.verified = 1`)
+	}
+	if len(q.Orgs) > 0 {
+		b.add(` AND e.org IN `)
+		b.in(q.Orgs)
+	}
+	if q.MinUptime > 0 {
+		b.add(` AND l.uptime_ppm >= ?`, int64(q.MinUptime*ppm+0.5))
+	}
+	return p, nil
+}
+
+// Search implements directory.Store.
+func (s *Store) Search(ctx context.Context, q *directory.Query) (directory.Page, error) {
+	p, err := s.compile(q, s.now())
+	if err != nil {
+		return directory.Page{}, err
+	}
+	if q.Requirements.Empty() {
+		return s.searchPaged(ctx, p)
+	}
+	return s.searchFiltered(ctx, p)
+}
+
+func (p *plan) orderBy(prefix string) string {
+	parts := make([]string, len(p.keys))
+	for i, k := range p.keys {
+		parts[i] = prefix + k + " DESC"
+	}
+	return " ORDER BY " + strings.Join(parts, ", ")
+}
+
+// searchPaged lets the database order, page and count.
+func (s *Store) searchPaged(ctx context.Context, p *plan) (directory.Page, error) {
+	var b builder
+	b.add(`SELECT * FROM (SELECT t.*, COUNT(*) OVER () AS total FROM (`)
+	b.add(p.selectSQL(), p.inner.args...)
+	b.add(`) t) u`)
+	if p.cursor != nil {
+		b.add(` WHERE (` + strings.Join(p.keys, ", ") + `) < (` + placeholders(len(p.keys)) + `)`)
+		for _, v := range p.cursor {
+			b.args = append(b.args, v)
+		}
+	}
+	b.add(p.orderBy(""))
+	b.add(` LIMIT ?`, int64(p.limit+1))
+
+	rows, err := s.r.QueryContext(ctx, s.q(b.sb.String()), b.args...)
+	if err != nil {
+		return directory.Page{}, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var page directory.Page
+	total := int64(-1)
+	var last []int64
+	for rows.Next() {
+		sr, err := scanSearchRow(rows, true)
+		if err != nil {
+			return directory.Page{}, err
+		}
+		total = sr.total
+		if len(page.Results) == p.limit {
+			page.Next = encodeCursor(p.fingerp, last)
+			break
+		}
+		page.Results = append(page.Results, p.result(sr))
+		last = sr.keys(p.sort)
+	}
+	if err := rows.Err(); err != nil {
+		return directory.Page{}, fmt.Errorf("search: %w", err)
+	}
+	rows.Close()
+	if total < 0 {
+		// No row after the cursor: count separately.
+		var c builder
+		c.add(`SELECT COUNT(*) FROM (`)
+		c.add(p.selectSQL(), p.inner.args...)
+		c.add(`) t`)
+		if err := s.r.QueryRowContext(ctx, s.q(c.sb.String()), c.args...).Scan(&total); err != nil {
+			return directory.Page{}, fmt.Errorf("search count: %w", err)
+		}
+	}
+	page.Total = int(total)
+	return page, nil
+}
+
+// searchFiltered applies metadata requirements, which the database cannot
+// evaluate the same way on every backend: it walks every candidate in
+// order, keeping count of the matches and the page after the cursor.
+func (s *Store) searchFiltered(ctx context.Context, p *plan) (directory.Page, error) {
+	query := `SELECT * FROM (` + p.selectSQL() + `) t` + p.orderBy("t.")
+	rows, err := s.r.QueryContext(ctx, s.q(query), p.inner.args...)
+	if err != nil {
+		return directory.Page{}, fmt.Errorf("search: %w", err)
+	}
+	defer rows.Close()
+	var page directory.Page
+	var last []int64
+	for rows.Next() {
+		sr, err := scanSearchRow(rows, false)
+		if err != nil {
+			return directory.Page{}, err
+		}
+		if !p.q.Requirements.Match(sr.r.e.Metadata) {
+			continue
+		}
+		page.Total++
+		keys := sr.keys(p.sort)
+		if p.cursor != nil && !lessKeys(keys, p.cursor) {
+			continue
+		}
+		switch {
+		case len(page.Results) < p.limit:
+			page.Results = append(page.Results, p.result(sr))
+			last = keys
+		case page.Next == "":
+			page.Next = encodeCursor(p.fingerp, last)
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return directory.Page{}, fmt.Errorf("search: %w", err)
+	}
+	return page, nil
+}
+
+// lessKeys compares key tuples as the descending order does: a < b means a
+// comes after b.
+func lessKeys(a, b []int64) bool {
+	for i := range a {
+		if a[i] != b[i] {
+			return a[i] < b[i]
+		}
+	}
+	return false
+}
+
+// selectSQL is the inner query: candidates with their sort keys.
+func (p *plan) selectSQL() string { return p.inner.sb.String() }
+
+// searchRow is one scanned search row.
+type searchRow struct {
+	r                              row
+	live                           *directory.Liveness
+	matched                        int64
+	points, uptime, updated, rowID int64
+	total                          int64
+}
+
+func (sr *searchRow) keys(o directory.Sort) []int64 {
+	switch o {
+	case directory.SortUptime:
+		return []int64{sr.uptime, sr.points, sr.updated, sr.rowID}
+	case directory.SortRecent:
+		return []int64{sr.updated, sr.points, sr.rowID}
+	}
+	return []int64{sr.points, sr.uptime, sr.updated, sr.rowID}
+}
+
+func scanSearchRow(rows *sql.Rows, withTotal bool) (*searchRow, error) {
+	sr := &searchRow{}
+	dest, finish := entryDest(&sr.r)
+	ld, lfinish := livenessDest()
+	dest = append(dest, ld...)
+	dest = append(dest, &sr.matched, &sr.points, &sr.uptime, &sr.updated, &sr.rowID)
+	if withTotal {
+		dest = append(dest, &sr.total)
+	}
+	if err := rows.Scan(dest...); err != nil {
+		return nil, fmt.Errorf("search: scan: %w", err)
+	}
+	if err := finish(); err != nil {
+		return nil, err
+	}
+	live, err := lfinish()
+	if err != nil {
+		return nil, err
+	}
+	sr.live = live
+	return sr, nil
+}
+
+func (p *plan) result(sr *searchRow) directory.Result {
+	res := directory.Result{
+		Entry:      sr.r.e,
+		MatchScore: float64(sr.points) / float64(weightFull*p.denom),
+		Liveness:   sr.live,
+	}
+	for _, c := range sr.r.e.Capabilities {
+		if p.caps[c] {
+			res.CapabilitiesMatched = append(res.CapabilitiesMatched, c)
+		}
+	}
+	return res
+}
+
+// Cursors: base64url of a version byte, eight bytes of the query's
+// fingerprint, and the sort keys of the last result, eight bytes each.
+const cursorVersion = 1
+
+func fingerprint(q *directory.Query, sort directory.Sort, all, any []string) [8]byte {
+	b, _ := json.Marshal(struct {
+		All, Any        []string
+		Req             directory.Requirements
+		Verified        bool
+		MinUptime       float64
+		Orgs            []string
+		Sort            directory.Sort
+		Viewer          directory.Viewer
+		IncludeUnlisted bool
+	}{all, any, q.Requirements, q.Verified, q.MinUptime, q.Orgs, sort, q.Viewer, q.IncludeUnlisted})
+	sum := sha256.Sum256(b)
+	var f [8]byte
+	copy(f[:], sum[:])
+	return f
+}
+
+func encodeCursor(fp [8]byte, keys []int64) string {
+	buf := make([]byte, 0, 1+8+8*len(keys))
+	buf = append(buf, cursorVersion)
+	buf = append(buf, fp[:]...)
+	for _, k := range keys {
+		buf = binary.BigEndian.AppendUint64(buf, uint64(k))
+	}
+	return base64.RawURLEncoding.EncodeToString(buf)
+}
+
+func decodeCursor(s string, fp [8]byte, n int) ([]int64, error) {
+	buf, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil || len(buf) != 1+8+8*n || buf[0] != cursorVersion || [8]byte(buf[1:9]) != fp {
+		return nil, directory.ErrBadCursor
+	}
+	keys := make([]int64, n)
+	for i := range keys {
+		keys[i] = int64(binary.BigEndian.Uint64(buf[9+8*i:]))
+	}
+	return keys, nil
+}
