@@ -73,7 +73,7 @@ func newStore(ctx context.Context, db *sql.DB, o directory.Options, closer func(
 	if err := sqlstore.Migrate(ctx, db, dialect, sub, lock); err != nil {
 		return nil, fmt.Errorf("open directory database: %w", err)
 	}
-	return &Store{Store: sqlstore.New(sqlstore.TxWriter(db, retryable), db, dialect, o, closer)}, nil
+	return &Store{Store: sqlstore.New(sqlstore.TxWriter(db, retryable), db, db, dialect, o, closer)}, nil
 }
 
 // retryable reports the failures a write transaction should be run again

@@ -32,7 +32,7 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-var dialect = sqlstore.Dialect{Name: "sqlite"}
+var dialect = sqlstore.Dialect{Name: "sqlite", CacheStatements: true}
 
 // Store is a directory.Store in a SQLite file.
 type Store struct {
@@ -59,10 +59,12 @@ func Open(ctx context.Context, path string, o directory.Options) (*Store, error)
 	if err != nil {
 		return nil, fmt.Errorf("open directory database: %w", err)
 	}
-	// One writing connection: in-process writers queue in BatchWriter
-	// instead of contending for SQLite's write lock.
-	w.SetMaxOpenConns(1)
-	w.SetConnMaxIdleTime(0)
+	// Writes run one transaction at a time (BatchWriter) instead of
+	// contending for SQLite's write lock. The second connection only
+	// prepares statements for the cache while the first is in a
+	// transaction.
+	w.SetMaxOpenConns(2)
+	w.SetMaxIdleConns(2)
 	if err := w.PingContext(ctx); err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open directory database %s: %w", path, err)
@@ -81,7 +83,7 @@ func Open(ctx context.Context, path string, o directory.Options) (*Store, error)
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	s := &Store{w: w, r: r, path: path}
-	s.Store = sqlstore.New(sqlstore.BatchWriter(w), r, dialect, o, func() error {
+	s.Store = sqlstore.New(sqlstore.BatchWriter(w), w, r, dialect, o, func() error {
 		return errors.Join(r.Close(), w.Close())
 	})
 	return s, nil

@@ -103,13 +103,13 @@ func decodeList(s string, dst *[]string) error {
 var errNoRow = errors.New("no row")
 
 // load reads the entry id with its registration bytes, locking the row
-// when called in a write transaction of a dialect that needs it.
-func (s *Store) load(ctx context.Context, tx *sql.Tx, id directory.ID) (*row, error) {
+// when the dialect needs it.
+func (s *Store) load(ctx context.Context, c conn, id directory.ID) (*row, error) {
 	var r row
 	dest, finish := entryDest(&r)
 	dest = append(dest, &r.e.Registration)
 	query := s.q(`SELECT ` + entryCols + `, e.registration FROM directory_entries e WHERE e.org = ? AND e.agent = ?` + s.forUpdate())
-	err := tx.QueryRowContext(ctx, query, id.Org, id.Agent).Scan(dest...)
+	err := c.scanRow(ctx, query, []any{id.Org, id.Agent}, dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, errNoRow
 	}
@@ -137,8 +137,9 @@ func (s *Store) Put(ctx context.Context, e *directory.Entry, o directory.PutOpti
 	in := *e
 	var out directory.Entry
 	err := s.w.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		c := s.wconn(tx)
 		now := s.now()
-		cur, err := s.load(ctx, tx, in.ID())
+		cur, err := s.load(ctx, c, in.ID())
 		if err != nil && err != errNoRow {
 			return err
 		}
@@ -152,12 +153,12 @@ func (s *Store) Put(ctx context.Context, e *directory.Entry, o directory.PutOpti
 			if in.Removed {
 				next.RegisteredAt = time.Time{}
 			}
-			id, err := s.insert(ctx, tx, &next)
+			id, err := s.insert(ctx, c, &next)
 			if err != nil {
 				return err
 			}
 			out = next
-			return s.writeIndex(ctx, tx, id, nil, &next)
+			return s.writeIndex(ctx, c, id, nil, &next)
 		}
 		if older(in.SignedAt, in.Registration, &cur.e) {
 			return directory.ErrStale
@@ -188,11 +189,11 @@ func (s *Store) Put(ctx context.Context, e *directory.Entry, o directory.PutOpti
 				next.ExpiresAt = cur.e.ExpiresAt
 			}
 		}
-		if err := s.update(ctx, tx, cur.id, &next); err != nil {
+		if err := s.update(ctx, c, cur.id, &next); err != nil {
 			return err
 		}
 		out = next
-		return s.writeIndex(ctx, tx, cur.id, &cur.e, &next)
+		return s.writeIndex(ctx, c, cur.id, &cur.e, &next)
 	})
 	if err != nil {
 		return directory.Entry{}, err
@@ -239,7 +240,7 @@ var entryWriteCols = []string{"name", "description", "endpoint_url", "endpoint_t
 	"visibility", "allowed_orgs", "restricted", "verified", "registered_at", "updated_at",
 	"expires_at", "signed_at", "removed", "registration"}
 
-func (s *Store) insert(ctx context.Context, tx *sql.Tx, e *directory.Entry) (int64, error) {
+func (s *Store) insert(ctx context.Context, c conn, e *directory.Entry) (int64, error) {
 	query := `INSERT INTO directory_entries (org, agent`
 	for _, c := range entryWriteCols {
 		query += ", " + c
@@ -247,13 +248,13 @@ func (s *Store) insert(ctx context.Context, tx *sql.Tx, e *directory.Entry) (int
 	query += `) VALUES (?, ?, ` + placeholders(len(entryWriteCols)) + `) RETURNING id`
 	args := append([]any{e.Org, e.AgentID}, entryArgs(e)...)
 	var id int64
-	if err := tx.QueryRowContext(ctx, s.q(query), args...).Scan(&id); err != nil {
+	if err := c.scanRow(ctx, s.q(query), args, &id); err != nil {
 		return 0, fmt.Errorf("insert entry %s: %w", e.ID(), err)
 	}
 	return id, nil
 }
 
-func (s *Store) update(ctx context.Context, tx *sql.Tx, id int64, e *directory.Entry) error {
+func (s *Store) update(ctx context.Context, c conn, id int64, e *directory.Entry) error {
 	query := `UPDATE directory_entries SET `
 	for i, c := range entryWriteCols {
 		if i > 0 {
@@ -263,60 +264,63 @@ func (s *Store) update(ctx context.Context, tx *sql.Tx, id int64, e *directory.E
 	}
 	query += ` WHERE id = ?`
 	args := append(entryArgs(e), id)
-	if _, err := tx.ExecContext(ctx, s.q(query), args...); err != nil {
+	if _, err := c.exec(ctx, s.q(query), args...); err != nil {
 		return fmt.Errorf("update entry %s: %w", e.ID(), err)
 	}
 	return nil
 }
 
 // writeIndex brings the capability and peer rows of entry id from cur's
-// (nil for a new entry) to next's. A tombstone keeps its peer rows, which
-// registry sync filters on, but no capability rows.
-func (s *Store) writeIndex(ctx context.Context, tx *sql.Tx, id int64, cur, next *directory.Entry) error {
-	var curCaps, curPeers []string
+// (nil for a new entry) to next's. Capability rows carry copies of the
+// entry's columns that search filters and sorts on, so they are written
+// afresh with every write; a tombstone has none. It keeps its peer rows,
+// which registry sync filters on.
+func (s *Store) writeIndex(ctx context.Context, c conn, id int64, cur, next *directory.Entry) error {
+	if cur != nil && !cur.Removed {
+		if _, err := c.exec(ctx, s.q(`DELETE FROM directory_caps WHERE entry = ?`), id); err != nil {
+			return fmt.Errorf("clear capability index: %w", err)
+		}
+	}
+	if !next.Removed && len(next.Capabilities) > 0 {
+		query := `INSERT INTO directory_caps (cap, entry, org, agent, visibility, restricted, verified, expires_at, updated_at) VALUES `
+		args := make([]any, 0, 9*len(next.Capabilities))
+		for i, cp := range next.Capabilities {
+			if i > 0 {
+				query += ", "
+			}
+			query += "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+			args = append(args, cp, id, next.Org, next.AgentID, visCode(next.Visibility),
+				boolInt(len(next.AllowedOrgs) > 0), boolInt(next.Verified), ms(next.ExpiresAt), ms(next.UpdatedAt))
+		}
+		if _, err := c.exec(ctx, s.q(query), args...); err != nil {
+			return fmt.Errorf("write capability index: %w", err)
+		}
+	}
+	var curPeers []string
 	if cur != nil {
 		curPeers = cur.AllowedOrgs
-		if !cur.Removed {
-			curCaps = cur.Capabilities
-		}
 	}
-	nextCaps := next.Capabilities
-	if next.Removed {
-		nextCaps = nil
-	}
-	if cur == nil || !sameSet(curCaps, nextCaps) {
-		if err := s.replaceRows(ctx, tx, "directory_caps", "cap", id, cur != nil, nextCaps); err != nil {
-			return err
-		}
-	}
-	if cur == nil || !sameSet(curPeers, next.AllowedOrgs) {
-		if err := s.replaceRows(ctx, tx, "directory_peers", "org", id, cur != nil, next.AllowedOrgs); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *Store) replaceRows(ctx context.Context, tx *sql.Tx, table, col string, id int64, clear bool, vals []string) error {
-	if clear {
-		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM `+table+` WHERE entry = ?`), id); err != nil {
-			return fmt.Errorf("clear %s: %w", table, err)
-		}
-	}
-	if len(vals) == 0 {
+	if cur != nil && sameSet(curPeers, next.AllowedOrgs) {
 		return nil
 	}
-	query := `INSERT INTO ` + table + ` (entry, ` + col + `) VALUES `
-	args := make([]any, 0, 2*len(vals))
-	for i, v := range vals {
-		if i > 0 {
-			query += ", "
+	if len(curPeers) > 0 {
+		if _, err := c.exec(ctx, s.q(`DELETE FROM directory_peers WHERE entry = ?`), id); err != nil {
+			return fmt.Errorf("clear allowed orgs: %w", err)
 		}
-		query += "(?, ?)"
-		args = append(args, id, v)
 	}
-	if _, err := tx.ExecContext(ctx, s.q(query), args...); err != nil {
-		return fmt.Errorf("write %s: %w", table, err)
+	if len(next.AllowedOrgs) > 0 {
+		query := `INSERT INTO directory_peers (entry, org) VALUES `
+		args := make([]any, 0, 2*len(next.AllowedOrgs))
+		for i, o := range next.AllowedOrgs {
+			if i > 0 {
+				query += ", "
+			}
+			query += "(?, ?)"
+			args = append(args, id, o)
+		}
+		if _, err := c.exec(ctx, s.q(query), args...); err != nil {
+			return fmt.Errorf("write allowed orgs: %w", err)
+		}
 	}
 	return nil
 }
@@ -337,7 +341,7 @@ func (s *Store) Get(ctx context.Context, id directory.ID, v directory.Viewer) (d
 	dest, finish := entryDest(&r)
 	dest = append(dest, &r.e.Registration)
 	query := s.q(`SELECT ` + entryCols + `, e.registration FROM directory_entries e WHERE e.org = ? AND e.agent = ?`)
-	err := s.r.QueryRowContext(ctx, query, id.Org, id.Agent).Scan(dest...)
+	err := s.rconn().scanRow(ctx, query, []any{id.Org, id.Agent}, dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return directory.Entry{}, directory.ErrNotFound
 	}
@@ -362,7 +366,8 @@ func (s *Store) Delete(ctx context.Context, id directory.ID, d directory.Deletio
 		return &directory.FieldError{Field: "registration", Reason: "too long"}
 	}
 	return s.w.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-		cur, err := s.load(ctx, tx, id)
+		c := s.wconn(tx)
+		cur, err := s.load(ctx, c, id)
 		if err == errNoRow {
 			return directory.ErrNotFound
 		}
@@ -379,10 +384,10 @@ func (s *Store) Delete(ctx context.Context, id directory.ID, d directory.Deletio
 			return directory.ErrStale
 		}
 		t := tombstone(&cur.e, d, fromMs(s.now()))
-		if err := s.update(ctx, tx, cur.id, &t); err != nil {
+		if err := s.update(ctx, c, cur.id, &t); err != nil {
 			return err
 		}
-		return s.writeIndex(ctx, tx, cur.id, &cur.e, &t)
+		return s.writeIndex(ctx, c, cur.id, &cur.e, &t)
 	})
 }
 
@@ -410,8 +415,9 @@ func (s *Store) Renew(ctx context.Context, id directory.ID, key string, expiresA
 	}
 	var out directory.Entry
 	err := s.w.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		c := s.wconn(tx)
 		now := s.now()
-		cur, err := s.load(ctx, tx, id)
+		cur, err := s.load(ctx, c, id)
 		if err == errNoRow {
 			return directory.ErrNotFound
 		}
@@ -427,9 +433,13 @@ func (s *Store) Renew(ctx context.Context, id directory.ID, key string, expiresA
 		if key != "" && key != cur.e.PublicKey {
 			return directory.ErrConflict
 		}
-		query := s.q(`UPDATE directory_entries SET expires_at = ?, updated_at = ? WHERE id = ?`)
-		if _, err := tx.ExecContext(ctx, query, ms(expiresAt), now, cur.id); err != nil {
-			return fmt.Errorf("renew entry %s: %w", id, err)
+		for _, query := range []string{
+			`UPDATE directory_entries SET expires_at = ?, updated_at = ? WHERE id = ?`,
+			`UPDATE directory_caps SET expires_at = ?, updated_at = ? WHERE entry = ?`,
+		} {
+			if _, err := c.exec(ctx, s.q(query), ms(expiresAt), now, cur.id); err != nil {
+				return fmt.Errorf("renew entry %s: %w", id, err)
+			}
 		}
 		out = cur.e
 		out.ExpiresAt = fromMs(ms(expiresAt))

@@ -12,14 +12,14 @@ import (
 // Capabilities implements directory.Store.
 func (s *Store) Capabilities(ctx context.Context, q *directory.CapabilityQuery) ([]directory.CapabilityCount, error) {
 	var b builder
-	b.add(`SELECT c.cap, COUNT(*) FROM directory_caps c JOIN directory_entries e ON e.id = c.entry` +
-		` LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent`)
-	b.add(` WHERE e.removed = 0 AND e.expires_at > ? AND `, s.now())
-	b.listed(q.Viewer, false)
+	b.add(`SELECT c.cap, COUNT(*) FROM directory_caps c` +
+		` LEFT JOIN directory_liveness l ON l.org = c.org AND l.agent = c.agent`)
+	b.add(` WHERE c.expires_at > ? AND `, s.now())
+	b.listed("c", "c.entry", q.Viewer, false)
 	b.add(` AND `)
 	b.searchable()
 	if q.Verified {
-		b.add(` AND e.verified = 1`)
+		b.add(` AND c.verified = 1`)
 	}
 	if q.Prefix != "" {
 		upper, ok := prefixEnd(q.Prefix)
@@ -29,7 +29,7 @@ func (s *Store) Capabilities(ctx context.Context, q *directory.CapabilityQuery) 
 		b.add(` AND c.cap >= ? AND c.cap < ?`, q.Prefix, upper)
 	}
 	b.add(` GROUP BY c.cap ORDER BY c.cap`)
-	rows, err := s.r.QueryContext(ctx, s.q(b.sb.String()), b.args...)
+	rows, err := s.rconn().query(ctx, s.q(b.sb.String()), b.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list capabilities: %w", err)
 	}
@@ -94,7 +94,7 @@ func (s *Store) Changes(ctx context.Context, q *directory.ChangesQuery) (directo
 	b.seesExported(q.Viewer)
 	b.add(` ORDER BY e.updated_at, e.id LIMIT ?`, int64(limit+1))
 
-	rows, err := s.r.QueryContext(ctx, s.q(b.sb.String()), b.args...)
+	rows, err := s.rconn().query(ctx, s.q(b.sb.String()), b.args...)
 	if err != nil {
 		return directory.ChangePage{}, fmt.Errorf("list changes: %w", err)
 	}

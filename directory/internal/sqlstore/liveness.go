@@ -33,6 +33,7 @@ func (s *Store) RecordLiveness(ctx context.Context, id directory.ID, h directory
 	}
 	caps := encodeList(h.CapabilitiesActive)
 	return s.w.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		c := s.wconn(tx)
 		now := s.now()
 		at := ms(h.At)
 		if at == 0 || at > now {
@@ -43,11 +44,11 @@ func (s *Store) RecordLiveness(ctx context.Context, id directory.ID, h directory
 		}
 		hour := at / hourMs
 		var ok, total int64
-		err := tx.QueryRowContext(ctx, s.q(`INSERT INTO directory_liveness_hours (org, agent, hour, ok, total)
+		err := c.scanRow(ctx, s.q(`INSERT INTO directory_liveness_hours (org, agent, hour, ok, total)
 VALUES (?, ?, ?, ?, 1)
 ON CONFLICT (org, agent, hour) DO UPDATE SET ok = directory_liveness_hours.ok + excluded.ok,
 	total = directory_liveness_hours.total + 1
-RETURNING ok, total`), id.Org, id.Agent, hour, up).Scan(&ok, &total)
+RETURNING ok, total`), []any{id.Org, id.Agent, hour, up}, &ok, &total)
 		if err != nil {
 			return fmt.Errorf("record liveness of %s: %w", id, err)
 		}
@@ -61,7 +62,7 @@ RETURNING ok, total`), id.Org, id.Agent, hour, up).Scan(&ok, &total)
 		if dHours > 0 {
 			first = dSum / dHours
 		}
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO directory_liveness (org, agent, status, load, queue_depth,
+		_, err = c.exec(ctx, s.q(`INSERT INTO directory_liveness (org, agent, status, load, queue_depth,
 	capabilities_active, first_seen, last_seen, up_sum, up_hours, uptime_ppm)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (org, agent) DO UPDATE SET
@@ -116,8 +117,8 @@ func livenessDest() ([]any, func() (*directory.Liveness, error)) {
 // Liveness implements directory.Store.
 func (s *Store) Liveness(ctx context.Context, id directory.ID) (directory.Liveness, error) {
 	dest, finish := livenessDest()
-	err := s.r.QueryRowContext(ctx, s.q(`SELECT `+livenessCols+` FROM directory_liveness l WHERE l.org = ? AND l.agent = ?`),
-		id.Org, id.Agent).Scan(dest...)
+	err := s.rconn().scanRow(ctx, s.q(`SELECT `+livenessCols+` FROM directory_liveness l WHERE l.org = ? AND l.agent = ?`),
+		[]any{id.Org, id.Agent}, dest...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return directory.Liveness{}, directory.ErrNotFound
 	}
@@ -180,7 +181,7 @@ func (s *Store) sweepRows(ctx context.Context, query string, args ...any) (int, 
 	for {
 		var n int64
 		err := s.w.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
-			res, err := tx.ExecContext(ctx, s.q(query), args...)
+			res, err := s.wconn(tx).exec(ctx, s.q(query), args...)
 			if err != nil {
 				return err
 			}
@@ -199,8 +200,9 @@ func (s *Store) sweepRows(ctx context.Context, query string, args ...any) (int, 
 func (s *Store) pruneHours(ctx context.Context, cutoff int64) (int, error) {
 	deleted := 0
 	err := s.w.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+		c := s.wconn(tx)
 		deleted = 0
-		rows, err := tx.QueryContext(ctx, s.q(`DELETE FROM directory_liveness_hours WHERE (org, agent, hour) IN
+		rows, err := c.query(ctx, s.q(`DELETE FROM directory_liveness_hours WHERE (org, agent, hour) IN
 (SELECT org, agent, hour FROM directory_liveness_hours WHERE hour < ? LIMIT ?) RETURNING org, agent, ok, total`),
 			cutoff, int64(sweepBatch))
 		if err != nil {
@@ -232,7 +234,7 @@ func (s *Store) pruneHours(ctx context.Context, cutoff int64) (int, error) {
 		rows.Close()
 		for _, id := range order {
 			a := byAgent[id]
-			_, err := tx.ExecContext(ctx, s.q(`UPDATE directory_liveness SET up_sum = up_sum - ?, up_hours = up_hours - ?,
+			_, err := c.exec(ctx, s.q(`UPDATE directory_liveness SET up_sum = up_sum - ?, up_hours = up_hours - ?,
 	uptime_ppm = CASE WHEN up_hours - ? > 0 THEN (up_sum - ?) / (up_hours - ?) END
 WHERE org = ? AND agent = ?`), a.sum, a.hours, a.hours, a.sum, a.hours, id.Org, id.Agent)
 			if err != nil {

@@ -13,14 +13,12 @@ import (
 	"github.com/moltgate/moltgate/directory"
 )
 
-// Health weights of the match score, in quarters (see directory.Query).
+// The health weight of the match score, in quarters (see directory.Query):
+// degraded 3, unhealthy 2, anything else (and never observed) 4.
 const (
-	weightFull      = 4
-	weightDegraded  = 3
-	weightUnhealthy = 2
+	weightFull   = 4
+	pointsWeight = `CASE l.status WHEN 'degraded' THEN 3 WHEN 'unhealthy' THEN 2 ELSE 4 END`
 )
-
-const pointsWeight = `CASE l.status WHEN 'degraded' THEN 3 WHEN 'unhealthy' THEN 2 ELSE 4 END`
 
 // livenessCols are the liveness columns of a search row, scanned by
 // livenessDest.
@@ -44,36 +42,40 @@ func (b *builder) in(vals []string) {
 	}
 }
 
-// listed adds the condition that a search by v may return entry e.
-func (b *builder) listed(v directory.Viewer, includeUnlisted bool) {
+// listed adds the condition that a search by v may return the entry
+// whose visibility columns are those of alias (e for entries, c for the
+// capability index) and whose row id is idCol.
+func (b *builder) listed(alias, idCol string, v directory.Viewer, includeUnlisted bool) {
 	switch {
 	case v.Local && includeUnlisted:
 		b.add(`1 = 1`)
 	case v.Local:
-		b.add(fmt.Sprintf(`e.visibility <> %d`, visUnlisted))
+		b.add(fmt.Sprintf(`%s.visibility <> %d`, alias, visUnlisted))
 	default:
-		b.add(fmt.Sprintf(`e.visibility = %d AND `, visPublic))
-		b.admitted(v)
+		b.add(fmt.Sprintf(`%s.visibility = %d AND `, alias, visPublic))
+		b.admitted(alias, idCol, v)
 	}
 }
 
-// sees adds the condition that v may look e up by id, private entries
-// excluded whoever asks (registry sync never exports them).
+// seesExported adds the condition that v may look entry e up by id,
+// private entries excluded whoever asks (registry sync never exports
+// them).
 func (b *builder) seesExported(v directory.Viewer) {
 	b.add(fmt.Sprintf(`e.visibility IN (%d, %d)`, visPublic, visUnlisted))
 	if !v.Local {
 		b.add(` AND `)
-		b.admitted(v)
+		b.admitted("e", "e.id", v)
 	}
 }
 
 // admitted adds the audience restriction for a remote viewer.
-func (b *builder) admitted(v directory.Viewer) {
+func (b *builder) admitted(alias, idCol string, v directory.Viewer) {
 	if v.Org == "" {
-		b.add(`e.restricted = 0`)
+		b.add(alias + `.restricted = 0`)
 		return
 	}
-	b.add(`(e.restricted = 0 OR e.org = ? OR EXISTS (SELECT 1 FROM directory_peers p WHERE p.entry = e.id AND p.org = ?))`, v.Org, v.Org)
+	b.add(`(`+alias+`.restricted = 0 OR `+alias+`.org = ? OR EXISTS (SELECT 1 FROM directory_peers p WHERE p.entry = `+
+		idCol+` AND p.org = ?))`, v.Org, v.Org)
 }
 
 // searchable adds the liveness condition of search: agents last seen
@@ -82,8 +84,8 @@ func (b *builder) searchable() {
 	b.add(`(l.status IS NULL OR l.status NOT IN ('offline', 'decommissioned'))`)
 }
 
-// sortKeys returns the key expressions of an order, all descending; the
-// last is the row id, which makes the order total.
+// sortKeys returns the key columns of an order, all descending; the last
+// is the row id, which makes the order total.
 func sortKeys(o directory.Sort) []string {
 	switch o {
 	case directory.SortUptime:
@@ -95,8 +97,14 @@ func sortKeys(o directory.Sort) []string {
 }
 
 // plan is a search query compiled for the store.
+//
+// The candidates query selects, for every entry the query and the viewer
+// admit, only its sort keys and row id, reading the capability index
+// (which carries copies of the entry columns search filters on) and the
+// liveness table. The page query orders and pages the candidates, counts
+// them, and only then fetches the full entries of the page.
 type plan struct {
-	inner   builder // the candidates with their sort keys, unordered
+	cand    builder
 	keys    []string
 	denom   int // capabilities named by the query (1 when none)
 	caps    map[string]bool
@@ -129,53 +137,61 @@ func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
 		p.cursor = c
 	}
 
-	b := &p.inner
-	matched := "1"
-	n := len(all) + len(any)
-	if n > 1 {
-		p.denom = n
-		matched = "m.matched"
+	b := &p.cand
+	keys := func(matched, src string) {
+		b.add(`SELECT ` + matched + ` AS matched, ` + matched + ` * ` + pointsWeight + ` AS k_points, ` +
+			`COALESCE(l.uptime_ppm, -1) AS k_uptime, ` + src + `.updated_at AS k_updated, ` + src + `.entry AS k_id`)
 	}
-	// The select list has no arguments, so the builder's arguments stay in
-	// the order of their placeholders.
-	b.add(`SELECT ` + entryCols + `, ` + livenessCols + `, ` + matched + ` AS matched, ` +
-		matched + ` * ` + pointsWeight + ` AS k_points, COALESCE(l.uptime_ppm, -1) AS k_uptime, ` +
-		`e.updated_at AS k_updated, e.id AS k_id`)
-	switch {
+	filters := func(alias string) {
+		if q.Verified {
+			b.add(` AND ` + alias + `.verified = 1`)
+		}
+		if len(q.Orgs) > 0 {
+			b.add(` AND ` + alias + `.org IN `)
+			b.in(q.Orgs)
+		}
+	}
+	switch n := len(all) + len(any); {
 	case n == 0:
-		b.add(` FROM directory_entries e`)
+		// A listing: every entry the viewer may see.
+		b.add(`SELECT 1 AS matched, ` + pointsWeight + ` AS k_points, COALESCE(l.uptime_ppm, -1) AS k_uptime, ` +
+			`e.updated_at AS k_updated, e.id AS k_id FROM directory_entries e` +
+			` LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent`)
+		b.add(` WHERE e.removed = 0 AND e.expires_at > ? AND `, now)
+		b.listed("e", "e.id", q.Viewer, q.IncludeUnlisted)
+		filters("e")
 	case n == 1:
-		b.add(` FROM directory_caps c JOIN directory_entries e ON e.id = c.entry AND c.cap = ?`, append(all, any...)[0])
+		keys("1", "c")
+		b.add(` FROM directory_caps c LEFT JOIN directory_liveness l ON l.org = c.org AND l.agent = c.agent`)
+		b.add(` WHERE c.cap = ? AND c.expires_at > ? AND `, append(all, any...)[0], now)
+		b.listed("c", "c.entry", q.Viewer, q.IncludeUnlisted)
+		filters("c")
 	default:
-		b.add(` FROM (SELECT entry, COUNT(*) AS matched, `)
+		p.denom = n
+		keys("m.matched", "m")
+		b.add(` FROM (SELECT c.entry, c.org, c.agent, c.updated_at, COUNT(*) AS matched, `)
 		if len(all) > 0 {
-			b.add(`SUM(CASE WHEN cap IN `)
+			b.add(`SUM(CASE WHEN c.cap IN `)
 			b.in(all)
 			b.add(` THEN 1 ELSE 0 END) AS matched_all`)
 		} else {
 			b.add(`0 AS matched_all`)
 		}
-		b.add(` FROM directory_caps WHERE cap IN `)
+		b.add(` FROM directory_caps c WHERE c.cap IN `)
 		b.in(append(append([]string{}, all...), any...))
-		b.add(` GROUP BY entry) m JOIN directory_entries e ON e.id = m.entry`)
+		b.add(` AND c.expires_at > ? AND `, now)
+		b.listed("c", "c.entry", q.Viewer, q.IncludeUnlisted)
+		filters("c")
+		b.add(` GROUP BY c.entry, c.org, c.agent, c.updated_at) m` +
+			` LEFT JOIN directory_liveness l ON l.org = m.org AND l.agent = m.agent`)
 		minAny := 0
 		if len(any) > 0 {
 			minAny = 1
 		}
-		b.add(` AND m.matched_all = ? AND m.matched - m.matched_all >= ?`, int64(len(all)), int64(minAny))
+		b.add(` WHERE m.matched_all = ? AND m.matched - m.matched_all >= ?`, int64(len(all)), int64(minAny))
 	}
-	b.add(` LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent`)
-	b.add(` WHERE e.removed = 0 AND e.expires_at > ? AND `, now)
-	b.listed(q.Viewer, q.IncludeUnlisted)
 	b.add(` AND `)
 	b.searchable()
-	if q.Verified {
-		b.add(` AND e.verified = 1`)
-	}
-	if len(q.Orgs) > 0 {
-		b.add(` AND e.org IN `)
-		b.in(q.Orgs)
-	}
 	if q.MinUptime > 0 {
 		b.add(` AND l.uptime_ppm >= ?`, int64(q.MinUptime*ppm+0.5))
 	}
@@ -202,22 +218,36 @@ func (p *plan) orderBy(prefix string) string {
 	return " ORDER BY " + strings.Join(parts, ", ")
 }
 
+// withEntries wraps a query producing candidate rows (alias pg) with the
+// entry and liveness columns of each.
+func withEntries(b *builder, inner func(*builder), extra string) {
+	b.add(`SELECT ` + entryCols + `, ` + livenessCols + `, pg.matched, pg.k_points, pg.k_uptime, pg.k_updated, pg.k_id` +
+		extra + ` FROM (`)
+	inner(b)
+	b.add(`) pg CROSS JOIN directory_entries e LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent` +
+		` WHERE e.id = pg.k_id`)
+}
+
 // searchPaged lets the database order, page and count.
 func (s *Store) searchPaged(ctx context.Context, p *plan) (directory.Page, error) {
 	var b builder
-	b.add(`SELECT * FROM (SELECT t.*, COUNT(*) OVER () AS total FROM (`)
-	b.add(p.selectSQL(), p.inner.args...)
-	b.add(`) t) u`)
-	if p.cursor != nil {
-		b.add(` WHERE (` + strings.Join(p.keys, ", ") + `) < (` + placeholders(len(p.keys)) + `)`)
-		for _, v := range p.cursor {
-			b.args = append(b.args, v)
+	withEntries(&b, func(b *builder) {
+		b.add(`SELECT * FROM (SELECT t.*, COUNT(*) OVER () AS total FROM (`)
+		b.add(p.cand.sb.String(), p.cand.args...)
+		b.add(`) t) u`)
+		if p.cursor != nil {
+			b.add(` WHERE (` + strings.Join(p.keys, ", ") + `) < (` + placeholders(len(p.keys)) + `)`)
+			for _, v := range p.cursor {
+				b.args = append(b.args, v)
+			}
 		}
-	}
-	b.add(p.orderBy(""))
-	b.add(` LIMIT ?`, int64(p.limit+1))
+		b.add(p.orderBy(""))
+		b.add(` LIMIT ?`, int64(p.limit+1))
+	}, ", pg.total")
+	b.add(p.orderBy("pg."))
 
-	rows, err := s.r.QueryContext(ctx, s.q(b.sb.String()), b.args...)
+	rc := s.rconn()
+	rows, err := rc.query(ctx, s.q(b.sb.String()), b.args...)
 	if err != nil {
 		return directory.Page{}, fmt.Errorf("search: %w", err)
 	}
@@ -226,7 +256,7 @@ func (s *Store) searchPaged(ctx context.Context, p *plan) (directory.Page, error
 	total := int64(-1)
 	var last []int64
 	for rows.Next() {
-		sr, err := scanSearchRow(rows, true)
+		sr, err := scanSearchRow(rows.Rows, true)
 		if err != nil {
 			return directory.Page{}, err
 		}
@@ -246,9 +276,9 @@ func (s *Store) searchPaged(ctx context.Context, p *plan) (directory.Page, error
 		// No row after the cursor: count separately.
 		var c builder
 		c.add(`SELECT COUNT(*) FROM (`)
-		c.add(p.selectSQL(), p.inner.args...)
+		c.add(p.cand.sb.String(), p.cand.args...)
 		c.add(`) t`)
-		if err := s.r.QueryRowContext(ctx, s.q(c.sb.String()), c.args...).Scan(&total); err != nil {
+		if err := rc.scanRow(ctx, s.q(c.sb.String()), c.args, &total); err != nil {
 			return directory.Page{}, fmt.Errorf("search count: %w", err)
 		}
 	}
@@ -260,8 +290,10 @@ func (s *Store) searchPaged(ctx context.Context, p *plan) (directory.Page, error
 // evaluate the same way on every backend: it walks every candidate in
 // order, keeping count of the matches and the page after the cursor.
 func (s *Store) searchFiltered(ctx context.Context, p *plan) (directory.Page, error) {
-	query := `SELECT * FROM (` + p.selectSQL() + `) t` + p.orderBy("t.")
-	rows, err := s.r.QueryContext(ctx, s.q(query), p.inner.args...)
+	var b builder
+	withEntries(&b, func(b *builder) { b.add(p.cand.sb.String(), p.cand.args...) }, "")
+	b.add(p.orderBy("pg."))
+	rows, err := s.rconn().query(ctx, s.q(b.sb.String()), b.args...)
 	if err != nil {
 		return directory.Page{}, fmt.Errorf("search: %w", err)
 	}
@@ -269,7 +301,7 @@ func (s *Store) searchFiltered(ctx context.Context, p *plan) (directory.Page, er
 	var page directory.Page
 	var last []int64
 	for rows.Next() {
-		sr, err := scanSearchRow(rows, false)
+		sr, err := scanSearchRow(rows.Rows, false)
 		if err != nil {
 			return directory.Page{}, err
 		}
@@ -305,9 +337,6 @@ func lessKeys(a, b []int64) bool {
 	}
 	return false
 }
-
-// selectSQL is the inner query: candidates with their sort keys.
-func (p *plan) selectSQL() string { return p.inner.sb.String() }
 
 // searchRow is one scanned search row.
 type searchRow struct {

@@ -29,6 +29,11 @@ type Dialect struct {
 	// LockRows appends FOR UPDATE to the reads of a write transaction.
 	// SQLite needs none: its write transactions are exclusive.
 	LockRows bool
+	// CacheStatements keeps prepared statements (SQLite; pgx caches
+	// them per connection already). The writing *sql.DB then needs a
+	// second connection, on which statements are first prepared while the
+	// first is inside a transaction.
+	CacheStatements bool
 }
 
 // Store is a directory.Store on a SQL database.
@@ -38,22 +43,40 @@ type Store struct {
 	d      Dialect
 	o      directory.Options
 	closer func() error
+	wcache *stmtCache // statements of wdb, or nil
+	rcache *stmtCache // statements of r, or nil
 }
 
-// New returns a store that writes through w and reads from r. The schema
-// must be migrated already. Close calls closer.
-func New(w Writer, r *sql.DB, d Dialect, o directory.Options, closer func() error) *Store {
-	return &Store{w: w, r: r, d: d, o: o.WithDefaults(), closer: closer}
+// New returns a store that writes through w, whose transactions are on
+// wdb, and reads from r. The schema must be migrated already. Close calls
+// closer.
+func New(w Writer, wdb, r *sql.DB, d Dialect, o directory.Options, closer func() error) *Store {
+	s := &Store{w: w, r: r, d: d, o: o.WithDefaults(), closer: closer}
+	if d.CacheStatements {
+		s.wcache = newStmtCache(wdb)
+		s.rcache = newStmtCache(r)
+	}
+	return s
 }
 
 // Close closes the writer, then calls the closer given to New.
 func (s *Store) Close() error {
 	err := s.w.Close()
+	if s.wcache != nil {
+		s.wcache.close()
+		s.rcache.close()
+	}
 	if s.closer != nil {
 		err = errors.Join(err, s.closer())
 	}
 	return err
 }
+
+// wconn runs statements in the write transaction tx.
+func (s *Store) wconn(tx *sql.Tx) conn { return conn{cache: s.wcache, tx: tx} }
+
+// rconn runs statements on the read pool.
+func (s *Store) rconn() conn { return conn{cache: s.rcache, db: s.r} }
 
 func (s *Store) now() int64 { return s.o.Now().UnixMilli() }
 

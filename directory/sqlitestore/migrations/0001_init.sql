@@ -30,10 +30,20 @@ CREATE TABLE directory_entries (
 CREATE INDEX directory_entries_changes ON directory_entries (updated_at, id);
 CREATE INDEX directory_entries_expiry ON directory_entries (removed, expires_at);
 
--- The capability index discovery reads: which entries offer a capability.
+-- The capability index discovery reads: one row per capability of each
+-- live entry, with copies of the entry columns that search filters and
+-- sorts on, so that finding the candidates touches no other table but
+-- liveness. Rewritten with every write of the entry; tombstones have none.
 CREATE TABLE directory_caps (
-	cap   TEXT    NOT NULL,
-	entry INTEGER NOT NULL REFERENCES directory_entries (id) ON DELETE CASCADE,
+	cap        TEXT NOT NULL,
+	entry      INTEGER NOT NULL REFERENCES directory_entries (id) ON DELETE CASCADE,
+	org        TEXT NOT NULL,
+	agent      TEXT NOT NULL,
+	visibility INTEGER NOT NULL,
+	restricted INTEGER NOT NULL,
+	verified   INTEGER NOT NULL,
+	expires_at INTEGER NOT NULL,
+	updated_at INTEGER NOT NULL,
 	PRIMARY KEY (cap, entry)
 ) WITHOUT ROWID;
 CREATE INDEX directory_caps_entry ON directory_caps (entry);
