@@ -95,6 +95,11 @@ func testUptimePrune(t *testing.T, e *env) {
 	a := directory.ID{Agent: "a", Org: "acme"}
 	once := directory.ID{Agent: "once", Org: "acme"}
 	day := 24 * time.Hour
+	for _, id := range []directory.ID{a, once} {
+		x := e.entry(id.Agent, id.Org, "x.y")
+		x.ExpiresAt = e.clock.Now().Add(90 * day)
+		e.put(x)
+	}
 	record(t, e.s, a.Agent, a.Org, directory.StatusOffline, e.clock.Now())
 	record(t, e.s, once.Agent, once.Org, directory.StatusAlive, e.clock.Now())
 	for d := 1; d <= 30; d++ {
@@ -105,6 +110,9 @@ func testUptimePrune(t *testing.T, e *env) {
 	l, _ := e.s.Liveness(ctx, a)
 	if want := 30.0 / 31; l.ObservedHours != 31 || l.Uptime30d < want-1e-6 || l.Uptime30d > want+1e-6 {
 		t.Errorf("before the sweep: %v over %d hours, want %v over 31", l.Uptime30d, l.ObservedHours, want)
+	}
+	if p := e.search(directory.Query{Capability: "x.y", MinUptime: 0.99}); !sameStrings(ids(p), []string{"once@acme"}) {
+		t.Errorf("before the sweep min_uptime 0.99 finds %v, want once (1 of 1) and not a (30 of 31)", ids(p))
 	}
 	e.clock.Advance(time.Hour)
 	sw, err := e.s.Sweep(ctx)
@@ -120,6 +128,14 @@ func testUptimePrune(t *testing.T, e *env) {
 	}
 	if _, err := e.s.Liveness(ctx, once); !errors.Is(err, directory.ErrNotFound) {
 		t.Errorf("agent unseen for 30 days: %v, want ErrNotFound", err)
+	}
+	// Search follows: a now qualifies, once is back to never observed.
+	if p := e.search(directory.Query{Capability: "x.y", MinUptime: 0.99}); !sameStrings(ids(p), []string{"a@acme"}) {
+		t.Errorf("after the sweep min_uptime 0.99 finds %v", ids(p))
+	}
+	p := e.search(directory.Query{Capability: "x.y", Sort: directory.SortUptime})
+	if !sameStrings(ids(p), []string{"a@acme", "once@acme"}) || p.Results[1].Liveness != nil {
+		t.Errorf("after the sweep by uptime: %v", ids(p))
 	}
 	// Pruning goes in batches; make more than one batch's worth.
 	var wg sync.WaitGroup

@@ -392,6 +392,12 @@ func testSearchHealth(t *testing.T, e *env) {
 	if ids(p)[2] != "degraded@acme" || ids(p)[3] != "unhealthy@acme" {
 		t.Errorf("order %v", ids(p))
 	}
+	// What was recorded before the registration counts from the start.
+	record(t, e.s, "early", "acme", directory.StatusOffline, now)
+	e.put(e.entry("early", "acme", "x.y"))
+	if p := e.search(directory.Query{Capability: "x.y"}); len(p.Results) != 4 {
+		t.Errorf("an agent registered while offline is listed: %v", ids(p))
+	}
 	// An offline agent reappears when it reports again.
 	e.clock.Advance(time.Minute)
 	record(t, e.s, "offline", "acme", directory.StatusAlive, e.clock.Now())

@@ -276,21 +276,32 @@ func (s *Store) update(ctx context.Context, c conn, id int64, e *directory.Entry
 // afresh with every write; a tombstone has none. It keeps its peer rows,
 // which registry sync filters on.
 func (s *Store) writeIndex(ctx context.Context, c conn, id int64, cur, next *directory.Entry) error {
+	var hl, uptime int64
+	if !next.Removed {
+		// Read liveness before touching the index: the lock order is
+		// entry, liveness, index, as in RecordLiveness.
+		var err error
+		if hl, uptime, err = s.agentHealth(ctx, c, next.ID()); err != nil {
+			return err
+		}
+	}
 	if cur != nil && !cur.Removed {
 		if _, err := c.exec(ctx, s.q(`DELETE FROM directory_caps WHERE entry = ?`), id); err != nil {
 			return fmt.Errorf("clear capability index: %w", err)
 		}
 	}
 	if !next.Removed && len(next.Capabilities) > 0 {
-		query := `INSERT INTO directory_caps (cap, entry, org, agent, visibility, restricted, verified, expires_at, updated_at) VALUES `
-		args := make([]any, 0, 9*len(next.Capabilities))
+		query := `INSERT INTO directory_caps (cap, entry, org, agent, visibility, restricted, verified, expires_at,
+	updated_at, health, uptime_ppm) VALUES `
+		args := make([]any, 0, 11*len(next.Capabilities))
 		for i, cp := range next.Capabilities {
 			if i > 0 {
 				query += ", "
 			}
-			query += "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
+			query += "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 			args = append(args, cp, id, next.Org, next.AgentID, visCode(next.Visibility),
-				boolInt(len(next.AllowedOrgs) > 0), boolInt(next.Verified), ms(next.ExpiresAt), ms(next.UpdatedAt))
+				boolInt(len(next.AllowedOrgs) > 0), boolInt(next.Verified), ms(next.ExpiresAt), ms(next.UpdatedAt),
+				hl, uptime)
 		}
 		if _, err := c.exec(ctx, s.q(query), args...); err != nil {
 			return fmt.Errorf("write capability index: %w", err)

@@ -12,12 +12,8 @@ import (
 // Capabilities implements directory.Store.
 func (s *Store) Capabilities(ctx context.Context, q *directory.CapabilityQuery) ([]directory.CapabilityCount, error) {
 	var b builder
-	b.add(`SELECT c.cap, COUNT(*) FROM directory_caps c` +
-		` LEFT JOIN directory_liveness l ON l.org = c.org AND l.agent = c.agent`)
-	b.add(` WHERE c.expires_at > ? AND `, s.now())
+	b.add(`SELECT c.cap, COUNT(*) FROM directory_caps c WHERE c.expires_at > ? AND c.health > 0 AND `, s.now())
 	b.listed("c", "c.entry", q.Viewer, false)
-	b.add(` AND `)
-	b.searchable()
 	if q.Verified {
 		b.add(` AND c.verified = 1`)
 	}

@@ -21,6 +21,80 @@ const hourMs = int64(time.Hour / time.Millisecond)
 
 func part(ok, total int64) int64 { return ok * ppm / total }
 
+// The capability index carries a copy of each agent's health and
+// uptime_ppm, so that search needs no other table to filter and sort its
+// candidates. health is the search weight of the latest status in
+// quarters (see directory.Query); 0 leaves the agent out of search. The
+// copy is written with the entry, and again whenever a liveness record or
+// a sweep changes it (syncHealth).
+const weightFull = 4
+
+func health(status string, observed bool) int64 {
+	if !observed {
+		return weightFull
+	}
+	switch directory.Status(status) {
+	case directory.StatusDegraded:
+		return 3
+	case directory.StatusUnhealthy:
+		return 2
+	case directory.StatusOffline, directory.StatusDecommissioned:
+		return 0
+	}
+	return weightFull
+}
+
+// agentHealth reads health and uptime_ppm (-1 when never observed) of
+// agent id, waiting for a liveness write in progress where rows are
+// locked.
+func (s *Store) agentHealth(ctx context.Context, c conn, id directory.ID) (h, uptime int64, err error) {
+	lock := ""
+	if s.d.LockRows {
+		lock = " FOR SHARE"
+	}
+	var status string
+	var up sql.NullInt64
+	err = c.scanRow(ctx, s.q(`SELECT status, uptime_ppm FROM directory_liveness WHERE org = ? AND agent = ?`+lock),
+		[]any{id.Org, id.Agent}, &status, &up)
+	if errors.Is(err, sql.ErrNoRows) {
+		return weightFull, -1, nil
+	}
+	if err != nil {
+		return 0, 0, fmt.Errorf("read liveness of %s: %w", id, err)
+	}
+	if !up.Valid {
+		up.Int64 = -1
+	}
+	return health(status, true), up.Int64, nil
+}
+
+// syncHealth copies an agent's health and uptime into the capability
+// rows of its entry, if it has one, unless they hold them already.
+func (s *Store) syncHealth(ctx context.Context, c conn, id directory.ID, status string, observed bool, uptime sql.NullInt64) error {
+	var entry int64
+	// No lock on the entry here: RecordLiveness holds it already, and a
+	// sweep, which holds liveness rows, must not wait for it (locks are
+	// taken in the order entry, liveness, index).
+	err := c.scanRow(ctx, s.q(`SELECT id FROM directory_entries WHERE org = ? AND agent = ? AND removed = 0`),
+		[]any{id.Org, id.Agent}, &entry)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("find entry %s: %w", id, err)
+	}
+	h, up := health(status, observed), int64(-1)
+	if uptime.Valid {
+		up = uptime.Int64
+	}
+	_, err = c.exec(ctx, s.q(`UPDATE directory_caps SET health = ?, uptime_ppm = ?
+WHERE entry = ? AND (health <> ? OR uptime_ppm <> ?)`), h, up, entry, h, up)
+	if err != nil {
+		return fmt.Errorf("update capability index of %s: %w", id, err)
+	}
+	return nil
+}
+
 // RecordLiveness implements directory.Store.
 func (s *Store) RecordLiveness(ctx context.Context, id directory.ID, h directory.Heartbeat) error {
 	if err := h.Validate(); err != nil {
@@ -42,6 +116,17 @@ func (s *Store) RecordLiveness(ctx context.Context, id directory.ID, h directory
 		if at <= now-int64(directory.UptimeWindow/time.Millisecond) {
 			return directory.ErrStale
 		}
+		if s.d.LockRows {
+			// Take the entry's lock before liveness, in the order Put
+			// takes them, so that the copy in the capability index
+			// cannot miss this write.
+			var entry int64
+			err := c.scanRow(ctx, s.q(`SELECT id FROM directory_entries WHERE org = ? AND agent = ? FOR UPDATE`),
+				[]any{id.Org, id.Agent}, &entry)
+			if err != nil && !errors.Is(err, sql.ErrNoRows) {
+				return fmt.Errorf("record liveness of %s: %w", id, err)
+			}
+		}
 		hour := at / hourMs
 		var ok, total int64
 		err := c.scanRow(ctx, s.q(`INSERT INTO directory_liveness_hours (org, agent, hour, ok, total)
@@ -62,7 +147,9 @@ RETURNING ok, total`), []any{id.Org, id.Agent, hour, up}, &ok, &total)
 		if dHours > 0 {
 			first = dSum / dHours
 		}
-		_, err = c.exec(ctx, s.q(`INSERT INTO directory_liveness (org, agent, status, load, queue_depth,
+		var latest string
+		var uptime sql.NullInt64
+		err = c.scanRow(ctx, s.q(`INSERT INTO directory_liveness (org, agent, status, load, queue_depth,
 	capabilities_active, first_seen, last_seen, up_sum, up_hours, uptime_ppm)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
 ON CONFLICT (org, agent) DO UPDATE SET
@@ -75,12 +162,14 @@ ON CONFLICT (org, agent) DO UPDATE SET
 	up_sum = directory_liveness.up_sum + excluded.up_sum,
 	up_hours = directory_liveness.up_hours + excluded.up_hours,
 	uptime_ppm = CASE WHEN directory_liveness.up_hours + excluded.up_hours > 0
-		THEN (directory_liveness.up_sum + excluded.up_sum) / (directory_liveness.up_hours + excluded.up_hours) END`),
-			id.Org, id.Agent, string(status), h.Load, int64(h.QueueDepth), caps, at, at, dSum, dHours, first)
+		THEN (directory_liveness.up_sum + excluded.up_sum) / (directory_liveness.up_hours + excluded.up_hours) END
+RETURNING status, uptime_ppm`),
+			[]any{id.Org, id.Agent, string(status), h.Load, int64(h.QueueDepth), caps, at, at, dSum, dHours, first},
+			&latest, &uptime)
 		if err != nil {
 			return fmt.Errorf("record liveness of %s: %w", id, err)
 		}
-		return nil
+		return s.syncHealth(ctx, c, id, latest, true, uptime)
 	})
 }
 
@@ -164,13 +253,53 @@ WHERE removed = 1 AND expires_at <= ? AND updated_at <= ? LIMIT ?)`, now, now-s.
 			break
 		}
 	}
-	n, err = s.sweepRows(ctx, `DELETE FROM directory_liveness WHERE (org, agent) IN (SELECT org, agent
-FROM directory_liveness WHERE up_hours <= 0 LIMIT ?)`)
+	n, err = s.forgetAgents(ctx)
 	out.LivenessAgents = n
 	if err != nil {
 		return out, fmt.Errorf("sweep liveness: %w", err)
 	}
 	return out, nil
+}
+
+// forgetAgents deletes the liveness of agents with no observation left in
+// the window; their entries go back to never observed.
+func (s *Store) forgetAgents(ctx context.Context) (int, error) {
+	total := 0
+	for {
+		n := 0
+		err := s.w.Write(ctx, func(ctx context.Context, tx *sql.Tx) error {
+			c := s.wconn(tx)
+			n = 0
+			rows, err := c.query(ctx, s.q(`DELETE FROM directory_liveness WHERE (org, agent) IN
+(SELECT org, agent FROM directory_liveness WHERE up_hours <= 0 LIMIT ?) RETURNING org, agent`), int64(sweepBatch))
+			if err != nil {
+				return err
+			}
+			var ids []directory.ID
+			for rows.Next() {
+				var id directory.ID
+				if err := rows.Scan(&id.Org, &id.Agent); err != nil {
+					rows.Close()
+					return err
+				}
+				ids = append(ids, id)
+			}
+			if err := rows.Close(); err != nil {
+				return err
+			}
+			n = len(ids)
+			for _, id := range ids {
+				if err := s.syncHealth(ctx, c, id, "", false, sql.NullInt64{}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		total += n
+		if err != nil || n < sweepBatch {
+			return total, err
+		}
+	}
 }
 
 // sweepRows runs a batched DELETE, whose last placeholder is the batch
@@ -234,10 +363,19 @@ func (s *Store) pruneHours(ctx context.Context, cutoff int64) (int, error) {
 		rows.Close()
 		for _, id := range order {
 			a := byAgent[id]
-			_, err := c.exec(ctx, s.q(`UPDATE directory_liveness SET up_sum = up_sum - ?, up_hours = up_hours - ?,
+			var status string
+			var uptime sql.NullInt64
+			err := c.scanRow(ctx, s.q(`UPDATE directory_liveness SET up_sum = up_sum - ?, up_hours = up_hours - ?,
 	uptime_ppm = CASE WHEN up_hours - ? > 0 THEN (up_sum - ?) / (up_hours - ?) END
-WHERE org = ? AND agent = ?`), a.sum, a.hours, a.hours, a.sum, a.hours, id.Org, id.Agent)
+WHERE org = ? AND agent = ? RETURNING status, uptime_ppm`), []any{a.sum, a.hours, a.hours, a.sum, a.hours, id.Org, id.Agent},
+				&status, &uptime)
+			if errors.Is(err, sql.ErrNoRows) {
+				continue
+			}
 			if err != nil {
+				return err
+			}
+			if err := s.syncHealth(ctx, c, id, status, true, uptime); err != nil {
 				return err
 			}
 		}

@@ -13,12 +13,9 @@ import (
 	"github.com/moltgate/moltgate/directory"
 )
 
-// The health weight of the match score, in quarters (see directory.Query):
-// degraded 3, unhealthy 2, anything else (and never observed) 4.
-const (
-	weightFull   = 4
-	pointsWeight = `CASE l.status WHEN 'degraded' THEN 3 WHEN 'unhealthy' THEN 2 ELSE 4 END`
-)
+// healthSQL is health (liveness.go) of the liveness row l, in SQL.
+const healthSQL = `CASE l.status WHEN 'degraded' THEN 3 WHEN 'unhealthy' THEN 2 ` +
+	`WHEN 'offline' THEN 0 WHEN 'decommissioned' THEN 0 ELSE 4 END`
 
 // livenessCols are the liveness columns of a search row, scanned by
 // livenessDest.
@@ -78,12 +75,6 @@ func (b *builder) admitted(alias, idCol string, v directory.Viewer) {
 		idCol+` AND p.org = ?))`, v.Org, v.Org)
 }
 
-// searchable adds the liveness condition of search: agents last seen
-// offline or decommissioned are left out.
-func (b *builder) searchable() {
-	b.add(`(l.status IS NULL OR l.status NOT IN ('offline', 'decommissioned'))`)
-}
-
 // sortKeys returns the key columns of an order, all descending; the last
 // is the row id, which makes the order total.
 func sortKeys(o directory.Sort) []string {
@@ -138,10 +129,6 @@ func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
 	}
 
 	b := &p.cand
-	keys := func(matched, src string) {
-		b.add(`SELECT ` + matched + ` AS matched, ` + matched + ` * ` + pointsWeight + ` AS k_points, ` +
-			`COALESCE(l.uptime_ppm, -1) AS k_uptime, ` + src + `.updated_at AS k_updated, ` + src + `.entry AS k_id`)
-	}
 	filters := func(alias string) {
 		if q.Verified {
 			b.add(` AND ` + alias + `.verified = 1`)
@@ -151,25 +138,35 @@ func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
 			b.in(q.Orgs)
 		}
 	}
+	minUptime := int64(q.MinUptime*ppm + 0.5)
 	switch n := len(all) + len(any); {
 	case n == 0:
-		// A listing: every entry the viewer may see.
-		b.add(`SELECT 1 AS matched, ` + pointsWeight + ` AS k_points, COALESCE(l.uptime_ppm, -1) AS k_uptime, ` +
+		// A listing: every entry the viewer may see, with its liveness
+		// joined (the capability index is of no help).
+		b.add(`SELECT 1 AS matched, ` + healthSQL + ` AS k_points, COALESCE(l.uptime_ppm, -1) AS k_uptime, ` +
 			`e.updated_at AS k_updated, e.id AS k_id FROM directory_entries e` +
 			` LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent`)
 		b.add(` WHERE e.removed = 0 AND e.expires_at > ? AND `, now)
 		b.listed("e", "e.id", q.Viewer, q.IncludeUnlisted)
 		filters("e")
+		b.add(` AND ` + healthSQL + ` > 0`)
+		if q.MinUptime > 0 {
+			b.add(` AND l.uptime_ppm >= ?`, minUptime)
+		}
 	case n == 1:
-		keys("1", "c")
-		b.add(` FROM directory_caps c LEFT JOIN directory_liveness l ON l.org = c.org AND l.agent = c.agent`)
-		b.add(` WHERE c.cap = ? AND c.expires_at > ? AND `, append(all, any...)[0], now)
+		// The common case reads one stretch of the capability index.
+		b.add(`SELECT 1 AS matched, c.health AS k_points, c.uptime_ppm AS k_uptime, c.updated_at AS k_updated, ` +
+			`c.entry AS k_id FROM directory_caps c`)
+		b.add(` WHERE c.cap = ? AND c.expires_at > ? AND c.health > 0 AND `, append(all, any...)[0], now)
 		b.listed("c", "c.entry", q.Viewer, q.IncludeUnlisted)
 		filters("c")
+		if q.MinUptime > 0 {
+			b.add(` AND c.uptime_ppm >= ?`, minUptime)
+		}
 	default:
 		p.denom = n
-		keys("m.matched", "m")
-		b.add(` FROM (SELECT c.entry, c.org, c.agent, c.updated_at, COUNT(*) AS matched, `)
+		b.add(`SELECT m.matched, m.matched * m.health AS k_points, m.uptime_ppm AS k_uptime, m.updated_at AS k_updated, ` +
+			`m.entry AS k_id FROM (SELECT c.entry, c.updated_at, c.health, c.uptime_ppm, COUNT(*) AS matched, `)
 		if len(all) > 0 {
 			b.add(`SUM(CASE WHEN c.cap IN `)
 			b.in(all)
@@ -179,21 +176,18 @@ func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
 		}
 		b.add(` FROM directory_caps c WHERE c.cap IN `)
 		b.in(append(append([]string{}, all...), any...))
-		b.add(` AND c.expires_at > ? AND `, now)
+		b.add(` AND c.expires_at > ? AND c.health > 0 AND `, now)
 		b.listed("c", "c.entry", q.Viewer, q.IncludeUnlisted)
 		filters("c")
-		b.add(` GROUP BY c.entry, c.org, c.agent, c.updated_at) m` +
-			` LEFT JOIN directory_liveness l ON l.org = m.org AND l.agent = m.agent`)
+		if q.MinUptime > 0 {
+			b.add(` AND c.uptime_ppm >= ?`, minUptime)
+		}
+		b.add(` GROUP BY c.entry, c.updated_at, c.health, c.uptime_ppm) m`)
 		minAny := 0
 		if len(any) > 0 {
 			minAny = 1
 		}
 		b.add(` WHERE m.matched_all = ? AND m.matched - m.matched_all >= ?`, int64(len(all)), int64(minAny))
-	}
-	b.add(` AND `)
-	b.searchable()
-	if q.MinUptime > 0 {
-		b.add(` AND l.uptime_ppm >= ?`, int64(q.MinUptime*ppm+0.5))
 	}
 	return p, nil
 }

@@ -34,8 +34,10 @@ CREATE INDEX directory_entries_expiry ON directory_entries (removed, expires_at)
 
 -- The capability index discovery reads: one row per capability of each
 -- live entry, with copies of the entry columns that search filters and
--- sorts on, so that finding the candidates touches no other table but
--- liveness. Rewritten with every write of the entry; tombstones have none.
+-- sorts on, and of the agent's health (search weight of its latest
+-- status, 0 for offline) and uptime_ppm (-1 when never observed), so that
+-- finding the candidates touches no other table. Rewritten with every
+-- write of the entry; tombstones have none.
 CREATE TABLE directory_caps (
 	cap        TEXT COLLATE "C" NOT NULL,
 	entry      BIGINT  NOT NULL REFERENCES directory_entries (id) ON DELETE CASCADE,
@@ -46,6 +48,8 @@ CREATE TABLE directory_caps (
 	verified   SMALLINT NOT NULL,
 	expires_at BIGINT NOT NULL,
 	updated_at BIGINT NOT NULL,
+	health     SMALLINT NOT NULL,
+	uptime_ppm BIGINT NOT NULL,
 	PRIMARY KEY (cap, entry)
 );
 CREATE INDEX directory_caps_entry ON directory_caps (entry);

@@ -32,8 +32,10 @@ CREATE INDEX directory_entries_expiry ON directory_entries (removed, expires_at)
 
 -- The capability index discovery reads: one row per capability of each
 -- live entry, with copies of the entry columns that search filters and
--- sorts on, so that finding the candidates touches no other table but
--- liveness. Rewritten with every write of the entry; tombstones have none.
+-- sorts on, and of the agent's health (search weight of its latest
+-- status, 0 for offline) and uptime_ppm (-1 when never observed), so that
+-- finding the candidates touches no other table. Rewritten with every
+-- write of the entry; tombstones have none.
 CREATE TABLE directory_caps (
 	cap        TEXT NOT NULL,
 	entry      INTEGER NOT NULL REFERENCES directory_entries (id) ON DELETE CASCADE,
@@ -44,6 +46,8 @@ CREATE TABLE directory_caps (
 	verified   INTEGER NOT NULL,
 	expires_at INTEGER NOT NULL,
 	updated_at INTEGER NOT NULL,
+	health     INTEGER NOT NULL,
+	uptime_ppm INTEGER NOT NULL,
 	PRIMARY KEY (cap, entry)
 ) WITHOUT ROWID;
 CREATE INDEX directory_caps_entry ON directory_caps (entry);
