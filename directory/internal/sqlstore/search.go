@@ -214,32 +214,19 @@ func (p *plan) orderBy(prefix string) string {
 
 // withEntries wraps a query producing candidate rows (alias pg) with the
 // entry and liveness columns of each.
-func withEntries(b *builder, inner func(*builder), extra string) {
+func withEntries(b *builder, inner func(*builder)) {
 	b.add(`SELECT ` + entryCols + `, ` + livenessCols + `, pg.matched, pg.k_points, pg.k_uptime, pg.k_updated, pg.k_id` +
-		extra + ` FROM (`)
+		` FROM (`)
 	inner(b)
 	b.add(`) pg CROSS JOIN directory_entries e LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent` +
 		` WHERE e.id = pg.k_id`)
 }
 
-// searchPaged lets the database order, page and count.
+// searchPaged lets the database order, page and count. For a search by
+// one capability in the default order, SQLite walks the capability index
+// in that order and stops at the end of the page.
 func (s *Store) searchPaged(ctx context.Context, p *plan) (directory.Page, error) {
-	var b builder
-	withEntries(&b, func(b *builder) {
-		b.add(`SELECT * FROM (SELECT t.*, COUNT(*) OVER () AS total FROM (`)
-		b.add(p.cand.sb.String(), p.cand.args...)
-		b.add(`) t) u`)
-		if p.cursor != nil {
-			b.add(` WHERE (` + strings.Join(p.keys, ", ") + `) < (` + placeholders(len(p.keys)) + `)`)
-			for _, v := range p.cursor {
-				b.args = append(b.args, v)
-			}
-		}
-		b.add(p.orderBy(""))
-		b.add(` LIMIT ?`, int64(p.limit+1))
-	}, ", pg.total")
-	b.add(p.orderBy("pg."))
-
+	b := p.pageQuery()
 	rc := s.rconn()
 	rows, err := rc.query(ctx, s.q(b.sb.String()), b.args...)
 	if err != nil {
@@ -247,14 +234,12 @@ func (s *Store) searchPaged(ctx context.Context, p *plan) (directory.Page, error
 	}
 	defer rows.Close()
 	var page directory.Page
-	total := int64(-1)
 	var last []int64
 	for rows.Next() {
-		sr, err := scanSearchRow(rows.Rows, true)
+		sr, err := scanSearchRow(rows.Rows)
 		if err != nil {
 			return directory.Page{}, err
 		}
-		total = sr.total
 		if len(page.Results) == p.limit {
 			page.Next = encodeCursor(p.fingerp, last)
 			break
@@ -266,40 +251,72 @@ func (s *Store) searchPaged(ctx context.Context, p *plan) (directory.Page, error
 		return directory.Page{}, fmt.Errorf("search: %w", err)
 	}
 	rows.Close()
-	if total < 0 {
-		// No row after the cursor: count separately.
-		var c builder
-		c.add(`SELECT COUNT(*) FROM (`)
-		c.add(p.cand.sb.String(), p.cand.args...)
-		c.add(`) t`)
-		if err := rc.scanRow(ctx, s.q(c.sb.String()), c.args, &total); err != nil {
-			return directory.Page{}, fmt.Errorf("search count: %w", err)
-		}
+	// The total is counted apart, which costs less than numbering the
+	// candidates in the page query; a write in between may make it differ
+	// from the page by that write.
+	if page.Next == "" && p.cursor == nil {
+		page.Total = len(page.Results)
+		return page, nil
+	}
+	var c builder
+	c.add(`SELECT COUNT(*) FROM (`)
+	c.add(p.cand.sb.String(), p.cand.args...)
+	c.add(`) t`)
+	var total int64
+	if err := rc.scanRow(ctx, s.q(c.sb.String()), c.args, &total); err != nil {
+		return directory.Page{}, fmt.Errorf("search count: %w", err)
 	}
 	page.Total = int(total)
 	return page, nil
 }
 
+// pageQuery selects the page after the cursor, one row more to tell
+// whether there is a next page.
+func (p *plan) pageQuery() *builder {
+	var b builder
+	withEntries(&b, func(b *builder) {
+		b.add(`SELECT * FROM (`)
+		b.add(p.cand.sb.String(), p.cand.args...)
+		b.add(`) t`)
+		if p.cursor != nil {
+			b.add(` WHERE (` + strings.Join(p.keys, ", ") + `) < (` + placeholders(len(p.keys)) + `)`)
+			for _, v := range p.cursor {
+				b.args = append(b.args, v)
+			}
+		}
+		b.add(p.orderBy(""))
+		b.add(` LIMIT ?`, int64(p.limit+1))
+	})
+	b.add(p.orderBy("pg."))
+	return &b
+}
+
 // searchFiltered applies metadata requirements, which the database cannot
-// evaluate the same way on every backend: it walks every candidate in
-// order, keeping count of the matches and the page after the cursor.
+// evaluate the same way on every backend. It walks the candidates in
+// order with their metadata only, keeping count of the matches and the
+// page after the cursor, then reads the entries of that page.
 func (s *Store) searchFiltered(ctx context.Context, p *plan) (directory.Page, error) {
 	var b builder
-	withEntries(&b, func(b *builder) { b.add(p.cand.sb.String(), p.cand.args...) }, "")
+	b.add(`SELECT pg.matched, pg.k_points, pg.k_uptime, pg.k_updated, pg.k_id, e.metadata FROM (`)
+	b.add(p.cand.sb.String(), p.cand.args...)
+	b.add(`) pg CROSS JOIN directory_entries e WHERE e.id = pg.k_id`)
 	b.add(p.orderBy("pg."))
-	rows, err := s.rconn().query(ctx, s.q(b.sb.String()), b.args...)
+	rc := s.rconn()
+	rows, err := rc.query(ctx, s.q(b.sb.String()), b.args...)
 	if err != nil {
 		return directory.Page{}, fmt.Errorf("search: %w", err)
 	}
 	defer rows.Close()
 	var page directory.Page
+	var picked []*searchRow
 	var last []int64
+	var meta []byte
 	for rows.Next() {
-		sr, err := scanSearchRow(rows.Rows, false)
-		if err != nil {
-			return directory.Page{}, err
+		sr := &searchRow{}
+		if err := rows.Scan(&sr.matched, &sr.points, &sr.uptime, &sr.updated, &sr.rowID, &meta); err != nil {
+			return directory.Page{}, fmt.Errorf("search: scan: %w", err)
 		}
-		if !p.q.Requirements.Match(sr.r.e.Metadata) {
+		if !p.q.Requirements.Match(meta) {
 			continue
 		}
 		page.Total++
@@ -308,8 +325,8 @@ func (s *Store) searchFiltered(ctx context.Context, p *plan) (directory.Page, er
 			continue
 		}
 		switch {
-		case len(page.Results) < p.limit:
-			page.Results = append(page.Results, p.result(sr))
+		case len(picked) < p.limit:
+			picked = append(picked, sr)
 			last = keys
 		case page.Next == "":
 			page.Next = encodeCursor(p.fingerp, last)
@@ -317,6 +334,47 @@ func (s *Store) searchFiltered(ctx context.Context, p *plan) (directory.Page, er
 	}
 	if err := rows.Err(); err != nil {
 		return directory.Page{}, fmt.Errorf("search: %w", err)
+	}
+	rows.Close()
+	if len(picked) == 0 {
+		return page, nil
+	}
+	ids := make([]any, len(picked))
+	for i, sr := range picked {
+		ids[i] = sr.rowID
+	}
+	erows, err := rc.query(ctx, s.q(`SELECT `+entryCols+`, `+livenessCols+` FROM directory_entries e`+
+		` LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent WHERE e.id IN (`+placeholders(len(ids))+`)`), ids...)
+	if err != nil {
+		return directory.Page{}, fmt.Errorf("search: %w", err)
+	}
+	defer erows.Close()
+	byID := map[int64]*searchRow{}
+	for erows.Next() {
+		sr := &searchRow{}
+		dest, finish := entryDest(&sr.r)
+		ld, lfinish := livenessDest()
+		if err := erows.Scan(append(dest, ld...)...); err != nil {
+			return directory.Page{}, fmt.Errorf("search: scan: %w", err)
+		}
+		if err := finish(); err != nil {
+			return directory.Page{}, err
+		}
+		if sr.live, err = lfinish(); err != nil {
+			return directory.Page{}, err
+		}
+		byID[sr.r.id] = sr
+	}
+	if err := erows.Err(); err != nil {
+		return directory.Page{}, fmt.Errorf("search: %w", err)
+	}
+	for _, k := range picked {
+		sr, ok := byID[k.rowID]
+		if !ok {
+			continue // removed since the first read
+		}
+		sr.matched, sr.points, sr.uptime, sr.updated, sr.rowID = k.matched, k.points, k.uptime, k.updated, k.rowID
+		page.Results = append(page.Results, p.result(sr))
 	}
 	return page, nil
 }
@@ -338,7 +396,6 @@ type searchRow struct {
 	live                           *directory.Liveness
 	matched                        int64
 	points, uptime, updated, rowID int64
-	total                          int64
 }
 
 func (sr *searchRow) keys(o directory.Sort) []int64 {
@@ -351,15 +408,12 @@ func (sr *searchRow) keys(o directory.Sort) []int64 {
 	return []int64{sr.points, sr.uptime, sr.updated, sr.rowID}
 }
 
-func scanSearchRow(rows *sql.Rows, withTotal bool) (*searchRow, error) {
+func scanSearchRow(rows *sql.Rows) (*searchRow, error) {
 	sr := &searchRow{}
 	dest, finish := entryDest(&sr.r)
 	ld, lfinish := livenessDest()
 	dest = append(dest, ld...)
 	dest = append(dest, &sr.matched, &sr.points, &sr.uptime, &sr.updated, &sr.rowID)
-	if withTotal {
-		dest = append(dest, &sr.total)
-	}
 	if err := rows.Scan(dest...); err != nil {
 		return nil, fmt.Errorf("search: scan: %w", err)
 	}

@@ -53,6 +53,9 @@ CREATE TABLE directory_caps (
 	PRIMARY KEY (cap, entry)
 );
 CREATE INDEX directory_caps_entry ON directory_caps (entry);
+-- Within a capability, the default search order (score, uptime, recency,
+-- walked backwards), so a page costs its own rows.
+CREATE INDEX directory_caps_rank ON directory_caps (cap, health, uptime_ppm, updated_at, entry);
 
 -- The organisations an entry is restricted to.
 CREATE TABLE directory_peers (

@@ -48,7 +48,9 @@ CREATE TABLE directory_caps (
 	updated_at INTEGER NOT NULL,
 	health     INTEGER NOT NULL,
 	uptime_ppm INTEGER NOT NULL,
-	PRIMARY KEY (cap, entry)
+	-- Within a capability, rows lie in the default search order (score,
+	-- uptime, recency, walked backwards), so a page costs its own rows.
+	PRIMARY KEY (cap, health, uptime_ppm, updated_at, entry)
 ) WITHOUT ROWID;
 CREATE INDEX directory_caps_entry ON directory_caps (entry);
 
