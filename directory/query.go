@@ -153,8 +153,11 @@ func (q *Query) EffectiveLimit() int {
 // Page is one page of search results.
 type Page struct {
 	Results []Result
-	Total   int    // entries matching the query, over all pages
-	Next    string // cursor of the next page; "" on the last page
+	// Total counts the entries matching the query over all pages. It is
+	// counted apart from the page, so a concurrent write may make the two
+	// differ by that write.
+	Total int
+	Next  string // cursor of the next page; "" on the last page
 }
 
 // Result is one entry found by a search. Entry.Registration is left empty.

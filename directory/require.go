@@ -147,7 +147,7 @@ func (r Requirements) MarshalJSON() ([]byte, error) {
 }
 
 // Match reports whether metadata (a JSON object, or nil) meets every
-// condition.
+// condition. It decodes only the values the conditions name.
 func (r Requirements) Match(metadata []byte) bool {
 	if len(r.conds) == 0 {
 		return true
@@ -155,21 +155,157 @@ func (r Requirements) Match(metadata []byte) bool {
 	if len(metadata) == 0 {
 		return false
 	}
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(metadata, &obj) != nil {
+	var small [8]bool
+	seen := small[:0]
+	if len(r.conds) > len(small) {
+		seen = make([]bool, 0, len(r.conds))
+	}
+	seen = seen[:len(r.conds)]
+	matched := 0
+	ok := eachMember(metadata, func(key []byte, escaped bool, val []byte) bool {
+		i := r.find(key, escaped)
+		if i < 0 || seen[i] {
+			return true
+		}
+		seen[i] = true
+		var v any
+		if json.Unmarshal(val, &v) != nil || !r.conds[i].match(v) {
+			return false
+		}
+		matched++
+		return true
+	})
+	return ok && matched == len(r.conds)
+}
+
+// find returns the index of the condition on key, or -1.
+func (r Requirements) find(key []byte, escaped bool) int {
+	k := string(key)
+	if escaped {
+		if json.Unmarshal(append(append([]byte{'"'}, key...), '"'), &k) != nil {
+			return -1
+		}
+	}
+	i, found := slices.BinarySearchFunc(r.conds, k, func(c condition, k string) int { return strings.Compare(c.Key, k) })
+	if !found {
+		return -1
+	}
+	return i
+}
+
+// eachMember calls fn with the key (still escaped, without its quotes;
+// escaped says whether it holds a backslash) and the raw value of each
+// member of the JSON object data, in order, until fn returns false. It
+// reports whether it went through the whole object and data was one
+// well-formed object as far as a scan can tell; entries' metadata was
+// validated when it was stored, so this is only a guard.
+func eachMember(data []byte, fn func(key []byte, escaped bool, val []byte) bool) bool {
+	i := skipSpace(data, 0)
+	if i >= len(data) || data[i] != '{' {
 		return false
 	}
-	for _, c := range r.conds {
-		raw, ok := obj[c.Key]
-		if !ok {
+	i = skipSpace(data, i+1)
+	if i < len(data) && data[i] == '}' {
+		return skipSpace(data, i+1) == len(data)
+	}
+	for {
+		if i >= len(data) || data[i] != '"' {
 			return false
 		}
-		v, err := decodeValue(raw)
-		if err != nil || !c.match(v) {
+		end, escaped := skipString(data, i)
+		if end < 0 {
+			return false
+		}
+		key := data[i+1 : end-1]
+		i = skipSpace(data, end)
+		if i >= len(data) || data[i] != ':' {
+			return false
+		}
+		i = skipSpace(data, i+1)
+		vend := skipValue(data, i)
+		if vend < 0 {
+			return false
+		}
+		if !fn(key, escaped, data[i:vend]) {
+			return false
+		}
+		i = skipSpace(data, vend)
+		if i >= len(data) {
+			return false
+		}
+		switch data[i] {
+		case ',':
+			i = skipSpace(data, i+1)
+		case '}':
+			return skipSpace(data, i+1) == len(data)
+		default:
 			return false
 		}
 	}
-	return true
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// skipString returns the index just past the string starting at data[i]
+// (a quote), or -1, and whether it holds an escape.
+func skipString(data []byte, i int) (int, bool) {
+	escaped := false
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			escaped = true
+			j++
+		case '"':
+			return j + 1, escaped
+		}
+	}
+	return -1, false
+}
+
+// skipValue returns the index just past the JSON value starting at
+// data[i], or -1.
+func skipValue(data []byte, i int) int {
+	if i >= len(data) {
+		return -1
+	}
+	switch data[i] {
+	case '"':
+		end, _ := skipString(data, i)
+		return end
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				end, _ := skipString(data, j)
+				if end < 0 {
+					return -1
+				}
+				j = end - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return -1
+	}
+	j := i
+	for j < len(data) && !strings.ContainsRune(",}] \t\r\n", rune(data[j])) {
+		j++
+	}
+	if j == i {
+		return -1
+	}
+	return j
 }
 
 func (c *condition) match(v any) bool {

@@ -7,6 +7,8 @@
 // machine) never leaves the file damaged. Writes go through one connection
 // and are committed in groups (many concurrent writes share one sync);
 // reads use a pool of read-only connections and never wait for writers.
+// Memory is bounded by SQLite's page caches (see maxReaders), not by the
+// number of entries.
 // Several processes may open the same file: SQLite's locks serialise them
 // and a busy timeout makes them wait rather than fail.
 package sqlitestore
@@ -34,6 +36,13 @@ var migrations embed.FS
 
 var dialect = sqlstore.Dialect{Name: "sqlite", CacheStatements: true}
 
+// Memory: SQLite's page cache is 8 MiB on each of the two writing
+// connections and 4 MiB on each reading one, of which there are
+// GOMAXPROCS, at least 4 and at most maxReaders. That bounds the store's
+// memory whatever the number of entries: 48 MiB with 4 readers, 80 at
+// most.
+const maxReaders = 16
+
 // Store is a directory.Store in a SQLite file.
 type Store struct {
 	directory.Store
@@ -53,9 +62,9 @@ func Open(ctx context.Context, path string, o directory.Options) (*Store, error)
 	}
 	f.Close()
 
-	common := "&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=cache_size(-8192)&_pragma=temp_store(memory)"
+	common := "&_pragma=busy_timeout(10000)&_pragma=foreign_keys(1)&_pragma=temp_store(memory)"
 	w, err := sql.Open("sqlite", "file:"+escapePath(path)+
-		"?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"+common)
+		"?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=cache_size(-8192)"+common)
 	if err != nil {
 		return nil, fmt.Errorf("open directory database: %w", err)
 	}
@@ -74,12 +83,12 @@ func Open(ctx context.Context, path string, o directory.Options) (*Store, error)
 		w.Close()
 		return nil, fmt.Errorf("open directory database %s: %w", path, err)
 	}
-	r, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=query_only(1)"+common)
+	r, err := sql.Open("sqlite", "file:"+escapePath(path)+"?_pragma=query_only(1)&_pragma=cache_size(-4096)"+common)
 	if err != nil {
 		w.Close()
 		return nil, fmt.Errorf("open directory database: %w", err)
 	}
-	n := max(4, runtime.GOMAXPROCS(0))
+	n := min(max(4, runtime.GOMAXPROCS(0)), maxReaders)
 	r.SetMaxOpenConns(n)
 	r.SetMaxIdleConns(n)
 	s := &Store{w: w, r: r, path: path}

@@ -242,6 +242,19 @@ func testSearchRequirements(t *testing.T, e *env) {
 			t.Errorf("%s: found %v (total %d), want %v", c.req, ids(p), p.Total, want)
 		}
 	}
+	// Requirements follow updates and removals of the metadata.
+	e.clock.Advance(time.Second)
+	b := e.entry("cal-b", "acme", "calendar.schedule")
+	b.Metadata = []byte(`{"languages": ["fr"]}`)
+	e.put(b)
+	a := e.entry("cal-a", "acme", "calendar.schedule")
+	e.put(a) // no metadata any more
+	for req, want := range map[string]int{`{"languages": ["en"]}`: 0, `{"languages": "fr"}`: 1, `{"timezone_support": true}`: 0} {
+		r, _ := directory.ParseRequirements([]byte(req))
+		if p := e.search(directory.Query{Capability: "calendar.schedule", Requirements: r}); p.Total != want {
+			t.Errorf("after the updates %s finds %v, want %d", req, ids(p), want)
+		}
+	}
 	if _, err := directory.ParseRequirements([]byte(`{"max": {"gte": "ten"}}`)); err == nil {
 		t.Errorf("gte with a string operand was accepted")
 	}

@@ -270,11 +270,11 @@ func (s *Store) update(ctx context.Context, c conn, id int64, e *directory.Entry
 	return nil
 }
 
-// writeIndex brings the capability and peer rows of entry id from cur's
-// (nil for a new entry) to next's. Capability rows carry copies of the
-// entry's columns that search filters and sorts on, so they are written
-// afresh with every write; a tombstone has none. It keeps its peer rows,
-// which registry sync filters on.
+// writeIndex brings the capability, metadata and peer rows of entry id
+// from cur's (nil for a new entry) to next's. Capability rows carry copies
+// of the entry's columns that search filters and sorts on, so they are
+// written afresh with every write; a tombstone has none, nor metadata. It
+// keeps its peer rows, which registry sync filters on.
 func (s *Store) writeIndex(ctx context.Context, c conn, id int64, cur, next *directory.Entry) error {
 	var hl, uptime int64
 	if !next.Removed {
@@ -305,6 +305,16 @@ func (s *Store) writeIndex(ctx context.Context, c conn, id int64, cur, next *dir
 		}
 		if _, err := c.exec(ctx, s.q(query), args...); err != nil {
 			return fmt.Errorf("write capability index: %w", err)
+		}
+	}
+	if cur != nil && !cur.Removed && cur.Metadata != nil {
+		if _, err := c.exec(ctx, s.q(`DELETE FROM directory_metadata WHERE entry = ?`), id); err != nil {
+			return fmt.Errorf("clear metadata index: %w", err)
+		}
+	}
+	if !next.Removed && next.Metadata != nil {
+		if _, err := c.exec(ctx, s.q(`INSERT INTO directory_metadata (entry, metadata) VALUES (?, ?)`), id, []byte(next.Metadata)); err != nil {
+			return fmt.Errorf("write metadata index: %w", err)
 		}
 	}
 	var curPeers []string

@@ -33,13 +33,13 @@ func health(status string, observed bool) int64 {
 	if !observed {
 		return weightFull
 	}
-	switch directory.Status(status) {
-	case directory.StatusDegraded:
-		return 3
-	case directory.StatusUnhealthy:
-		return 2
-	case directory.StatusOffline, directory.StatusDecommissioned:
+	switch st := directory.Status(status); {
+	case !st.Searchable():
 		return 0
+	case st == directory.StatusDegraded:
+		return 3
+	case st == directory.StatusUnhealthy:
+		return 2
 	}
 	return weightFull
 }

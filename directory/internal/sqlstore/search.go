@@ -293,13 +293,14 @@ func (p *plan) pageQuery() *builder {
 
 // searchFiltered applies metadata requirements, which the database cannot
 // evaluate the same way on every backend. It walks the candidates in
-// order with their metadata only, keeping count of the matches and the
-// page after the cursor, then reads the entries of that page.
+// order with their metadata only (from directory_metadata, a dense copy),
+// keeping count of the matches and the page after the cursor, then reads
+// the entries of that page.
 func (s *Store) searchFiltered(ctx context.Context, p *plan) (directory.Page, error) {
 	var b builder
-	b.add(`SELECT pg.matched, pg.k_points, pg.k_uptime, pg.k_updated, pg.k_id, e.metadata FROM (`)
+	b.add(`SELECT pg.matched, pg.k_points, pg.k_uptime, pg.k_updated, pg.k_id, md.metadata FROM (`)
 	b.add(p.cand.sb.String(), p.cand.args...)
-	b.add(`) pg CROSS JOIN directory_entries e WHERE e.id = pg.k_id`)
+	b.add(`) pg LEFT JOIN directory_metadata md ON md.entry = pg.k_id`)
 	b.add(p.orderBy("pg."))
 	rc := s.rconn()
 	rows, err := rc.query(ctx, s.q(b.sb.String()), b.args...)

@@ -57,6 +57,13 @@ CREATE INDEX directory_caps_entry ON directory_caps (entry);
 -- walked backwards), so a page costs its own rows.
 CREATE INDEX directory_caps_rank ON directory_caps (cap, health, uptime_ppm, updated_at, entry);
 
+-- A copy of each live entry's metadata, packed densely for the searches
+-- that match requirements against it.
+CREATE TABLE directory_metadata (
+	entry    BIGINT PRIMARY KEY REFERENCES directory_entries (id) ON DELETE CASCADE,
+	metadata BYTEA NOT NULL
+);
+
 -- The organisations an entry is restricted to.
 CREATE TABLE directory_peers (
 	entry BIGINT NOT NULL REFERENCES directory_entries (id) ON DELETE CASCADE,

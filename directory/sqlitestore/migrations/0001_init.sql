@@ -54,6 +54,13 @@ CREATE TABLE directory_caps (
 ) WITHOUT ROWID;
 CREATE INDEX directory_caps_entry ON directory_caps (entry);
 
+-- A copy of each live entry's metadata, packed densely for the searches
+-- that match requirements against it.
+CREATE TABLE directory_metadata (
+	entry    INTEGER PRIMARY KEY REFERENCES directory_entries (id) ON DELETE CASCADE,
+	metadata BLOB NOT NULL
+);
+
 -- The organisations an entry is restricted to.
 CREATE TABLE directory_peers (
 	entry INTEGER NOT NULL REFERENCES directory_entries (id) ON DELETE CASCADE,
