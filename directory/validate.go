@@ -48,8 +48,8 @@ func fieldErr(field, format string, a ...any) error {
 }
 
 // Validate checks an entry before it is stored. A tombstone (Removed)
-// needs only its id, its public key and SignedAt; anything else it carries
-// is checked all the same.
+// needs only its id, public key, visibility (which registry sync filters
+// on) and SignedAt; anything else it carries is checked all the same.
 func (e *Entry) Validate() error {
 	if !validName(e.AgentID) {
 		return fieldErr("agent_id", "want 1 to %d of A-Z a-z 0-9 _ -", MaxNameLen)
