@@ -145,7 +145,7 @@ func TestViewer(t *testing.T) {
 		}
 	}
 	if !loc.Listed(unlisted, true) || anon.Listed(unlisted, true) {
-		t.Errorf("includeUnlisted is for local viewers only")
+		t.Errorf("includeHidden is for local viewers only")
 	}
 }
 

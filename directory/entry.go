@@ -166,10 +166,11 @@ func (v Viewer) admitted(org string, allowed []string) bool {
 
 // Listed reports whether a search by v may return e: public entries the
 // viewer Sees, and for local callers private entries as well (unlisted
-// ones only when includeUnlisted is set, which only local callers may do).
-func (v Viewer) Listed(e *Entry, includeUnlisted bool) bool {
+// ones only when includeHidden is set, which only local callers may do:
+// see Query.IncludeHidden).
+func (v Viewer) Listed(e *Entry, includeHidden bool) bool {
 	if v.Local {
-		return e.Visibility != Unlisted || includeUnlisted
+		return e.Visibility != Unlisted || includeHidden
 	}
 	return e.Visibility == Public && v.admitted(e.Org, e.AllowedOrgs)
 }

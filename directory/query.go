@@ -77,9 +77,11 @@ type Query struct {
 	Cursor string // Page.Next of the previous page of the same query
 
 	Viewer Viewer
-	// IncludeUnlisted lets a local viewer list unlisted entries too (the
-	// gateway's own listing). Ignored for remote viewers.
-	IncludeUnlisted bool
+	// IncludeHidden lets a local viewer see what search otherwise hides:
+	// unlisted entries, and agents last seen offline or decommissioned
+	// (with a match score of 0). It is the gateway's own inventory.
+	// Ignored for remote viewers.
+	IncludeHidden bool
 }
 
 // Capabilities returns the query's capabilities split into those all

@@ -64,11 +64,11 @@ func testVisibility(t *testing.T, e *env) {
 	}
 	// The gateway's own listing may include unlisted entries; a remote
 	// viewer asking for them gets the public ones only.
-	p := e.search(directory.Query{Viewer: local, IncludeUnlisted: true})
+	p := e.search(directory.Query{Viewer: local, IncludeHidden: true})
 	if !sameSet(ids(p), []string{"public@acme", "unlisted@acme", "private@acme"}) {
 		t.Errorf("local listing with unlisted: %v", ids(p))
 	}
-	p = e.search(directory.Query{Viewer: directory.Viewer{Org: "globex"}, IncludeUnlisted: true})
+	p = e.search(directory.Query{Viewer: directory.Viewer{Org: "globex"}, IncludeHidden: true})
 	if !sameSet(ids(p), []string{"public@acme"}) {
 		t.Errorf("remote listing asking for unlisted: %v", ids(p))
 	}
@@ -410,6 +410,18 @@ func testSearchHealth(t *testing.T, e *env) {
 	e.put(e.entry("early", "acme", "x.y"))
 	if p := e.search(directory.Query{Capability: "x.y"}); len(p.Results) != 4 {
 		t.Errorf("an agent registered while offline is listed: %v", ids(p))
+	}
+	// The gateway's own inventory shows them all, the offline ones last.
+	for _, q := range []directory.Query{
+		{Capability: "x.y", Viewer: local, IncludeHidden: true},
+		{Viewer: local, IncludeHidden: true},
+		{Any: []string{"x.y", "x.z"}, Viewer: local, IncludeHidden: true},
+	} {
+		p := e.search(q)
+		got := ids(p)
+		if len(got) != 7 || !sameSet(got[4:], []string{"offline@acme", "gone@acme", "early@acme"}) || p.Results[6].MatchScore != 0 {
+			t.Errorf("inventory %+v: %v", q, got)
+		}
 	}
 	// An offline agent reappears when it reports again.
 	e.clock.Advance(time.Minute)

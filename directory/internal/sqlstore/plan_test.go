@@ -32,6 +32,7 @@ func TestSQLitePlan(t *testing.T) {
 		{Capability: "calendar.schedule", Limit: 10, Viewer: directory.Viewer{Org: "globex"}},
 		{Capability: "calendar.schedule", Verified: true, MinUptime: 0.9, Orgs: []string{"acme", "initech"}},
 		{Capability: "calendar.schedule", Viewer: directory.Viewer{Local: true}},
+		{Capability: "calendar.schedule", Viewer: directory.Viewer{Local: true}, IncludeHidden: true},
 	} {
 		p, err := s.compile(&q, now)
 		if err != nil {

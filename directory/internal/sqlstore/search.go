@@ -42,9 +42,9 @@ func (b *builder) in(vals []string) {
 // listed adds the condition that a search by v may return the entry
 // whose visibility columns are those of alias (e for entries, c for the
 // capability index) and whose row id is idCol.
-func (b *builder) listed(alias, idCol string, v directory.Viewer, includeUnlisted bool) {
+func (b *builder) listed(alias, idCol string, v directory.Viewer, includeHidden bool) {
 	switch {
-	case v.Local && includeUnlisted:
+	case v.Local && includeHidden:
 		b.add(`1 = 1`)
 	case v.Local:
 		b.add(fmt.Sprintf(`%s.visibility <> %d`, alias, visUnlisted))
@@ -90,10 +90,12 @@ func sortKeys(o directory.Sort) []string {
 // plan is a search query compiled for the store.
 //
 // The candidates query selects, for every entry the query and the viewer
-// admit, only its sort keys and row id, reading the capability index
-// (which carries copies of the entry columns search filters on) and the
-// liveness table. The page query orders and pages the candidates, counts
-// them, and only then fetches the full entries of the page.
+// admit, only its sort keys and row id. With capabilities named it reads
+// the capability index alone, which carries copies of the entry columns
+// search filters on and of the agent's health and uptime; a listing reads
+// the entries and their liveness. The page query orders and pages the
+// candidates and only then fetches the full entries of the page; a second
+// query counts the candidates.
 type plan struct {
 	cand    builder
 	keys    []string
@@ -139,6 +141,11 @@ func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
 		}
 	}
 	minUptime := int64(q.MinUptime*ppm + 0.5)
+	hidden := q.Viewer.Local && q.IncludeHidden
+	healthy := "c.health > 0 "
+	if hidden {
+		healthy = "c.health >= 0 " // keeps the index range of the default order
+	}
 	switch n := len(all) + len(any); {
 	case n == 0:
 		// A listing: every entry the viewer may see, with its liveness
@@ -147,9 +154,11 @@ func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
 			`e.updated_at AS k_updated, e.id AS k_id FROM directory_entries e` +
 			` LEFT JOIN directory_liveness l ON l.org = e.org AND l.agent = e.agent`)
 		b.add(` WHERE e.removed = 0 AND e.expires_at > ? AND `, now)
-		b.listed("e", "e.id", q.Viewer, q.IncludeUnlisted)
+		b.listed("e", "e.id", q.Viewer, q.IncludeHidden)
 		filters("e")
-		b.add(` AND ` + healthSQL + ` > 0`)
+		if !hidden {
+			b.add(` AND ` + healthSQL + ` > 0`)
+		}
 		if q.MinUptime > 0 {
 			b.add(` AND l.uptime_ppm >= ?`, minUptime)
 		}
@@ -157,8 +166,8 @@ func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
 		// The common case reads one stretch of the capability index.
 		b.add(`SELECT 1 AS matched, c.health AS k_points, c.uptime_ppm AS k_uptime, c.updated_at AS k_updated, ` +
 			`c.entry AS k_id FROM directory_caps c`)
-		b.add(` WHERE c.cap = ? AND c.expires_at > ? AND c.health > 0 AND `, append(all, any...)[0], now)
-		b.listed("c", "c.entry", q.Viewer, q.IncludeUnlisted)
+		b.add(` WHERE c.cap = ? AND c.expires_at > ? AND `+healthy+`AND `, append(all, any...)[0], now)
+		b.listed("c", "c.entry", q.Viewer, q.IncludeHidden)
 		filters("c")
 		if q.MinUptime > 0 {
 			b.add(` AND c.uptime_ppm >= ?`, minUptime)
@@ -176,8 +185,8 @@ func (s *Store) compile(q *directory.Query, now int64) (*plan, error) {
 		}
 		b.add(` FROM directory_caps c WHERE c.cap IN `)
 		b.in(append(append([]string{}, all...), any...))
-		b.add(` AND c.expires_at > ? AND c.health > 0 AND `, now)
-		b.listed("c", "c.entry", q.Viewer, q.IncludeUnlisted)
+		b.add(` AND c.expires_at > ? AND `+healthy+`AND `, now)
+		b.listed("c", "c.entry", q.Viewer, q.IncludeHidden)
 		filters("c")
 		if q.MinUptime > 0 {
 			b.add(` AND c.uptime_ppm >= ?`, minUptime)
@@ -449,15 +458,15 @@ const cursorVersion = 1
 
 func fingerprint(q *directory.Query, sort directory.Sort, all, any []string) [8]byte {
 	b, _ := json.Marshal(struct {
-		All, Any        []string
-		Req             directory.Requirements
-		Verified        bool
-		MinUptime       float64
-		Orgs            []string
-		Sort            directory.Sort
-		Viewer          directory.Viewer
-		IncludeUnlisted bool
-	}{all, any, q.Requirements, q.Verified, q.MinUptime, q.Orgs, sort, q.Viewer, q.IncludeUnlisted})
+		All, Any      []string
+		Req           directory.Requirements
+		Verified      bool
+		MinUptime     float64
+		Orgs          []string
+		Sort          directory.Sort
+		Viewer        directory.Viewer
+		IncludeHidden bool
+	}{all, any, q.Requirements, q.Verified, q.MinUptime, q.Orgs, sort, q.Viewer, q.IncludeHidden})
 	sum := sha256.Sum256(b)
 	var f [8]byte
 	copy(f[:], sum[:])
