@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/moltgate/moltgate/internal/benchcpu"
 )
 
 // benchProse is ordinary agent-to-agent traffic: requests, summaries and tool output, with the
@@ -45,6 +47,7 @@ func benchScan(b *testing.B, n int, clean bool) {
 	}
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		sc.ScanText(text)
 	}
@@ -65,6 +68,7 @@ func BenchmarkScanJSON1KiB(b *testing.B) {
 	data, _ := json.Marshal(p)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		if _, err := sc.ScanJSON("p", data); err != nil {
 			b.Fatal(err)
@@ -79,6 +83,7 @@ func BenchmarkEd25519SignVerify1KiB(b *testing.B) {
 	pub := priv.Public().(ed25519.PublicKey)
 	msg := []byte(benchMessage(1 << 10))
 	b.SetBytes(int64(len(msg)))
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		sig := ed25519.Sign(priv, msg)
 		if !ed25519.Verify(pub, msg, sig) {

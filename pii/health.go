@@ -52,7 +52,7 @@ func (x *scanCtx) healthTerms() {
 					e++
 				}
 			}
-			if hasCue(s, i-40, i, []string{"icd", "diagnos", "code"}) {
+			if hasCue(s, i-40, i, icdCues) {
 				x.add(TypeHealth, i, e, 0.85, "health.icd10")
 			}
 		}
@@ -60,3 +60,5 @@ func (x *scanCtx) healthTerms() {
 	}
 	_ = strings.Contains
 }
+
+var icdCues = newCues("icd", "diagnos", "code")

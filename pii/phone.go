@@ -36,7 +36,7 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 			}
 		}
 	}
-	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, []string{"office", "mobile", "fax", "home", "cell", "work"})
+	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, phoneAfterCues)
 	intl := n.plus || (nd >= 9 && d[0] == '0' && d[1] == '0') || (nd >= 11 && d[0] == '0' && d[1] == '1' && d[2] == '1')
 	var buf [48]byte
 	num := buf[:0]
@@ -110,3 +110,5 @@ func (x *scanCtx) phoneValue(a, b int) bool {
 	}
 	return false
 }
+
+var phoneAfterCues = newCues("office", "mobile", "fax", "home", "cell", "work")

@@ -1,7 +1,10 @@
 package pii
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
+	"unsafe"
 )
 
 // The scan is one pass over the bytes of a string. A 256-entry class table splits the text into
@@ -150,6 +153,8 @@ func identifies(t Type) bool { return t.Class() == ClassPII && t != TypeHealth }
 func (x *scanCtx) run() {
 	s := x.s
 	n := len(s)
+	// b aliases s for eight-byte loads; it is never written.
+	b := unsafe.Slice(unsafe.StringData(s), n)
 	i := 0
 	for i < n {
 		k := ctab[s[i]]
@@ -163,15 +168,52 @@ func (x *scanCtx) run() {
 			i++
 			continue
 		}
+		// A word. Runs of lower-case letters, the bulk of prose, are skipped eight bytes at a
+		// time; other word bytes are classified one by one.
 		j := i + 1
 		m := k
-		for j < n {
+		for {
+			if j+8 <= n {
+				nl := notLower8(binary.LittleEndian.Uint64(b[j:]))
+				if nl == 0 {
+					j += 8
+					continue
+				}
+				j += bits.TrailingZeros64(nl) >> 3
+			} else {
+				for j < n && isLower(s[j]) {
+					j++
+				}
+				if j >= n {
+					break
+				}
+			}
 			k2 := ctab[s[j]]
 			if k2&cWord == 0 {
 				break
 			}
 			m |= k2
 			j++
+		}
+		// Where scanning resumes if nothing starts here: past a plain separator directly.
+		next := j
+		if j < n && ctab[s[j]] == 0 {
+			next = j + 1
+		}
+		if m == cLower {
+			// A plain lower-case word can only be a name cue ("dear", "name", "sincerely"...) or
+			// start a vendor token whose prefix ends in '-', '.' or ':' ("sk-", "hvs.").
+			if cueLens[s[i]]>>((j-i)&31)&1 != 0 ||
+				j < n && (s[j] == '-' || s[j] == '.' || s[j] == ':') {
+				if i+1 < n && cueBloom.has(fold3(s, i)) {
+					if e := x.cue(i, j); e > j {
+						i = e
+						continue
+					}
+				}
+			}
+			i = next
+			continue
 		}
 		if i+1 < n && cueBloom.has(fold3(s, i)) {
 			if e := x.cue(i, j); e > j {
@@ -185,8 +227,29 @@ func (x *scanCtx) run() {
 				continue
 			}
 		}
-		i = j
+		i = next
 	}
+}
+
+// cueLens[c] has bit n set when a lower-case cue word of n letters starts with c: the words
+// nameCue acts on (honorifics, "dear", "name", "called", "i", "patient", "sincerely"...).
+var cueLens = func() (t [256]uint32) {
+	for _, w := range []string{"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "mister", "dear", "name", "named",
+		"called", "call", "i", "patient", "surname", "firstname", "lastname", "fullname", "sincerely", "regards", "signed"} {
+		t[w[0]] |= 1 << len(w)
+	}
+	return t
+}()
+
+// notLower8 returns, for the eight bytes of w, a mask with the high bit set in every byte that
+// is not an ASCII lower-case letter.
+func notLower8(w uint64) uint64 {
+	const hi = 0x8080808080808080
+	// For a byte below 0x80, b+0x1f carries into the high bit iff b >= 'a', and b+0x05 iff
+	// b > 'z'; neither addition carries into the next byte. Bytes from 0x80 up are not letters.
+	lo := w &^ hi
+	isLower := (lo + 0x1f1f1f1f1f1f1f1f) &^ (lo + 0x0505050505050505) &^ w & hi
+	return isLower ^ hi
 }
 
 // trigger handles a non-word trigger byte at i and returns where scanning resumes (<= i: no match).
