@@ -103,6 +103,21 @@ func wordHash(w string) uint32 {
 	return (k * 0x9E3779B1) >> 22
 }
 
+// hasFold is has(lower-cased w) without building the lower-cased string first.
+func (ws *wordSet) hasFold(w string) bool {
+	if len(w) == 0 || len(w) > 32 {
+		return false
+	}
+	k := uint32(len(w)) | uint32(lower(w[0]))<<8 | uint32(lower(w[len(w)-1]))<<16 | uint32(lower(w[len(w)/2]))<<24
+	h := (k * 0x9E3779B1) >> 22
+	if ws.bloom[h>>6]&(1<<(h&63)) == 0 {
+		return false
+	}
+	var buf [32]byte
+	b := lowerInto(buf[:0], w)
+	return ws.m[string(b)]
+}
+
 func (ws *wordSet) has(w string) bool {
 	h := wordHash(w)
 	if ws.bloom[h>>6]&(1<<(h&63)) == 0 {
@@ -272,8 +287,7 @@ func (x *scanCtx) address(i, j int) int {
 	}
 	prevCap := false
 	if pw, ok := wordBefore(s, i); ok && pw.b-pw.a < 30 {
-		var b2 [32]byte
-		prevCap = capitalized(s, pw) || streetWords.has(lowerWord(b2[:], s, pw))
+		prevCap = capitalized(s, pw) || streetWords.hasFold(s[pw.a:pw.b])
 	}
 	if !nextCap && !prevCap && !isLowerText(s, i, j) {
 		return i

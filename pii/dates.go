@@ -105,7 +105,11 @@ func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 			return i, ye, true
 		}
 	}
-	// Month first: "March 3, 1990".
+	// Month first: "March 3, 1990". The year is the cheaper test.
+	ye, ok := yearAfter(s, j)
+	if !ok {
+		return 0, 0, false
+	}
 	p := i - 1
 	for p > 0 && s[p] == ' ' {
 		p--
@@ -114,14 +118,12 @@ func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 		p--
 	}
 	q := p
-	for q >= 0 && isAlpha(s[q]) {
+	for q >= 0 && q > p-10 && isAlpha(s[q]) {
 		q--
 	}
-	if q < p {
+	if q < p && (q < 0 || !isAlpha(s[q])) {
 		if _, ok := isMonthAt(s, q+1); ok {
-			if ye, ok := yearAfter(s, j); ok {
-				return q + 1, ye, true
-			}
+			return q + 1, ye, true
 		}
 	}
 	return 0, 0, false

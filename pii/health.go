@@ -1,6 +1,10 @@
 package pii
 
-import "strings"
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
 
 // Health information counts as personal data only when it is about someone identified in the
 // same document (a name, e-mail, phone, id number...). "Patient is a 38-year-old male with a
@@ -25,40 +29,104 @@ var healthByFirst = func() (t [256][]string) {
 	return t
 }()
 
+// healthBloom holds the first three bytes of every term, so that most words are passed over
+// after one lookup.
+var healthBloom = func() (b bloom) {
+	for _, h := range healthTerms {
+		b.add(h)
+	}
+	return b
+}()
+
 // healthTerms scans x.s for health terms (case-insensitive, at word starts) and ICD-10 codes.
+// Word starts (a letter not preceded by a letter or digit) are found 64 bytes at a time.
 func (x *scanCtx) healthTerms() {
 	s := x.s
-	for i := 0; i < len(s); {
-		if !isAlpha(s[i]) || (i > 0 && isAlnum(s[i-1])) {
-			i++
-			continue
+	n := len(s)
+	b := unsafe.Slice(unsafe.StringData(s), n)
+	prevAlnum := false
+	for base := 0; base < n; base += 64 {
+		alpha, alnum := alphaMasks(b[base:])
+		starts := alpha &^ (alnum<<1 | b2u(prevAlnum))
+		prevAlnum = alnum>>63&1 != 0
+		for starts != 0 {
+			i := base + bits.TrailingZeros64(starts)
+			starts &= starts - 1
+			if i+2 < n && (healthBloom.has(fold3(s, i)) || isUpper(s[i]) && isDigit(s[i+1])) {
+				x.healthWord(i)
+			}
 		}
-		j := i
-		for j < len(s) && isWordByte(s[j]) {
-			j++
-		}
+	}
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// healthWord checks the word starting at i.
+func (x *scanCtx) healthWord(i int) {
+	s := x.s
+	if i+2 < len(s) && healthBloom.has(fold3(s, i)) {
 		for _, t := range healthByFirst[lower(s[i])] {
 			if hasFoldPrefix(s[i:], t) {
 				x.add(TypeHealth, i, i+len(t), 0.8, "health.term")
 				break
 			}
 		}
-		// ICD-10: letter, two digits, optional .digits, after a diagnosis or ICD cue.
-		if j-i == 3 && isUpper(s[i]) && isDigit(s[i+1]) && isDigit(s[i+2]) {
-			e := j
-			if e+1 < len(s) && s[e] == '.' && isAlnum(s[e+1]) {
-				e += 2
-				for e < len(s) && isAlnum(s[e]) && e-j < 5 {
-					e++
-				}
-			}
-			if hasCue(s, i-40, i, icdCues) {
-				x.add(TypeHealth, i, e, 0.85, "health.icd10")
+	}
+	// ICD-10: letter, two digits, optional .digits, after a diagnosis or ICD cue.
+	if i+3 <= len(s) && isUpper(s[i]) && isDigit(s[i+1]) && isDigit(s[i+2]) && (i+3 == len(s) || !isWordByte(s[i+3])) {
+		j := i + 3
+		e := j
+		if e+1 < len(s) && s[e] == '.' && isAlnum(s[e+1]) {
+			e += 2
+			for e < len(s) && isAlnum(s[e]) && e-j < 5 {
+				e++
 			}
 		}
-		i = j
+		if hasCue(s, i-40, i, icdCues) {
+			x.add(TypeHealth, i, e, 0.85, "health.icd10")
+		}
 	}
-	_ = strings.Contains
+}
+
+// alphaMasks returns, for the (up to) 64 bytes of b, the bits of the bytes that are letters
+// (ASCII or from 0x80 up, as isAlpha) and of those that are letters or digits.
+func alphaMasks(b []byte) (alpha, alnum uint64) {
+	k := 0
+	for ; k+8 <= len(b) && k < 64; k += 8 {
+		a, d := alpha8(binary.LittleEndian.Uint64(b[k:]))
+		alpha |= a << k
+		alnum |= (a | d) << k
+	}
+	for ; k < len(b) && k < 64; k++ {
+		if isAlpha(b[k]) {
+			alpha |= 1 << k
+			alnum |= 1 << k
+		} else if isDigit(b[k]) {
+			alnum |= 1 << k
+		}
+	}
+	return alpha, alnum
+}
+
+// alpha8 returns one bit per byte of w for letters and for digits (see plain8 for the method).
+func alpha8(w uint64) (alpha, digit uint64) {
+	const (
+		lo7 = 0x7f7f7f7f7f7f7f7f
+		hi8 = 0x8080808080808080
+	)
+	x := w & lo7
+	l := x | 0x2020202020202020 // ASCII letters folded to lower case
+	letter := (l + 0x1f1f1f1f1f1f1f1f) &^ (l + 0x0505050505050505) &^ w
+	// Folding also maps '@' to '`' and '[' .. '_' to '{' .. 0x7f, which are outside 'a'..'z'.
+	letter = (letter | w) & hi8
+	dig := (x + 0x5050505050505050) &^ (x + 0x4646464646464646) &^ w & hi8
+	gather := func(m uint64) uint64 { return ((m >> 7) * 0x0102040810204080) >> 56 }
+	return gather(letter), gather(dig)
 }
 
 var icdCues = newCues("icd", "diagnos", "code")
