@@ -1,6 +1,5 @@
 package pii
 
-
 // Phone numbers. A digit run is only a phone candidate when it is written like one: with a
 // leading + or international prefix, with parentheses, or in groups. It is then validated against
 // the numbering plans of github.com/nyaruka/phonenumbers (international numbers against their
