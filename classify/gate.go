@@ -38,15 +38,15 @@ type Reason uint8
 
 // The reasons, with their metric label.
 const (
-	ReasonInvalidClass Reason = iota + 1 // "invalid_class"
-	ReasonPeerCeiling                    // "peer_ceiling": above the peer organisation's ceiling
-	ReasonAgentCeiling                   // "agent_ceiling": above the local agent's ceiling
-	ReasonUnsupported                    // "unsupported_class": not listed in the hello
-	ReasonNotSealed                      // "not_sealed": conf and above must arrive encrypted
-	ReasonSecret                         // "secret": secret material outside sec
-	ReasonNoConsent                      // "pii_without_consent": personal data outside a consented pii/sec message
-	ReasonConsentInvalid                 // "consent_invalid": the consent does not verify, has expired, is revoked...
-	ReasonConsentTypes                   // "consent_types": the consent (or pii_meta.types) misses a type found
+	ReasonInvalidClass   Reason = iota + 1 // "invalid_class"
+	ReasonPeerCeiling                      // "peer_ceiling": above the peer organisation's ceiling
+	ReasonAgentCeiling                     // "agent_ceiling": above the local agent's ceiling
+	ReasonUnsupported                      // "unsupported_class": not listed in the hello
+	ReasonNotSealed                        // "not_sealed": conf and above must arrive encrypted
+	ReasonSecret                           // "secret": secret material outside sec
+	ReasonNoConsent                        // "pii_without_consent": personal data outside a consented pii/sec message
+	ReasonConsentInvalid                   // "consent_invalid": the consent does not verify, has expired, is revoked...
+	ReasonConsentTypes                     // "consent_types": the consent (or pii_meta.types) misses a type found
 
 	numReasons = iota
 )

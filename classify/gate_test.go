@@ -19,8 +19,8 @@ import (
 
 var (
 	t0     = time.UnixMilli(1_767_222_000_000)
-	alice  = wire.Ref{Agent: "alice", Org: "acme"}  // local agent
-	bob    = wire.Ref{Agent: "bob", Org: "globex"}  // peer agent
+	alice  = wire.Ref{Agent: "alice", Org: "acme"} // local agent
+	bob    = wire.Ref{Agent: "bob", Org: "globex"} // peer agent
 	codec  = wire.NewCodec(wire.Limits{})
 	allCls = []wire.Class{wire.Pub, wire.Int, wire.Conf, wire.PII, wire.Sec}
 )
