@@ -66,6 +66,8 @@ func commands() []command {
 		{"seal", "seal --identity FILE --to x25519:… < msg.json", runSeal},
 		{"open", "open --identity FILE < envelope.json", runOpen},
 		{"demo", "demo", runDemo},
+		{"pii", "pii scan [--jsonl] < text", runPII},
+		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ...", runConsent},
 	}
 }
 
