@@ -25,7 +25,9 @@ import (
 func orgKeyPath(dir string) string { return filepath.Join(dir, "keys", "org.json") }
 
 // revocationsPath is the consent revocation list the gateway reads.
-func revocationsPath(dir string) string { return filepath.Join(dir, "data", "consent-revocations.jsonl") }
+func revocationsPath(dir string) string {
+	return filepath.Join(dir, "data", "consent-revocations.jsonl")
+}
 
 // issuerFlags are the flags that name the issuing key: --identity FILE, or --dir DIR for the
 // gateway's own organisation key.
