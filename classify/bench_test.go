@@ -3,9 +3,11 @@ package classify
 import (
 	"context"
 	"crypto/ed25519"
+	"path/filepath"
 	"testing"
 
 	"github.com/moltgate/moltgate/internal/benchcpu"
+	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -37,6 +39,12 @@ func benchMessage(b *testing.B, f *fixture, cls wire.Class, text string, meta *w
 
 func benchGate(b *testing.B, cls wire.Class, text string, pii bool) {
 	f := newFixture(b)
+	// The gateway's revocation list: checked for changes by other processes once a second.
+	store, err := consent.OpenFile(filepath.Join(b.TempDir(), "revoked.jsonl"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	f.gate.consents.Revocations = store
 	var meta_ *wire.PIIMeta
 	if pii {
 		meta_ = meta(f.token(b, f.acme, bob, "crm-sync", "email", "phone"), "crm-sync", "email", "phone")

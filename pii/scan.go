@@ -115,6 +115,8 @@ type scanCtx struct {
 
 	num numSpan // scratch for the number being classified
 
+	keyMemo map[string]keyKind // see keyOf; survives pooling
+
 	// JSON walk state.
 	keyBuf []byte
 	segs   []pathSeg
@@ -437,8 +439,9 @@ func better(a, b Finding) bool {
 
 // finishDoc runs once per document: health information counts only when the document also
 // identifies someone, so the deferred health findings are emitted, and the texts re-scanned for
-// health terms, only then. each calls fn for every string of the document with its path.
-func (x *scanCtx) finishDoc(_ int, each func(fn func(path string, s string, key keyKind))) {
+// health terms, only then. each calls fn for every string of the document with a function
+// that builds its path (called only for strings with findings).
+func (x *scanCtx) finishDoc(_ int, each func(fn func(path func() string, s string, key keyKind))) {
 	if !x.identity {
 		return
 	}
@@ -450,13 +453,16 @@ func (x *scanCtx) finishDoc(_ int, each func(fn func(path string, s string, key 
 		x.resolveHealth()
 		return
 	}
-	each(func(path, s string, key keyKind) {
+	each(func(path func() string, s string, key keyKind) {
 		x.s = s
 		x.base = len(x.out)
 		x.healthTerms()
 		x.resolveHealth()
-		for i := x.base; i < len(x.out); i++ {
-			x.out[i].Path = path
+		if len(x.out) > x.base {
+			p := path()
+			for i := x.base; i < len(x.out); i++ {
+				x.out[i].Path = p
+			}
 		}
 	})
 }

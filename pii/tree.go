@@ -24,8 +24,8 @@ func (s *Scanner) AppendTree(dst []Finding, root string, v wire.Value, skip func
 	x := s.getCtx()
 	x.out = dst
 	x.walkTree(root, v, keyNone, 0, skip)
-	x.finishDoc(0, func(fn func(path, str string, key keyKind)) {
-		y := &scanCtx{}
+	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
+		y := &scanCtx{keyMemo: x.keyMemo}
 		y.eachTree(root, v, keyNone, 0, skip, fn)
 	})
 	dst = x.out
@@ -58,21 +58,21 @@ func (x *scanCtx) walkTree(root string, v wire.Value, key keyKind, depth int, sk
 				continue
 			}
 			x.pushKey(root, m.Key, i)
-			x.walkTree(root, m.Value, classifyKey(m.Key), depth+1, nil)
+			x.walkTree(root, m.Value, x.keyOf(m.Key), depth+1, nil)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
 	}
 }
 
 // eachTree visits every string of v with its path, for the document-level health pass.
-func (x *scanCtx) eachTree(root string, v wire.Value, key keyKind, depth int, skip func(string) bool, fn func(path, s string, key keyKind)) {
+func (x *scanCtx) eachTree(root string, v wire.Value, key keyKind, depth int, skip func(string) bool, fn func(path func() string, s string, key keyKind)) {
 	if depth > maxDepth {
 		return
 	}
 	switch v.Kind() {
 	case wire.String:
 		str, _ := v.Str()
-		fn(x.path(root), str, key)
+		fn(func() string { return x.path(root) }, str, key)
 	case wire.Array:
 		for i, e := range v.Elems() {
 			x.segs = append(x.segs, pathSeg{index: i})
@@ -85,7 +85,7 @@ func (x *scanCtx) eachTree(root string, v wire.Value, key keyKind, depth int, sk
 				continue
 			}
 			x.segs = append(x.segs, pathSeg{isKey: true, index: i, key: m.Key, safe: plainIdent(m.Key)})
-			x.eachTree(root, m.Value, classifyKey(m.Key), depth+1, nil, fn)
+			x.eachTree(root, m.Value, x.keyOf(m.Key), depth+1, nil, fn)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
 	}
