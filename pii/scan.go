@@ -263,7 +263,7 @@ func (x *scanCtx) step(p, done int) int {
 	m := k
 	if i < p {
 		m |= cLower
-	} else if k&(cUpper|cHigh) != 0 {
+	} else if k&(cUpper|cHigh) != 0 && !afterStop(s, p) {
 		// A capitalised word may be a name after a lower-case cue ("my name is", "dear").
 		if e := x.nameBack(p); e > p {
 			return e
@@ -289,6 +289,21 @@ func (x *scanCtx) step(p, done int) int {
 		}
 	}
 	return j
+}
+
+// afterStop reports whether the separators just before p hold a full stop. No cue reaches a
+// name across one, except an abbreviated honorific ("Dr. Ann"), which the '.' itself already
+// tried going forward.
+func afterStop(s string, p int) bool {
+	for k := p - 1; k >= 0 && k >= p-8; k-- {
+		switch c := s[k]; {
+		case c == '.':
+			return true
+		case isWordByte(c):
+			return false
+		}
+	}
+	return false
 }
 
 // nameBack looks, before the capitalised word at p, for a lower-case cue word: among the three
