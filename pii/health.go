@@ -3,6 +3,7 @@ package pii
 import (
 	"encoding/binary"
 	"math/bits"
+	"slices"
 	"unsafe"
 )
 
@@ -29,14 +30,52 @@ var healthByFirst = func() (t [256][]string) {
 	return t
 }()
 
-// healthBloom holds the first three bytes of every term, so that most words are passed over
-// after one lookup.
-var healthBloom = func() (b bloom) {
+// healthTab holds the first four bytes (case-folded) of every term of four bytes or more, in a
+// direct-mapped table whose multiplier is chosen so that no two prefixes share a slot; the
+// three-byte terms ("hiv", "mri") are compared directly. Three bytes alone would let "the"
+// through for "therapy", and "dis" for "disease".
+var healthTab, healthMul, healthShort = func() (tab [1024]uint32, mul uint32, short []uint32) {
+	var keys []uint32
 	for _, h := range healthTerms {
-		b.add(h)
+		if len(h) == 3 {
+			short = append(short, fold3(h, 0))
+		} else if !slices.Contains(keys, fold4(h, 0)) {
+			keys = append(keys, fold4(h, 0))
+		}
 	}
-	return b
+	for mul = 0x9E3779B1; ; mul += 2 {
+		tab = [1024]uint32{}
+		ok := true
+		for _, k := range keys {
+			slot := &tab[(k*mul)>>22]
+			if *slot != 0 {
+				ok = false
+				break
+			}
+			*slot = k
+		}
+		if ok {
+			return tab, mul, short
+		}
+	}
 }()
+
+// fold4 is the first four bytes at i, each with bit 0x20 set (ASCII letters lower-cased).
+func fold4(s string, i int) uint32 {
+	return uint32(s[i]|0x20) | uint32(s[i+1]|0x20)<<8 | uint32(s[i+2]|0x20)<<16 | uint32(s[i+3]|0x20)<<24
+}
+
+// healthCandidate reports whether a health term may start at i (i+2 < len(s)).
+func healthCandidate(s string, i int) bool {
+	if i+3 < len(s) {
+		k := fold4(s, i)
+		if healthTab[(k*healthMul)>>22] == k {
+			return true
+		}
+	}
+	k3 := fold3(s, i)
+	return k3 == healthShort[0] || k3 == healthShort[1]
+}
 
 // healthTerms scans x.s for health terms (case-insensitive, at word starts) and ICD-10 codes.
 // Word starts (a letter not preceded by a letter or digit) are found 64 bytes at a time.
@@ -44,6 +83,7 @@ func (x *scanCtx) healthTerms() {
 	s := x.s
 	n := len(s)
 	b := unsafe.Slice(unsafe.StringData(s), n)
+	short0, short1 := healthShort[0], healthShort[1]
 	prevAlnum := false
 	for base := 0; base < n; base += 64 {
 		alpha, alnum := alphaMasks(b[base:])
@@ -52,9 +92,17 @@ func (x *scanCtx) healthTerms() {
 		for starts != 0 {
 			i := base + bits.TrailingZeros64(starts)
 			starts &= starts - 1
-			if i+2 < n && (healthBloom.has(fold3(s, i)) || isUpper(s[i]) && isDigit(s[i+1])) {
-				x.healthWord(i)
+			if i+3 < n {
+				// One four-byte load: the term filter, and the ICD-10 shape (capital, digit).
+				k := binary.LittleEndian.Uint32(b[i:]) | 0x20202020
+				if healthTab[(k*healthMul)>>22] != k && k&0xffffff != short0 && k&0xffffff != short1 &&
+					!(isUpper(s[i]) && isDigit(s[i+1])) {
+					continue
+				}
+			} else if i+2 >= n {
+				continue
 			}
+			x.healthWord(i)
 		}
 	}
 }
@@ -69,7 +117,7 @@ func b2u(b bool) uint64 {
 // healthWord checks the word starting at i.
 func (x *scanCtx) healthWord(i int) {
 	s := x.s
-	if i+2 < len(s) && healthBloom.has(fold3(s, i)) {
+	if i+2 < len(s) && healthCandidate(s, i) {
 		for _, t := range healthByFirst[lower(s[i])] {
 			if hasFoldPrefix(s[i:], t) {
 				x.add(TypeHealth, i, i+len(t), 0.8, "health.term")
@@ -97,12 +145,21 @@ func (x *scanCtx) healthWord(i int) {
 // (ASCII or from 0x80 up, as isAlpha) and of those that are letters or digits.
 func alphaMasks(b []byte) (alpha, alnum uint64) {
 	k := 0
-	for ; k+8 <= len(b) && k < 64; k += 8 {
+	if len(b) >= 64 {
+		b = b[:64]
+		for ; k < 64; k += 8 {
+			a, d := alpha8(binary.LittleEndian.Uint64(b[k : k+8]))
+			alpha |= a << k
+			alnum |= (a | d) << k
+		}
+		return alpha, alnum
+	}
+	for ; k+8 <= len(b); k += 8 {
 		a, d := alpha8(binary.LittleEndian.Uint64(b[k:]))
 		alpha |= a << k
 		alnum |= (a | d) << k
 	}
-	for ; k < len(b) && k < 64; k++ {
+	for ; k < len(b); k++ {
 		if isAlpha(b[k]) {
 			alpha |= 1 << k
 			alnum |= 1 << k
@@ -118,6 +175,7 @@ func alpha8(w uint64) (alpha, digit uint64) {
 	const (
 		lo7 = 0x7f7f7f7f7f7f7f7f
 		hi8 = 0x8080808080808080
+		mul = 0x0102040810204080 // gathers the high bits of the eight bytes into the top byte
 	)
 	x := w & lo7
 	l := x | 0x2020202020202020 // ASCII letters folded to lower case
@@ -125,8 +183,7 @@ func alpha8(w uint64) (alpha, digit uint64) {
 	// Folding also maps '@' to '`' and '[' .. '_' to '{' .. 0x7f, which are outside 'a'..'z'.
 	letter = (letter | w) & hi8
 	dig := (x + 0x5050505050505050) &^ (x + 0x4646464646464646) &^ w & hi8
-	gather := func(m uint64) uint64 { return ((m >> 7) * 0x0102040810204080) >> 56 }
-	return gather(letter), gather(dig)
+	return ((letter >> 7) * mul) >> 56, ((dig >> 7) * mul) >> 56
 }
 
 var icdCues = newCues("icd", "diagnos", "code")

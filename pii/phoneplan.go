@@ -47,9 +47,10 @@ func newPlan(m *phonenumbers.PhoneMetadata) *regionPlan {
 		p.natPrefix = ""
 	}
 	p.general = newDesc(m.GetGeneralDesc(), 0)
-	for _, d := range []*phonenumbers.PhoneNumberDesc{m.GetPremiumRate(), m.GetTollFree(),
-		m.GetSharedCost(), m.GetVoip(), m.GetPersonalNumber(), m.GetPager(),
-		m.GetUan(), m.GetVoicemail(), m.GetFixedLine(), m.GetMobile()} {
+	// Validity needs any one type to match, so the common ones go first.
+	for _, d := range []*phonenumbers.PhoneNumberDesc{m.GetFixedLine(), m.GetMobile(), m.GetTollFree(),
+		m.GetPremiumRate(), m.GetSharedCost(), m.GetVoip(), m.GetPersonalNumber(), m.GetPager(),
+		m.GetUan(), m.GetVoicemail()} {
 		if nd := newDesc(d, p.general.lengths); nd.lengths != 0 {
 			p.types = append(p.types, nd)
 		}

@@ -87,6 +87,11 @@ func (b *bloom) add(p string) {
 	b[h>>6] |= 1 << (h & 63)
 }
 
+func (b *bloom) addKey(k uint32) {
+	h := bloomHash(k)
+	b[h>>6] |= 1 << (h & 63)
+}
+
 func (b *bloom) has(k uint32) bool {
 	h := bloomHash(k)
 	return b[h>>6]&(1<<(h&63)) != 0
