@@ -25,15 +25,7 @@ func Sign(codec *wire.Codec, m *wire.Message, sk keys.Ed25519Private) ([]byte, e
 	if err := codec.Check(m); err != nil {
 		return nil, err
 	}
-	bp := bufPool.Get().(*[]byte)
-	defer bufPool.Put(bp)
-	msg, err := m.AppendSigningBytes((*bp)[:0])
-	if err != nil {
-		return nil, err
-	}
-	*bp = msg
-	m.Sig = sk.Sign(msg)
-	return m.AppendWire(make([]byte, 0, len(msg)+100))
+	return m.SignWith(sk.Sign)
 }
 
 // Verify checks m's signature against the key in m.From.Key. It accepts the
@@ -87,11 +79,9 @@ func SignTree(codec *wire.Codec, t wire.Value, sk keys.Ed25519Private) ([]byte, 
 	if !m.From.Key.Equal(sk.Public()) {
 		return nil, nil, wire.Errorf(wire.ErrInvalidParam, "from.key", "is not the signing key's public key")
 	}
-	msg, err := m.AppendSigningBytes(nil)
+	out, err := m.SignWith(sk.Sign)
 	if err != nil {
 		return nil, nil, err
 	}
-	m.Sig = sk.Sign(msg)
-	out, err := m.AppendWire(make([]byte, 0, len(msg)+100))
-	return out, m, err
+	return out, m, nil
 }

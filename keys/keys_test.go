@@ -240,3 +240,36 @@ func FuzzParseKeys(f *testing.F) {
 		}
 	})
 }
+
+func TestDecodeBytesStrict(t *testing.T) {
+	for _, n := range []int{0, 1, 2, 3, 24, 31, 32, 33, 100, 1000, 4099} {
+		b := bytes.Repeat([]byte{0xA5, 0x3C, 0xFF}, n)[:n]
+		s := EncodeBytes(b)
+		got, err := DecodeBytes(s, 0)
+		if err != nil || !bytes.Equal(got, b) {
+			t.Fatalf("%d bytes: round trip failed: %v", n, err)
+		}
+		if n == 0 {
+			continue
+		}
+		// Every way of spelling the same bytes differently is refused.
+		rest := s[len(Base64Prefix):]
+		for _, bad := range []string{
+			Base64Prefix + rest[:len(rest)/2] + "\n" + rest[len(rest)/2:],
+			Base64Prefix + rest[:len(rest)/2] + "\r\n" + rest[len(rest)/2:],
+			Base64Prefix + strings.TrimRight(rest, "="),
+			Base64Prefix + strings.NewReplacer("+", "-", "/", "_").Replace(rest),
+			"BASE64:" + rest,
+		} {
+			if bad == s {
+				continue
+			}
+			if _, err := DecodeBytes(bad, 0); err == nil {
+				t.Fatalf("%d bytes: accepted %q", n, bad)
+			}
+		}
+	}
+	if _, err := DecodeBytes(EncodeBytes(make([]byte, 100)), 50); !errors.Is(err, ErrLength) {
+		t.Fatalf("max: %v", err)
+	}
+}

@@ -24,17 +24,21 @@ var lowOrder = [...][32]byte{
 	{0xee, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x7f},
 }
 
-// hasLowOrder reports whether k is one of the low-order encodings, without
-// branching on the key.
+// hasLowOrder reports whether k is one of the low-order encodings. Public
+// keys are public, so the comparison need not be constant-time; the first
+// byte rules out almost every key at once.
 func hasLowOrder(k *[32]byte) bool {
-	var masked [32]byte
-	masked = *k
-	masked[31] &= 0x7f
-	found := 0
 	for i := range lowOrder {
-		found |= subtle.ConstantTimeCompare(masked[:], lowOrder[i][:])
+		if k[0] != lowOrder[i][0] {
+			continue
+		}
+		masked := *k
+		masked[31] &= 0x7f
+		if masked == lowOrder[i] {
+			return true
+		}
 	}
-	return found == 1
+	return false
 }
 
 // ParseX25519Public parses "x25519:" + 44 base64 characters and refuses keys

@@ -50,6 +50,37 @@ func appendTop(dst []byte, v Value, skip string, insert *Member) []byte {
 	return append(dst, '}')
 }
 
+// appendTopMarked writes object v canonically without its member named
+// "sig", and reports where a "sig" member belongs: at byte mark of the
+// output, after before members and before after members.
+func appendTopMarked(dst []byte, v Value) (out []byte, mark int, before, after bool) {
+	var stack [32]int
+	order := sortedMembers(v.items, stack[:0], lessUTF16)
+	dst = append(dst, '{')
+	mark = -1
+	first := true
+	for _, j := range order {
+		m := &v.items[j]
+		if m.Key == "sig" {
+			continue
+		}
+		if mark < 0 && lessUTF16("sig", m.Key) {
+			mark, before, after = len(dst), !first, true
+		}
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = appendJCSString(dst, m.Key)
+		dst = append(dst, ':')
+		dst = appendJCS(dst, m.Value, "")
+	}
+	if mark < 0 {
+		mark, before = len(dst), !first
+	}
+	return append(dst, '}'), mark, before, after
+}
+
 // appendJCS writes v, leaving out the top-level member named skip (if any).
 func appendJCS(dst []byte, v Value, skip string) []byte {
 	switch v.kind {
@@ -161,7 +192,7 @@ func appendJCSString(dst []byte, s string) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
-		for i+8 <= len(s) && plainOrUTF8x8(s[i:i+8]) {
+		for i+8 <= len(s) && noEscape8(load64(s[i:])) {
 			i += 8
 		}
 		if i >= len(s) {
@@ -427,16 +458,9 @@ func appendPythonFloat(dst []byte, f float64) []byte {
 	return strconv.AppendInt(dst, int64(x), 10)
 }
 
-// plainOrUTF8x8 reports whether none of eight bytes needs escaping in
-// canonical JSON: none is below 0x20, '"' or '\\'. Bytes of multi-byte
-// UTF-8 characters are all >= 0x80 and pass.
-func plainOrUTF8x8(s string) bool {
-	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+// load64 reads eight bytes of s, little-endian; the compiler turns it into
+// one load.
+func load64(s string) uint64 {
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	const lo, hi = 0x0101010101010101, 0x8080808080808080
-	below := (x - lo*0x20) & ^x
-	quote := x ^ (lo * '"')
-	bslash := x ^ (lo * '\\')
-	bad := (below | ((quote - lo) & ^quote) | ((bslash - lo) & ^bslash)) & hi
-	return bad == 0
 }

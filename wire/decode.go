@@ -93,16 +93,23 @@ func (c *Codec) Decode(b []byte) (*Message, error) {
 	if len(b) > c.limits.MaxMessage {
 		return nil, Errorf(ErrTooLarge, "", "message of %d bytes exceeds the limit of %d", len(b), c.limits.MaxMessage)
 	}
-	t, err := Parse(b, c.limits.MaxDepth)
+	t, info, perr := parse(b, c.limits.MaxDepth)
+	if perr != nil {
+		return nil, perr
+	}
+	m, err := c.decodeTree(t, nil)
 	if err != nil {
 		return nil, err
 	}
-	m, err := c.DecodeTree(t)
-	if err != nil {
-		return nil, err
-	}
-	m.raw = append([]byte(nil), b...)
+	m.setRaw(info)
 	return m, nil
+}
+
+// setRaw attaches the parsed input to a decoded message.
+func (m *Message) setRaw(info parseInfo) {
+	m.raw = info.own
+	m.canon = info.canonical
+	m.sigStart, m.sigEnd = info.sigStart, info.sigEnd
 }
 
 // DecodeTree checks a parsed message object, such as the "message" member

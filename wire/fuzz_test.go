@@ -2,6 +2,8 @@ package wire
 
 import (
 	"bytes"
+
+	"github.com/moltgate/moltgate/keys"
 	"testing"
 )
 
@@ -14,6 +16,8 @@ func addSeeds(f *testing.F) {
 	}
 	f.Add([]byte(`{"a":[1e21,-0,"\ud83d\ude00"],"b":{"\u20ac":1}}`))
 	f.Add([]byte(`[[[[]]]]`))
+	f.Add([]byte(msg("query", validPayloads[OpQuery], "int", `"sig":"`+testSig+`"`)))
+	f.Add([]byte(`{"cls":"int","from":{"agent":"a","org":"o"},"id":"` + testID + `","op":"ping","p":{"nonce":"x"},"sig":"` + testSig + `","to":{"agent":"b","org":"p"},"ts":1703280000000,"v":"0.1"}`))
 }
 
 // FuzzParse: whatever parses has a canonical form that parses back to the
@@ -72,6 +76,23 @@ func FuzzDecode(f *testing.F) {
 		s2, _ := m2.AppendSigningBytes(nil)
 		if !bytes.Equal(s1, s2) {
 			t.Fatal("signing bytes changed across a round trip")
+		}
+		// The fast path for canonical input agrees with serialising the
+		// tree.
+		if slow := appendTop(nil, m.tree, "sig", nil); !bytes.Equal(s1, slow) {
+			t.Fatalf("signing bytes differ from the canonical form:\n%s\n%s", s1, slow)
+		}
+		if !m2.canon {
+			t.Fatal("wire form not recognised as canonical")
+		}
+		// Signing splices "sig" into exactly the canonical form.
+		var got []byte
+		w3, err := m.SignWith(func(b []byte) keys.Signature { got = append(got[:0], b...); return m.Sig })
+		if err != nil || !bytes.Equal(got, s1) {
+			t.Fatalf("SignWith signed other bytes: %v\n%s\n%s", err, got, s1)
+		}
+		if m.Signed() && !bytes.Equal(w3, w1) {
+			t.Fatalf("SignWith wire form differs:\n%s\n%s", w3, w1)
 		}
 	})
 }

@@ -191,15 +191,19 @@ type Message struct {
 	Extra []Member
 
 	tree    Value  // the message object as received or as built
-	raw     []byte // the bytes decoded, if any
+	raw     []byte // the bytes decoded, if any; the tree's strings share them
 	decoded bool
+	// canon is set when raw is exactly the canonical form: the signing
+	// bytes are then raw without the span [sigStart, sigEnd).
+	canon            bool
+	sigStart, sigEnd int
 }
 
 // Decoded reports whether m came from Decode (and is read-only).
 func (m *Message) Decoded() bool { return m.decoded }
 
 // Raw returns the bytes m was decoded from, or nil. They must not be
-// modified.
+// modified: the decoded message's strings share their memory.
 func (m *Message) Raw() []byte { return m.raw }
 
 // Tree returns m as a JSON tree: the parsed tree of a decoded message, or
@@ -217,6 +221,15 @@ func (m *Message) Signed() bool { return !m.Sig.IsZero() }
 // AppendSigningBytes appends the canonical bytes that m's signature covers:
 // the RFC 8785 form of the whole message object without "sig".
 func (m *Message) AppendSigningBytes(dst []byte) ([]byte, error) {
+	if m.canon {
+		// The input was already canonical: cut "sig" out of it rather
+		// than serialise the tree again.
+		if m.sigEnd == 0 {
+			return append(dst, m.raw...), nil
+		}
+		dst = append(dst, m.raw[:m.sigStart]...)
+		return append(dst, m.raw[m.sigEnd:]...), nil
+	}
 	t, err := m.Tree()
 	if err != nil {
 		return dst, err
@@ -245,6 +258,34 @@ func (m *Message) AppendWire(dst []byte) ([]byte, error) {
 	}
 	sig := Member{Key: "sig", Value: StringValue(m.Sig.String())}
 	return appendTop(dst, t, "sig", &sig), nil
+}
+
+// SignWith signs m: it gives sign the signing bytes and returns m's wire
+// bytes with the signature it returned, which it also sets in m.Sig. The
+// signature is spliced into the canonical bytes rather than serialising the
+// message twice.
+func (m *Message) SignWith(sign func(signingBytes []byte) keys.Signature) ([]byte, error) {
+	t, err := m.Tree()
+	if err != nil {
+		return nil, err
+	}
+	buf, mark, before, after := appendTopMarked(make([]byte, 0, 1024), t)
+	m.Sig = sign(buf)
+	var member [112]byte
+	ins := member[:0]
+	if before {
+		ins = append(ins, ',')
+	}
+	ins = append(ins, `"sig":"`...)
+	ins, _ = m.Sig.AppendText(ins)
+	ins = append(ins, '"')
+	if after && !before {
+		ins = append(ins, ',')
+	}
+	out := make([]byte, 0, len(buf)+len(ins))
+	out = append(out, buf[:mark]...)
+	out = append(out, ins...)
+	return append(out, buf[mark:]...), nil
 }
 
 // Reply starts a message answering m: from m's recipient to m's sender,

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 func wantErr(t *testing.T, err error, code Code, field string) {
@@ -102,17 +103,9 @@ func TestParseDoesNotAlias(t *testing.T) {
 	}
 }
 
-// TestWordScanners checks the eight-byte scanners against byte-by-byte
+// TestWordScanners checks the word-at-a-time tests against byte-by-byte
 // definitions, for every byte value in every position and on random words.
 func TestWordScanners(t *testing.T) {
-	slowPlain := func(s string) bool {
-		for i := 0; i < len(s); i++ {
-			if !plainASCII[s[i]] {
-				return false
-			}
-		}
-		return true
-	}
 	slowCanon := func(s string) bool {
 		for i := 0; i < len(s); i++ {
 			if c := s[i]; c < 0x20 || c == '"' || c == '\\' {
@@ -123,8 +116,15 @@ func TestWordScanners(t *testing.T) {
 	}
 	check := func(w []byte) {
 		s := string(w)
-		if plainASCII8(s) != slowPlain(s) || plainOrUTF8x8(s) != slowCanon(s) {
-			t.Fatalf("scanner disagrees on %q", s)
+		if len(s) == 8 && noEscape8(load64(s)) != slowCanon(s) {
+			t.Fatalf("noEscape8 disagrees on %q", s)
+		}
+		// checkPlain refuses exactly the runs with a control character
+		// or invalid UTF-8.
+		p := &parser{b: w}
+		want := utf8.Valid(w) && !bytes.ContainsFunc(w, func(r rune) bool { return r < 0x20 })
+		if got := p.checkPlain(w, 0) == nil; got != want {
+			t.Fatalf("checkPlain(%q) = %v, want %v", s, got, want)
 		}
 	}
 	for pos := 0; pos < 8; pos++ {
@@ -133,14 +133,18 @@ func TestWordScanners(t *testing.T) {
 				w := bytes.Repeat([]byte{fill}, 8)
 				w[pos] = byte(b)
 				check(w)
+				check(w[:pos+1])
 			}
 		}
 	}
 	r := rand.New(rand.NewPCG(1, 2))
 	for range 200000 {
-		var w [8]byte
+		var w [11]byte
 		for i := range w {
 			w[i] = byte(r.Uint32())
+			if r.IntN(2) == 0 {
+				w[i] &= 0x7f
+			}
 		}
 		check(w[:])
 	}

@@ -1,7 +1,6 @@
 package wire
 
 import (
-	"encoding/base64"
 	"strconv"
 	"strings"
 )
@@ -275,5 +274,3 @@ func isPlainKey(k string) bool {
 // isIntLiteral reports whether a valid JSON number literal has no fraction
 // or exponent.
 func isIntLiteral(s string) bool { return !strings.ContainsAny(s, ".eE") }
-
-func appendStdBase64(dst, b []byte) []byte { return base64.StdEncoding.AppendEncode(dst, b) }

@@ -28,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -65,6 +66,9 @@ func commands() []command {
 		{"verify", "verify [--key ed25519:…] < msg.json", runVerify},
 		{"seal", "seal --identity FILE --to x25519:… < msg.json", runSeal},
 		{"open", "open --identity FILE < envelope.json", runOpen},
+		{"init", "init --dir DIR --org ORG [--listen HOST:PORT]", runInit},
+		{"peer", "peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] < them.json", runPeer},
+		{"agent", "agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL]", runAgent},
 		{"demo", "demo", runDemo},
 		{"pii", "pii scan [--jsonl] < text", runPII},
 		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ...", runConsent},
@@ -117,9 +121,13 @@ func describe(err error) string {
 	}
 	code := wire.ErrInternal
 	var ue usageError
+	var ce *gateway.ConfigError
+	var mm *keys.MismatchError
 	switch {
-	case errors.As(err, &ue):
+	case errors.As(err, &ue), errors.As(err, &ce):
 		code = wire.ErrInvalidParam
+	case errors.As(err, &mm):
+		code = wire.ErrAuthFailed
 	case errors.Is(err, keys.ErrPermissions), errors.Is(err, keys.ErrPassphrase):
 		code = wire.ErrAuthFailed
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrPermission):
