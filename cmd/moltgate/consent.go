@@ -11,22 +11,17 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
 
-// Where a gateway directory keeps what consent commands use. `moltgate init` creates the
-// directory; these two functions are the only places that know its layout, so that the
-// gateway can change them in one spot.
-
-// orgKeyPath is the organisation's identity file, whose signing key issues consents.
-func orgKeyPath(dir string) string { return filepath.Join(dir, "keys", "org.json") }
-
-// revocationsPath is the consent revocation list the gateway reads.
+// revocationsPath is the consent revocation list of the gateway in dir, which `moltgate serve`
+// reads and `moltgate consent revoke --dir` appends to.
 func revocationsPath(dir string) string {
-	return filepath.Join(dir, "data", "consent-revocations.jsonl")
+	return filepath.Join(gateway.Dir(dir).DataDir(), "consent-revocations.jsonl")
 }
 
 // issuerFlags are the flags that name the issuing key: --identity FILE, or --dir DIR for the
@@ -37,7 +32,7 @@ type issuerFlags struct {
 
 func addIssuerFlags(fs *flag.FlagSet) issuerFlags {
 	return issuerFlags{
-		dir:      fs.String("dir", "", "gateway directory (its organisation key is DIR/keys/org.json)"),
+		dir:      fs.String("dir", "", "gateway directory: its organisation key issues the consent"),
 		identity: fs.String("identity", "", "identity file whose signing key issues consents (instead of --dir)"),
 	}
 }
@@ -50,7 +45,7 @@ func (f issuerFlags) load(e *env) (*identity.Agent, error) {
 	case *f.identity != "":
 		return loadIdentity(e, *f.identity)
 	case *f.dir != "":
-		return loadIdentity(e, orgKeyPath(*f.dir))
+		return loadIdentity(e, gateway.Dir(*f.dir).OrgKeyPath())
 	}
 	return nil, usagef("--identity FILE or --dir DIR is required")
 }
@@ -156,7 +151,7 @@ func (t trustFlag) Set(s string) error {
 
 func runConsentVerify(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "consent verify")
-	dir := fs.String("dir", "", "gateway directory: trust its organisation key, read its revocation list")
+	dir := fs.String("dir", "", "gateway directory: trust its organisation and imported peers, read its revocation list")
 	idPath := fs.String("identity", "", "identity file: trust its organisation's key (as issuer)")
 	trust := identity.NewTrustStore()
 	fs.Var(trustFlag{trust}, "trust", "trust ORG=ed25519:KEY as an issuer (repeatable)")
@@ -170,17 +165,32 @@ func runConsentVerify(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	org := *issuer
-	for _, p := range []string{*idPath, ifSet(*dir, orgKeyPath)} {
-		if p == "" {
-			continue
-		}
-		id, err := loadIdentity(e, p)
+	if *idPath != "" {
+		id, err := loadIdentity(e, *idPath)
 		if err != nil {
 			return err
 		}
 		trust.Add(id.Ref.Org, id.Signing.Public())
 		if org == "" {
 			org = id.Ref.Org
+		}
+	}
+	if *dir != "" {
+		// The gateway's own organisation and every peer it has imported.
+		own, err := loadIdentity(e, gateway.Dir(*dir).OrgKeyPath())
+		if err != nil {
+			return err
+		}
+		peers, err := gateway.LoadPeers(gateway.Dir(*dir))
+		if err != nil {
+			return err
+		}
+		trust.Add(own.Ref.Org, own.Signing.Public())
+		for _, p := range peers {
+			trust.Add(p.Org, p.OrgKey)
+		}
+		if org == "" {
+			org = own.Ref.Org
 		}
 	}
 	if org == "" {
@@ -226,16 +236,9 @@ func runConsentVerify(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-func ifSet(dir string, f func(string) string) string {
-	if dir == "" {
-		return ""
-	}
-	return f(dir)
-}
-
 func runConsentRevoke(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "consent revoke")
-	dir := fs.String("dir", "", "gateway directory (its revocation list is DIR/data/consent-revocations.jsonl)")
+	dir := fs.String("dir", "", "gateway directory whose revocation list to add to")
 	revPath := fs.String("revocations", "", "revocation list file (instead of --dir)")
 	token := fs.String("token", "", "the token to revoke (default: read from standard input)")
 	if err := parseFlags(fs, args); err != nil {
