@@ -21,7 +21,7 @@ import (
 // revocationsPath is the consent revocation list of the gateway in dir, which `moltgate serve`
 // reads and `moltgate consent revoke --dir` appends to.
 func revocationsPath(dir string) string {
-	return filepath.Join(gateway.Dir(dir).DataDir(), "consent-revocations.jsonl")
+	return filepath.Join(gateway.Dir(dir).DataDir(), consent.FileName)
 }
 
 // issuerFlags are the flags that name the issuing key: --identity FILE, or --dir DIR for the

@@ -17,6 +17,10 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
+// FileName is the name of the revocation list in a gateway's data directory
+// (DIR/data/consent-revocations.jsonl), shared by the gateway and `moltgate consent revoke`.
+const FileName = "consent-revocations.jsonl"
+
 // Store keeps the revocation list. Implementations must be safe for concurrent use; a
 // revocation must outlive the process that made it. FileStore is the default; the gateway
 // adds a PostgreSQL one for replicated deployments.
