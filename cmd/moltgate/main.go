@@ -70,6 +70,8 @@ func commands() []command {
 		{"peer", "peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] < them.json", runPeer},
 		{"agent", "agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL]", runAgent},
 		{"demo", "demo", runDemo},
+		{"pii", "pii scan [--jsonl] < text", runPII},
+		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ...", runConsent},
 	}
 }
 
