@@ -1,0 +1,147 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/keys"
+)
+
+// stringList is a repeatable flag.
+type stringList []string
+
+func (s *stringList) String() string     { return strings.Join(*s, ",") }
+func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
+
+func requireDir(dir string) (gateway.Dir, error) {
+	if dir == "" {
+		return "", usagef("--dir is required")
+	}
+	return gateway.Dir(dir), nil
+}
+
+func runInit(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "init")
+	dir := fs.String("dir", "", "directory for the gateway")
+	org := fs.String("org", "", "this gateway's organisation")
+	listen := fs.String("listen", "127.0.0.1:7443", "HOST:PORT of the HTTPS face (gRPC listens on the next port)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	if *org == "" {
+		return usagef("--org is required")
+	}
+	pass, err := keys.PassphraseFromEnv(e.getenv)
+	if err != nil {
+		return err
+	}
+	res, err := gateway.Init(d, gateway.InitOptions{Org: *org, Listen: *listen, Passphrase: pass, Now: e.now()})
+	if err != nil {
+		return err
+	}
+	w := e.stdout
+	fmt.Fprintf(w, "Initialised gateway for %s in %s\n", *org, *dir)
+	fmt.Fprintf(w, "  org key   %s\n  enc key   %s\n  TLS pin   %s\n", res.OrgKey, res.EncKey, res.TLSPin)
+	fmt.Fprintf(w, "  listens   %s (HTTPS), %s (gRPC)\n", res.Config.Listen.Address, res.Config.Listen.GRPC)
+	fmt.Fprintf(w, "\nNext steps:\n")
+	fmt.Fprintf(w, "  moltgate peer export --dir %s > %s.json         # give this to partner organisations\n", *dir, *org)
+	fmt.Fprintf(w, "  moltgate peer import --dir %s < partner.json    # trust a partner organisation\n", *dir)
+	fmt.Fprintf(w, "  moltgate agent add --dir %s --id AGENT --exec \"CMD ARGS\" --capability C\n", *dir)
+	fmt.Fprintf(w, "  moltgate serve --dir %s\n", *dir)
+	return nil
+}
+
+func runPeer(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 {
+		return usagef("peer needs a subcommand: export or import")
+	}
+	switch args[0] {
+	case "export":
+		fs := newFlags(e, "peer export")
+		dir := fs.String("dir", "", "gateway directory")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		d, err := requireDir(*dir)
+		if err != nil {
+			return err
+		}
+		pass, err := keys.PassphraseFromEnv(e.getenv)
+		if err != nil {
+			return err
+		}
+		doc, err := gateway.ExportPeer(d, pass, e.now())
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, string(doc))
+		return nil
+	case "import":
+		fs := newFlags(e, "peer import")
+		dir := fs.String("dir", "", "gateway directory")
+		maxCls := fs.String("max-cls", "", "highest classification exchanged with this peer (default from the config: int)")
+		replace := fs.Bool("replace", false, "accept a new org key for an organisation already imported")
+		if err := parseFlags(fs, args[1:]); err != nil {
+			return err
+		}
+		d, err := requireDir(*dir)
+		if err != nil {
+			return err
+		}
+		doc, err := io.ReadAll(io.LimitReader(e.stdin, 64<<10))
+		if err != nil {
+			return err
+		}
+		p, err := gateway.ImportPeer(d, doc, gateway.ImportOptions{MaxCls: *maxCls, Replace: *replace, Now: e.now()})
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(e.stdout, "Trusting %s: org key %s, endpoint %s, up to %s\n", p.Org, p.OrgKey, p.Endpoint, p.MaxCls)
+		return nil
+	}
+	return usagef("unknown peer subcommand %q (want export or import)", args[0])
+}
+
+func runAgent(ctx context.Context, e *env, args []string) error {
+	if len(args) == 0 || args[0] != "add" {
+		return usagef("agent needs the subcommand add")
+	}
+	fs := newFlags(e, "agent add")
+	dir := fs.String("dir", "", "gateway directory")
+	id := fs.String("id", "", "agent id")
+	execLine := fs.String("exec", "", "command that starts the agent (empty: admitted with a provisioned token)")
+	var caps stringList
+	fs.Var(&caps, "capability", "capability the agent offers (repeatable)")
+	maxCls := fs.String("max-cls", "", "highest classification the agent may send or receive (default from the config: conf)")
+	queryTool := fs.String("query-tool", "", "tool that answers query messages")
+	approval := fs.Bool("approval", false, "hold every call for approval by a local human")
+	visibility := fs.String("visibility", "public", "directory visibility: public, unlisted or private")
+	if err := parseFlags(fs, args[1:]); err != nil {
+		return err
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	if *id == "" {
+		return usagef("--id is required")
+	}
+	pass, err := keys.PassphraseFromEnv(e.getenv)
+	if err != nil {
+		return err
+	}
+	a, err := gateway.AddAgent(d, gateway.AddAgentOptions{ID: *id, Exec: *execLine, Capabilities: caps, MaxCls: *maxCls,
+		QueryTool: *queryTool, Approval: *approval, Visibility: *visibility, Passphrase: pass})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Added agent %s (up to %s); it starts with moltgate serve\n", a.ID, a.MaxCls)
+	return nil
+}

@@ -1,0 +1,105 @@
+package gateway
+
+import (
+	"sync"
+	"time"
+)
+
+// breakerState is the state of a peer's circuit breaker.
+type breakerState int
+
+const (
+	breakerClosed   breakerState = iota // calls flow
+	breakerOpen                         // calls fail fast until the cool-down ends
+	breakerHalfOpen                     // one trial call is let through
+)
+
+func (s breakerState) String() string {
+	return [...]string{"closed", "open", "half_open"}[s]
+}
+
+// breaker is a circuit breaker for one peer gateway: after threshold
+// consecutive failures it opens and fails calls at once for cooldown, then
+// lets one trial call through; its success closes it, its failure opens it
+// again for twice as long (up to maxCooldown).
+type breaker struct {
+	threshold   int
+	cooldown    time.Duration
+	maxCooldown time.Duration
+	now         func() time.Time
+	onChange    func(breakerState)
+
+	mu       sync.Mutex
+	state    breakerState
+	failures int
+	openedAt time.Time
+	wait     time.Duration
+	trial    bool
+}
+
+func newBreaker(threshold int, cooldown time.Duration, now func() time.Time, onChange func(breakerState)) *breaker {
+	return &breaker{threshold: threshold, cooldown: cooldown, maxCooldown: 32 * cooldown, now: now, wait: cooldown, onChange: onChange}
+}
+
+// allow reports whether a call may go to the peer now, and if not, how long
+// until it may.
+func (b *breaker) allow() (bool, time.Duration) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch b.state {
+	case breakerOpen:
+		left := b.wait - b.now().Sub(b.openedAt)
+		if left > 0 {
+			return false, left
+		}
+		b.set(breakerHalfOpen)
+		b.trial = true
+		return true, 0
+	case breakerHalfOpen:
+		if b.trial {
+			return false, b.cooldown
+		}
+		b.trial = true
+		return true, 0
+	}
+	return true, 0
+}
+
+// record notes the outcome of a call that allow let through.
+func (b *breaker) record(ok bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if ok {
+		b.failures = 0
+		b.wait = b.cooldown
+		b.trial = false
+		b.set(breakerClosed)
+		return
+	}
+	b.failures++
+	switch {
+	case b.state == breakerHalfOpen:
+		b.wait = min(2*b.wait, b.maxCooldown)
+		b.openedAt = b.now()
+		b.trial = false
+		b.set(breakerOpen)
+	case b.failures >= b.threshold:
+		b.openedAt = b.now()
+		b.set(breakerOpen)
+	}
+}
+
+func (b *breaker) current() breakerState {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.state
+}
+
+func (b *breaker) set(s breakerState) {
+	if b.state != s {
+		b.state = s
+		if b.onChange != nil {
+			b.onChange(s)
+		}
+	}
+}

@@ -1,0 +1,409 @@
+package gateway
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/moltgate/moltgate/wire"
+)
+
+// Config is a gateway's configuration, read from DIR/moltgate.toml. Every
+// field states its default; a zero value in the file means the default.
+type Config struct {
+	// Org is this gateway's organisation. Required.
+	Org string `toml:"org"`
+
+	Listen    ListenConfig    `toml:"listen"`
+	Limits    LimitsConfig    `toml:"limits"`
+	Security  SecurityConfig  `toml:"security"`
+	Rate      RateConfig      `toml:"rate"`
+	Storage   StorageConfig   `toml:"storage"`
+	Directory DirectoryConfig `toml:"directory"`
+	Log       LogConfig       `toml:"log"`
+}
+
+// ListenConfig sets where and how the gateway listens.
+type ListenConfig struct {
+	// Address of the HTTPS face (messages, batch, WebSocket stream,
+	// registry, health and metrics). Default "127.0.0.1:7443".
+	Address string `toml:"address"`
+	// GRPC is the address of the gRPC face. Default "127.0.0.1:7444".
+	GRPC string `toml:"grpc"`
+	// TLS turns TLS on. Default true; plain HTTP is allowed only when both
+	// addresses are loopback.
+	TLS *bool `toml:"tls"`
+	// Advertise is the base URL peers use to reach the HTTPS face. Default
+	// derived from Address ("https://ADDRESS").
+	Advertise string `toml:"advertise"`
+	// AdvertiseGRPC is the gRPC address given to peers. Default GRPC.
+	AdvertiseGRPC string `toml:"advertise_grpc"`
+	// MaxConnections bounds concurrent connections per face. Default 1024.
+	MaxConnections int `toml:"max_connections"`
+	// ReadHeaderTimeout bounds reading request headers. Default 5s.
+	ReadHeaderTimeout Duration `toml:"read_header_timeout"`
+	// IdleTimeout closes idle keep-alive connections. Default 2m.
+	IdleTimeout Duration `toml:"idle_timeout"`
+	// RequestTimeout is the deadline of a call that names none. Default 30s.
+	RequestTimeout Duration `toml:"request_timeout"`
+}
+
+// LimitsConfig bounds sizes and counts.
+type LimitsConfig struct {
+	// MessageBytes bounds one message. Default 1 MiB.
+	MessageBytes int `toml:"message_bytes"`
+	// BatchBytes bounds a batch request. Default 10 MiB.
+	BatchBytes int `toml:"batch_bytes"`
+	// ChunkBytes bounds one stream chunk. Default 64 KiB.
+	ChunkBytes int `toml:"chunk_bytes"`
+	// SessionBytes bounds the bytes of one session. Default 100 MiB.
+	SessionBytes int64 `toml:"session_bytes"`
+	// MaxSessions bounds the sessions held at once. Default 10000.
+	MaxSessions int `toml:"max_sessions"`
+	// MaxInFlight bounds the calls being handled at once. Default 1024.
+	MaxInFlight int `toml:"max_in_flight"`
+	// MaxHops bounds how many gateways a message may cross. Default 4.
+	MaxHops int `toml:"max_hops"`
+}
+
+// SecurityConfig sets the time windows and default ceilings.
+type SecurityConfig struct {
+	// ReplayWindow is how far ts may be from now. Default 5m.
+	ReplayWindow Duration `toml:"replay_window"`
+	// HandshakeTimeout bounds a handshake. Default 10s.
+	HandshakeTimeout Duration `toml:"handshake_timeout"`
+	// SessionTTL is a session's lifetime. Default 1h.
+	SessionTTL Duration `toml:"session_ttl"`
+	// PeerMaxCls is the ceiling of a peer imported without --max-cls.
+	// Default "int".
+	PeerMaxCls string `toml:"peer_max_cls"`
+	// AgentMaxCls is the ceiling of a local agent added without
+	// --max-cls. Default "conf".
+	AgentMaxCls string `toml:"agent_max_cls"`
+	// CertTTL is the validity of the identity certificates the gateway
+	// issues to its agents. Default 720h.
+	CertTTL Duration `toml:"cert_ttl"`
+}
+
+// RateConfig sets the token buckets and concurrency limits.
+type RateConfig struct {
+	// PeerOrgPerSecond and PeerOrgBurst limit each peer org. Defaults
+	// 200/s, burst 400.
+	PeerOrgPerSecond float64 `toml:"peer_org_per_second"`
+	PeerOrgBurst     int     `toml:"peer_org_burst"`
+	// AgentPerSecond and AgentBurst limit each sending agent. Defaults
+	// 50/s, burst 100.
+	AgentPerSecond float64 `toml:"agent_per_second"`
+	AgentBurst     int     `toml:"agent_burst"`
+	// PeerConcurrency bounds the calls of one peer org in flight. Default 64.
+	PeerConcurrency int `toml:"peer_concurrency"`
+	// DiscoveryPerMinute limits discovery queries per caller. Default 600.
+	DiscoveryPerMinute int `toml:"discovery_per_minute"`
+}
+
+// StorageConfig chooses the storage backend.
+type StorageConfig struct {
+	// Driver is "sqlite" (default; DIR/data/moltgate.db) or "postgres".
+	Driver string `toml:"driver"`
+	// DSN is the PostgreSQL connection string (postgres only). It may
+	// also come from MOLTGATE_POSTGRES_DSN, which keeps the password out
+	// of the file.
+	DSN string `toml:"dsn"`
+}
+
+// DirectoryConfig tunes the directory.
+type DirectoryConfig struct {
+	// MinTTL and MaxTTL bound a registration's ttl. Defaults 1m and 24h.
+	MinTTL Duration `toml:"min_ttl"`
+	MaxTTL Duration `toml:"max_ttl"`
+	// SyncInterval is how often peer registries are pulled. Default 5m;
+	// a negative value turns scheduled sync off.
+	SyncInterval Duration `toml:"sync_interval"`
+}
+
+// LogConfig tunes logging.
+type LogConfig struct {
+	// Level is debug, info, warn or error. Default info.
+	Level string `toml:"level"`
+}
+
+// Duration is a time.Duration written as a Go duration string in the file.
+type Duration time.Duration
+
+// UnmarshalText parses "5s", "2m", "1h30m".
+func (d *Duration) UnmarshalText(b []byte) error {
+	v, err := time.ParseDuration(string(b))
+	if err != nil {
+		return fmt.Errorf("not a duration (use e.g. \"5s\", \"1h\")")
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText writes the duration as a Go duration string.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(time.Duration(d).String()), nil }
+
+// D returns d as a time.Duration.
+func (d Duration) D() time.Duration { return time.Duration(d) }
+
+// ConfigError is one mistake in the configuration, naming its key.
+type ConfigError struct {
+	Key string
+	Msg string
+}
+
+func (e *ConfigError) Error() string { return "config: " + e.Key + ": " + e.Msg }
+
+// ParseConfig reads a configuration file's text, fills the defaults and
+// validates it. The first mistake is returned as a *ConfigError; unknown
+// keys are mistakes too, so a misspelt setting is never silently ignored.
+func ParseConfig(text string) (*Config, error) {
+	var c Config
+	md, err := toml.Decode(text, &c)
+	if err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{Key: fmt.Sprintf("line %d", pe.Position.Line), Msg: oneLine(pe.Message)}
+		}
+		return nil, &ConfigError{Key: keyOf(err), Msg: tomlDetail(err.Error())}
+	}
+	if und := md.Undecoded(); len(und) > 0 {
+		return nil, &ConfigError{Key: und[0].String(), Msg: "unknown setting"}
+	}
+	c.fillDefaults()
+	if err := c.Validate(); err != nil {
+		return nil, err
+	}
+	return &c, nil
+}
+
+// LoadConfig reads DIR/moltgate.toml.
+func LoadConfig(path string) (*Config, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read config: %w", err)
+	}
+	return ParseConfig(string(b))
+}
+
+// tomlDetail drops the "toml: line N (last key ...):" prefix the key
+// already says.
+func tomlDetail(s string) string {
+	if i := strings.Index(s, "): "); i >= 0 && strings.HasPrefix(s, "toml:") {
+		s = s[i+3:]
+	}
+	return oneLine(s)
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func keyOf(err error) string {
+	// BurntSushi reports type mismatches as "toml: line N (last key "k"): ...".
+	s := err.Error()
+	if i := strings.Index(s, `last key "`); i >= 0 {
+		rest := s[i+len(`last key "`):]
+		if j := strings.IndexByte(rest, '"'); j >= 0 {
+			return rest[:j]
+		}
+	}
+	return "file"
+}
+
+func (c *Config) fillDefaults() {
+	l := &c.Listen
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	defInt := func(n *int, v int) {
+		if *n == 0 {
+			*n = v
+		}
+	}
+	defDur := func(d *Duration, v time.Duration) {
+		if *d == 0 {
+			*d = Duration(v)
+		}
+	}
+	def(&l.Address, "127.0.0.1:7443")
+	def(&l.GRPC, "127.0.0.1:7444")
+	if l.TLS == nil {
+		t := true
+		l.TLS = &t
+	}
+	if l.Advertise == "" {
+		scheme := "https"
+		if !*l.TLS {
+			scheme = "http"
+		}
+		l.Advertise = scheme + "://" + l.Address
+	}
+	def(&l.AdvertiseGRPC, l.GRPC)
+	defInt(&l.MaxConnections, 1024)
+	defDur(&l.ReadHeaderTimeout, 5*time.Second)
+	defDur(&l.IdleTimeout, 2*time.Minute)
+	defDur(&l.RequestTimeout, 30*time.Second)
+
+	wl := wire.DefaultLimits()
+	defInt(&c.Limits.MessageBytes, wl.MaxMessage)
+	defInt(&c.Limits.BatchBytes, wl.MaxBatch)
+	defInt(&c.Limits.ChunkBytes, wl.MaxChunk)
+	if c.Limits.SessionBytes == 0 {
+		c.Limits.SessionBytes = wl.MaxSession
+	}
+	defInt(&c.Limits.MaxSessions, 10000)
+	defInt(&c.Limits.MaxInFlight, 1024)
+	defInt(&c.Limits.MaxHops, 4)
+
+	s := &c.Security
+	defDur(&s.ReplayWindow, 5*time.Minute)
+	defDur(&s.HandshakeTimeout, 10*time.Second)
+	defDur(&s.SessionTTL, time.Hour)
+	def(&s.PeerMaxCls, "int")
+	def(&s.AgentMaxCls, "conf")
+	defDur(&s.CertTTL, 720*time.Hour)
+
+	r := &c.Rate
+	if r.PeerOrgPerSecond == 0 {
+		r.PeerOrgPerSecond = 200
+	}
+	defInt(&r.PeerOrgBurst, 400)
+	if r.AgentPerSecond == 0 {
+		r.AgentPerSecond = 50
+	}
+	defInt(&r.AgentBurst, 100)
+	defInt(&r.PeerConcurrency, 64)
+	defInt(&r.DiscoveryPerMinute, 600)
+
+	def(&c.Storage.Driver, "sqlite")
+	defDur(&c.Directory.MinTTL, time.Minute)
+	defDur(&c.Directory.MaxTTL, 24*time.Hour)
+	defDur(&c.Directory.SyncInterval, 5*time.Minute)
+	def(&c.Log.Level, "info")
+}
+
+// Validate checks a configuration whose defaults are filled.
+func (c *Config) Validate() error {
+	bad := func(key, format string, a ...any) error {
+		return &ConfigError{Key: key, Msg: fmt.Sprintf(format, a...)}
+	}
+	if c.Org == "" {
+		return bad("org", "required")
+	}
+	if !wire.ValidName(c.Org) {
+		return bad("org", "must match [A-Za-z0-9_-]{1,128}")
+	}
+	l := &c.Listen
+	for _, a := range []struct{ key, addr string }{{"listen.address", l.Address}, {"listen.grpc", l.GRPC}} {
+		if _, _, err := net.SplitHostPort(a.addr); err != nil {
+			return bad(a.key, "not HOST:PORT")
+		}
+	}
+	if l.Address == l.GRPC {
+		return bad("listen.grpc", "must differ from listen.address")
+	}
+	if !*l.TLS && (!loopback(l.Address) || !loopback(l.GRPC)) {
+		return bad("listen.tls", "plain HTTP is allowed only on a loopback address")
+	}
+	if u, err := url.Parse(l.Advertise); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+		return bad("listen.advertise", "not an http(s) URL")
+	}
+	if l.MaxConnections < 1 {
+		return bad("listen.max_connections", "must be at least 1")
+	}
+	for _, d := range []struct {
+		key string
+		v   Duration
+	}{{"listen.read_header_timeout", l.ReadHeaderTimeout}, {"listen.idle_timeout", l.IdleTimeout},
+		{"listen.request_timeout", l.RequestTimeout}, {"security.replay_window", c.Security.ReplayWindow},
+		{"security.handshake_timeout", c.Security.HandshakeTimeout}, {"security.session_ttl", c.Security.SessionTTL},
+		{"security.cert_ttl", c.Security.CertTTL}, {"directory.min_ttl", c.Directory.MinTTL}, {"directory.max_ttl", c.Directory.MaxTTL}} {
+		if d.v < 0 {
+			return bad(d.key, "must be positive")
+		}
+	}
+	lim := &c.Limits
+	switch {
+	case lim.MessageBytes < 4096:
+		return bad("limits.message_bytes", "must be at least 4096")
+	case lim.BatchBytes < lim.MessageBytes:
+		return bad("limits.batch_bytes", "must be at least limits.message_bytes")
+	case lim.ChunkBytes < 1024 || lim.ChunkBytes > lim.MessageBytes:
+		return bad("limits.chunk_bytes", "must be between 1024 and limits.message_bytes")
+	case lim.SessionBytes < int64(lim.MessageBytes):
+		return bad("limits.session_bytes", "must be at least limits.message_bytes")
+	case lim.MaxSessions < 1:
+		return bad("limits.max_sessions", "must be at least 1")
+	case lim.MaxInFlight < 1:
+		return bad("limits.max_in_flight", "must be at least 1")
+	case lim.MaxHops < 1 || lim.MaxHops > 16:
+		return bad("limits.max_hops", "must be between 1 and 16")
+	}
+	for _, k := range []struct{ key, v string }{{"security.peer_max_cls", c.Security.PeerMaxCls}, {"security.agent_max_cls", c.Security.AgentMaxCls}} {
+		if _, ok := wire.ParseClass(k.v); !ok {
+			return bad(k.key, "must be one of pub, int, conf, pii, sec")
+		}
+	}
+	r := &c.Rate
+	switch {
+	case r.PeerOrgPerSecond < 0 || r.PeerOrgBurst < 1:
+		return bad("rate.peer_org_per_second", "rate and burst must be positive")
+	case r.AgentPerSecond < 0 || r.AgentBurst < 1:
+		return bad("rate.agent_per_second", "rate and burst must be positive")
+	case r.PeerConcurrency < 1:
+		return bad("rate.peer_concurrency", "must be at least 1")
+	case r.DiscoveryPerMinute < 1:
+		return bad("rate.discovery_per_minute", "must be at least 1")
+	}
+	switch c.Storage.Driver {
+	case "sqlite":
+		if c.Storage.DSN != "" {
+			return bad("storage.dsn", "only for driver \"postgres\"")
+		}
+	case "postgres":
+		if c.Storage.DSN == "" && os.Getenv("MOLTGATE_POSTGRES_DSN") == "" {
+			return bad("storage.dsn", "required for driver \"postgres\" (or set MOLTGATE_POSTGRES_DSN)")
+		}
+	default:
+		return bad("storage.driver", "must be \"sqlite\" or \"postgres\"")
+	}
+	if c.Directory.MinTTL > c.Directory.MaxTTL {
+		return bad("directory.min_ttl", "must not exceed directory.max_ttl")
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		return bad("log.level", "must be debug, info, warn or error")
+	}
+	return nil
+}
+
+// TLSEnabled reports whether the faces use TLS.
+func (c *Config) TLSEnabled() bool { return c.Listen.TLS == nil || *c.Listen.TLS }
+
+// WireLimits returns the codec limits the configuration sets.
+func (c *Config) WireLimits() wire.Limits {
+	return wire.Limits{
+		MaxMessage: c.Limits.MessageBytes, MaxBatch: c.Limits.BatchBytes,
+		MaxChunk: c.Limits.ChunkBytes, MaxSession: c.Limits.SessionBytes,
+	}
+}
+
+func loopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

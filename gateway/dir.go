@@ -1,0 +1,262 @@
+package gateway
+
+import (
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/template"
+	"time"
+
+	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// Dir is the directory a gateway lives in:
+//
+//	DIR/moltgate.toml         configuration (commented, every default shown)
+//	DIR/keys/org.json         the org key (signs certificates) and the gateway's X25519 key, 0600
+//	DIR/keys/agents/ID.json   each local agent's signing key, 0600
+//	DIR/tls/cert.pem, key.pem the self-signed TLS certificate peers pin
+//	DIR/peers/ORG.json        imported peer organisations
+//	DIR/peers/pins.json       their pinned org keys
+//	DIR/agents/ID.json        local agents (moltgate agent add)
+//	DIR/data/                 storage (SQLite), 0700
+//	DIR/run/                  local sockets, 0700
+type Dir string
+
+// GatewayAgent is the agent name of the gateway itself within its org.
+const GatewayAgent = "gateway"
+
+func (d Dir) path(p ...string) string { return filepath.Join(append([]string{string(d)}, p...)...) }
+
+// ConfigPath is DIR/moltgate.toml.
+func (d Dir) ConfigPath() string { return d.path("moltgate.toml") }
+
+// OrgKeyPath is DIR/keys/org.json.
+func (d Dir) OrgKeyPath() string { return d.path("keys", "org.json") }
+
+// AgentKeyPath is DIR/keys/agents/ID.json.
+func (d Dir) AgentKeyPath(id string) string { return d.path("keys", "agents", id+".json") }
+
+// TLSCertPath and TLSKeyPath locate the TLS material.
+func (d Dir) TLSCertPath() string { return d.path("tls", "cert.pem") }
+
+// TLSKeyPath is DIR/tls/key.pem.
+func (d Dir) TLSKeyPath() string { return d.path("tls", "key.pem") }
+
+// PeersDir is DIR/peers.
+func (d Dir) PeersDir() string { return d.path("peers") }
+
+// PinsPath is DIR/peers/pins.json.
+func (d Dir) PinsPath() string { return d.path("peers", "pins.json") }
+
+// AgentsDir is DIR/agents.
+func (d Dir) AgentsDir() string { return d.path("agents") }
+
+// DataDir is DIR/data.
+func (d Dir) DataDir() string { return d.path("data") }
+
+// RunDir is DIR/run, where the local sockets live.
+func (d Dir) RunDir() string { return d.path("run") }
+
+// ErrNotInitialised is returned for a directory without a configuration.
+var ErrNotInitialised = errors.New("not a gateway directory (run moltgate init)")
+
+// InitOptions are the choices of moltgate init.
+type InitOptions struct {
+	Org    string
+	Listen string // HTTPS address; default 127.0.0.1:7443
+	// GRPC is the gRPC address; default the HTTPS port + 1.
+	GRPC string
+	// Passphrase, if set, encrypts the key files.
+	Passphrase []byte
+	Now        time.Time
+}
+
+// InitResult says what Init made.
+type InitResult struct {
+	OrgKey keys.Ed25519Public
+	EncKey keys.X25519Public
+	TLSPin string
+	Config *Config
+}
+
+// Init makes a complete, working gateway directory: keys, a self-signed TLS
+// certificate, a commented configuration and the data directories. It
+// refuses a directory that already holds a gateway.
+func Init(d Dir, opts InitOptions) (*InitResult, error) {
+	if !wire.ValidName(opts.Org) {
+		return nil, errors.New("init: --org must match [A-Za-z0-9_-]{1,128}")
+	}
+	if opts.Listen == "" {
+		opts.Listen = "127.0.0.1:7443"
+	}
+	host, port, err := net.SplitHostPort(opts.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("init: --listen must be HOST:PORT")
+	}
+	if opts.GRPC == "" {
+		var p int
+		fmt.Sscan(port, &p)
+		opts.GRPC = net.JoinHostPort(host, fmt.Sprint(p+1))
+	}
+	if opts.Now.IsZero() {
+		opts.Now = time.Now()
+	}
+	if _, err := os.Stat(d.ConfigPath()); err == nil {
+		return nil, fmt.Errorf("init: %s already holds a gateway: %w", string(d), fs.ErrExist)
+	}
+	tlsOn := true // on by default, loopback included
+	cfgText, err := renderConfig(opts.Org, opts.Listen, opts.GRPC, tlsOn)
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(cfgText)
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	for _, sub := range []string{"", "keys", filepath.Join("keys", "agents"), "tls", "peers", "agents", "data", "run"} {
+		if err := os.MkdirAll(d.path(sub), 0o700); err != nil {
+			return nil, fmt.Errorf("init: %w", err)
+		}
+	}
+	gw, err := identity.Generate(rand.Reader, wire.Ref{Agent: GatewayAgent, Org: opts.Org})
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	if err := gw.Save(d.OrgKeyPath(), keys.WriteOptions{Passphrase: opts.Passphrase}); err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	hosts := []string{host, "localhost", "127.0.0.1", "::1"}
+	pin, err := makeTLSCert(d.TLSCertPath(), d.TLSKeyPath(), opts.Org, hosts, opts.Now)
+	if err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	// The configuration is written last: its presence marks a complete
+	// directory.
+	if err := writeFileAtomic(d.ConfigPath(), []byte(cfgText), 0o600); err != nil {
+		return nil, fmt.Errorf("init: %w", err)
+	}
+	return &InitResult{OrgKey: gw.Signing.Public(), EncKey: gw.Encryption.Public(), TLSPin: pin, Config: cfg}, nil
+}
+
+// LoadOrg reads the org identity of d.
+func LoadOrg(d Dir, passphrase []byte) (*identity.Agent, error) {
+	if _, err := os.Stat(d.ConfigPath()); errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", string(d), ErrNotInitialised)
+	}
+	return identity.Load(d.OrgKeyPath(), passphrase)
+}
+
+func writeFileAtomic(path string, b []byte, mode os.FileMode) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+var configTemplate = template.Must(template.New("config").Parse(`# moltgate gateway configuration for organisation "{{.Org}}".
+#
+# Every setting is shown with its default; delete a line to get the default.
+# Durations are written like "5s", "2m" or "1h". The gateway checks this file
+# at start and refuses to start on any mistake, naming the key.
+
+org = "{{.Org}}"
+
+[listen]
+# The HTTPS face: messages, batches, the WebSocket stream, the registry,
+# /healthz, /readyz and /metrics.
+address = "{{.Listen}}"
+# The gRPC face (Send and Stream).
+grpc = "{{.GRPC}}"
+# TLS with the self-signed certificate in tls/; peers pin it. Plain HTTP
+# (tls = false) is allowed only on loopback addresses.
+tls = {{.TLS}}
+# The URL peers use to reach this gateway; "" means derived from address.
+advertise = ""
+advertise_grpc = ""
+max_connections = 1024
+read_header_timeout = "5s"
+idle_timeout = "2m"
+# The deadline of a call that does not name one.
+request_timeout = "30s"
+
+[limits]
+message_bytes = 1048576
+batch_bytes = 10485760
+chunk_bytes = 65536
+session_bytes = 104857600
+max_sessions = 10000
+max_in_flight = 1024
+# How many gateways a message may cross before it is dropped.
+max_hops = 4
+
+[security]
+# How far a message's ts may be from now; ids are remembered this long.
+replay_window = "5m"
+handshake_timeout = "10s"
+session_ttl = "1h"
+# Highest classification sent to or accepted from a peer imported without
+# --max-cls, and a local agent added without --max-cls.
+peer_max_cls = "int"
+agent_max_cls = "conf"
+# Validity of the identity certificates issued to local agents.
+cert_ttl = "720h"
+
+[rate]
+# Token buckets per peer organisation and per sending agent.
+peer_org_per_second = 200.0
+peer_org_burst = 400
+agent_per_second = 50.0
+agent_burst = 100
+# Calls of one peer organisation in flight at once.
+peer_concurrency = 64
+discovery_per_minute = 600
+
+[storage]
+# "sqlite" keeps everything in data/moltgate.db. "postgres" shares the
+# directory, replay window, revocations and rate state between replicas;
+# give dsn here or in MOLTGATE_POSTGRES_DSN.
+driver = "sqlite"
+dsn = ""
+
+[directory]
+min_ttl = "1m"
+max_ttl = "24h"
+# How often peer registries are pulled; a negative value turns it off.
+sync_interval = "5m"
+
+[log]
+# debug, info, warn or error. Logs never hold keys, tokens, secret-class
+# data, or unmasked personal data.
+level = "info"
+`))
+
+func renderConfig(org, listen, grpc string, tlsOn bool) (string, error) {
+	var b strings.Builder
+	err := configTemplate.Execute(&b, map[string]any{"Org": org, "Listen": listen, "GRPC": grpc, "TLS": tlsOn})
+	return b.String(), err
+}

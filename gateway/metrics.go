@@ -1,0 +1,64 @@
+package gateway
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+)
+
+// metrics are the gateway's Prometheus metrics, on a registry of its own
+// (never the process-wide default), served at /metrics.
+type metrics struct {
+	reg *prometheus.Registry
+
+	messages  *prometheus.CounterVec   // op, face, outcome
+	latency   *prometheus.HistogramVec // face, op
+	blocks    *prometheus.CounterVec   // reason
+	sessions  prometheus.Gauge
+	inflight  prometheus.Gauge
+	breaker   *prometheus.GaugeVec // peer, state
+	rateLimit *prometheus.CounterVec
+}
+
+func newMetrics() *metrics {
+	m := &metrics{reg: prometheus.NewRegistry()}
+	m.messages = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "moltgate", Name: "messages_total",
+		Help: "Messages handled, by operation, face and outcome (ok or the error code).",
+	}, []string{"op", "face", "outcome"})
+	m.latency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "moltgate", Name: "request_duration_seconds",
+		Help:    "Time from a request's arrival to its answer, by face and operation.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	}, []string{"face", "op"})
+	m.blocks = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "moltgate", Name: "blocked_total",
+		Help: "Messages blocked by policy, by reason.",
+	}, []string{"reason"})
+	m.sessions = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: "moltgate", Name: "sessions", Help: "Handshake sessions held.",
+	})
+	m.inflight = prometheus.NewGauge(prometheus.GaugeOpts{
+		Namespace: "moltgate", Name: "in_flight", Help: "Calls being handled.",
+	})
+	m.breaker = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Namespace: "moltgate", Name: "peer_circuit_state",
+		Help: "Circuit breaker state of each peer gateway: 1 for the current state.",
+	}, []string{"peer", "state"})
+	m.rateLimit = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "moltgate", Name: "rate_limited_total",
+		Help: "Requests refused by a rate or concurrency limit, by scope.",
+	}, []string{"scope"})
+	m.reg.MustRegister(m.messages, m.latency, m.blocks, m.sessions, m.inflight, m.breaker, m.rateLimit,
+		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+func (m *metrics) setBreaker(peer string, s breakerState) {
+	for _, st := range []breakerState{breakerClosed, breakerOpen, breakerHalfOpen} {
+		v := 0.0
+		if st == s {
+			v = 1
+		}
+		m.breaker.WithLabelValues(peer, st.String()).Set(v)
+	}
+}

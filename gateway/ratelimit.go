@@ -1,0 +1,135 @@
+package gateway
+
+import (
+	"context"
+	"math"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+	"golang.org/x/time/rate"
+)
+
+// limiters holds one token bucket per key (a peer org, a sending agent, a
+// discovery caller). Keys come from the network, so the set is bounded: the
+// least recently used buckets are forgotten, which can only make a quiet
+// sender's bucket full again.
+type limiters struct {
+	limit rate.Limit
+	burst int
+	now   func() time.Time
+	cache *lru.Cache[string, *rate.Limiter]
+	mu    sync.Mutex
+}
+
+func newLimiters(perSecond float64, burst, size int, now func() time.Time) *limiters {
+	c, _ := lru.New[string, *rate.Limiter](size)
+	return &limiters{limit: rate.Limit(perSecond), burst: burst, now: now, cache: c}
+}
+
+// allow takes one token for key. If none is left it reports how long until
+// one is.
+func (l *limiters) allow(key string) (ok bool, retryAfter time.Duration) {
+	l.mu.Lock()
+	lim, found := l.cache.Get(key)
+	if !found {
+		lim = rate.NewLimiter(l.limit, l.burst)
+		l.cache.Add(key, lim)
+	}
+	l.mu.Unlock()
+	now := l.now()
+	r := lim.ReserveN(now, 1)
+	if !r.OK() {
+		return false, time.Second
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+// retryAfterSeconds rounds a delay up to whole seconds, as Retry-After
+// carries.
+func retryAfterSeconds(d time.Duration) int {
+	return int(math.Ceil(max(d, time.Second).Seconds()))
+}
+
+// gates bounds the calls in flight per key (per peer org).
+type gates struct {
+	n  int
+	mu sync.Mutex
+	m  map[string]*gate
+}
+
+type gate struct {
+	slots chan struct{}
+	users int
+}
+
+func newGates(n int) *gates { return &gates{n: n, m: map[string]*gate{}} }
+
+// enter takes a slot for key without waiting; it fails if all are in use.
+// The returned function gives the slot back.
+func (g *gates) enter(key string) (release func(), ok bool) {
+	g.mu.Lock()
+	gt := g.m[key]
+	if gt == nil {
+		gt = &gate{slots: make(chan struct{}, g.n)}
+		g.m[key] = gt
+	}
+	gt.users++
+	g.mu.Unlock()
+	select {
+	case gt.slots <- struct{}{}:
+		return func() {
+			<-gt.slots
+			g.done(key, gt)
+		}, true
+	default:
+		g.done(key, gt)
+		return nil, false
+	}
+}
+
+func (g *gates) done(key string, gt *gate) {
+	g.mu.Lock()
+	gt.users--
+	if gt.users == 0 && len(gt.slots) == 0 {
+		delete(g.m, key)
+	}
+	g.mu.Unlock()
+}
+
+// inflight bounds the work being handled at once by the whole gateway, and
+// lets shutdown wait for it to drain.
+type inflight struct {
+	slots chan struct{}
+	wg    sync.WaitGroup
+}
+
+func newInflight(n int) *inflight { return &inflight{slots: make(chan struct{}, n)} }
+
+func (f *inflight) enter() (release func(), ok bool) {
+	select {
+	case f.slots <- struct{}{}:
+		f.wg.Add(1)
+		return func() { <-f.slots; f.wg.Done() }, true
+	default:
+		return nil, false
+	}
+}
+
+func (f *inflight) count() int { return len(f.slots) }
+
+// drain waits until nothing is in flight or ctx ends.
+func (f *inflight) drain(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { f.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

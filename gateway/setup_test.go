@@ -1,0 +1,211 @@
+package gateway
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+func TestConfigDefaultsAndTemplate(t *testing.T) {
+	// The commented template init writes is exactly the defaults.
+	text, err := renderConfig("acme", "127.0.0.1:7443", "127.0.0.1:7444", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromTemplate, err := ParseConfig(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	minimal, err := ParseConfig(`org = "acme"`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(fromTemplate, minimal) {
+		t.Fatalf("template differs from defaults:\n%+v\n%+v", fromTemplate, minimal)
+	}
+	if minimal.Listen.Advertise != "https://127.0.0.1:7443" || minimal.Security.SessionTTL.D() != time.Hour {
+		t.Fatalf("defaults: %+v", minimal)
+	}
+}
+
+func TestConfigMistakesNameTheKey(t *testing.T) {
+	cases := map[string]string{
+		``:                       "org",
+		`org = "a b"`:            "org",
+		"org = \"a\"\nlimts = 1": "limts",
+		"org = \"a\"\n[limits]\nmesage_bytes = 1":                      "limits.mesage_bytes",
+		"org = \"a\"\n[limits]\nmessage_bytes = \"big\"":               "limits.message_bytes",
+		"org = \"a\"\n[limits]\nmessage_bytes = 100":                   "limits.message_bytes",
+		"org = \"a\"\n[security]\nreplay_window = \"forever\"":         "line 3",
+		"org = \"a\"\n[security]\npeer_max_cls = \"top\"":              "security.peer_max_cls",
+		"org = \"a\"\n[listen]\naddress = \"0.0.0.0:80\"\ntls = false": "listen.tls",
+		"org = \"a\"\n[listen]\ngrpc = \"127.0.0.1:7443\"":             "listen.grpc",
+		"org = \"a\"\n[storage]\ndriver = \"mysql\"":                   "storage.driver",
+		"org = \"a\"\n[log]\nlevel = \"loud\"":                         "log.level",
+		"org = \"a\"\n[limits]\nmax_hops = 99":                         "limits.max_hops",
+		"org = [":                                                      "line 1",
+	}
+	for text, key := range cases {
+		_, err := ParseConfig(text)
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("%q: got %v, want a ConfigError", text, err)
+			continue
+		}
+		if ce.Key != key {
+			t.Errorf("%q: key %q (%v), want %q", text, ce.Key, err, key)
+		}
+		if strings.Contains(err.Error(), "\n") {
+			t.Errorf("%q: error is not one line: %q", text, err)
+		}
+	}
+}
+
+func initDir(t *testing.T, org, listen string) Dir {
+	t.Helper()
+	d := Dir(filepath.Join(t.TempDir(), org))
+	if _, err := Init(d, InitOptions{Org: org, Listen: listen}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+func TestInitMakesWorkingDir(t *testing.T) {
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	cfg, err := LoadConfig(d.ConfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Org != "acme" || cfg.Listen.GRPC != "127.0.0.1:9444" || !cfg.TLSEnabled() {
+		t.Fatalf("config: %+v", cfg.Listen)
+	}
+	for _, p := range []string{d.OrgKeyPath(), d.TLSKeyPath(), d.ConfigPath()} {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm() != 0o600 {
+			t.Fatalf("%s: %v %v", p, st.Mode(), err)
+		}
+	}
+	for _, p := range []string{d.DataDir(), d.RunDir(), string(d)} {
+		st, err := os.Stat(p)
+		if err != nil || st.Mode().Perm() != 0o700 {
+			t.Fatalf("%s: %v %v", p, st.Mode(), err)
+		}
+	}
+	if _, err := Init(d, InitOptions{Org: "acme"}); err == nil {
+		t.Fatal("init over an existing gateway")
+	}
+	if _, _, err := loadTLSCert(d.TLSCertPath(), d.TLSKeyPath()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPeerExportImport(t *testing.T) {
+	acme := initDir(t, "acme", "127.0.0.1:9443")
+	globex := initDir(t, "globex", "127.0.0.1:9543")
+	doc, err := ExportPeer(acme, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ImportPeer(globex, doc, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Org != "acme" || p.MaxCls != wire.Int || !strings.HasPrefix(p.TLSPin, PinPrefix) || p.Endpoint != "https://127.0.0.1:9443" {
+		t.Fatalf("peer: %+v", p)
+	}
+	peers, err := LoadPeers(globex)
+	if err != nil || len(peers) != 1 {
+		t.Fatalf("load peers: %v %v", peers, err)
+	}
+	if _, err := ImportPeer(globex, doc, ImportOptions{MaxCls: "conf"}); err != nil {
+		t.Fatalf("re-import: %v", err)
+	}
+	// A document altered in transit is refused.
+	bad := strings.Replace(string(doc), "9443", "6666", 1)
+	if _, err := ImportPeer(globex, []byte(bad), ImportOptions{}); err == nil {
+		t.Fatal("imported an altered document")
+	}
+	// Another key for acme is refused without --replace.
+	impostor := initDir(t, "acme", "127.0.0.1:9643")
+	doc2, _ := ExportPeer(impostor, nil, time.Now())
+	if _, err := ImportPeer(globex, doc2, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("key change: %v", err)
+	}
+	if _, err := ImportPeer(globex, doc2, ImportOptions{Replace: true}); err != nil {
+		t.Fatalf("replace: %v", err)
+	}
+	// Own org.
+	own, _ := ExportPeer(globex, nil, time.Now())
+	if _, err := ImportPeer(globex, own, ImportOptions{}); err == nil {
+		t.Fatal("imported itself")
+	}
+	// A tampered peer file is caught by the pin.
+	raw, _ := os.ReadFile(filepath.Join(globex.PeersDir(), "acme.json"))
+	k, _ := keys.GenerateEd25519(strings.NewReader(strings.Repeat("x", 32)))
+	cur, _ := LoadPeers(globex)
+	tampered := strings.Replace(string(raw), cur[0].OrgKey.String(), k.Public().String(), 1)
+	if tampered == string(raw) {
+		t.Fatal("test did not change the file")
+	}
+	os.WriteFile(filepath.Join(globex.PeersDir(), "acme.json"), []byte(tampered), 0o600)
+	if _, err := LoadPeers(globex); err == nil {
+		t.Fatal("a peer file with another key loaded")
+	}
+}
+
+func TestAgentAdd(t *testing.T) {
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	a, err := AddAgent(d, AddAgentOptions{ID: "weather", Exec: `/usr/bin/env python3 -c 'print("hi there")'`, Capabilities: []string{"weather.forecast"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"/usr/bin/env", "python3", "-c", `print("hi there")`}; !reflect.DeepEqual(a.Exec, want) {
+		t.Fatalf("exec %q", a.Exec)
+	}
+	if a.MaxCls != wire.Conf || a.Visibility != "public" {
+		t.Fatalf("defaults: %+v", a)
+	}
+	id, err := LoadAgentIdentity(d, "weather", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	org, _ := LoadOrg(d, nil)
+	if !id.Encryption.Public().Equal(org.Encryption.Public()) || id.Ref.Org != "acme" {
+		t.Fatal("agent identity does not receive through the gateway")
+	}
+	if _, err := AddAgent(d, AddAgentOptions{ID: "weather"}); err == nil {
+		t.Fatal("added twice")
+	}
+	for _, bad := range []AddAgentOptions{{ID: "gateway"}, {ID: "x y"}, {ID: "a", MaxCls: "top"}, {ID: "b", Capabilities: []string{"not a cap"}}, {ID: "c", Exec: `"open`}} {
+		if _, err := AddAgent(d, bad); err == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+	all, err := LoadAgents(d)
+	if err != nil || len(all) != 1 {
+		t.Fatalf("load: %v %v", all, err)
+	}
+}
+
+func TestSplitCommand(t *testing.T) {
+	cases := map[string][]string{
+		`a b  c`:               {"a", "b", "c"},
+		`a 'b c' "d \"e\" \\"`: {"a", "b c", `d "e" \`},
+		`a\ b`:                 {"a b"},
+		``:                     nil,
+		`x '' y`:               {"x", "", "y"},
+	}
+	for in, want := range cases {
+		got, err := SplitCommand(in)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("%q: %q %v, want %q", in, got, err, want)
+		}
+	}
+}

@@ -1,0 +1,141 @@
+package gateway
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"math/big"
+	"net"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/moltgate/moltgate/keys"
+)
+
+// PinPrefix introduces a TLS pin: the SHA-256 of the certificate's
+// SubjectPublicKeyInfo, as in HTTP public key pinning.
+const PinPrefix = "sha256:"
+
+// makeTLSCert writes a self-signed ECDSA P-256 certificate for the given
+// hosts to certPath and its key (0600) to keyPath, and returns its pin.
+// Peers do not check names or chains: they check the pin they imported.
+func makeTLSCert(certPath, keyPath, org string, hosts []string, now time.Time) (string, error) {
+	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return "", fmt.Errorf("make TLS certificate: %w", err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return "", fmt.Errorf("make TLS certificate: %w", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{Organization: []string{org}, CommonName: "moltgate " + org},
+		NotBefore:    now.Add(-time.Hour),
+		NotAfter:     now.Add(10 * 365 * 24 * time.Hour),
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth},
+	}
+	for _, h := range hosts {
+		if ip := net.ParseIP(h); ip != nil {
+			tmpl.IPAddresses = append(tmpl.IPAddresses, ip)
+		} else if h != "" {
+			tmpl.DNSNames = append(tmpl.DNSNames, h)
+		}
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &priv.PublicKey, priv)
+	if err != nil {
+		return "", fmt.Errorf("make TLS certificate: %w", err)
+	}
+	kb, err := x509.MarshalPKCS8PrivateKey(priv)
+	if err != nil {
+		return "", fmt.Errorf("make TLS certificate: %w", err)
+	}
+	if err := keys.WritePrivateFile(keyPath, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kb}), false); err != nil {
+		return "", err
+	}
+	if err := os.WriteFile(certPath, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o644); err != nil {
+		return "", fmt.Errorf("make TLS certificate: %w", err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return spkiPin(cert), nil
+}
+
+func spkiPin(c *x509.Certificate) string {
+	sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
+	return PinPrefix + base64.StdEncoding.EncodeToString(sum[:])
+}
+
+// loadTLSCert reads the gateway's certificate and key, refusing a key file
+// that others can read.
+func loadTLSCert(certPath, keyPath string) (tls.Certificate, string, error) {
+	kb, err := keys.ReadPrivateFile(keyPath)
+	if err != nil {
+		return tls.Certificate{}, "", fmt.Errorf("load TLS key: %w", err)
+	}
+	cb, err := os.ReadFile(certPath)
+	if err != nil {
+		return tls.Certificate{}, "", fmt.Errorf("load TLS certificate: %w", err)
+	}
+	pair, err := tls.X509KeyPair(cb, kb)
+	if err != nil {
+		return tls.Certificate{}, "", fmt.Errorf("load TLS certificate: %w", err)
+	}
+	leaf, err := x509.ParseCertificate(pair.Certificate[0])
+	if err != nil {
+		return tls.Certificate{}, "", fmt.Errorf("load TLS certificate: %w", err)
+	}
+	pair.Leaf = leaf
+	return pair, spkiPin(leaf), nil
+}
+
+// ErrPinMismatch is returned when a peer's TLS certificate is not the one
+// pinned for it.
+var ErrPinMismatch = errors.New("peer TLS certificate does not match its pin")
+
+// pinnedClientTLS returns a client TLS configuration that accepts exactly
+// the certificate whose SPKI hash is pin, whatever its name or issuer: the
+// pin came from the peer's signed export, which is the trust decision.
+func pinnedClientTLS(pin string, own *tls.Certificate) (*tls.Config, error) {
+	if !strings.HasPrefix(pin, PinPrefix) {
+		return nil, fmt.Errorf("TLS pin must start with %q", PinPrefix)
+	}
+	want, err := base64.StdEncoding.Strict().DecodeString(strings.TrimPrefix(pin, PinPrefix))
+	if err != nil || len(want) != sha256.Size {
+		return nil, errors.New("TLS pin is not base64 of 32 bytes")
+	}
+	cfg := &tls.Config{
+		MinVersion: tls.VersionTLS13,
+		// Chain and name verification are replaced by the pin check
+		// below, which runs on every handshake.
+		InsecureSkipVerify: true,
+		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+			if len(raw) == 0 {
+				return ErrPinMismatch
+			}
+			c, err := x509.ParseCertificate(raw[0])
+			if err != nil {
+				return ErrPinMismatch
+			}
+			sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
+			if subtle.ConstantTimeCompare(sum[:], want) != 1 {
+				return ErrPinMismatch
+			}
+			return nil
+		},
+	}
+	if own != nil {
+		cfg.Certificates = []tls.Certificate{*own}
+	}
+	return cfg, nil
+}

@@ -1,0 +1,365 @@
+package keys
+
+import (
+	"bytes"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/crypto/chacha20poly1305"
+	"golang.org/x/crypto/scrypt"
+)
+
+// An identity file is a JSON document that holds one agent's two private
+// keys. In the clear it looks like
+//
+//	{"moltgate_identity":1,"agent":"alice","org":"acme",
+//	 "public":{"key":"ed25519:…","enc_key":"x25519:…"},
+//	 "private":{"signing_seed":"ed25519:…","encryption_key":"x25519:…"}}
+//
+// and, encrypted with a passphrase, "private" is replaced by
+//
+//	"encrypted":{"kdf":"scrypt","log_n":17,"r":8,"p":1,"salt":"base64:…",
+//	             "aead":"xchacha20-poly1305","nonce":"base64:…","ciphertext":"base64:…"}
+//
+// where the ciphertext seals the "private" object and its additional data is
+// the file's header (version, agent, org and public keys), so the header
+// cannot be swapped onto someone else's keys.
+
+// FileVersion is the identity file format written by WriteFile.
+const FileVersion = 1
+
+// KeyFile is the content of an identity file.
+type KeyFile struct {
+	Agent      string
+	Org        string
+	Signing    Ed25519Private
+	Encryption X25519Private
+}
+
+// ScryptLogN is the default scrypt work factor for encrypted identity files
+// (2^17: about 128 MiB and a fraction of a second to unlock).
+const ScryptLogN = 17
+
+// Bounds on the work factor accepted when reading, so that a hostile file
+// cannot make unlocking take unbounded memory.
+const (
+	minScryptLogN = 10
+	maxScryptLogN = 22
+)
+
+// ErrPermissions is returned for an identity file that group or others may
+// read or write.
+var ErrPermissions = errors.New("identity file is accessible by group or others")
+
+// ErrPassphrase is returned when an encrypted identity file cannot be opened
+// with the given passphrase, or when an encrypted file is read without one.
+var ErrPassphrase = errors.New("wrong or missing passphrase")
+
+type fileHeader struct {
+	Version int    `json:"moltgate_identity"`
+	Agent   string `json:"agent"`
+	Org     string `json:"org"`
+	Public  struct {
+		Key    string `json:"key"`
+		EncKey string `json:"enc_key"`
+	} `json:"public"`
+}
+
+type filePrivate struct {
+	SigningSeed   string `json:"signing_seed"`
+	EncryptionKey string `json:"encryption_key"`
+}
+
+type fileEncrypted struct {
+	KDF        string `json:"kdf"`
+	LogN       int    `json:"log_n"`
+	R          int    `json:"r"`
+	P          int    `json:"p"`
+	Salt       string `json:"salt"`
+	AEAD       string `json:"aead"`
+	Nonce      string `json:"nonce"`
+	Ciphertext string `json:"ciphertext"`
+}
+
+type fileJSON struct {
+	fileHeader
+	Private   *filePrivate   `json:"private,omitempty"`
+	Encrypted *fileEncrypted `json:"encrypted,omitempty"`
+}
+
+// WriteOptions tunes WriteFile.
+type WriteOptions struct {
+	// Passphrase, if non-empty, encrypts the private keys.
+	Passphrase []byte
+	// ScryptLogN is the work factor; 0 means ScryptLogN.
+	ScryptLogN int
+	// Rand supplies salt and nonce; nil means crypto/rand.
+	Rand io.Reader
+	// Overwrite replaces an existing file; by default an existing file is
+	// an error, so a key is never lost by accident.
+	Overwrite bool
+}
+
+func (kf *KeyFile) header() fileHeader {
+	var h fileHeader
+	h.Version = FileVersion
+	h.Agent, h.Org = kf.Agent, kf.Org
+	h.Public.Key = kf.Signing.Public().String()
+	h.Public.EncKey = kf.Encryption.Public().String()
+	return h
+}
+
+func headerAD(h fileHeader) []byte {
+	b, _ := json.Marshal(h) // fixed field order: stable bytes
+	return b
+}
+
+// Marshal encodes kf as an identity file.
+func (kf *KeyFile) Marshal(opts WriteOptions) ([]byte, error) {
+	if kf.Signing.IsZero() || kf.Encryption.IsZero() {
+		return nil, errors.New("encode identity file: missing key")
+	}
+	f := fileJSON{fileHeader: kf.header()}
+	priv := filePrivate{kf.Signing.Secret(), kf.Encryption.Secret()}
+	if len(opts.Passphrase) == 0 {
+		f.Private = &priv
+	} else {
+		r := opts.Rand
+		if r == nil {
+			r = rand.Reader
+		}
+		logN := opts.ScryptLogN
+		if logN == 0 {
+			logN = ScryptLogN
+		}
+		if logN < minScryptLogN || logN > maxScryptLogN {
+			return nil, fmt.Errorf("encode identity file: scrypt log_n %d outside [%d, %d]", logN, minScryptLogN, maxScryptLogN)
+		}
+		salt := make([]byte, 16)
+		nonce := make([]byte, chacha20poly1305.NonceSizeX)
+		if _, err := io.ReadFull(r, salt); err != nil {
+			return nil, fmt.Errorf("encode identity file: %w", err)
+		}
+		if _, err := io.ReadFull(r, nonce); err != nil {
+			return nil, fmt.Errorf("encode identity file: %w", err)
+		}
+		key, err := scrypt.Key(opts.Passphrase, salt, 1<<logN, 8, 1, chacha20poly1305.KeySize)
+		if err != nil {
+			return nil, fmt.Errorf("encode identity file: %w", err)
+		}
+		aead, err := chacha20poly1305.NewX(key)
+		if err != nil {
+			return nil, fmt.Errorf("encode identity file: %w", err)
+		}
+		plain, _ := json.Marshal(priv)
+		ct := aead.Seal(nil, nonce, plain, headerAD(f.fileHeader))
+		clear(plain)
+		f.Encrypted = &fileEncrypted{
+			KDF: "scrypt", LogN: logN, R: 8, P: 1, Salt: EncodeBytes(salt),
+			AEAD: "xchacha20-poly1305", Nonce: EncodeBytes(nonce), Ciphertext: EncodeBytes(ct),
+		}
+	}
+	out, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("encode identity file: %w", err)
+	}
+	return append(out, '\n'), nil
+}
+
+// UnmarshalKeyFile decodes an identity file. passphrase is needed only if the
+// file is encrypted.
+func UnmarshalKeyFile(b []byte, passphrase []byte) (*KeyFile, error) {
+	var f fileJSON
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("decode identity file: %w", err)
+	}
+	if f.Version != FileVersion {
+		return nil, fmt.Errorf("decode identity file: unsupported version %d", f.Version)
+	}
+	var priv filePrivate
+	switch {
+	case f.Private != nil && f.Encrypted == nil:
+		priv = *f.Private
+	case f.Encrypted != nil && f.Private == nil:
+		e := f.Encrypted
+		if len(passphrase) == 0 {
+			return nil, fmt.Errorf("decode identity file: file is encrypted: %w", ErrPassphrase)
+		}
+		if e.KDF != "scrypt" || e.AEAD != "xchacha20-poly1305" || e.R != 8 || e.P != 1 ||
+			e.LogN < minScryptLogN || e.LogN > maxScryptLogN {
+			return nil, errors.New("decode identity file: unsupported encryption parameters")
+		}
+		salt, err1 := DecodeBytes(e.Salt, 64)
+		nonce, err2 := DecodeBytes(e.Nonce, chacha20poly1305.NonceSizeX)
+		ct, err3 := DecodeBytes(e.Ciphertext, 4096)
+		if err := errors.Join(err1, err2, err3); err != nil || len(nonce) != chacha20poly1305.NonceSizeX {
+			return nil, errors.New("decode identity file: malformed encrypted section")
+		}
+		key, err := scrypt.Key(passphrase, salt, 1<<e.LogN, e.R, e.P, chacha20poly1305.KeySize)
+		if err != nil {
+			return nil, fmt.Errorf("decode identity file: %w", err)
+		}
+		aead, _ := chacha20poly1305.NewX(key)
+		plain, err := aead.Open(nil, nonce, ct, headerAD(f.fileHeader))
+		if err != nil {
+			return nil, fmt.Errorf("decode identity file: %w", ErrPassphrase)
+		}
+		defer clear(plain)
+		if err := json.Unmarshal(plain, &priv); err != nil {
+			return nil, fmt.Errorf("decode identity file: %w", err)
+		}
+	default:
+		return nil, errors.New("decode identity file: need exactly one of private or encrypted")
+	}
+	sk, err := ParseEd25519Private(priv.SigningSeed)
+	if err != nil {
+		return nil, fmt.Errorf("decode identity file: %w", err)
+	}
+	ek, err := ParseX25519Private(priv.EncryptionKey)
+	if err != nil {
+		return nil, fmt.Errorf("decode identity file: %w", err)
+	}
+	kf := &KeyFile{Agent: f.Agent, Org: f.Org, Signing: sk, Encryption: ek}
+	// The public keys in the header are a convenience for readers; they
+	// must agree with the private keys or the file has been tampered with.
+	if h := kf.header(); h.Public != f.Public {
+		return nil, errors.New("decode identity file: public keys do not match private keys")
+	}
+	return kf, nil
+}
+
+// WriteFile writes kf to path with mode 0600.
+func WriteFile(path string, kf *KeyFile, opts WriteOptions) error {
+	b, err := kf.Marshal(opts)
+	if err != nil {
+		return err
+	}
+	return WritePrivateFile(path, b, opts.Overwrite)
+}
+
+// WritePrivateFile writes b to path with mode 0600, atomically: it writes a
+// temporary file in the same directory, syncs it and renames it into place.
+// Unless overwrite is set, an existing path is an error.
+func WritePrivateFile(path string, b []byte, overwrite bool) error {
+	if !overwrite {
+		if _, err := os.Lstat(path); err == nil {
+			return fmt.Errorf("write %s: %w", path, fs.ErrExist)
+		}
+	}
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if !overwrite {
+		// Link fails if path appeared meanwhile; rename would replace it.
+		if err := os.Link(tmp.Name(), path); err != nil {
+			return fmt.Errorf("write %s: %w", path, err)
+		}
+		return nil
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadPrivateFile reads a file that must be a regular file not accessible by
+// group or others.
+func ReadPrivateFile(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file", path)
+	}
+	if st.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("read %s: mode %04o: %w (run chmod 600 %s)", path, st.Mode().Perm(), ErrPermissions, path)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return b, nil
+}
+
+// ReadFile reads an identity file written by WriteFile. It refuses a file
+// that group or others can access. passphrase is needed only if the file is
+// encrypted.
+func ReadFile(path string, passphrase []byte) (*KeyFile, error) {
+	b, err := ReadPrivateFile(path)
+	if err != nil {
+		return nil, err
+	}
+	kf, err := UnmarshalKeyFile(b, passphrase)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	return kf, nil
+}
+
+// Environment variables that supply the passphrase of identity files. A
+// passphrase is never taken from a command-line flag, where other users could
+// read it from the process list.
+const (
+	PassphraseEnv     = "MOLTGATE_PASSPHRASE"
+	PassphraseFileEnv = "MOLTGATE_PASSPHRASE_FILE"
+)
+
+// PassphraseFromEnv returns the passphrase named by the environment: the
+// value of MOLTGATE_PASSPHRASE, or the first line of the file named by
+// MOLTGATE_PASSPHRASE_FILE (which must be private to its owner). It returns
+// nil if neither is set.
+func PassphraseFromEnv(getenv func(string) string) ([]byte, error) {
+	if p := getenv(PassphraseEnv); p != "" {
+		if getenv(PassphraseFileEnv) != "" {
+			return nil, fmt.Errorf("passphrase: set only one of %s and %s", PassphraseEnv, PassphraseFileEnv)
+		}
+		return []byte(p), nil
+	}
+	path := getenv(PassphraseFileEnv)
+	if path == "" {
+		return nil, nil
+	}
+	b, err := ReadPrivateFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("passphrase: %w", err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	line = strings.TrimSuffix(line, "\r")
+	if line == "" {
+		return nil, fmt.Errorf("passphrase: %s is empty", path)
+	}
+	return []byte(line), nil
+}

@@ -1,0 +1,187 @@
+package keys
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"sort"
+	"sync"
+	"time"
+)
+
+// A Pin records the keys last seen for a named peer (an org, or agent@org).
+type Pin struct {
+	Name     string        `json:"name"`
+	Key      Ed25519Public `json:"key"`
+	EncKey   X25519Public  `json:"enc_key,omitzero"`
+	PinnedAt time.Time     `json:"pinned_at"`
+}
+
+// MismatchError is returned when a peer presents a key other than its pin.
+type MismatchError struct {
+	Name   string
+	Pinned Ed25519Public
+	Got    Ed25519Public
+}
+
+func (e *MismatchError) Error() string {
+	return fmt.Sprintf("key for %s does not match its pin (pinned %s, presented %s)", e.Name, e.Pinned, e.Got)
+}
+
+// ErrNotPinned is returned by Check for a name that has no pin.
+var ErrNotPinned = errors.New("no pinned key")
+
+// PinStore is a file of pinned peer keys. It is safe for concurrent use.
+// Every change is written to disk (0600, atomically) before it returns.
+type PinStore struct {
+	path string
+	now  func() time.Time
+
+	mu   sync.RWMutex
+	pins map[string]Pin
+}
+
+type pinFile struct {
+	Pins []Pin `json:"pins"`
+}
+
+// OpenPinStore opens the store at path, creating an empty one if the file
+// does not exist. now stamps new pins; nil means time.Now.
+func OpenPinStore(path string, now func() time.Time) (*PinStore, error) {
+	if now == nil {
+		now = time.Now
+	}
+	s := &PinStore{path: path, now: now, pins: map[string]Pin{}}
+	b, err := ReadPrivateFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return s, nil
+	case err != nil:
+		return nil, fmt.Errorf("open pins: %w", err)
+	}
+	var f pinFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("open pins %s: %w", path, err)
+	}
+	for _, p := range f.Pins {
+		if p.Name == "" || p.Key.IsZero() {
+			return nil, fmt.Errorf("open pins %s: entry without name or key", path)
+		}
+		if _, dup := s.pins[p.Name]; dup {
+			return nil, fmt.Errorf("open pins %s: %s pinned twice", path, p.Name)
+		}
+		s.pins[p.Name] = p
+	}
+	return s, nil
+}
+
+// Lookup returns the pin for name.
+func (s *PinStore) Lookup(name string) (Pin, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	p, ok := s.pins[name]
+	return p, ok
+}
+
+// Check reports whether key is the key pinned for name. It returns
+// ErrNotPinned (wrapped) if there is no pin and a *MismatchError if the keys
+// differ.
+func (s *PinStore) Check(name string, key Ed25519Public) error {
+	p, ok := s.Lookup(name)
+	if !ok {
+		return fmt.Errorf("check pin %s: %w", name, ErrNotPinned)
+	}
+	if !p.Key.Equal(key) {
+		return &MismatchError{Name: name, Pinned: p.Key, Got: key}
+	}
+	return nil
+}
+
+// Pin records key (and enc, which may be zero) for name. Pinning the same
+// keys again is a no-op; pinning different keys for an already pinned name
+// is refused with a *MismatchError: use Replace to rotate deliberately.
+func (s *PinStore) Pin(name string, key Ed25519Public, enc X25519Public) error {
+	if name == "" || key.IsZero() {
+		return errors.New("pin: empty name or key")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.pins[name]; ok {
+		if !p.Key.Equal(key) {
+			return &MismatchError{Name: name, Pinned: p.Key, Got: key}
+		}
+		if enc.IsZero() || p.EncKey.Equal(enc) {
+			return nil
+		}
+	}
+	return s.setLocked(Pin{Name: name, Key: key, EncKey: enc, PinnedAt: s.now().UTC()})
+}
+
+// Replace pins new keys for name whether or not it was pinned before.
+func (s *PinStore) Replace(name string, key Ed25519Public, enc X25519Public) error {
+	if name == "" || key.IsZero() {
+		return errors.New("pin: empty name or key")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.setLocked(Pin{Name: name, Key: key, EncKey: enc, PinnedAt: s.now().UTC()})
+}
+
+// Remove deletes the pin for name, if any.
+func (s *PinStore) Remove(name string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	old, ok := s.pins[name]
+	if !ok {
+		return nil
+	}
+	delete(s.pins, name)
+	if err := s.saveLocked(); err != nil {
+		s.pins[name] = old
+		return err
+	}
+	return nil
+}
+
+// All returns every pin, sorted by name.
+func (s *PinStore) All() []Pin {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	out := make([]Pin, 0, len(s.pins))
+	for _, p := range s.pins {
+		out = append(out, p)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (s *PinStore) setLocked(p Pin) error {
+	old, had := s.pins[p.Name]
+	s.pins[p.Name] = p
+	if err := s.saveLocked(); err != nil {
+		if had {
+			s.pins[p.Name] = old
+		} else {
+			delete(s.pins, p.Name)
+		}
+		return err
+	}
+	return nil
+}
+
+func (s *PinStore) saveLocked() error {
+	f := pinFile{Pins: make([]Pin, 0, len(s.pins))}
+	for _, p := range s.pins {
+		f.Pins = append(f.Pins, p)
+	}
+	sort.Slice(f.Pins, func(i, j int) bool { return f.Pins[i].Name < f.Pins[j].Name })
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save pins: %w", err)
+	}
+	if err := WritePrivateFile(s.path, append(b, '\n'), true); err != nil {
+		return fmt.Errorf("save pins: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package pii
+
+import "strings"
+
+// keyContext makes findings about a whole value from what its key says it is: a value under
+// "first_name" is a name, under "dob" a date of birth, under "password" a password, under
+// "pesel" an id number that must pass the PESEL check. Free-text detection still runs on the
+// value afterwards; overlaps are resolved in favour of the stronger finding.
+func (x *scanCtx) keyContext() {
+	s := x.s
+	a, b := 0, len(s)
+	for a < b && (s[a] == ' ' || s[a] == '\t' || s[a] == '\n') {
+		a++
+	}
+	for b > a && (s[b-1] == ' ' || s[b-1] == '\t' || s[b-1] == '\n') {
+		b--
+	}
+	if a >= b || b-a > 4096 {
+		return
+	}
+	v := s[a:b]
+	digits := func() ([]byte, bool) {
+		var d []byte
+		for i := 0; i < len(v); i++ {
+			switch c := v[i]; {
+			case isDigit(c):
+				d = append(d, c)
+			case c == ' ' || c == '-' || c == '.' || c == '/' || c == '(' || c == ')' || c == '+':
+			default:
+				return nil, false
+			}
+		}
+		return d, len(d) > 0
+	}
+	switch x.key {
+	case keyPersonName:
+		if looksName(v, false) {
+			x.add(TypeName, a, b, 0.9, "name.key")
+		}
+	case keyName:
+		if looksName(v, true) {
+			x.add(TypeName, a, b, 0.7, "name.key")
+		}
+	case keyAddress:
+		if looksAddress(v) {
+			x.add(TypeAddress, a, b, 0.85, "address.key")
+		}
+	case keyDOB:
+		if isDateValue(v) {
+			x.add(TypeDOB, a, b, 0.95, "dob.key")
+		}
+	case keyHealth:
+		if len(v) >= 3 && hasLetter(v) && !isBoolWord(v) {
+			x.healthCues = append(x.healthCues, Finding{Type: TypeHealth, Start: a, End: b, Confidence: 0.85, Rule: "health.key"})
+		}
+	case keyPassword, keyToken, keyPrivate, keySumoID:
+		if t, c, rule := x.secretValue(x.key, a, b); t != 0 {
+			if x.key == keyPassword {
+				c = 0.95
+			}
+			x.add(t, a, b, c, strings.Replace(rule, "assignment", "key", 1))
+		}
+	case keySSN:
+		if d, ok := digits(); ok && len(d) == 9 {
+			if itinValid(d) {
+				x.add(TypeITIN, a, b, 0.95, "itin.key")
+			} else if ssnValid(d) {
+				x.add(TypeSSN, a, b, 0.97, "ssn.key")
+			}
+		}
+	case keyNationalID:
+		if rule, ok := nationalValue(v); ok {
+			x.add(TypeNationalID, a, b, 0.95, rule)
+		}
+	case keyNHS:
+		if d, ok := digits(); ok && nhsValid(d) {
+			x.add(TypeNHS, a, b, 0.97, "nhs.key")
+		}
+	case keyCard:
+		if d, ok := digits(); ok && len(d) >= 12 && len(d) <= 19 && luhn(d) && iinOK(d) {
+			x.add(TypeCard, a, b, 0.97, "card.key")
+		}
+	case keyRouting:
+		if d, ok := digits(); ok && abaValid(d) {
+			x.add(TypeABARouting, a, b, 0.97, "aba.key")
+		}
+	case keyAccount:
+		if d, ok := digits(); ok && len(d) >= 6 && len(d) <= 17 {
+			x.add(TypeBankAccount, a, b, 0.9, "bank_account.key")
+		}
+	case keyPassport:
+		if len(v) >= 6 && len(v) <= 12 && hasDigit(v) && isAlnumStr(v) {
+			x.add(TypePassport, a, b, 0.9, "passport.key")
+		}
+	case keyDL:
+		if len(v) >= 5 && len(v) <= 20 && hasDigit(v) {
+			x.add(TypeDriversLicense, a, b, 0.9, "drivers_license.key")
+		}
+	case keyPhone:
+		if x.phoneValue(a, b) {
+			x.add(TypePhone, a, b, 0.95, "phone.key")
+		}
+	}
+}
+
+func hasLetter(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if isAlpha(v[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasDigit(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if isDigit(v[i]) {
+			return true
+		}
+	}
+	return false
+}
+
+func isAlnumStr(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if !isAlnum(v[i]) && v[i] != ' ' && v[i] != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isBoolWord(v string) bool {
+	switch strings.ToLower(v) {
+	case "true", "false", "yes", "no", "none", "null", "n/a", "na", "unknown", "nil":
+		return true
+	}
+	return false
+}
+
+var orgWords = toSet(`inc inc. ltd ltd. llc gmbh ag sa plc corp corp. corporation company co co. group bank
+university college institute foundation association services solutions systems technologies labs
+partners holdings agency department ministry council office hospital clinic school team project
+service api tool server client app application bot agent`)
+
+// looksName: 1-5 words of letters; for a bare "name" key, 2-4 capitalised words and no
+// organisation word.
+func looksName(v string, strict bool) bool {
+	if len(v) > 80 {
+		return false
+	}
+	words := strings.Fields(v)
+	if len(words) == 0 || len(words) > 5 {
+		return false
+	}
+	if strict && (len(words) < 2 || len(words) > 4) {
+		return false
+	}
+	for _, w := range words {
+		lw := strings.ToLower(strings.Trim(w, ".,"))
+		if orgWords.has(lw) {
+			return false
+		}
+		for i := 0; i < len(w); i++ {
+			c := w[i]
+			if !(isAlpha(c) || c == '\'' || c == '-' || c == '.' || c == ',') {
+				return false
+			}
+		}
+		if strict && !isUpper(w[0]) && w[0] < 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// looksAddress: letters and at least two words, with a digit or a comma.
+func looksAddress(v string) bool {
+	if len(v) > 300 || !hasLetter(v) {
+		return false
+	}
+	if len(strings.Fields(v)) < 2 {
+		return false
+	}
+	return hasDigit(v) || strings.Contains(v, ",")
+}

@@ -1,0 +1,215 @@
+package pii
+
+import (
+	"encoding/base64"
+	"strings"
+)
+
+// Names. A bare name in prose is a weak identifier and there is no name model here: names are
+// reported only after a cue that says a person's name follows ("my name is", "Dear", "Mr.",
+// "Dr.", "Patient:", "Name:", "called", "I'm") or under a name key. The name itself must look like
+// one: one to four capitalised words (initials allowed), not a common capitalised word.
+
+// cuePrefixes are the first three bytes (case-folded) of name cue words.
+var cuePrefixes = []string{"nam", "dea", "mr.", "mr ", "mrs", "ms.", "ms ", "mis", "dr.", "dr ",
+	"mx.", "i'm", "i a", "pat", "cal", "sin", "reg", "sig", "sur", "pro"}
+
+var tokenIndex = func() map[uint32][]int {
+	m := map[uint32][]int{}
+	for i, r := range tokenRules {
+		k := uint32(r.prefix[0]|0x20) | uint32(r.prefix[1]|0x20)<<8 | uint32(r.prefix[2]|0x20)<<16
+		m[k] = append(m[k], i)
+	}
+	return m
+}()
+
+// cue handles a word whose first bytes hit the cue filter.
+func (x *scanCtx) cue(i, j int) int {
+	s := x.s
+	if i+2 < len(s) {
+		for _, r := range tokenIndex[fold3(s, i)] {
+			if e, t, c, rule := tokenRules[r].check(x, i); e > i {
+				x.add(t, i, e, c, rule)
+				return e
+			}
+		}
+	}
+	return x.nameCue(i, j)
+}
+
+var honorifics = toSet("mr mrs ms miss mx dr prof sir dame madam mister")
+
+var notNames = toSet(`the a an i it its this that my your our his her their we you he she they me us him
+them is am are was were be been sorry happy glad fine ok okay yes no not here there hello hi dear all
+sir madam team everyone customer customers support service user admin please thanks thank just so very
+from at in on to for of with and or but if then also too going trying looking calling writing available
+new good great well back home out up down going done ready sure afraid interested unable able`)
+
+// nameCue recognises the cue word at s[i:j] and a name after it.
+func (x *scanCtx) nameCue(i, j int) int {
+	s := x.s
+	if j-i > 9 {
+		return i
+	}
+	switch lower(s[i]) {
+	case 'm', 'd', 'n', 'i', 'p', 'c', 's', 'r':
+	default:
+		return i
+	}
+	var buf [16]byte
+	w := string(lowerInto(buf[:0], s[i:j]))
+	k := j
+	conf := 0.0
+	switch {
+	case honorifics.has(w) && w != "sir" && w != "madam" && w != "dame":
+		if k < len(s) && s[k] == '.' {
+			k++
+		}
+		conf = 0.85
+	case w == "dear":
+		conf = 0.8
+	case w == "name" || w == "named" || w == "called":
+		// "my name is X", "name: X", "Name - X", "named X", "name on the account? User: X".
+		k = x.skipToName(j, 40)
+		conf = 0.8
+		if w == "name" && !x.nameNounContext(i) {
+			conf = 0.7
+		}
+	case w == "i" && j+1 < len(s) && (strings.HasPrefix(s[j:], "'m ") || strings.HasPrefix(s[j:], " am ")):
+		if s[j] == '\'' {
+			k = j + 3
+		} else {
+			k = j + 4
+		}
+		conf = 0.6
+	case w == "patient" || w == "surname" || w == "firstname" || w == "lastname" || w == "fullname":
+		k = j
+		for k < len(s) && (s[k] == ' ' || s[k] == ':') {
+			k++
+		}
+		if k == j || !strings.Contains(s[j:k], ":") && w == "patient" {
+			return i
+		}
+		conf = 0.85
+	case w == "call" && strings.HasPrefix(s[j:], " me "):
+		k = j + 4
+		conf = 0.7
+	case w == "sincerely" || w == "regards" || w == "signed":
+		k = j
+		for k < len(s) && (s[k] == ',' || s[k] == ' ' || s[k] == '\n' || s[k] == '\r' || s[k] == ':') {
+			k++
+		}
+		if w == "signed" && strings.HasPrefix(s[k:], "by ") {
+			k += 3
+		}
+		conf = 0.7
+	default:
+		return i
+	}
+	a, e, n := x.personName(k)
+	if n == 0 {
+		return i
+	}
+	if n == 1 && conf < 0.8 && w != "name" {
+		conf -= 0.05
+	}
+	x.add(TypeName, a, e, conf, "name.context")
+	return e
+}
+
+// skipToName moves past "is", ":", "?", "User:", "it to" and the like after a name cue, within max bytes.
+func (x *scanCtx) skipToName(k, max int) int {
+	s := x.s
+	lim := min(len(s), k+max)
+	for k < lim {
+		switch c := s[k]; {
+		case c == ' ' || c == ':' || c == '?' || c == '-' || c == '=' || c == '"' || c == '\n' || c == '\t':
+			k++
+			continue
+		case c == '\'' && k+1 < len(s) && s[k+1] == 's':
+			k += 2
+			continue
+		}
+		w, ok := wordAt(s, k, false)
+		if !ok {
+			return k
+		}
+		var buf [16]byte
+		if w.b-w.a > 12 {
+			return k
+		}
+		lw := string(lowerInto(buf[:0], s[w.a:w.b]))
+		switch lw {
+		case "is", "was", "it", "to", "as", "be", "reads", "user", "on", "the", "account", "in", "of", "me",
+			"is:", "please", "change", "correct", "it's", "its", "should", "appears", "and", "last", "first", "full", "maiden":
+			k = w.b
+			continue
+		}
+		return k
+	}
+	return k
+}
+
+// nameNounContext: "name" preceded by my/your/his/her/the/full/last/first/maiden.
+func (x *scanCtx) nameNounContext(i int) bool {
+	return x.cueBefore(i, 12, nameNounCues)
+}
+
+// personName reads 1-4 capitalised words (initials like "J." allowed) at k.
+func (x *scanCtx) personName(k int) (int, int, int) {
+	s := x.s
+	k = skipSpace(s, k)
+	a := k
+	e := k
+	n := 0
+	for n < 4 {
+		w, ok := wordAt(s, e, false)
+		if !ok || w.a != skipSpace(s, e) {
+			break
+		}
+		if w.b-w.a > 30 || !capitalized(s, w) {
+			break
+		}
+		var buf [32]byte
+		lw := strings.TrimSuffix(string(lowerInto(buf[:0], s[w.a:w.b])), ".")
+		if notNames.has(lw) || streetPrefixes.has(lw) {
+			break
+		}
+		// Each word: letters (apostrophes and hyphens inside), or an initial "J.".
+		body := s[w.a:w.b]
+		if strings.HasSuffix(body, ".") && len(body) > 3 {
+			body = body[:len(body)-1]
+			w.b--
+		}
+		if len(body) == 2 && body[1] == '.' || len(body) == 1 {
+			if n == 0 {
+				break
+			}
+		}
+		if n == 0 {
+			a = w.a
+		}
+		e = w.b
+		n++
+		if w.b < len(s) && s[w.b] != ' ' {
+			break
+		}
+	}
+	if n == 0 {
+		return a, a, 0
+	}
+	return a, e, n
+}
+
+func decodeB64(dst []byte, v string) (int, error) {
+	enc := base64.StdEncoding
+	if !strings.HasSuffix(v, "=") && len(v)%4 != 0 {
+		enc = base64.RawStdEncoding
+	}
+	if enc.DecodedLen(len(v)) > len(dst) {
+		return 0, base64.CorruptInputError(0)
+	}
+	return enc.Decode(dst, []byte(v))
+}
+
+var nameNounCues = newCues("my ", "your ", "his ", "her ", "full ", "last ", "first ", "maiden ", "patient ", "'s ")

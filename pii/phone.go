@@ -1,0 +1,102 @@
+package pii
+
+// Phone numbers. A digit run is only a phone candidate when it is written like one: with a
+// leading + or international prefix, with parentheses, or in groups. It is then validated against
+// the numbering plans of github.com/nyaruka/phonenumbers (international numbers against their
+// country, national numbers against the configured regions). Plain runs of digits need a context
+// word ("call", "phone", "fax"...) or a phone key. Dates, versions and IP addresses never get here.
+
+// phone returns the confidence that n is a phone number (0: it is not) and the rule.
+func (x *scanCtx) phone(n *numSpan) (float64, string) {
+	nd := n.nd
+	if nd < 7 || nd > 15 {
+		return 0, ""
+	}
+	d := n.digits()
+	formatted := n.ng >= 2 || n.paren
+	if n.ng >= 2 {
+		// Groups of one digit ("1 2 3 4 5 6 7") are lists, not phone numbers; a leading country
+		// code or trunk digit may be one digit.
+		ones := 0
+		for g := range n.ng {
+			if n.glen[g] == 1 {
+				ones++
+			}
+			if n.glen[g] > 8 {
+				return 0, ""
+			}
+		}
+		if ones > 1 || (ones == 1 && n.glen[0] != 1 && n.gsep[n.ng-1] != 'x') {
+			if !(ones == 1 && n.paren) {
+				return 0, ""
+			}
+		}
+	}
+	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, phoneAfterCues)
+	intl := n.plus || (nd >= 9 && d[0] == '0' && d[1] == '0') || (nd >= 11 && d[0] == '0' && d[1] == '1' && d[2] == '1')
+	var buf [48]byte
+	num := buf[:0]
+	if intl {
+		num = append(num, '+')
+		switch {
+		case n.plus:
+			num = append(num, d...)
+		case d[0] == '0' && d[1] == '0':
+			num = append(num, d[2:]...)
+		default:
+			num = append(num, d[3:]...)
+		}
+	} else {
+		num = append(num, d...)
+	}
+	if intl {
+		valid, possible := phoneIntl(string(num[1:]))
+		switch {
+		case valid && cue:
+			return 0.95, "phone.intl"
+		case valid:
+			return 0.9, "phone.intl"
+		case possible && cue:
+			return 0.85, "phone.intl"
+		case possible:
+			return 0.6, "phone.intl"
+		case cue && formatted:
+			return 0.7, "phone.context"
+		}
+		return 0, ""
+	}
+	if !formatted && !cue {
+		return 0, ""
+	}
+	str := string(num)
+	for _, r := range x.sc.regions {
+		if phoneNational(str, r) {
+			switch {
+			case cue:
+				return 0.95, "phone.national"
+			case formatted:
+				return 0.8, "phone.national"
+			}
+			return 0.45, "phone.national"
+		}
+	}
+	if cue && (formatted || nd >= 8) {
+		return 0.75, "phone.context"
+	}
+	return 0, ""
+}
+
+// phoneValue validates a whole value under a phone key.
+func (x *scanCtx) phoneValue(a, b int) bool {
+	for i := a; i < b; i++ {
+		if isDigit(x.s[i]) {
+			var n numSpan
+			x.extractNum(i, &n)
+			c, _ := x.phone(&n)
+			return c > 0 && !n.over
+		}
+	}
+	return false
+}
+
+var phoneAfterCues = newCues("office", "mobile", "fax", "home", "cell", "work")

@@ -1,0 +1,541 @@
+package pii
+
+import (
+	"encoding/base64"
+	"math"
+	"strings"
+)
+
+// Secrets: vendor tokens recognised by their documented prefixes and body formats (the rules of
+// the common gitleaks set), PEM private keys, JWTs, our own ed25519:/x25519: private seeds, and
+// values assigned to secret-like names (password=, client_secret:, api_key =...) that are not
+// placeholders and carry enough entropy.
+
+// publishedExamples are credentials published as documentation examples, never real.
+var publishedExamples = []string{
+	"AKIAIOSFODNN7EXAMPLE", "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+	// Example API keys in the Firebase SDKs' public sources.
+	"AIzaSyabcdefghijklmnopqrstuvwxyz1234567", "AIzaSyAnLA7NfeLquW1tJFpx_eQCxoX-oo6YyIs",
+	"AIzaSyCkEhVjf3pduRDt6d1yKOMitrUEke8agEM", "AIzaSyDMAScliyLx7F0NPDEJi1QmyCgHIAODrlU",
+	"AIzaSyD3asb-2pEZVqMkmL6M9N6nHZRR_znhrh0", "AIzayDNSXIbFmlXbIE6mCzDLQAqITYefhixbX4A",
+	"AIzaSyAdOS2zB6NCsk1pCdZ4-P6GBdi_UUPwX7c", "AIzaSyASWm6HmTMdYWpgMnjRBjxcQ9CKctWmLd4",
+	"AIzaSyANUvH9H9BsUccjsu2pCmEkOPjjaXeDQgY", "AIzaSyA5_iVawFQ8ABuTZNUdcwERLJv_a_p4wtM",
+	"AIzaSyA4UrcGxgwQFTfaI3no3t7Lt1sjmdnP5sQ", "AIzaSyDSb51JiIcB6OJpwwMicseKRhhrOq1cS7g",
+	"AIzaSyBF2RrAIm4a0mO64EShQfqfd2AFnzAvvuU", "AIzaSyBcE-OOIbhjyR83gm4r2MFCu4MJmprNXsw",
+	"AIzaSyB8qGxt4ec15vitgn44duC5ucxaOi4FmqE", "AIzaSyA8vmApnrHNFE0bApF4hoZ11srVL_n0nvY",
+}
+
+// Character sets of token bodies.
+const (
+	csAlnum = 1 << iota
+	csUnder
+	csDash
+	csPlusSlash
+	csEq
+	csDot
+	csLowerHex
+	csUpperHex
+	csTilde
+)
+
+var csTab = func() (t [256]uint16) {
+	for c := 0; c < 256; c++ {
+		b := byte(c)
+		if isAlnum(b) {
+			t[c] |= csAlnum
+		}
+		if isDigit(b) || (b >= 'a' && b <= 'f') {
+			t[c] |= csLowerHex
+		}
+		if isDigit(b) || (b >= 'A' && b <= 'F') {
+			t[c] |= csUpperHex
+		}
+	}
+	t['_'] |= csUnder
+	t['-'] |= csDash
+	t['+'] |= csPlusSlash
+	t['/'] |= csPlusSlash
+	t['='] |= csEq
+	t['.'] |= csDot
+	t['~'] |= csTilde
+	return t
+}()
+
+const (
+	setWord    = csAlnum | csUnder
+	setWordD   = csAlnum | csUnder | csDash
+	setB64     = csAlnum | csPlusSlash
+	setHexL    = csLowerHex
+	setHexAny  = csLowerHex | csUpperHex
+	setTokenCh = csAlnum | csUnder | csDash | csPlusSlash | csEq | csDot | csTilde
+)
+
+// span returns the end of the run of set bytes starting at i, stopping after max bytes.
+func span(s string, i int, set uint16, max int) int {
+	e := i
+	for e < len(s) && e-i < max && csTab[s[e]]&set != 0 {
+		e++
+	}
+	return e
+}
+
+// rightEdge reports whether a token may end at e: end of text or a byte that cannot continue it.
+func rightEdge(s string, e int) bool {
+	if e >= len(s) {
+		return true
+	}
+	c := s[e]
+	if c == '.' {
+		return e+1 >= len(s) || !isAlnum(s[e+1])
+	}
+	return csTab[c]&(csAlnum|csUnder|csDash|csPlusSlash|csEq|csTilde) == 0
+}
+
+// leftEdge reports whether a token may start at i.
+func leftEdge(s string, i int) bool {
+	if i == 0 {
+		return true
+	}
+	switch s[i-1] {
+	case ' ', '\t', '\n', '\r', '\'', '"', '`', '=', ':', '(', ',', '[', '{', '<', '>', '|', ';', '\\', '?', '&', '/':
+		return true
+	}
+	return false
+}
+
+// entropy returns the Shannon entropy of s in bits per byte.
+func entropy(s string) float64 {
+	if len(s) == 0 {
+		return 0
+	}
+	var cnt [256]uint16
+	for i := 0; i < len(s); i++ {
+		cnt[s[i]]++
+	}
+	h := 0.0
+	n := float64(len(s))
+	for _, c := range cnt {
+		if c > 0 {
+			p := float64(c) / n
+			h -= p * math.Log2(p)
+		}
+	}
+	return h
+}
+
+// placeholderRun reports a run of 4+ identical filler characters (xxxx, XXXX, ****, ####, ....).
+func placeholderRun(v string) bool {
+	run := 0
+	var prev byte
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c == prev && (c == 'x' || c == 'X' || c == '*' || c == '#' || c == '.' || c == '0') {
+			run++
+			if run >= 3 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+		prev = c
+	}
+	return false
+}
+
+type tokenRule struct {
+	prefix string
+	check  func(x *scanCtx, i int) (end int, t Type, c float64, rule string)
+}
+
+// fixed returns a check for prefix + body of the given set and length range, with an optional
+// minimum entropy of the body.
+func fixed(prefix string, set uint16, minLen, maxLen int, minH float64, t Type, rule string) tokenRule {
+	return tokenRule{prefix, func(x *scanCtx, i int) (int, Type, float64, string) {
+		s := x.s
+		if !strings.HasPrefix(s[i:], prefix) || !leftEdge(s, i) {
+			return i, 0, 0, ""
+		}
+		b := i + len(prefix)
+		e := span(s, b, set, maxLen+1)
+		// Base64 bodies may end in '=' padding.
+		if set&csPlusSlash != 0 {
+			for e < len(s) && s[e] == '=' && e-b < maxLen+3 {
+				e++
+			}
+		}
+		n := e - b
+		body := s[b:e]
+		if n < minLen || n > maxLen+2 || !rightEdge(s, e) || placeholderRun(body) {
+			return i, 0, 0, ""
+		}
+		if minH > 0 && entropy(body) < minH {
+			return i, 0, 0, ""
+		}
+		return e, t, 0.95, rule
+	}}
+}
+
+var tokenRules = []tokenRule{
+	fixed("AKIA", csUpperOnly|csDigitOnly, 16, 16, 2.5, TypeCloudToken, "secret.aws-access-key"),
+	fixed("ASIA", csUpperOnly|csDigitOnly, 16, 16, 2.5, TypeCloudToken, "secret.aws-access-key"),
+	fixed("ABIA", csUpperOnly|csDigitOnly, 16, 16, 2.5, TypeCloudToken, "secret.aws-access-key"),
+	fixed("ACCA", csUpperOnly|csDigitOnly, 16, 16, 2.5, TypeCloudToken, "secret.aws-access-key"),
+	fixed("ABSKQmVkcm9ja0FQSUtleS", setB64, 100, 112, 0, TypeCloudToken, "secret.aws-bedrock-key"),
+	fixed("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t", setB64|csDash|csUnder, 0, 2000, 0, TypeCloudToken, "secret.aws-bedrock-key"),
+	fixed("AIza", setWordD, 35, 35, 3, TypeCloudToken, "secret.gcp-api-key"),
+	fixed("ghp_", csAlnum, 36, 36, 3, TypeAPIToken, "secret.github-pat"),
+	fixed("gho_", csAlnum, 36, 36, 3, TypeAPIToken, "secret.github-oauth"),
+	fixed("ghu_", csAlnum, 36, 36, 3, TypeAPIToken, "secret.github-app-token"),
+	fixed("ghs_", csAlnum, 36, 36, 3, TypeAPIToken, "secret.github-app-token"),
+	fixed("ghr_", csAlnum, 36, 36, 3, TypeAPIToken, "secret.github-refresh-token"),
+	fixed("github_pat_", setWord, 82, 82, 3, TypeAPIToken, "secret.github-fine-grained-pat"),
+	fixed("glpat-", setWordD|csDot, 20, 300, 3, TypeAPIToken, "secret.gitlab-pat"),
+	fixed("glptt-", setHexAny, 40, 40, 3, TypeAPIToken, "secret.gitlab-ptt"),
+	fixed("GR1348941", setWordD, 20, 20, 3, TypeAPIToken, "secret.gitlab-rrt"),
+	fixed("glrt-", setWordD|csDot, 20, 300, 3, TypeAPIToken, "secret.gitlab-runner-token"),
+	fixed("glc_", setB64, 32, 400, 3, TypeAPIToken, "secret.grafana-cloud-token"),
+	fixed("glsa_", setWord, 41, 41, 3, TypeAPIToken, "secret.grafana-service-account-token"),
+	fixed("sk_live_", csAlnum, 10, 247, 3, TypeAPIToken, "secret.stripe"),
+	fixed("sk_test_", csAlnum, 10, 247, 3, TypeAPIToken, "secret.stripe"),
+	fixed("sk_prod_", csAlnum, 10, 247, 3, TypeAPIToken, "secret.stripe"),
+	fixed("rk_live_", csAlnum, 10, 247, 3, TypeAPIToken, "secret.stripe"),
+	fixed("rk_test_", csAlnum, 10, 247, 3, TypeAPIToken, "secret.stripe"),
+	fixed("rk_prod_", csAlnum, 10, 247, 3, TypeAPIToken, "secret.stripe"),
+	{"sk-", skDash},
+	fixed("hf_", csLower|csUpperOnly, 34, 34, 3, TypeAPIToken, "secret.huggingface-token"),
+	fixed("api_org_", csLower|csUpperOnly, 34, 34, 3, TypeAPIToken, "secret.huggingface-org-token"),
+	fixed("sntrys_eyJ", setB64|csUnder|csEq, 50, 1000, 3, TypeAPIToken, "secret.sentry-org-token"),
+	fixed("sntryu_", setHexL, 64, 64, 3, TypeAPIToken, "secret.sentry-user-token"),
+	fixed("ops_eyJ", setB64, 250, 5000, 3, TypeAPIToken, "secret.1password-service-account-token"),
+	{"A3-", onePasswordKey},
+	fixed("AGE-SECRET-KEY-1", csAlnum, 58, 58, 0, TypePrivateKey, "secret.age-secret-key"),
+	fixed("HRKU-", setWordD, 60, 60, 3, TypeAPIToken, "secret.heroku-api-key"),
+	fixed("pplx-", csAlnum, 48, 48, 3, TypeAPIToken, "secret.perplexity-api-key"),
+	fixed("ico-", csAlnum, 32, 32, 3, TypeAPIToken, "secret.infracost-api-token"),
+	fixed("API-", csUpperOnly|csDigitOnly, 26, 26, 3, TypeAPIToken, "secret.octopus-deploy-api-key"),
+	{"dapi", databricks},
+	fixed("ATATT3", setWordD|csEq, 100, 300, 3, TypeAPIToken, "secret.atlassian-api-token"),
+	{"ntn_", notion},
+	fixed("tk-us-", setWordD, 48, 48, 3, TypeAPIToken, "secret.scalingo-api-token"),
+	fixed("sq0atp-", setWordD, 22, 22, 3, TypeAPIToken, "secret.square-access-token"),
+	fixed("sq0csp-", setWordD, 43, 43, 3, TypeAPIToken, "secret.square-secret"),
+	fixed("EAAA", setWordD, 60, 60, 3, TypeAPIToken, "secret.square-access-token"),
+	{"EAA", facebookToken},
+	fixed("fo1_", setWordD, 43, 43, 3, TypeAPIToken, "secret.flyio-access-token"),
+	fixed("FlyV1 fm1r_", setB64|csUnder|csEq|csDash, 40, 5000, 3, TypeAPIToken, "secret.flyio-access-token"),
+	fixed("FlyV1 fm1a_", setB64|csUnder|csEq|csDash, 40, 5000, 3, TypeAPIToken, "secret.flyio-access-token"),
+	fixed("FlyV1 fm2_", setB64|csUnder|csEq|csDash, 40, 5000, 3, TypeAPIToken, "secret.flyio-access-token"),
+	fixed("s-s4t2ud-", setHexL, 64, 64, 3, TypeAPIToken, "secret.intra42-client-secret"),
+	fixed("s-s4t2af-", setHexL, 64, 64, 3, TypeAPIToken, "secret.intra42-client-secret"),
+	{"sgp_", sourcegraph},
+	fixed("squ_", csAlnum, 40, 40, 3, TypeAPIToken, "secret.sonar-api-token"),
+	fixed("sqp_", csAlnum, 40, 40, 3, TypeAPIToken, "secret.sonar-api-token"),
+	fixed("sqa_", csAlnum, 40, 40, 3, TypeAPIToken, "secret.sonar-api-token"),
+	fixed("hvs.", setWordD, 24, 300, 3, TypeAPIToken, "secret.vault-service-token"),
+	fixed("hvb.", setWordD, 100, 300, 3, TypeAPIToken, "secret.vault-batch-token"),
+	fixed("npm_", csAlnum, 36, 36, 3, TypeAPIToken, "secret.npm-access-token"),
+	fixed("pypi-AgEIcHlwaS5vcmc", setWordD, 50, 1000, 3, TypeAPIToken, "secret.pypi-upload-token"),
+	fixed("shpat_", setHexAny, 32, 32, 3, TypeAPIToken, "secret.shopify-access-token"),
+	fixed("shpss_", setHexAny, 32, 32, 3, TypeAPIToken, "secret.shopify-shared-secret"),
+	fixed("shpca_", setHexAny, 32, 32, 3, TypeAPIToken, "secret.shopify-custom-access-token"),
+	fixed("shppa_", setHexAny, 32, 32, 3, TypeAPIToken, "secret.shopify-private-app-token"),
+	fixed("dop_v1_", setHexL, 64, 64, 3, TypeAPIToken, "secret.digitalocean-pat"),
+	fixed("doo_v1_", setHexL, 64, 64, 3, TypeAPIToken, "secret.digitalocean-access-token"),
+	fixed("dor_v1_", setHexL, 64, 64, 3, TypeAPIToken, "secret.digitalocean-refresh-token"),
+	{"SG.", sendgrid},
+	fixed("PMAK-", setHexL|csDash, 59, 59, 3, TypeAPIToken, "secret.postman-api-token"),
+	fixed("pul-", setHexL, 40, 40, 3, TypeAPIToken, "secret.pulumi-api-token"),
+	fixed("dp.pt.", csAlnum, 43, 43, 3, TypeAPIToken, "secret.doppler-api-token"),
+	fixed("v1.0-", setHexL|csDash, 171, 171, 3, TypeAPIToken, "secret.cloudflare-origin-ca-key"),
+	fixed("xapp-", setWordD, 20, 200, 3, TypeAPIToken, "secret.slack-app-token"),
+	{"xox", slack},
+	{"hooks.slack.com/", slackWebhook},
+	{"eyJ", jwt},
+	{"ed25519:", seed},
+	{"x25519:", seed},
+}
+
+// Extra character classes for rules that need case-specific sets.
+const (
+	csLower     = 1 << 12
+	csUpperOnly = 1 << 13
+	csDigitOnly = 1 << 14
+)
+
+var _ = func() int {
+	for c := 'a'; c <= 'z'; c++ {
+		csTab[c] |= csLower
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		csTab[c] |= csUpperOnly
+	}
+	for c := '0'; c <= '9'; c++ {
+		csTab[c] |= csDigitOnly
+	}
+	return 0
+}()
+
+func ok(e int, t Type, c float64, rule string) (int, Type, float64, string) { return e, t, c, rule }
+func no(i int) (int, Type, float64, string)                                 { return i, 0, 0, "" }
+
+// skDash handles the sk- family: OpenAI (sk-proj-, sk-svcacct-, sk-admin-, legacy with the
+// T3BlbkFJ marker) and Anthropic (sk-ant-api03-, sk-ant-admin01-, 93 characters then AA).
+func skDash(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if !leftEdge(s, i) {
+		return no(i)
+	}
+	r := s[i:]
+	switch {
+	case strings.HasPrefix(r, "sk-ant-api03-") || strings.HasPrefix(r, "sk-ant-admin01-"):
+		b := i + strings.Index(r[7:], "-") + 8
+		e := span(s, b, setWordD, 200)
+		if e-b == 95 && s[e-2:e] == "AA" && rightEdge(s, e) {
+			return ok(e, TypeAPIToken, 0.97, "secret.anthropic-api-key")
+		}
+	default:
+		b := i + 3
+		e := span(s, b, setWordD, 400)
+		body := s[b:e]
+		if e-b >= 40 && strings.Contains(body, "T3BlbkFJ") && rightEdge(s, e) && !placeholderRun(body) {
+			return ok(e, TypeAPIToken, 0.97, "secret.openai-api-key")
+		}
+	}
+	return no(i)
+}
+
+func onePasswordKey(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if !leftEdge(s, i) {
+		return no(i)
+	}
+	e := span(s, i, csUpperOnly|csDigitOnly|csDash, 60)
+	body := s[i:e]
+	parts := strings.Split(body, "-")
+	total := 0
+	digits := 0
+	for _, p := range parts[1:] {
+		total += len(p)
+		for k := 0; k < len(p); k++ {
+			if isDigit(p[k]) {
+				digits++
+			}
+		}
+	}
+	if len(parts) >= 6 && len(parts[1]) == 6 && total == 32 && digits >= 3 && rightEdge(s, e) {
+		return ok(e, TypeAPIToken, 0.95, "secret.1password-secret-key")
+	}
+	return no(i)
+}
+
+func databricks(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if !strings.HasPrefix(s[i:], "dapi") || !leftEdge(s, i) {
+		return no(i)
+	}
+	e := span(s, i+4, setHexL, 33)
+	if e-i-4 != 32 {
+		return no(i)
+	}
+	if e+1 < len(s) && s[e] == '-' && isDigit(s[e+1]) {
+		e += 2
+	}
+	if !rightEdge(s, e) || entropy(s[i+4:e]) < 3 {
+		return no(i)
+	}
+	return ok(e, TypeAPIToken, 0.95, "secret.databricks-api-token")
+}
+
+func notion(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if !strings.HasPrefix(s[i:], "ntn_") || !leftEdge(s, i) {
+		return no(i)
+	}
+	b := i + 4
+	e := span(s, b, csAlnum, 60)
+	if e-b != 46 || !rightEdge(s, e) || !isDigits([]byte(s[b:b+11])) {
+		return no(i)
+	}
+	letters := 0
+	for k := b + 11; k < e; k++ {
+		if isAlpha(s[k]) {
+			letters++
+		}
+	}
+	if letters < 10 {
+		return no(i)
+	}
+	return ok(e, TypeAPIToken, 0.95, "secret.notion-api-token")
+}
+
+func facebookToken(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if i+4 > len(s) || s[i:i+3] != "EAA" || (s[i+3] != 'M' && s[i+3] != 'C') || !leftEdge(s, i) {
+		return no(i)
+	}
+	e := span(s, i+4, csAlnum, 400)
+	if e-i-4 < 100 || !rightEdge(s, e) || entropy(s[i:e]) < 3.5 {
+		return no(i)
+	}
+	return ok(e, TypeAPIToken, 0.95, "secret.facebook-access-token")
+}
+
+func sourcegraph(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if !strings.HasPrefix(s[i:], "sgp_") || !leftEdge(s, i) {
+		return no(i)
+	}
+	b := i + 4
+	if strings.HasPrefix(s[b:], "local_") {
+		b += 6
+	} else if e := span(s, b, setHexAny, 17); e-b == 16 && e < len(s) && s[e] == '_' {
+		b = e + 1
+	}
+	e := span(s, b, setHexAny, 41)
+	if e-b != 40 || !rightEdge(s, e) || entropy(s[b:e]) < 3.5 {
+		return no(i)
+	}
+	return ok(e, TypeAPIToken, 0.95, "secret.sourcegraph-access-token")
+}
+
+func sendgrid(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if !strings.HasPrefix(s[i:], "SG.") || !leftEdge(s, i) {
+		return no(i)
+	}
+	e1 := span(s, i+3, setWordD, 23)
+	if e1-i-3 != 22 || e1 >= len(s) || s[e1] != '.' {
+		return no(i)
+	}
+	e := span(s, e1+1, setWordD, 44)
+	if e-e1-1 != 43 || !rightEdge(s, e) {
+		return no(i)
+	}
+	return ok(e, TypeAPIToken, 0.95, "secret.sendgrid-api-token")
+}
+
+// slack handles xoxb-, xoxp-, xoxa-, xoxs-, xoxo-, xoxr-, xoxe- and xoxe.xox?- tokens: numeric
+// workspace and user segments then a random alphanumeric tail, or a long configuration token.
+func slack(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if i+5 > len(s) || !leftEdge(s, i) || s[i:i+3] != "xox" {
+		return no(i)
+	}
+	k := i + 3
+	if strings.HasPrefix(s[k:], "e.xox") && k+7 < len(s) && (s[k+5] == 'b' || s[k+5] == 'p') && strings.HasPrefix(s[k+6:], "-1-") {
+		b := k + 9
+		e := span(s, b, csAlnum, 400)
+		if e-b >= 100 && rightEdge(s, e) && entropy(s[b:e]) >= 3.5 {
+			return ok(e, TypeAPIToken, 0.95, "secret.slack-config-token")
+		}
+		return no(i)
+	}
+	if !containsByte("abposre", s[k]) || k+1 >= len(s) || s[k+1] != '-' {
+		return no(i)
+	}
+	k += 2
+	if s[k-2] == 'e' && strings.HasPrefix(s[k:], "1-") {
+		b := k + 2
+		e := span(s, b, csAlnum, 400)
+		if e-b >= 100 && rightEdge(s, e) && entropy(s[b:e]) >= 3.5 {
+			return ok(e, TypeAPIToken, 0.95, "secret.slack-config-refresh-token")
+		}
+		return no(i)
+	}
+	if k+2 < len(s) && isDigit(s[k]) && s[k+1] == '-' {
+		k += 2 // version segment, as in xoxa-2-
+	}
+	nums := 0
+	for {
+		e := span(s, k, csDigitOnly, 14)
+		if e-k < 5 || e >= len(s) || s[e] != '-' {
+			break
+		}
+		nums++
+		k = e + 1
+	}
+	e := span(s, k, csAlnum, 80)
+	tail := s[k:e]
+	hasL, hasD := false, false
+	for c := 0; c < len(tail); c++ {
+		if isDigit(tail[c]) {
+			hasD = true
+		} else {
+			hasL = true
+		}
+	}
+	if nums >= 1 && len(tail) >= 10 && hasL && (hasD || len(tail) >= 18) && rightEdge(s, e) && !placeholderRun(tail) {
+		return ok(e, TypeAPIToken, 0.95, "secret.slack-token")
+	}
+	return no(i)
+}
+
+func slackWebhook(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	r := s[i:]
+	if !strings.HasPrefix(r, "hooks.slack.com/services/") && !strings.HasPrefix(r, "hooks.slack.com/workflows/") {
+		return no(i)
+	}
+	b := i + strings.Index(r, "/") + 1
+	b = b + strings.Index(s[b:], "/") + 1
+	e := span(s, b, csAlnum|csPlusSlash, 200)
+	if e-b < 30 {
+		return no(i)
+	}
+	a := i
+	if a >= 8 && s[a-8:a] == "https://" {
+		a -= 8
+	} else if a >= 7 && s[a-7:a] == "http://" {
+		a -= 7
+	}
+	return ok(e, TypeAPIToken, 0.97, "secret.slack-webhook-url")
+}
+
+// jwt: three base64url segments, header and payload JSON objects ("eyJ" / "ey"), the signature
+// possibly empty (alg "none").
+func jwt(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	if !strings.HasPrefix(s[i:], "eyJ") || !leftEdge(s, i) {
+		return no(i)
+	}
+	e1 := span(s, i, setWordD, 4000)
+	if e1-i < 18 || e1 >= len(s) || s[e1] != '.' || !strings.HasPrefix(s[e1+1:], "ey") {
+		return no(i)
+	}
+	e2 := span(s, e1+1, setWordD|csPlusSlash, 20000)
+	if e2-e1-1 < 17 || e2 >= len(s) || s[e2] != '.' {
+		return no(i)
+	}
+	e := span(s, e2+1, setWordD|csPlusSlash, 4000)
+	for e < len(s) && s[e] == '=' {
+		e++
+	}
+	if e > e2+1 && e-e2-1 < 10 {
+		return no(i)
+	}
+	return ok(e, TypeJWT, 0.95, "secret.jwt")
+}
+
+// seed recognises ed25519:/x25519: + 44 base64 characters (a 32-byte key). Public keys have the
+// same form, so it is a secret only under a private-key name or after a private/seed/secret cue.
+func seed(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	p := strings.IndexByte(s[i:], ':')
+	if p < 0 || p > 8 {
+		return no(i)
+	}
+	b := i + p + 1
+	e := span(s, b, setB64|csEq, 45)
+	if e-b != 44 || s[e-1] != '=' || !rightEdge(s, e) {
+		return no(i)
+	}
+	if _, err := base64.StdEncoding.DecodeString(s[b:e]); err != nil {
+		return no(i)
+	}
+	if x.key == keyPrivate || x.cueBefore(i, 48, seedCues) {
+		return ok(e, TypePrivateKey, 0.97, "secret.private-seed")
+	}
+	return no(i)
+}
+
+var seedCues = newCues("private", "seed", "secret", "priv")

@@ -1,0 +1,5 @@
+package wire
+
+import "fmt"
+
+func sprintT(x any) string { return fmt.Sprintf("%T", x) }
