@@ -8,12 +8,12 @@ import (
 
 // Query limits.
 const (
-	DefaultLimit      = 20
-	MaxLimit          = 100
-	MaxQueryCaps      = 64 // capabilities named by one query, all and any together
-	MaxQueryOrgs      = 64
-	MaxChangesLimit   = 1000
-	DefaultChangesLim = 100
+	DefaultLimit        = 20
+	MaxLimit            = 100
+	MaxQueryCaps        = 64 // capabilities named by one query, all and any together
+	MaxQueryOrgs        = 64
+	MaxChangesLimit     = 1000
+	DefaultChangesLimit = 100
 )
 
 // Sort orders search results. Every order is total: ties fall through to
@@ -194,7 +194,7 @@ type CapabilityCount struct {
 type ChangesQuery struct {
 	Since          time.Time // entries with UpdatedAt at or after this
 	Cursor         string    // ChangePage.Next, to continue
-	Limit          int       // default DefaultChangesLim, at most MaxChangesLimit
+	Limit          int       // default DefaultChangesLimit, at most MaxChangesLimit
 	IncludeRemoved bool
 	Viewer         Viewer
 }

@@ -2,7 +2,6 @@ package directory
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +10,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/moltgate/moltgate/keys"
 )
 
 // Limits on an entry. A registration beyond them is refused with a
@@ -57,7 +58,7 @@ func (e *Entry) Validate() error {
 	if !validName(e.Org) {
 		return fieldErr("org", "want 1 to %d of A-Z a-z 0-9 _ -", MaxNameLen)
 	}
-	if err := checkKey("public_key", e.PublicKey, "ed25519:"); err != nil {
+	if err := checkKey("public_key", e.PublicKey, keys.Ed25519Prefix); err != nil {
 		return err
 	}
 	if e.SignedAt.IsZero() {
@@ -73,7 +74,7 @@ func (e *Entry) Validate() error {
 		return err
 	}
 	if e.EncryptionKey != "" {
-		if err := checkKey("encryption_key", e.EncryptionKey, "x25519:"); err != nil {
+		if err := checkKey("encryption_key", e.EncryptionKey, keys.X25519Prefix); err != nil {
 			return err
 		}
 	}
@@ -178,20 +179,22 @@ func checkURL(field, s string, schemes ...string) error {
 	return nil
 }
 
-// checkKey checks the text form of a public key: the prefix and the
-// standard padded base64 of 32 bytes. It does not check that the key is a
-// usable curve point; that is the business of the layer that uses it.
+// checkKey checks the text form of a public key with the keys package:
+// the prefix, canonical standard padded base64 of 32 bytes, and for X25519
+// a key not of low order. The entry keeps the text.
 func checkKey(field, s, prefix string) error {
 	if s == "" {
 		return fieldErr(field, "missing")
 	}
-	b64, ok := strings.CutPrefix(s, prefix)
-	if !ok {
-		return fieldErr(field, "want %s followed by base64", prefix)
+	var err error
+	switch prefix {
+	case keys.Ed25519Prefix:
+		_, err = keys.ParseEd25519Public(s)
+	case keys.X25519Prefix:
+		_, err = keys.ParseX25519Public(s)
 	}
-	raw, err := base64.StdEncoding.Strict().DecodeString(b64)
-	if err != nil || len(raw) != 32 {
-		return fieldErr(field, "want 32 bytes in standard padded base64")
+	if err != nil {
+		return fieldErr(field, "%v", err)
 	}
 	return nil
 }

@@ -214,6 +214,7 @@ func testValidation(t *testing.T, e *env) {
 		{"public_key", func(x *directory.Entry) { x.PublicKey = "ed25519:abc" }},
 		{"public_key", func(x *directory.Entry) { x.PublicKey = Key("x25519:", "k") }},
 		{"encryption_key", func(x *directory.Entry) { x.EncryptionKey = Key("ed25519:", "k") }},
+		{"encryption_key", func(x *directory.Entry) { x.EncryptionKey = "x25519:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=" }}, // low order
 		{"capabilities", func(x *directory.Entry) { x.Capabilities = nil }},
 		{"capabilities[1]", func(x *directory.Entry) { x.Capabilities = []string{"a.b", "a..b"} }},
 		{"capabilities[1]", func(x *directory.Entry) { x.Capabilities = []string{"a.b", "a.b"} }},

@@ -65,7 +65,7 @@ func (s *Store) Changes(ctx context.Context, q *directory.ChangesQuery) (directo
 	limit := q.Limit
 	switch {
 	case limit <= 0:
-		limit = directory.DefaultChangesLim
+		limit = directory.DefaultChangesLimit
 	case limit > directory.MaxChangesLimit:
 		limit = directory.MaxChangesLimit
 	}
