@@ -35,7 +35,11 @@ type lockedWriter struct {
 	b  *bytes.Buffer
 }
 
-func (w lockedWriter) Write(p []byte) (int, error) { w.mu.Lock(); defer w.mu.Unlock(); return w.b.Write(p) }
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
 
 // newTestDir initialises a gateway directory bound to two fresh loopback
 // ports. Socket paths must stay short, so the directory is not under the

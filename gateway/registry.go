@@ -29,8 +29,8 @@ func (s *Server) publishAgent(info localbridge.AgentInfo) {
 	ttl := s.cfg.Directory.MaxTTL.D()
 	profile := &wire.Profile{
 		AgentID: info.ID, Name: info.ID,
-		Endpoint:     &wire.Endpoint{URL: s.cfg.Listen.Advertise + "/moltspeak/v0.1/message", Transport: "https"},
-		PublicKey:    st.id.Signing.Public(), EncryptionKey: st.id.Encryption.Public(),
+		Endpoint:  &wire.Endpoint{URL: s.cfg.Listen.Advertise + "/moltspeak/v0.1/message", Transport: "https"},
+		PublicKey: st.id.Signing.Public(), EncryptionKey: st.id.Encryption.Public(),
 		Capabilities: caps, Visibility: st.spec.Visibility,
 	}
 	reg := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: now.UnixMilli(), Op: wire.OpRegister,
@@ -201,4 +201,3 @@ func (s *Server) attested(e *directory.Entry, score float64, matched []string, l
 	out["attestation"] = map[string]any{"registry": s.cfg.Org, "key": s.org.Signing.Public().String(), "signature": sig.String()}
 	return out
 }
-
