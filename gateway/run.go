@@ -243,4 +243,5 @@ func (s *Server) startBackground() {
 			s.publishAgent(info)
 		}
 	})
+	s.registryBackground(tick)
 }

@@ -83,7 +83,8 @@ type Server struct {
 	revocations *consent.FileStore
 	consents    *consent.Verifier
 
-	store directory.Store
+	store    directory.Store
+	registry *registryService
 
 	core      *localbridge.Core
 	approvals *localbridge.Approvals
@@ -208,6 +209,10 @@ func Open(opts Options) (*Server, error) {
 
 	// Storage.
 	if s.store, err = openStore(cfg, d, s.now); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	if s.registry, err = s.newRegistry(); err != nil {
+		s.store.Close()
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 
