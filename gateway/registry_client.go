@@ -122,6 +122,11 @@ func Register(ctx context.Context, d Dir, o RegisterOptions) (*Registered, error
 	codec := wire.NewCodec(cfg.WireLimits())
 	body, err := crypto.Sign(codec, m, signer.Signing)
 	if err != nil {
+		// The same checks as the registry's, made before sending.
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return nil, directory.ProfileError(we)
+		}
 		return nil, err
 	}
 	data, err := reg.post(ctx, codec, body)
