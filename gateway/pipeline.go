@@ -290,6 +290,14 @@ func (s *Server) reply(in *inbound, r *wire.Message, sk keys.Ed25519Private) ([]
 // clear: it carries a code and a rule, never content.
 func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) answer {
 	we := asWire(err)
+	if we.Code == wire.ErrInternal {
+		// The cause stays in the log, never in the reply.
+		cause := err
+		if we.Err != nil {
+			cause = we.Err
+		}
+		s.log.Error("internal error", "err", cause.Error())
+	}
 	a := answer{status: we.Code.HTTPStatus(), code: we.Code}
 	if we.Suggestion != nil && we.Suggestion.DelayMS > 0 {
 		a.retryAfter = time.Duration(we.Suggestion.DelayMS) * time.Millisecond

@@ -206,6 +206,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, err)
 	}
+	if s.db != nil {
+		if err := s.db.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -238,6 +243,13 @@ func (s *Server) startBackground() {
 			s.log.Warn("directory sweep failed", "err", err.Error())
 		}
 	})
+	if s.shared != nil {
+		tick(5*time.Minute, func(ctx context.Context) {
+			if err := s.shared.Prune(ctx); err != nil {
+				s.log.Warn("shared state prune failed", "err", err.Error())
+			}
+		})
+	}
 	tick(max(s.cfg.Directory.MaxTTL.D()/3, time.Minute), func(context.Context) {
 		for _, info := range s.core.Agents() {
 			s.publishAgent(info)
