@@ -102,6 +102,8 @@ func (s *Server) Serve(ls *Listeners) error {
 	hs := &http.Server{
 		Handler:           s.httpHandler(),
 		ReadHeaderTimeout: s.cfg.Listen.ReadHeaderTimeout.D(),
+		// A body trickled in slowly must not hold a connection for ever.
+		ReadTimeout: s.cfg.Listen.RequestTimeout.D(),
 		IdleTimeout:       s.cfg.Listen.IdleTimeout.D(),
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          nil,
@@ -171,6 +173,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	s.log.Info("gateway shutting down", "in_flight", s.flight.count())
+	close(s.quit)
 	s.lnMu.Lock()
 	servers := s.servers
 	s.lnMu.Unlock()

@@ -93,6 +93,7 @@ type Server struct {
 	approvals *localbridge.Approvals
 	rpc       *localbridge.RPCServer
 
+	hsLimit       rateLimiter // handshakes per client host
 	orgLimit      rateLimiter
 	agentLimit    rateLimiter
 	discoverLimit rateLimiter
@@ -106,6 +107,7 @@ type Server struct {
 	async   *asyncReplies
 
 	closing atomic.Bool
+	quit    chan struct{}  // closed when shutdown begins: stream faces stop reading
 	bg      sync.WaitGroup // background loops
 	stopBG  context.CancelFunc
 	bgCtx   context.Context
@@ -153,6 +155,7 @@ func Open(opts Options) (*Server, error) {
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
 		peers: map[string]*peerState{}, agents: map[string]*agentState{},
+		quit: make(chan struct{}),
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	if s.scanner, err = pii.New(nil); err != nil {
@@ -232,6 +235,9 @@ func Open(opts Options) (*Server, error) {
 
 	// Protection.
 	discoverRate, discoverBurst := float64(cfg.Rate.DiscoveryPerMinute)/60, max(cfg.Rate.DiscoveryPerMinute/6, 1)
+	// Each hello costs a signature verification, a key pair and a
+	// signature before anything is known of its sender.
+	s.hsLimit = newLimiters(10, 40, 65536, s.now)
 	if s.shared != nil {
 		warn := func(err error) { s.log.Warn("shared rate limit unavailable", "err", err.Error()) }
 		s.orgLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst), warn}
