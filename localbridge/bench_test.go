@@ -26,16 +26,25 @@ const benchFrameBytes = 330
 
 var benchInput = json.RawMessage(`{"text":"hello"}`)
 
-func cpuTime() time.Duration {
+func usage() syscall.Rusage {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return ru
 }
 
-// measureCPU reports CPU time per op for what runs between its call and the returned func's.
+// measureCPU reports, per op, the CPU time (cpu-ns/op: user and system, every thread) and
+// the threads' context switches (ctxsw/op) between its call and the returned func's.
 func measureCPU(b *testing.B) func() {
-	start := cpuTime()
-	return func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }
+	start := usage()
+	return func() {
+		end := usage()
+		cpu := end.Utime.Nano() + end.Stime.Nano() - start.Utime.Nano() - start.Stime.Nano()
+		sys := end.Stime.Nano() - start.Stime.Nano()
+		sw := end.Nvcsw + end.Nivcsw - start.Nvcsw - start.Nivcsw
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(sys)/float64(b.N), "sys-ns/op")
+		b.ReportMetric(float64(sw)/float64(b.N), "ctxsw/op")
+	}
 }
 
 // rawEchoServer echoes frames back, flushing when it has no more input waiting.
