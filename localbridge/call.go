@@ -430,6 +430,9 @@ func (s *session) stream(env *osp.Envelope) {
 		s.reject(env.ID, osp.Errorf(osp.CodeInvalidMessage, "unknown stream channel"))
 		return
 	}
+	if s.closed() {
+		return // the session is ending: its calls have failed already
+	}
 	s.mu.Lock()
 	cl, rej, drop := s.lookupCallLocked(p.CallID, "stream")
 	if cl == nil {
@@ -474,6 +477,9 @@ func (s *session) result(env *osp.Envelope) {
 	var p osp.ToolResult
 	if err := env.DecodePayload(&p); err != nil {
 		s.reject(env.ID, err.(*osp.Error))
+		return
+	}
+	if s.closed() {
 		return
 	}
 	s.mu.Lock()

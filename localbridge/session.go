@@ -70,6 +70,7 @@ type session struct {
 	protoErrors int
 
 	done      chan struct{}
+	endOnce   sync.Once
 	closeOnce sync.Once
 	closeCode string // why calls in flight fail: CodeDisconnected or CodeShuttingDown
 }
@@ -128,11 +129,6 @@ func (s *session) run() {
 			continue
 		}
 		s.dispatch(env)
-		select {
-		case <-s.done:
-			return
-		default:
-		}
 	}
 }
 
@@ -197,20 +193,20 @@ func (s *session) sendWith(h *osp.Header, p any, hook func()) error {
 	return err
 }
 
-// goodbye tells the agent the Core is closing the connection, and closes it.
+// goodbye tells the agent the Core is closing the connection, and closes it. The calls in
+// flight fail first, so that what the agent answers to the goodbye does not count.
 func (s *session) goodbye(reason string) {
-	select {
-	case <-s.done:
+	if s.closed() {
 		return
-	default:
 	}
-	h := s.header(osp.TypeGoodbye)
-	s.send(&h, osp.Goodbye{Reason: reason})
-	s.w.Sync()
 	code := CodeDisconnected
 	if reason == "shutting_down" {
 		code = CodeShuttingDown
 	}
+	s.end(code)
+	h := s.header(osp.TypeGoodbye)
+	s.send(&h, osp.Goodbye{Reason: reason})
+	s.w.Sync()
 	s.close(code)
 }
 
@@ -240,14 +236,22 @@ func (s *session) inFlight() int {
 	return len(s.calls)
 }
 
-// close ends the session. Calls in flight fail with code: their callers watch s.done.
-func (s *session) close(code string) {
-	s.closeOnce.Do(func() {
+// end fails the calls in flight with code (their callers watch s.done) and stops taking the
+// agent's messages; the connection stays open for a goodbye.
+func (s *session) end(code string) {
+	s.endOnce.Do(func() {
 		s.mu.Lock()
 		s.closeCode = code
 		s.calls = map[string]*call{}
 		s.mu.Unlock()
 		close(s.done)
+	})
+}
+
+// close ends the session and its connection.
+func (s *session) close(code string) {
+	s.closeOnce.Do(func() {
+		s.end(code)
 		s.conn.Close()
 		s.c.detach(s)
 		if s.launch != nil {
