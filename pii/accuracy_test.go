@@ -560,6 +560,10 @@ const policyText = `## Policy
   the value of a name key (first_name, surname, patient_name...; a bare "name" key needs two to four
   capitalised words and no organisation word). Rows of the synthetic set whose only PII is a name
   are therefore blocked only when such a cue is present; the rate above is reported, not gated.
+  The gate follows the scanner: a bare name in prose passes (blocking every capitalised word pair
+  would block most business text), a name after a cue or under a name key is personal data and
+  needs a consent like any other. A sender that knows it sends names declares them in
+  pii_meta.types, and then the consent must cover them whatever the scanner finds.
 - **Dates of birth.** A date is reported as a date of birth only after a birth cue ("born", "date of
   birth", "DOB") or under a birth-date key. The synthetic set labels dates as non-personal, so
   "Please tell me your date of birth. It's 6/24/1991" counts as a false block above: the gate blocks

@@ -1,6 +1,7 @@
 package pii
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -65,23 +66,64 @@ before during between into through more less most least first second third last 
 some many few several other another such only also just even still very too so as not but if when
 where which who whom whose what why how there here while once year-old km miles mi kg lbs am pm`)
 
-var addressCues = []string{"address", "live at", "lives at", "living at", "lived at", "live in",
+var addressCues = newCues("address", "live at", "lives at", "living at", "lived at", "live in",
 	"lived in", "lives in", "located at", "location:", "meet me at", "meet you at", "sent to",
 	"send it to", "send to", "deliver to", "delivered to", "delivery to", "ship to", "shipped to",
 	"mail to", "moved to", "move to", "drop me off at", "drops you off at", "drop off at", "pick me up at",
 	"pick up at", "taxi to", "arrived at", "stop at", "corner of", "return to", "reside at", "residing at",
 	"resides at", "office is at", "offices are", "is at", "are at", "enter on", "located on", "visit us at",
 	"find us at", "headquartered at", "situated at", "billing", "shipping", "postal", "mailing",
-	"adresse", "anschrift", "wohnhaft", "dirección", "indirizzo", "endereço", "is on"}
+	"adresse", "anschrift", "wohnhaft", "dirección", "indirizzo", "endereço", "is on")
 
 var particles = toSet("de da do del di la le des du dos das della delle dei degli van von der den ter")
 
-func toSet(s string) map[string]bool {
-	m := map[string]bool{}
+func toSet(s string) *wordSet {
+	ws := &wordSet{m: map[string]bool{}}
 	for _, w := range strings.Fields(s) {
-		m[w] = true
+		ws.m[w] = true
+		h := wordHash(w)
+		ws.bloom[h>>6] |= 1 << (h & 63)
 	}
-	return m
+	return ws
+}
+
+// wordSet is a set of short lower-case words. Most words looked up in prose are not in it: a
+// 1024-bit filter on length and first, second and last byte answers those without hashing the
+// whole word.
+type wordSet struct {
+	bloom [16]uint64
+	m     map[string]bool
+}
+
+func wordHash(w string) uint32 {
+	if len(w) == 0 {
+		return 0
+	}
+	k := uint32(len(w)) | uint32(w[0])<<8 | uint32(w[len(w)-1])<<16 | uint32(w[len(w)/2])<<24
+	return (k * 0x9E3779B1) >> 22
+}
+
+// hasFold is has(lower-cased w) without building the lower-cased string first.
+func (ws *wordSet) hasFold(w string) bool {
+	if len(w) == 0 || len(w) > 32 {
+		return false
+	}
+	k := uint32(len(w)) | uint32(lower(w[0]))<<8 | uint32(lower(w[len(w)-1]))<<16 | uint32(lower(w[len(w)/2]))<<24
+	h := (k * 0x9E3779B1) >> 22
+	if ws.bloom[h>>6]&(1<<(h&63)) == 0 {
+		return false
+	}
+	var buf [32]byte
+	b := lowerInto(buf[:0], w)
+	return ws.m[string(b)]
+}
+
+func (ws *wordSet) has(w string) bool {
+	h := wordHash(w)
+	if ws.bloom[h>>6]&(1<<(h&63)) == 0 {
+		return false
+	}
+	return ws.m[w]
 }
 
 // word is a span of letters (and . ' - inside) found by wordAt.
@@ -146,7 +188,7 @@ func nameWord(s string, w word, lowerText bool) bool {
 		return false
 	}
 	lw := lowerWord(buf[:], s, w)
-	if addrStop[lw] {
+	if addrStop.has(lw) {
 		return false
 	}
 	return capitalized(s, w) || lowerText
@@ -154,12 +196,23 @@ func nameWord(s string, w word, lowerText bool) bool {
 
 func trimDot(lw string) string { return strings.TrimSuffix(lw, ".") }
 
+// endingsByLast indexes streetEndings by their last byte.
+var endingsByLast = func() (t [256][]string) {
+	for _, e := range streetEndings {
+		c := e[len(e)-1]
+		if !slices.Contains(t[c], e) {
+			t[c] = append(t[c], e)
+		}
+	}
+	return t
+}()
+
 func hasStreetEnding(lw string) bool {
 	if len(lw) < 5 {
 		return false
 	}
-	for _, e := range streetEndings {
-		if strings.HasSuffix(lw, e) && len(lw) >= len(e)+2 {
+	for _, e := range endingsByLast[lw[len(lw)-1]] {
+		if len(lw) >= len(e)+2 && lw[len(lw)-len(e):] == e {
 			return true
 		}
 	}
@@ -173,10 +226,10 @@ func isSuffixWord(s string, w word) bool {
 		return false
 	}
 	lw := trimDot(lowerWord(buf[:], s, w))
-	if !streetSuffixes[lw] {
+	if !streetSuffixes.has(lw) {
 		return false
 	}
-	if weakSuffixes[lw] && !capitalized(s, w) {
+	if weakSuffixes.has(lw) && !capitalized(s, w) {
 		return false
 	}
 	return true
@@ -224,12 +277,17 @@ func (x *scanCtx) address(i, j int) int {
 		k0 = skipSpace(s, k0)
 	}
 	if k0 < len(s) {
-		nextCap = isUpper(s[k0]) || s[k0] >= 0x80 || s[k0] == 'r' || s[k0] == 'a' // rue, avenue
+		nextCap = isUpper(s[k0]) || s[k0] >= 0x80
+		if !nextCap && (s[k0] == 'r' || s[k0] == 'a') { // rue, avenue
+			if w, ok := wordAt(s, k0, false); ok && w.b-w.a <= 10 {
+				var b2 [16]byte
+				nextCap = streetPrefixes.has(lowerWord(b2[:], s, w))
+			}
+		}
 	}
 	prevCap := false
 	if pw, ok := wordBefore(s, i); ok && pw.b-pw.a < 30 {
-		var b2 [32]byte
-		prevCap = capitalized(s, pw) || streetWords[lowerWord(b2[:], s, pw)]
+		prevCap = capitalized(s, pw) || streetWords.hasFold(s[pw.a:pw.b])
 	}
 	if !nextCap && !prevCap && !isLowerText(s, i, j) {
 		return i
@@ -262,7 +320,7 @@ func (x *scanCtx) address(i, j int) int {
 			break
 		}
 		lw := lowerWord(buf[:], s, w)
-		if streetPrefixes[lw] && (step == 0) && (capitalized(s, w) || lowerText || lw != "via" && lw != "place" && lw != "route" && lw != "boulevard") {
+		if streetPrefixes.has(lw) && (step == 0) && (capitalized(s, w) || lowerText || lw != "via" && lw != "place" && lw != "route" && lw != "boulevard") {
 			// "12 Rue de Tanger": the name follows.
 			e, n := x.nameRun(w.b, 4, lowerText)
 			if n > 0 {
@@ -273,7 +331,7 @@ func (x *scanCtx) address(i, j int) int {
 		if names > 0 && isSuffixWord(s, w) {
 			return x.emitAddress(i, w.b, 0.85, "address.street")
 		}
-		if names > 0 && streetWords[trimDot(lw)] {
+		if names > 0 && streetWords.has(trimDot(lw)) {
 			return x.emitAddress(i, w.b, 0.8, "address.street")
 		}
 		if hasStreetEnding(lw) && (capitalized(s, w) || lowerText) {
@@ -295,16 +353,16 @@ func (x *scanCtx) address(i, j int) int {
 		case hasStreetEnding(trimDot(lw)) && (capitalized(s, w) || lowerText):
 			start = w.a
 			if p, ok := wordBefore(s, w.a); ok && p.b-p.a < 30 {
-				if streetPrefixes[lowerWord(buf[:], s, p)] {
+				if streetPrefixes.has(lowerWord(buf[:], s, p)) {
 					start = p.a
 				}
 			}
-		case streetWords[lw] || streetWords[trimDot(lw)] || isSuffixWord(s, w):
+		case streetWords.has(lw) || streetWords.has(trimDot(lw)) || isSuffixWord(s, w):
 			// Street-type words of other languages follow a name that may be lower case
 			// ("Árpád fejedelem útja 3."); "gate" needs a capitalised one.
 			if p, ok := wordBefore(s, w.a); ok && p.b-p.a < 30 {
 				lp := lowerWord(buf[:], s, p)
-				if nameWord(s, p, lowerText) || streetWords[trimDot(lw)] && trimDot(lw) != "gate" && !addrStop[lp] && len(lp) > 2 {
+				if nameWord(s, p, lowerText) || streetWords.has(trimDot(lw)) && trimDot(lw) != "gate" && !addrStop.has(lp) && len(lp) > 2 {
 					start = p.a
 					if q, ok := wordBefore(s, p.a); ok && nameWord(s, q, lowerText) {
 						start = q.a
@@ -321,11 +379,11 @@ func (x *scanCtx) address(i, j int) int {
 						break
 					}
 					lq := lowerWord(buf[:], s, q)
-					if streetPrefixes[lq] {
+					if streetPrefixes.has(lq) {
 						start = q.a
 						break
 					}
-					if !nameWord(s, q, lowerText) && !particles[lq] {
+					if !nameWord(s, q, lowerText) && !particles.has(lq) {
 						break
 					}
 					p = q
@@ -415,7 +473,7 @@ func (x *scanCtx) nameRun(k, max int, lowerText bool) (int, int) {
 			break
 		}
 		lw := lowerWord(buf[:], s, w)
-		if particles[lw] {
+		if particles.has(lw) {
 			end = w.b
 			continue
 		}

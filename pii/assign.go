@@ -353,14 +353,38 @@ func (x *scanCtx) assign(i int) int {
 // secretish is a cheap filter before classifyKey: the name must mention a secret word.
 func secretish(ident string) bool {
 	for k := 0; k+3 <= len(ident); k++ {
+		r := ident[k:]
 		switch lower(ident[k]) {
-		case 'p', 't', 's', 'k', 'a', 'c', 'l', 'b':
-			r := ident[k:]
-			if hasFoldPrefix(r, "pass") || hasFoldPrefix(r, "pwd") || hasFoldPrefix(r, "secret") ||
-				hasFoldPrefix(r, "token") || hasFoldPrefix(r, "key") || hasFoldPrefix(r, "auth") ||
-				hasFoldPrefix(r, "cred") || hasFoldPrefix(r, "seed") || hasFoldPrefix(r, "priv") ||
-				hasFoldPrefix(r, "login") || hasFoldPrefix(r, "contribsys") || hasFoldPrefix(r, "sumo") ||
-				hasFoldPrefix(r, "bearer") {
+		case 'p':
+			if hasFoldPrefix(r, "pass") || hasFoldPrefix(r, "pwd") || hasFoldPrefix(r, "priv") {
+				return true
+			}
+		case 's':
+			if hasFoldPrefix(r, "secret") || hasFoldPrefix(r, "seed") || hasFoldPrefix(r, "sumo") {
+				return true
+			}
+		case 't':
+			if hasFoldPrefix(r, "token") {
+				return true
+			}
+		case 'k':
+			if hasFoldPrefix(r, "key") {
+				return true
+			}
+		case 'a':
+			if hasFoldPrefix(r, "auth") {
+				return true
+			}
+		case 'c':
+			if hasFoldPrefix(r, "cred") || hasFoldPrefix(r, "contribsys") {
+				return true
+			}
+		case 'l':
+			if hasFoldPrefix(r, "login") {
+				return true
+			}
+		case 'b':
+			if hasFoldPrefix(r, "bearer") {
 				return true
 			}
 		}

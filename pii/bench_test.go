@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/moltgate/moltgate/internal/benchcpu"
 )
 
 // benchProse is ordinary agent-to-agent traffic: requests, summaries and tool output, with the
@@ -21,15 +23,17 @@ status=ok, duration=1.8s, rows=1532, cache_hit=true, region=eu-west-1, version=v
 Next steps are to review the capacity model, update the runbook, and schedule the review for Friday
 at 10:00 with the platform group. `
 
-// benchMessage returns about n bytes of prose with sparse personal data: one e-mail address and one
-// phone number per 16 KiB.
+// benchMessage returns n bytes of prose with sparse personal data: one e-mail address and one
+// phone number in every 16 KiB, the first of them in the first KiB.
 func benchMessage(n int) string {
+	clean := strings.Repeat(benchProse, (n+32768)/len(benchProse)+2)
 	var b strings.Builder
-	for b.Len() < n {
-		b.WriteString(benchProse)
-		if b.Len()%16384 < len(benchProse) {
-			b.WriteString("Contact the owner at ops.lead@example.org or +44 20 7946 0958 for access. ")
-		}
+	for off := 0; b.Len() < n; off += 16384 {
+		block := clean[off%len(benchProse):][:16384]
+		k := strings.Index(block[300:], ". ") + 302
+		b.WriteString(block[:k])
+		b.WriteString("Contact the owner at ops.lead@example.org or +44 20 7946 0958 for access. ")
+		b.WriteString(block[k:])
 	}
 	return b.String()[:n]
 }
@@ -45,6 +49,7 @@ func benchScan(b *testing.B, n int, clean bool) {
 	}
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		sc.ScanText(text)
 	}
@@ -65,6 +70,7 @@ func BenchmarkScanJSON1KiB(b *testing.B) {
 	data, _ := json.Marshal(p)
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		if _, err := sc.ScanJSON("p", data); err != nil {
 			b.Fatal(err)
@@ -79,6 +85,7 @@ func BenchmarkEd25519SignVerify1KiB(b *testing.B) {
 	pub := priv.Public().(ed25519.PublicKey)
 	msg := []byte(benchMessage(1 << 10))
 	b.SetBytes(int64(len(msg)))
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		sig := ed25519.Sign(priv, msg)
 		if !ed25519.Verify(pub, msg, sig) {

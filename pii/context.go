@@ -1,29 +1,39 @@
 package pii
 
-import (
-	"strings"
-	"unsafe"
-)
-
 // Context cues: short lower-case phrases looked for in a window before (or after) a candidate.
 // A cue must start at a word boundary; it may end inside a word, so "birth" matches "birthday".
 var (
-	cardCues     = []string{"card", "credit", "debit", "visa", "mastercard", "amex", "cc ", "cc#", "cc:", "cc no", "payment", "pan "}
-	ssnCues      = []string{"ssn", "social security", "social sec", "ss#", "ss #", "ss no"}
-	itinCues     = []string{"itin", "taxpayer", "tax id", "tin"}
-	phoneCues    = []string{"phone", "call", "tel", "mobile", "cell", "fax", "sms", "text me", "whatsapp", "dial", "ring", "contact", "reach", "desk", "hotline", "answering", "messages to", "registered", "number", "mob", "ph:", "ph.", "direct", "office:", "home:", "work:"}
-	nhsCues      = []string{"nhs", "health service"}
-	abaCues      = []string{"routing", "aba", "rtn", "transit", "bank"}
-	accountCues  = []string{"account", "acct", "a/c", "bank", "konto", "compte"}
-	passportCues = []string{"passport", "reisepass", "passeport", "pasaporte", "passaporto", "paspoort"}
-	dlCues       = []string{"driver", "driving", "licence", "license", "dl#", "dl:", "dl no", "führerschein"}
-	nationalCues = []string{"national id", "national identity", "id number", "id no", "id#", "id card", "identity", "identification",
+	cardCues     = newCues("card", "credit", "debit", "visa", "mastercard", "amex", "cc ", "cc#", "cc:", "cc no", "payment", "pan ")
+	ssnCues      = newCues("ssn", "social security", "social sec", "ss#", "ss #", "ss no")
+	itinCues     = newCues("itin", "taxpayer", "tax id", "tin")
+	phoneCues    = newCues("phone", "call", "tel", "mobile", "cell", "fax", "sms", "text me", "whatsapp", "dial", "ring", "contact", "reach", "desk", "hotline", "answering", "messages to", "registered", "number", "mob", "ph:", "ph.", "direct", "office:", "home:", "work:")
+	nhsCues      = newCues("nhs", "health service")
+	abaCues      = newCues("routing", "aba", "rtn", "transit", "bank")
+	accountCues  = newCues("account", "acct", "a/c", "bank", "konto", "compte")
+	passportCues = newCues("passport", "reisepass", "passeport", "pasaporte", "passaporto", "paspoort")
+	dlCues       = newCues("driver", "driving", "licence", "license", "dl#", "dl:", "dl no", "führerschein")
+	nationalCues = newCues("national id", "national identity", "id number", "id no", "id#", "id card", "identity", "identification",
 		"pesel", "personnummer", "personal number", "personal code", "personal id", "fødselsnummer", "fodselsnummer", "birth number",
 		"rodné", "rodne", "egn", "cnp", "emšo", "emso", "amka", "kennitala", "codice fiscale", "fiscal code", "steuer", "tax id",
 		"tax number", "bsn", "burgerservicenummer", "nir", "sécurité sociale", "securite sociale", "insee", "dni", "nie", "nif",
-		"hetu", "henkilötunnus", "cpr", "pps", "oib", "isikukood", "asmens kod", "personas kods", "citizen", "social insurance"}
-	dobCues = []string{"born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida"}
+		"hetu", "henkilötunnus", "cpr", "pps", "oib", "isikukood", "asmens kod", "personas kods", "citizen", "social insurance")
+	dobCues = newCues("born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida")
 )
+
+// cueList is a list of cues with the set of their first bytes, so that a window is searched
+// only at the word starts that can begin one.
+type cueList struct {
+	cues  []string
+	first [4]uint64
+}
+
+func newCues(cues ...string) *cueList {
+	cl := &cueList{cues: cues}
+	for _, c := range cues {
+		cl.first[c[0]>>6] |= 1 << (c[0] & 63)
+	}
+	return cl
+}
 
 // lowerInto copies s lower-cased (ASCII) into buf.
 func lowerInto(buf []byte, s string) []byte {
@@ -34,31 +44,29 @@ func lowerInto(buf []byte, s string) []byte {
 	return buf
 }
 
-// hasCue reports whether s[a:b] (lower-cased) holds one of cues at a word start.
-func hasCue(s string, a, b int, cues []string) bool {
+// hasCue reports whether s[a:b] holds one of cues (lower case), compared case-insensitively, at
+// a word start. The window is at most 160 bytes, ending at b.
+func hasCue(s string, a, b int, cl *cueList) bool {
 	if a < 0 {
 		a = 0
 	}
 	if b > len(s) {
 		b = len(s)
 	}
-	if a >= b {
-		return false
+	if b-a > 160 {
+		a = b - 160
 	}
-	var buf [160]byte
-	if b-a > len(buf) {
-		a = b - len(buf)
-	}
-	w := lowerInto(buf[:0], s[a:b])
-	// ws aliases the stack buffer and never outlives this call.
-	ws := unsafe.String(unsafe.SliceData(w), len(w))
-	for p := 0; p < len(ws); p++ {
-		if p == 0 && a > 0 && isAlnum(s[a-1]) || p > 0 && isAlnum(ws[p-1]) {
+	for p := a; p < b; p++ {
+		if p > 0 && isAlnum(s[p-1]) {
 			continue
 		}
-		c0 := ws[p]
-		for _, c := range cues {
-			if c[0] == c0 && strings.HasPrefix(ws[p:], c) {
+		c0 := lower(s[p])
+		if cl.first[c0>>6]&(1<<(c0&63)) == 0 {
+			continue
+		}
+		w := s[p:b]
+		for _, c := range cl.cues {
+			if c[0] == c0 && hasFoldPrefix(w, c) {
 				return true
 			}
 		}
@@ -68,11 +76,11 @@ func hasCue(s string, a, b int, cues []string) bool {
 
 // cueBefore looks for a cue in the window bytes before position p, not crossing a line break
 // followed by an unrelated line (blank line), so that labels like "Phone:\n123" still count.
-func (x *scanCtx) cueBefore(p, window int, cues []string) bool {
+func (x *scanCtx) cueBefore(p, window int, cues *cueList) bool {
 	return hasCue(x.s, p-window, p, cues)
 }
 
 // cueAround looks before and shortly after.
-func (x *scanCtx) cueAround(a, b, before, after int, cues []string) bool {
+func (x *scanCtx) cueAround(a, b, before, after int, cues *cueList) bool {
 	return hasCue(x.s, a-before, a, cues) || hasCue(x.s, b, b+after, cues)
 }

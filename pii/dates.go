@@ -42,11 +42,18 @@ func isMonthAt(s string, i int) (int, bool) {
 	if i+3 > len(s) {
 		return i, false
 	}
-	switch string([]byte{lower(s[i]), lower(s[i+1]), lower(s[i+2])}) {
-	case "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec", "mai",
-		"m\xc3", "ao\xc3", "d\xc3", "f\xc3", "avr", "jui":
-	default:
+	if !monthFirst[s[i]] {
 		return i, false
+	}
+	k := uint32(lower(s[i])) | uint32(lower(s[i+1]))<<8 | uint32(lower(s[i+2]))<<16
+	switch {
+	case s[i+1] >= 0x80 || s[i+2] >= 0x80: // märz, décembre, février, août
+	default:
+		switch k {
+		case 'j' | 'a'<<8 | 'n'<<16, 'f' | 'e'<<8 | 'b'<<16, 'm' | 'a'<<8 | 'r'<<16, 'a' | 'p'<<8 | 'r'<<16, 'm' | 'a'<<8 | 'y'<<16, 'j' | 'u'<<8 | 'n'<<16, 'j' | 'u'<<8 | 'l'<<16, 'a' | 'u'<<8 | 'g'<<16, 's' | 'e'<<8 | 'p'<<16, 'o' | 'c'<<8 | 't'<<16, 'n' | 'o'<<8 | 'v'<<16, 'd' | 'e'<<8 | 'c'<<16, 'm' | 'a'<<8 | 'i'<<16, 'a' | 'v'<<8 | 'r'<<16, 'j' | 'u'<<8 | 'i'<<16:
+		default:
+			return i, false
+		}
 	}
 	j := i
 	for j < len(s) && isWordByte(s[j]) {
@@ -67,6 +74,14 @@ func isMonthAt(s string, i int) (int, bool) {
 	}
 	return i, false
 }
+
+// monthFirst holds the first letters of month names, in either case.
+var monthFirst = func() (t [256]bool) {
+	for _, c := range "jfmasondJFMASOND" {
+		t[c] = true
+	}
+	return t
+}()
 
 // textDate recognises "3 March 1990", "3rd of March, 1990", "March 3, 1990" and "March 3rd 1990"
 // around the number word s[i:j]; it returns the span.
@@ -90,7 +105,11 @@ func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 			return i, ye, true
 		}
 	}
-	// Month first: "March 3, 1990".
+	// Month first: "March 3, 1990". The year is the cheaper test.
+	ye, ok := yearAfter(s, j)
+	if !ok {
+		return 0, 0, false
+	}
 	p := i - 1
 	for p > 0 && s[p] == ' ' {
 		p--
@@ -99,14 +118,12 @@ func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 		p--
 	}
 	q := p
-	for q >= 0 && isAlpha(s[q]) {
+	for q >= 0 && q > p-10 && isAlpha(s[q]) {
 		q--
 	}
-	if q < p {
+	if q < p && (q < 0 || !isAlpha(s[q])) {
 		if _, ok := isMonthAt(s, q+1); ok {
-			if ye, ok := yearAfter(s, j); ok {
-				return q + 1, ye, true
-			}
+			return q + 1, ye, true
 		}
 	}
 	return 0, 0, false

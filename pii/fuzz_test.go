@@ -1,8 +1,11 @@
 package pii
 
 import (
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/moltgate/moltgate/wire"
 )
 
 // FuzzScanText: no panics, spans in bounds and ordered, and nothing printed about a finding
@@ -49,6 +52,29 @@ func FuzzScanJSON(f *testing.F) {
 			if fd.Start < 0 || fd.Start >= fd.End || fd.End > len(b) {
 				t.Fatalf("bad span %v", fd)
 			}
+		}
+	})
+}
+
+// FuzzScanTree: on any JSON the wire parser accepts, scanning the decoded tree finds exactly
+// what scanning the raw bytes finds.
+func FuzzScanTree(f *testing.F) {
+	f.Add([]byte(`{"email":"a@b.co","n":[1,"x"],"k":{"password":"Xk9#mP2$vL7q"},"ssn":078051120}`))
+	f.Add([]byte(`{"input":{"text":"Patient: John Carter was diagnosed with diabetes.","items":["call +44 20 7946 0958"]}}`))
+	f.Add([]byte(`["\u00e9\ud83d\ude00", {"ann@example.org": null}]`))
+	sc, _ := New(nil)
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := wire.Parse(b, 0)
+		if err != nil || (v.Kind() != wire.Object && v.Kind() != wire.Array) {
+			return
+		}
+		raw, err := sc.ScanJSON("p", b)
+		if err != nil {
+			t.Fatalf("wire accepts what ScanJSON refuses: %v", err)
+		}
+		tree := sc.ScanTree("p", v, nil)
+		if fmt.Sprint(raw) != fmt.Sprint(tree) {
+			t.Fatalf("ScanTree %v\nScanJSON %v", tree, raw)
 		}
 	})
 }

@@ -172,7 +172,7 @@ func (x *scanCtx) nino(i int) int {
 		return i
 	}
 	c := 0.85
-	if x.key == keyNINO || x.cueBefore(i, 40, []string{"ni number", "nino", "national insurance", "insurance number"}) {
+	if x.key == keyNINO || x.cueBefore(i, 40, ninoCues) {
 		c = 0.97
 	}
 	x.add(TypeNINO, i, k+1, c, "nino.format")
@@ -215,3 +215,5 @@ func (x *scanCtx) postcode(i, j int) int {
 	x.add(TypeAddress, i, j+4, 0.6, "address.postcode")
 	return j + 4
 }
+
+var ninoCues = newCues("ni number", "nino", "national insurance", "insurance number")

@@ -107,7 +107,7 @@ func (x *scanCtx) pushKey(root, k string, pos int) {
 func (s *Scanner) ScanValue(root string, v any) []Finding {
 	x := s.getCtx()
 	x.walkValue(root, v, keyNone, 0)
-	x.finishDoc(0, func(fn func(path, str string, key keyKind)) {
+	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
 		eachString(root, v, nil, fn)
 	})
 	out := x.out
@@ -138,7 +138,7 @@ func (x *scanCtx) walkValue(root string, v any, key keyKind, depth int) {
 		keys := sortedKeys(t)
 		for i, k := range keys {
 			x.pushKey(root, k, i)
-			x.walkValue(root, t[k], classifyKey(k), depth+1)
+			x.walkValue(root, t[k], x.keyOf(k), depth+1)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
 	}
@@ -158,7 +158,7 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // eachString visits every string of v with its path (for the document-level health pass).
-func eachString(root string, v any, segs []pathSeg, fn func(path, s string, key keyKind)) {
+func eachString(root string, v any, segs []pathSeg, fn func(path func() string, s string, key keyKind)) {
 	var walk func(v any, key keyKind, depth int)
 	x := &scanCtx{}
 	walk = func(v any, key keyKind, depth int) {
@@ -167,7 +167,7 @@ func eachString(root string, v any, segs []pathSeg, fn func(path, s string, key 
 		}
 		switch t := v.(type) {
 		case string:
-			fn(x.path(root), t, key)
+			fn(func() string { return x.path(root) }, t, key)
 		case []any:
 			for i, e := range t {
 				x.segs = append(x.segs, pathSeg{index: i})
@@ -205,8 +205,8 @@ func (s *Scanner) ScanJSON(root string, data []byte) ([]Finding, error) {
 		s.putCtx(x)
 		return nil, fmt.Errorf("%w: trailing data at byte %d", ErrInvalidJSON, w.pos)
 	}
-	x.finishDoc(0, func(fn func(path, str string, key keyKind)) {
-		w2 := jsonWalker{x: &scanCtx{}, data: data, root: root, visit: fn}
+	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
+		w2 := jsonWalker{x: &scanCtx{keyMemo: x.keyMemo}, data: data, root: root, visit: fn}
 		_ = w2.value(keyNone, 0)
 	})
 	out := x.out
@@ -219,7 +219,7 @@ type jsonWalker struct {
 	data  []byte
 	pos   int
 	root  string
-	visit func(path, s string, key keyKind) // set for the health pass: no scanning
+	visit func(path func() string, s string, key keyKind) // set for the health pass: no scanning
 }
 
 func (w *jsonWalker) skipWS() {
@@ -266,7 +266,7 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			} else {
 				x.pushKey(w.root, k, i)
 			}
-			kind := classifyKey(k)
+			kind := x.keyOf(k)
 			w.skipWS()
 			if w.pos >= len(w.data) || w.data[w.pos] != ':' {
 				return w.errf("expected ':'")
@@ -323,7 +323,7 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			return err
 		}
 		if w.visit != nil {
-			w.visit(x.path(w.root), s, key)
+			w.visit(func() string { return x.path(w.root) }, s, key)
 			return nil
 		}
 		x.scanLeaf(w.root, s, key, false)

@@ -158,7 +158,7 @@ func looksName(v string, strict bool) bool {
 	}
 	for _, w := range words {
 		lw := strings.ToLower(strings.Trim(w, ".,"))
-		if orgWords[lw] {
+		if orgWords.has(lw) {
 			return false
 		}
 		for i := 0; i < len(w); i++ {

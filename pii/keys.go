@@ -75,6 +75,24 @@ func inList(n string, list ...string) bool {
 	return false
 }
 
+// keyOf is classifyKey through a per-context memo: the same few keys ("text", "params",
+// "email") come back in message after message, and classifyKey tests dozens of patterns. The
+// memo holds copies of the keys (ScanJSON's keys alias its input) and is cleared when full.
+func (x *scanCtx) keyOf(k string) keyKind {
+	if len(k) < 2 || len(k) > 80 {
+		return keyNone
+	}
+	if kind, ok := x.keyMemo[k]; ok {
+		return kind
+	}
+	kind := classifyKey(k)
+	if x.keyMemo == nil || len(x.keyMemo) >= 4096 {
+		x.keyMemo = make(map[string]keyKind, 64)
+	}
+	x.keyMemo[strings.Clone(k)] = kind
+	return kind
+}
+
 // classifyKey maps a key name to a keyKind. The order matters: exclusions first, so that
 // "token_url", "credentials_id" or "ip_address" say nothing about a secret or an address.
 func classifyKey(k string) keyKind {

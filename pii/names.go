@@ -61,7 +61,7 @@ func (x *scanCtx) nameCue(i, j int) int {
 	k := j
 	conf := 0.0
 	switch {
-	case honorifics[w] && w != "sir" && w != "madam" && w != "dame":
+	case honorifics.has(w) && w != "sir" && w != "madam" && w != "dame":
 		if k < len(s) && s[k] == '.' {
 			k++
 		}
@@ -152,7 +152,7 @@ func (x *scanCtx) skipToName(k, max int) int {
 
 // nameNounContext: "name" preceded by my/your/his/her/the/full/last/first/maiden.
 func (x *scanCtx) nameNounContext(i int) bool {
-	return x.cueBefore(i, 12, []string{"my ", "your ", "his ", "her ", "full ", "last ", "first ", "maiden ", "patient ", "'s "})
+	return x.cueBefore(i, 12, nameNounCues)
 }
 
 // personName reads 1-4 capitalised words (initials like "J." allowed) at k.
@@ -172,7 +172,7 @@ func (x *scanCtx) personName(k int) (int, int, int) {
 		}
 		var buf [32]byte
 		lw := strings.TrimSuffix(string(lowerInto(buf[:0], s[w.a:w.b])), ".")
-		if notNames[lw] || streetPrefixes[lw] {
+		if notNames.has(lw) || streetPrefixes.has(lw) {
 			break
 		}
 		// Each word: letters (apostrophes and hyphens inside), or an initial "J.".
@@ -211,3 +211,5 @@ func decodeB64(dst []byte, v string) (int, error) {
 	}
 	return enc.Decode(dst, []byte(v))
 }
+
+var nameNounCues = newCues("my ", "your ", "his ", "her ", "full ", "last ", "first ", "maiden ", "patient ", "'s ")

@@ -148,6 +148,14 @@ func (x *scanCtx) numeric(i, j int) int {
 			return e
 		}
 	}
+	if j-i <= 4 && x.loneShort(i, j) {
+		// One to four digits standing alone ("420 ms", "3 attempts"): no identifier, date or
+		// phone number is that short, but a house number is.
+		if e := x.address(i, j); e > j {
+			return e
+		}
+		return j
+	}
 	n := &x.num
 	*n = numSpan{}
 	x.extractNum(i, n)
@@ -166,6 +174,28 @@ func (x *scanCtx) numeric(i, j int) int {
 		return n.end
 	}
 	return j
+}
+
+// loneShort reports whether the word s[i:j] is all digits and extractNum would read it as a
+// single group: no '+' or '(' before it, and no separator followed by a digit after it.
+func (x *scanCtx) loneShort(i, j int) bool {
+	s := x.s
+	for k := i; k < j; k++ {
+		if !isDigit(s[k]) {
+			return false
+		}
+	}
+	if i > 0 && (s[i-1] == '+' || s[i-1] == '(') {
+		return false
+	}
+	if j+1 < len(s) {
+		switch s[j] {
+		case ' ', '-', '.', '/', '(', ')':
+			c := s[j+1]
+			return !isDigit(c) && c != '(' && !(c == ' ' || c == '-') || s[j] == ' ' && c == ' '
+		}
+	}
+	return true
 }
 
 // classifyNum emits the best reading of a number and returns n.end if it consumed it.
@@ -283,7 +313,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	// Context-only readings.
 	if bestC < 0.8 && nd >= 6 && nd <= 17 {
 		switch {
-		case x.key == keyAccount || x.cueBefore(a, 32, accountCues) && !x.cueBefore(a, 32, []string{"routing"}):
+		case x.key == keyAccount || x.cueBefore(a, 32, accountCues) && !x.cueBefore(a, 32, routingCues):
 			try(TypeBankAccount, 0.85, "bank_account.context")
 		case x.key == keyPassport || (nd <= 9 && x.cueBefore(a, 40, passportCues)):
 			try(TypePassport, 0.9, "passport.context")
@@ -395,3 +425,5 @@ func (x *scanCtx) numberWithLetter(n *numSpan) int {
 }
 
 const dniLetter = "TRWAGMYFPDXBNJZSQVHLCKE"
+
+var routingCues = newCues("routing")

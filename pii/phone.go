@@ -1,9 +1,5 @@
 package pii
 
-import (
-	"github.com/nyaruka/phonenumbers"
-)
-
 // Phone numbers. A digit run is only a phone candidate when it is written like one: with a
 // leading + or international prefix, with parentheses, or in groups. It is then validated against
 // the numbering plans of github.com/nyaruka/phonenumbers (international numbers against their
@@ -36,7 +32,7 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 			}
 		}
 	}
-	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, []string{"office", "mobile", "fax", "home", "cell", "work"})
+	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, phoneAfterCues)
 	intl := n.plus || (nd >= 9 && d[0] == '0' && d[1] == '0') || (nd >= 11 && d[0] == '0' && d[1] == '1' && d[2] == '1')
 	var buf [48]byte
 	num := buf[:0]
@@ -53,23 +49,18 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 	} else {
 		num = append(num, d...)
 	}
-	var pn phonenumbers.PhoneNumber
 	if intl {
-		if phonenumbers.ParseToNumber(string(num), "ZZ", &pn) == nil {
-			switch {
-			case phonenumbers.IsValidNumber(&pn):
-				if cue {
-					return 0.95, "phone.intl"
-				}
-				return 0.9, "phone.intl"
-			case phonenumbers.IsPossibleNumber(&pn):
-				if cue {
-					return 0.85, "phone.intl"
-				}
-				return 0.6, "phone.intl"
-			}
-		}
-		if cue && formatted {
+		valid, possible := phoneIntl(string(num[1:]))
+		switch {
+		case valid && cue:
+			return 0.95, "phone.intl"
+		case valid:
+			return 0.9, "phone.intl"
+		case possible && cue:
+			return 0.85, "phone.intl"
+		case possible:
+			return 0.6, "phone.intl"
+		case cue && formatted:
 			return 0.7, "phone.context"
 		}
 		return 0, ""
@@ -79,10 +70,7 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 	}
 	str := string(num)
 	for _, r := range x.sc.regions {
-		if phonenumbers.ParseToNumber(str, r, &pn) != nil {
-			continue
-		}
-		if phonenumbers.IsValidNumberForRegion(&pn, r) {
+		if phoneNational(str, r) {
 			switch {
 			case cue:
 				return 0.95, "phone.national"
@@ -110,3 +98,5 @@ func (x *scanCtx) phoneValue(a, b int) bool {
 	}
 	return false
 }
+
+var phoneAfterCues = newCues("office", "mobile", "fax", "home", "cell", "work")

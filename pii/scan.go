@@ -1,7 +1,11 @@
 package pii
 
 import (
+	"encoding/binary"
+	"math/bits"
 	"slices"
+	"strings"
+	"unsafe"
 )
 
 // The scan is one pass over the bytes of a string. A 256-entry class table splits the text into
@@ -17,6 +21,7 @@ const (
 	cHigh  // byte of a multi-byte UTF-8 sequence
 	cUnder // '_'
 	cTrig  // non-word byte that starts a detector
+	cJoin  // '-', '.' or ':': may continue a token after a lower-case prefix ("sk-", "hvs.")
 
 	cWord  = cLower | cUpper | cDigit | cHigh | cUnder
 	cAlpha = cLower | cUpper | cHigh
@@ -38,6 +43,9 @@ var ctab = func() (t [256]uint8) {
 	t['_'] = cUnder
 	for _, c := range "@-:=~" {
 		t[c] = cTrig
+	}
+	for _, c := range "-.:" {
+		t[c] |= cJoin
 	}
 	return t
 }()
@@ -79,6 +87,11 @@ func (b *bloom) add(p string) {
 	b[h>>6] |= 1 << (h & 63)
 }
 
+func (b *bloom) addKey(k uint32) {
+	h := bloomHash(k)
+	b[h>>6] |= 1 << (h & 63)
+}
+
 func (b *bloom) has(k uint32) bool {
 	h := bloomHash(k)
 	return b[h>>6]&(1<<(h&63)) != 0
@@ -106,6 +119,8 @@ type scanCtx struct {
 	healthCues []Finding // health findings waiting for an identity in the same document
 
 	num numSpan // scratch for the number being classified
+
+	keyMemo map[string]keyKind // see keyOf; survives pooling
 
 	// JSON walk state.
 	keyBuf []byte
@@ -150,43 +165,243 @@ func identifies(t Type) bool { return t.Class() == ClassPII && t != TypeHealth }
 func (x *scanCtx) run() {
 	s := x.s
 	n := len(s)
+	// b aliases s for eight-byte loads; it is never written.
+	b := unsafe.Slice(unsafe.StringData(s), n)
+	// Bit k of plain is set when s[base+k] is a lower-case letter or a byte below '0' other
+	// than '-' and '.': the bytes of ordinary prose that start no detector. Runs of them are
+	// skipped through the mask; every other byte goes to step.
+	base := -1 << 62
+	var plain uint64
+	done := 0 // scanning back for the start of a word never goes before done
 	i := 0
 	for i < n {
-		k := ctab[s[i]]
-		if k&cWord == 0 {
-			if k&cTrig != 0 {
-				if e := x.trigger(i); e > i {
-					i = e
-					continue
-				}
-			}
-			i++
+		if i-base >= 64 || i < base {
+			base = i
+			plain = plainMask(b[i:])
+		}
+		r := ^plain >> uint(i-base)
+		if r == 0 {
+			i = base + 64
 			continue
 		}
-		j := i + 1
-		m := k
-		for j < n {
-			k2 := ctab[s[j]]
-			if k2&cWord == 0 {
+		i += bits.TrailingZeros64(r)
+		if i >= n {
+			break
+		}
+		i = x.step(i, done)
+		done = i
+	}
+}
+
+// plainMask returns the plain-byte mask of the (up to) 64 bytes of b; bits past the end of b
+// are clear.
+func plainMask(b []byte) uint64 {
+	if len(b) >= 64 {
+		b = b[:64]
+		return plain8(binary.LittleEndian.Uint64(b[0:8])) |
+			plain8(binary.LittleEndian.Uint64(b[8:16]))<<8 |
+			plain8(binary.LittleEndian.Uint64(b[16:24]))<<16 |
+			plain8(binary.LittleEndian.Uint64(b[24:32]))<<24 |
+			plain8(binary.LittleEndian.Uint64(b[32:40]))<<32 |
+			plain8(binary.LittleEndian.Uint64(b[40:48]))<<40 |
+			plain8(binary.LittleEndian.Uint64(b[48:56]))<<48 |
+			plain8(binary.LittleEndian.Uint64(b[56:64]))<<56
+	}
+	var m uint64
+	k := 0
+	for ; k+8 <= len(b); k += 8 {
+		m |= plain8(binary.LittleEndian.Uint64(b[k:])) << k
+	}
+	for ; k < len(b); k++ {
+		if c := b[k]; isLower(c) || c < '0' && c != '-' && c != '.' {
+			m |= 1 << k
+		}
+	}
+	return m
+}
+
+// plain8 returns one bit per byte of w (byte k in bit k), set when the byte is plain. For a
+// byte x below 0x80, x+(0x80-c) carries into the byte's high bit iff x >= c, and no addition
+// carries into the next byte; bytes from 0x80 up are not plain.
+func plain8(w uint64) uint64 {
+	const (
+		lo7 = 0x7f7f7f7f7f7f7f7f
+		hi8 = 0x8080808080808080
+	)
+	x := w & lo7
+	geA := x + 0x1f1f1f1f1f1f1f1f    // >= 'a'
+	gtZ := x + 0x0505050505050505    // >  'z'
+	ge0 := x + 0x5050505050505050    // >= '0'
+	geDash := x + 0x5353535353535353 // >= '-'
+	geSl := x + 0x5151515151515151   // >= '/'
+	m := (geA&^gtZ | ^ge0&^(geDash&^geSl)) &^ w & hi8
+	// Gather the high bits into the low byte.
+	return ((m >> 7) * 0x0102040810204080) >> 56
+}
+
+// step examines the byte at p, which is not plain, with the word around it, and returns where
+// scanning resumes (> p). The lower-case letters just before p (back to done) belong to the
+// same word.
+func (x *scanCtx) step(p, done int) int {
+	s := x.s
+	n := len(s)
+	k := ctab[s[p]]
+	i := p
+	for i > done && isLower(s[i-1]) {
+		i--
+	}
+	if k&cWord == 0 {
+		// A lower-case word followed by '-', '.' or ':' may be a token prefix ("sk-", "hvs.")
+		// or a cue ("name:", "mr.").
+		if k&cJoin != 0 && i < p && i+1 < n && cueBloom.has(fold3(s, i)) {
+			if e := x.cue(i, p); e > p {
+				return e
+			}
+		}
+		if k&cTrig != 0 {
+			if e := x.trigger(p); e > p {
+				return e
+			}
+		}
+		return p + 1
+	}
+	m := k
+	if i < p {
+		m |= cLower
+	} else if k&(cUpper|cHigh) != 0 && !afterStop(s, p) {
+		// A capitalised word may be a name after a lower-case cue ("my name is", "dear").
+		if e := x.nameBack(p); e > p {
+			return e
+		}
+	}
+	j := p + 1
+	for j < n {
+		k2 := ctab[s[j]]
+		if k2&cWord == 0 {
+			break
+		}
+		m |= k2
+		j++
+	}
+	if i+1 < n && cueBloom.has(fold3(s, i)) {
+		if e := x.cue(i, j); e > j {
+			return e
+		}
+	}
+	if m&cDigit != 0 {
+		if e := x.numeric(i, j); e > j {
+			return e
+		}
+	}
+	return j
+}
+
+// afterStop reports whether the separators just before p hold a full stop. No cue reaches a
+// name across one, except an abbreviated honorific ("Dr. Ann"), which the '.' itself already
+// tried going forward.
+func afterStop(s string, p int) bool {
+	for k := p - 1; k >= 0 && k >= p-8; k-- {
+		switch c := s[k]; {
+		case c == '.':
+			return true
+		case isWordByte(c):
+			return false
+		}
+	}
+	return false
+}
+
+// nameBack looks, before the capitalised word at p, for a lower-case cue word: among the three
+// words just before it ("dear", "mr.", "sincerely,", "i am", "call me", "signed by"), and
+// "name", "named" or "called" anywhere in the 64 bytes before it ("my name on the account is").
+// Each, in text order, runs as if it had been met going forward; a name is kept only if it
+// starts at p. It returns where scanning resumes, or p.
+func (x *scanCtx) nameBack(p int) int {
+	s := x.s
+	lo := max(0, p-64)
+	var cand [8]int // start<<8 | length
+	nc := 0
+	add := func(a, e int) {
+		if nc == len(cand) || e-a > 9 || a > 0 && isWordByte(s[a-1]) || e < len(s) && isWordByte(s[e]) {
+			return
+		}
+		if cueLens[s[a]]>>((e-a)&31)&1 == 0 || a+1 >= len(s) || !cueBloom.has(fold3(s, a)) {
+			return
+		}
+		c := a<<8 | (e - a)
+		for k := 0; k < nc; k++ {
+			if cand[k] == c {
+				return
+			}
+		}
+		cand[nc] = c
+		nc++
+	}
+	k := p
+	for w := 0; w < 3; w++ {
+		for k > lo && !isWordByte(s[k-1]) {
+			k--
+		}
+		e := k
+		for k > lo && isLower(s[k-1]) {
+			k--
+		}
+		if k == e {
+			break
+		}
+		add(k, e)
+	}
+	win := s[lo:p]
+	for _, c := range [...]string{"name", "called"} {
+		for off := 0; ; {
+			r := strings.Index(win[off:], c)
+			if r < 0 {
 				break
 			}
-			m |= k2
-			j++
-		}
-		if i+1 < n && cueBloom.has(fold3(s, i)) {
-			if e := x.cue(i, j); e > j {
-				i = e
-				continue
+			a := lo + off + r
+			e := a + len(c)
+			if e < p && s[e] == 'd' {
+				e++ // "named"
 			}
+			add(a, e)
+			off += r + 1
 		}
-		if m&cDigit != 0 {
-			if e := x.numeric(i, j); e > j {
-				i = e
-				continue
-			}
-		}
-		i = j
 	}
+	if nc == 0 {
+		return p
+	}
+	slices.Sort(cand[:nc])
+	for _, c := range cand[:nc] {
+		a, l := c>>8, c&0xff
+		before := len(x.out)
+		e := x.nameCue(a, a+l)
+		if e > a+l && len(x.out) > before && x.out[len(x.out)-1].Start == p {
+			return e
+		}
+		x.out = x.out[:before]
+	}
+	return p
+}
+
+// cueLens[c] has bit n set when a lower-case cue word of n letters starts with c: the words
+// nameCue acts on (honorifics, "dear", "name", "called", "i", "patient", "sincerely"...).
+var cueLens = func() (t [256]uint32) {
+	for _, w := range []string{"mr", "mrs", "ms", "miss", "mx", "dr", "prof", "mister", "dear", "name", "named",
+		"called", "call", "i", "patient", "surname", "firstname", "lastname", "fullname", "sincerely", "regards", "signed"} {
+		t[w[0]] |= 1 << len(w)
+	}
+	return t
+}()
+
+// notLower8 returns, for the eight bytes of w, a mask with the high bit set in every byte that
+// is not an ASCII lower-case letter.
+func notLower8(w uint64) uint64 {
+	const hi = 0x8080808080808080
+	// For a byte below 0x80, b+0x1f carries into the high bit iff b >= 'a', and b+0x05 iff
+	// b > 'z'; neither addition carries into the next byte. Bytes from 0x80 up are not letters.
+	lo := w &^ hi
+	isLower := (lo + 0x1f1f1f1f1f1f1f1f) &^ (lo + 0x0505050505050505) &^ w & hi
+	return isLower ^ hi
 }
 
 // trigger handles a non-word trigger byte at i and returns where scanning resumes (<= i: no match).
@@ -244,8 +459,9 @@ func better(a, b Finding) bool {
 
 // finishDoc runs once per document: health information counts only when the document also
 // identifies someone, so the deferred health findings are emitted, and the texts re-scanned for
-// health terms, only then. each calls fn for every string of the document with its path.
-func (x *scanCtx) finishDoc(_ int, each func(fn func(path string, s string, key keyKind))) {
+// health terms, only then. each calls fn for every string of the document with a function
+// that builds its path (called only for strings with findings).
+func (x *scanCtx) finishDoc(_ int, each func(fn func(path func() string, s string, key keyKind))) {
 	if !x.identity {
 		return
 	}
@@ -257,13 +473,16 @@ func (x *scanCtx) finishDoc(_ int, each func(fn func(path string, s string, key 
 		x.resolveHealth()
 		return
 	}
-	each(func(path, s string, key keyKind) {
+	each(func(path func() string, s string, key keyKind) {
 		x.s = s
 		x.base = len(x.out)
 		x.healthTerms()
 		x.resolveHealth()
-		for i := x.base; i < len(x.out); i++ {
-			x.out[i].Path = path
+		if len(x.out) > x.base {
+			p := path()
+			for i := x.base; i < len(x.out); i++ {
+				x.out[i].Path = p
+			}
 		}
 	})
 }

@@ -532,8 +532,10 @@ func seed(x *scanCtx, i int) (int, Type, float64, string) {
 	if _, err := base64.StdEncoding.DecodeString(s[b:e]); err != nil {
 		return no(i)
 	}
-	if x.key == keyPrivate || x.cueBefore(i, 48, []string{"private", "seed", "secret", "priv"}) {
+	if x.key == keyPrivate || x.cueBefore(i, 48, seedCues) {
 		return ok(e, TypePrivateKey, 0.97, "secret.private-seed")
 	}
 	return no(i)
 }
+
+var seedCues = newCues("private", "seed", "secret", "priv")

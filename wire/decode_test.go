@@ -31,7 +31,7 @@ var validPayloads = map[Op]string{
 	OpHello:              `{"protocol_versions":["0.1"],"capabilities":["query"],"extensions":["acme.x"],"max_message_size":1048576,"supported_cls":["pub","int"],"nonce":"base64:AwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwMDAwM=","ephemeral_key":"` + testEnc + `"}`,
 	OpHelloAck:           `{"protocol_versions":["0.1"],"capabilities":[],"extensions":[],"max_message_size":1048576,"supported_cls":["pub"],"nonce":"base64:AQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQE=","ephemeral_key":"` + testEnc + `","challenge":"base64:AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI="}`,
 	OpVerify:             `{"challenge":"base64:AgICAgICAgICAgICAgICAgICAgICAgICAgICAgICAgI=","proof":"` + testSig + `"}`,
-	OpVerifyResponse:     `{"proof":"` + testSig + `","session_id":"sess-0123456789abcdef"}`,
+	OpVerifyResponse:     `{"proof":"` + testSig + `","session_id":"sess-0123456789abcdef","expires":1703283600000}`,
 	OpSessionEstablished: `{"session_id":"sess-0123456789abcdef","expires":1703283600000}`,
 	OpQuery:              `{"domain":"weather","intent":"forecast","params":{"location":"Tokyo"},"response_format":{"type":"structured"}}`,
 	OpRespond:            `{"status":"success","data":{"high_c":12}}`,

@@ -56,10 +56,12 @@ type VerifyPayload struct {
 }
 
 // VerifyResponsePayload is the responder's proof over the initiator's
-// challenge, and the session id it assigns.
+// challenge, the session id it assigns and the latest expiry it accepts for
+// the session (unix milliseconds).
 type VerifyResponsePayload struct {
 	Proof     keys.Signature `json:"proof" validate:"required"`
 	SessionID string         `json:"session_id" validate:"required,min=16,max=128"`
+	Expires   int64          `json:"expires" validate:"required,gt=0"`
 }
 
 // SessionEstablishedPayload confirms the session and its expiry.

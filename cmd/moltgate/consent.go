@@ -1,0 +1,276 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/pii/consent"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// issuerFlags are the flags that name the issuing key: --identity FILE, or --dir DIR for the
+// gateway's own organisation key.
+type issuerFlags struct {
+	dir, identity *string
+}
+
+func addIssuerFlags(fs *flag.FlagSet) issuerFlags {
+	return issuerFlags{
+		dir:      fs.String("dir", "", "gateway directory: its organisation key issues the consent"),
+		identity: fs.String("identity", "", "identity file whose signing key issues consents (instead of --dir)"),
+	}
+}
+
+// load returns the issuing identity. Its org is the issuing organisation.
+func (f issuerFlags) load(e *env) (*identity.Agent, error) {
+	switch {
+	case *f.identity != "" && *f.dir != "":
+		return nil, usagef("give --identity or --dir, not both")
+	case *f.identity != "":
+		return loadIdentity(e, *f.identity)
+	case *f.dir != "":
+		return loadIdentity(e, gateway.Dir(*f.dir).OrgKeyPath())
+	}
+	return nil, usagef("--identity FILE or --dir DIR is required")
+}
+
+func runConsent(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "issue":
+			return runConsentIssue(ctx, e, args[1:])
+		case "verify":
+			return runConsentVerify(ctx, e, args[1:])
+		case "revoke":
+			return runConsentRevoke(ctx, e, args[1:])
+		}
+	}
+	return usagef("usage: moltgate consent issue|verify|revoke [flags]")
+}
+
+func splitTypes(s string) []string {
+	var out []string
+	for _, t := range strings.Split(s, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func runConsentIssue(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "consent issue")
+	iss := addIssuerFlags(fs)
+	grantee := fs.String("grantee", "", "agent@org allowed to receive the data")
+	purpose := fs.String("purpose", "", "purpose the data may be used for")
+	types := fs.String("types", "", "comma-separated pii_meta types: "+strings.Join(consent.Types, ","))
+	ttl := fs.Duration("ttl", time.Hour, "how long the consent is valid")
+	grantedBy := fs.String("granted-by", "", `who granted it, e.g. user:jane@example.com (default "org:" and the issuing org)`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *grantee == "" || *purpose == "" || *types == "" {
+		return usagef("--grantee, --purpose and --types are required")
+	}
+	if _, err := wire.ParseRef(*grantee); err != nil {
+		return usagef("--grantee: want agent@org")
+	}
+	if *ttl <= 0 {
+		return usagef("--ttl must be positive")
+	}
+	id, err := iss.load(e)
+	if err != nil {
+		return err
+	}
+	if *grantedBy == "" {
+		*grantedBy = "org:" + id.Ref.Org
+	}
+	cid, err := consent.NewID(rand.Reader)
+	if err != nil {
+		return err
+	}
+	now := e.now()
+	tok, err := consent.Issue(id.Signing, consent.Claims{ID: cid, GrantedBy: *grantedBy, Grantee: *grantee,
+		Purpose: *purpose, DataTypes: splitTypes(*types), IssuedAt: now.UnixMilli(), Expires: now.Add(*ttl).UnixMilli()})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	fmt.Fprintln(e.stdout, tok)
+	return nil
+}
+
+// readToken takes the token from --token or standard input.
+func readToken(e *env, flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	b, err := readInput(e, consent.MaxLen+2)
+	if err != nil {
+		return "", err
+	}
+	tok := string(bytes.TrimSpace(b))
+	if tok == "" {
+		return "", usagef("no token: give --token or write it to standard input")
+	}
+	return tok, nil
+}
+
+// trustFlag collects --trust ORG=ed25519:KEY.
+type trustFlag struct{ ts *identity.TrustStore }
+
+func (t trustFlag) String() string { return "" }
+
+func (t trustFlag) Set(s string) error {
+	org, key, ok := strings.Cut(s, "=")
+	if !ok || !wire.ValidName(org) {
+		return fmt.Errorf("want ORG=ed25519:KEY")
+	}
+	k, err := keys.ParseEd25519Public(key)
+	if err != nil {
+		return err
+	}
+	t.ts.Add(org, k)
+	return nil
+}
+
+func runConsentVerify(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "consent verify")
+	dir := fs.String("dir", "", "gateway directory: trust its organisation and imported peers, read its revocation list")
+	idPath := fs.String("identity", "", "identity file: trust its organisation's key (as issuer)")
+	trust := identity.NewTrustStore()
+	fs.Var(trustFlag{trust}, "trust", "trust ORG=ed25519:KEY as an issuer (repeatable)")
+	issuer := fs.String("issuer-org", "", "organisation that must have issued the consent (default: the one of --dir/--identity)")
+	grantee := fs.String("grantee", "", "agent@org the consent must be granted to (default: not checked)")
+	purpose := fs.String("purpose", "", "purpose the consent must be for (default: not checked)")
+	types := fs.String("types", "", "comma-separated types the consent must cover (default: not checked)")
+	revPath := fs.String("revocations", "", "revocation list file (default DIR/data/consent-revocations.jsonl with --dir)")
+	token := fs.String("token", "", "the token (default: read from standard input)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	org := *issuer
+	if *idPath != "" {
+		id, err := loadIdentity(e, *idPath)
+		if err != nil {
+			return err
+		}
+		trust.Add(id.Ref.Org, id.Signing.Public())
+		if org == "" {
+			org = id.Ref.Org
+		}
+	}
+	if *dir != "" {
+		// The gateway's own organisation and every peer it has imported.
+		own, err := loadIdentity(e, gateway.Dir(*dir).OrgKeyPath())
+		if err != nil {
+			return err
+		}
+		peers, err := gateway.LoadPeers(gateway.Dir(*dir))
+		if err != nil {
+			return err
+		}
+		trust.Add(own.Ref.Org, own.Signing.Public())
+		for _, p := range peers {
+			trust.Add(p.Org, p.OrgKey)
+		}
+		if org == "" {
+			org = own.Ref.Org
+		}
+	}
+	if org == "" {
+		return usagef("--issuer-org (or --dir/--identity) is required")
+	}
+	tok, err := readToken(e, *token)
+	if err != nil {
+		return err
+	}
+	parsed, err := consent.Parse(tok)
+	if err != nil {
+		return err
+	}
+	req := consent.Request{Issuer: org, Purpose: parsed.Purpose, Types: splitTypes(*types)}
+	if req.Grantee, err = wire.ParseRef(parsed.Grantee); err != nil {
+		return err
+	}
+	if *grantee != "" {
+		if req.Grantee, err = wire.ParseRef(*grantee); err != nil {
+			return usagef("--grantee: want agent@org")
+		}
+	}
+	if *purpose != "" {
+		req.Purpose = *purpose
+	}
+	v := &consent.Verifier{Trust: trust, Now: e.now}
+	if *revPath == "" && *dir != "" {
+		list, closer, err := gateway.OpenRevocations(ctx, gateway.Dir(*dir))
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		v.Revocations = list
+	} else if *revPath != "" {
+		store, err := consent.OpenFile(*revPath, nil)
+		if err != nil {
+			return err
+		}
+		v.Revocations = store
+	}
+	claims, err := v.Verify(ctx, tok, req)
+	if err != nil {
+		return err
+	}
+	b, _ := json.MarshalIndent(claims, "", "  ")
+	fmt.Fprintln(e.stdout, string(b))
+	return nil
+}
+
+func runConsentRevoke(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "consent revoke")
+	dir := fs.String("dir", "", "gateway directory whose revocation list to add to")
+	revPath := fs.String("revocations", "", "revocation list file (instead of --dir)")
+	token := fs.String("token", "", "the token to revoke (default: read from standard input)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	path := *revPath
+	switch {
+	case path != "" && *dir != "":
+		return usagef("give --revocations or --dir, not both")
+	case path == "" && *dir == "":
+		return usagef("--dir DIR or --revocations FILE is required")
+	}
+	tok, err := readToken(e, *token)
+	if err != nil {
+		return err
+	}
+	// Only a token whose signature verifies is revoked, so that a typo cannot fill the list.
+	p, err := consent.Parse(tok)
+	if err != nil {
+		return err
+	}
+	var store gateway.RevocationList
+	if *dir != "" {
+		list, closer, err := gateway.OpenRevocations(ctx, gateway.Dir(*dir))
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		store = list
+	} else if store, err = consent.OpenFile(path, nil); err != nil {
+		return err
+	}
+	if err := store.Revoke(ctx, p.ID, time.UnixMilli(p.Expires)); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "revoked %s\n", p.ID)
+	return nil
+}

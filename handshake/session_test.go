@@ -1,0 +1,277 @@
+package handshake
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/wire"
+)
+
+// sessions runs a handshake between alice and the gateway on clk.
+func sessions(t *testing.T, c *cast, clk *clock, tweak func(ci, cr *Config)) (si, sr *Session) {
+	t.Helper()
+	ci, cr := c.config(c.alice, clk, nil), c.config(c.gw, clk, nil)
+	if tweak != nil {
+		tweak(ci, cr)
+	}
+	si, sr, errI, errR := pair(t, ci, cr, peerOf(c.gw))
+	if errI != nil || errR != nil {
+		t.Fatal(errI, errR)
+	}
+	return si, sr
+}
+
+func sealN(t *testing.T, c *cast, s *Session, n int, ts time.Time) []*wire.Envelope {
+	t.Helper()
+	out := make([]*wire.Envelope, n)
+	for i := range out {
+		b, err := s.SignAndSeal(query(c.alice, c.gw, uuid(1000+i), ts, wire.Int), c.alice.agent.Signing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = mustEnv(t, b)
+	}
+	return out
+}
+
+func wantExpired(t *testing.T, err error) {
+	t.Helper()
+	wantCode(t, err, wire.ErrSessionExpired)
+	var we *wire.Error
+	errors.As(err, &we)
+	p := we.Payload()
+	if !p.Recoverable || p.Suggestion == nil || p.Suggestion.Action != wire.ActionHandshake {
+		t.Fatalf("E_SESSION_EXPIRED payload %+v: want recoverable with a handshake suggestion", p)
+	}
+}
+
+func TestCounterReplayInSession(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, nil)
+	envs := sealN(t, c, si, 3, t0)
+	if _, err := sr.Open(envs[0]); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sr.Open(envs[0])
+	wantCode(t, err, wire.ErrReplay)
+	// Out of order within the window is fine, once each.
+	if _, err := sr.Open(envs[2]); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sr.Open(envs[1]); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range envs {
+		_, err := sr.Open(e)
+		wantCode(t, err, wire.ErrReplay)
+	}
+	// session_established's counter 0 is spent too.
+	forged := *envs[0]
+	forged.Counter = 0
+	_, err = sr.Open(&forged)
+	wantCode(t, err, wire.ErrReplay)
+}
+
+func TestCounterTooFarBehind(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, nil)
+	envs := sealN(t, c, si, windowSize+2, t0)
+	// The newest arrives first; the first two are then too old.
+	if _, err := sr.Open(envs[len(envs)-1]); err != nil {
+		t.Fatal(err)
+	}
+	_, err := sr.Open(envs[0])
+	wantCode(t, err, wire.ErrReplay)
+	if _, err := sr.Open(envs[2]); err != nil { // exactly windowSize behind the next
+		t.Fatal(err)
+	}
+}
+
+func TestCounterWindow(t *testing.T) {
+	var w counterWindow
+	accept := func(c uint64) error {
+		if err := w.check(c); err != nil {
+			return err
+		}
+		w.mark(c)
+		return nil
+	}
+	for _, step := range []struct {
+		c  uint64
+		ok bool
+	}{
+		{0, true}, {0, false}, {5, true}, {3, true}, {3, false}, {1, true}, {5, false},
+		// The window holds the windowSize counters below next.
+		{2000, true}, {2001 - windowSize, true}, {2000 - windowSize, false}, {1999, true},
+		{5000, true}, {1999, false}, {4999, true}, {5001, true}, {4000, true}, {3978, true}, {3977, false},
+	} {
+		if err := accept(step.c); (err == nil) != step.ok {
+			t.Fatalf("counter %d: %v, want ok=%v", step.c, err, step.ok)
+		}
+	}
+	// Bits from a lap ago do not linger: after a jump of exactly the window,
+	// counters of the new lap that share a slot with old ones are new.
+	w = counterWindow{}
+	for c := range uint64(windowSize) {
+		if err := accept(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := accept(2*windowSize - 1); err != nil {
+		t.Fatal(err)
+	}
+	for c := uint64(windowSize); c < 2*windowSize-1; c++ {
+		if err := accept(c); err != nil {
+			t.Fatalf("counter %d refused after a lap: %v", c, err)
+		}
+	}
+}
+
+func TestForgedEnvelopeBurnsNoCounter(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, nil)
+	env := sealN(t, c, si, 1, t0)[0]
+	forged := *env
+	forged.Ciphertext = append([]byte(nil), env.Ciphertext...)
+	forged.Ciphertext[0] ^= 1
+	_, err := sr.Open(&forged)
+	wantCode(t, err, wire.ErrAuthFailed)
+	if _, err := sr.Open(env); err != nil {
+		t.Fatalf("genuine envelope refused after a forgery with its counter: %v", err)
+	}
+}
+
+func TestSessionHeaderAuthenticated(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, nil)
+	env := sealN(t, c, si, 1, t0)[0]
+	// Another counter with the same ciphertext: the header is associated
+	// data, and the counter the nonce.
+	moved := mustEnv(t, wire.AppendSessionSealed(nil, env.SessionID, env.Counter+1, env.Ciphertext))
+	_, err := sr.Open(moved)
+	wantCode(t, err, wire.ErrAuthFailed)
+	// An extra header member.
+	b := wire.AppendSessionSealed(nil, env.SessionID, env.Counter, env.Ciphertext)
+	b = []byte(strings.Replace(string(b), `"encrypted":true`, `"encrypted":true,"x":1`, 1))
+	_, err = sr.Open(mustEnv(t, b))
+	wantCode(t, err, wire.ErrAuthFailed)
+	// Another session's id.
+	other := mustEnv(t, wire.AppendSessionSealed(nil, strings.Repeat("a", 32), env.Counter, env.Ciphertext))
+	_, err = sr.Open(other)
+	wantCode(t, err, wire.ErrAuthFailed)
+	if _, err := sr.Open(env); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSessionExpired(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, nil)
+	st := NewStore(StoreConfig{Now: clk.Now})
+	st.Add(sr)
+	env := sealN(t, c, si, 1, t0)[0]
+	clk.Add(DefaultSessionLifetime)
+	_, err := sr.Open(env)
+	wantExpired(t, err)
+	_, err = si.SignAndSeal(query(c.alice, c.gw, uuid(5), clk.Now(), wire.Int), c.alice.agent.Signing)
+	wantExpired(t, err)
+	_, _, err = st.Open(env)
+	wantExpired(t, err)
+	_, err = st.Peer(c.alice.agent.Ref)
+	wantExpired(t, err)
+	if st.Len() != 0 {
+		t.Fatal("expired session kept")
+	}
+	// A new handshake gives a new, working session.
+	si2, sr2 := sessions(t, c, clk, nil)
+	if si2.ID() == si.ID() {
+		t.Fatal("session id reused")
+	}
+	st.Add(sr2)
+	env = sealN(t, c, si2, 1, clk.Now())[0]
+	if _, _, err := st.Open(env); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestSessionByteLimit(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, func(ci, cr *Config) {
+		ci.MaxSessionBytes = 4000
+		cr.MaxSessionBytes = 4000
+	})
+	var sealed []*wire.Envelope
+	var err error
+	for i := 0; err == nil; i++ {
+		var b []byte
+		b, err = si.SignAndSeal(query(c.alice, c.gw, uuid(i), t0, wire.Int), c.alice.agent.Signing)
+		if err == nil {
+			sealed = append(sealed, mustEnv(t, b))
+		}
+		if i > 100 {
+			t.Fatal("no limit")
+		}
+	}
+	wantExpired(t, err)
+	if len(sealed) < 3 {
+		t.Fatalf("only %d messages fit in 4000 bytes", len(sealed))
+	}
+	// The receiver counts the same bytes: it opens all that was sealed,
+	// and then has no room for a reply.
+	for _, e := range sealed {
+		if _, err := sr.Open(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reply := query(c.gw, c.alice, uuid(999), t0, wire.Int)
+	reply.Payload = &wire.QueryPayload{Domain: "weather", Params: wire.ObjectValue(wire.Member{Key: "x", Value: wire.StringValue(strings.Repeat("x", 1000))})}
+	_, err = sr.SignAndSeal(reply, c.gw.agent.Signing)
+	wantExpired(t, err)
+	_, err = sr.Open(sealed[0])
+	wantExpired(t, err)
+}
+
+func TestStoreBoundedLRU(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	st := NewStore(StoreConfig{MaxSessions: 3, Now: clk.Now})
+	var all []*Session
+	for range 5 {
+		_, sr := sessions(t, c, clk, nil)
+		st.Add(sr)
+		all = append(all, sr)
+	}
+	if st.Len() != 3 {
+		t.Fatalf("%d sessions held", st.Len())
+	}
+	for i, s := range all {
+		_, err := st.Get(s.ID())
+		if i < 2 {
+			wantExpired(t, err)
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := st.Peer(c.alice.agent.Ref)
+	if err != nil || got != all[4] {
+		t.Fatalf("Peer gave %v, %v; want the newest", got, err)
+	}
+	st.Remove(all[4].ID())
+	_, err = st.Peer(c.alice.agent.Ref)
+	wantExpired(t, err)
+	if _, err := all[4].SignAndSeal(query(c.gw, c.alice, uuid(1), t0, wire.Int), c.gw.agent.Signing); err == nil {
+		t.Fatal("removed session still seals")
+	}
+	clk.Add(2 * time.Hour)
+	if n := st.Prune(); n != 2 || st.Len() != 0 {
+		t.Fatalf("pruned %d, %d left", n, st.Len())
+	}
+}

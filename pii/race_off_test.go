@@ -1,0 +1,5 @@
+//go:build !race
+
+package pii
+
+const raceEnabled = false

@@ -1,0 +1,286 @@
+package pii
+
+import (
+	"slices"
+
+	"github.com/moltgate/moltgate/wire"
+)
+
+// Decoded messages. The gateway holds every message as a wire.Value tree once it is decoded;
+// ScanTree walks that tree in place (no re-encoding, and no allocation when nothing is found)
+// with the same rules as ScanJSON: every string value is scanned with its key as context, keys
+// are scanned, and numbers under a telling key ("ssn": 078051120) are scanned as text.
+
+// ScanTree scans v. root prefixes every path (e.g. "p"; "" for none). skip, if not nil, is
+// asked about each member of the top-level object by key, and a member it returns true for is
+// not scanned: the gateway uses it to pass over the message header. Object members are visited
+// in their order in the tree.
+func (s *Scanner) ScanTree(root string, v wire.Value, skip func(key string) bool) []Finding {
+	return s.AppendTree(nil, root, v, skip)
+}
+
+// AppendTree is ScanTree appending to dst.
+func (s *Scanner) AppendTree(dst []Finding, root string, v wire.Value, skip func(key string) bool) []Finding {
+	x := s.getCtx()
+	x.out = dst
+	x.walkTree(root, v, keyNone, 0, skip)
+	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
+		y := &scanCtx{keyMemo: x.keyMemo}
+		y.eachTree(root, v, keyNone, 0, skip, fn)
+	})
+	dst = x.out
+	s.putCtx(x)
+	return dst
+}
+
+func (x *scanCtx) walkTree(root string, v wire.Value, key keyKind, depth int, skip func(string) bool) {
+	if depth > maxDepth {
+		return
+	}
+	switch v.Kind() {
+	case wire.String:
+		str, _ := v.Str()
+		x.scanLeaf(root, str, key, false)
+	case wire.Number:
+		if key != keyNone {
+			num, _ := v.NumberText()
+			x.scanLeaf(root, num, key, false)
+		}
+	case wire.Array:
+		for i, e := range v.Elems() {
+			x.segs = append(x.segs, pathSeg{index: i})
+			x.walkTree(root, e.Value, key, depth+1, nil)
+			x.segs = x.segs[:len(x.segs)-1]
+		}
+	case wire.Object:
+		for i, m := range v.Members() {
+			if skip != nil && skip(m.Key) {
+				continue
+			}
+			x.pushKey(root, m.Key, i)
+			x.walkTree(root, m.Value, x.keyOf(m.Key), depth+1, nil)
+			x.segs = x.segs[:len(x.segs)-1]
+		}
+	}
+}
+
+// eachTree visits every string of v with its path, for the document-level health pass.
+func (x *scanCtx) eachTree(root string, v wire.Value, key keyKind, depth int, skip func(string) bool, fn func(path func() string, s string, key keyKind)) {
+	if depth > maxDepth {
+		return
+	}
+	switch v.Kind() {
+	case wire.String:
+		str, _ := v.Str()
+		fn(func() string { return x.path(root) }, str, key)
+	case wire.Array:
+		for i, e := range v.Elems() {
+			x.segs = append(x.segs, pathSeg{index: i})
+			x.eachTree(root, e.Value, key, depth+1, nil, fn)
+			x.segs = x.segs[:len(x.segs)-1]
+		}
+	case wire.Object:
+		for i, m := range v.Members() {
+			if skip != nil && skip(m.Key) {
+				continue
+			}
+			x.segs = append(x.segs, pathSeg{isKey: true, index: i, key: m.Key, safe: plainIdent(m.Key)})
+			x.eachTree(root, m.Value, x.keyOf(m.Key), depth+1, nil, fn)
+			x.segs = x.segs[:len(x.segs)-1]
+		}
+	}
+}
+
+// Masks written in place of what is hidden. They name the kind of data and never its length.
+const (
+	// MaskField replaces a value named by pii_meta.mask_fields.
+	MaskField = "[masked]"
+	// MaskSecret replaces secret material wherever it is found.
+	MaskSecret = "[secret]"
+)
+
+// MaskString returns text with every finding replaced by "[type]" ("[email]", "[phone]") and
+// every secret by MaskSecret.
+func (s *Scanner) MaskString(text string) string {
+	x := s.getCtx()
+	x.scanString(text, keyNone, false)
+	n := len(x.out)
+	x.finishDoc(0, nil)
+	if len(x.out) > n {
+		slices.SortStableFunc(x.out, func(a, b Finding) int { return a.Start - b.Start })
+	}
+	out := applyMasks(text, x.out)
+	s.putCtx(x)
+	return out
+}
+
+func maskFor(t Type) string {
+	if t.Class() == ClassSecret {
+		return MaskSecret
+	}
+	return "[" + t.String() + "]"
+}
+
+// applyMasks replaces the spans of fs (ordered, not overlapping, within text) by their masks.
+func applyMasks(text string, fs []Finding) string {
+	if len(fs) == 0 {
+		return text
+	}
+	b := make([]byte, 0, len(text))
+	at := 0
+	for _, f := range fs {
+		if f.Start < at || f.End > len(text) {
+			continue
+		}
+		b = append(b, text[at:f.Start]...)
+		b = append(b, maskFor(f.Type)...)
+		at = f.End
+	}
+	b = append(b, text[at:]...)
+	return string(b)
+}
+
+// MaskTree returns a copy of v in which every personal datum and secret found is replaced as
+// MaskString does, every key holding one is replaced by "{n}" (its position), and every value
+// named by fields is replaced whole by MaskField. An entry of fields names a member key
+// ("email"), a path below root ("p.contact.email") or a pii_meta type ("email"), which masks
+// every finding of that type. v itself is not modified; an unchanged subtree is shared.
+func (s *Scanner) MaskTree(root string, v wire.Value, fields []string) wire.Value {
+	all := s.ScanTree(root, v, nil)
+	m := masker{sc: s, fields: fields}
+	for _, f := range all {
+		if identifies(f.Type) {
+			m.identity = true
+		}
+	}
+	out, _ := m.mask(root, v, keyNone, 0, false)
+	return out
+}
+
+type masker struct {
+	sc       *Scanner
+	fields   []string
+	identity bool
+}
+
+func (m *masker) named(path, key string) bool {
+	for _, f := range m.fields {
+		if f == path || key != "" && f == key {
+			return true
+		}
+	}
+	return false
+}
+
+func (m *masker) typeNamed(t Type) bool {
+	meta := string(t.Meta())
+	for _, f := range m.fields {
+		if meta != "" && f == meta || f == t.String() {
+			return true
+		}
+	}
+	return false
+}
+
+// leaf masks one string scanned with key as context.
+func (m *masker) leaf(str string, key keyKind) string {
+	x := m.sc.getCtx()
+	x.scanString(str, key, false)
+	if m.identity {
+		x.out = append(x.out, x.healthCues...)
+		x.base = len(x.out)
+		x.s = str
+		x.healthTerms()
+		x.resolveHealth()
+		slices.SortStableFunc(x.out, func(a, b Finding) int { return a.Start - b.Start })
+		// A health finding may overlap another one; keep the first of overlapping spans.
+		keep := x.out[:0]
+		end := 0
+		for _, f := range x.out {
+			if f.Start >= end {
+				keep = append(keep, f)
+				end = f.End
+			}
+		}
+		x.out = keep
+	}
+	for _, f := range x.out {
+		if m.typeNamed(f.Type) && f.Start == 0 && f.End == len(str) {
+			m.sc.putCtx(x)
+			return MaskField
+		}
+	}
+	out := applyMasks(str, x.out)
+	m.sc.putCtx(x)
+	return out
+}
+
+func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named bool) (wire.Value, bool) {
+	if depth > maxDepth {
+		return v, false
+	}
+	switch v.Kind() {
+	case wire.String:
+		if named {
+			return wire.StringValue(MaskField), true
+		}
+		str, _ := v.Str()
+		if out := m.leaf(str, key); out != str {
+			return wire.StringValue(out), true
+		}
+	case wire.Number, wire.True, wire.False:
+		if named {
+			return wire.StringValue(MaskField), true
+		}
+		if num, ok := v.NumberText(); ok && key != keyNone {
+			if out := m.leaf(num, key); out != num {
+				return wire.StringValue(out), true
+			}
+		}
+	case wire.Array:
+		var elems []wire.Value
+		for i, e := range v.Elems() {
+			nv, changed := m.mask(wire.IndexPath(path, i), e.Value, key, depth+1, named)
+			if changed && elems == nil {
+				elems = make([]wire.Value, 0, v.Len())
+				for _, p := range v.Elems()[:i] {
+					elems = append(elems, p.Value)
+				}
+			}
+			if elems != nil {
+				elems = append(elems, nv)
+			}
+		}
+		if elems != nil {
+			return wire.ArrayValue(elems...), true
+		}
+	case wire.Object:
+		var members []wire.Member
+		for i, mb := range v.Members() {
+			p := wire.JoinPath(path, mb.Key)
+			k := mb.Key
+			if m.leaf(k, keyNone) != k {
+				k = "{" + itoa(i) + "}"
+			}
+			nv, changed := m.mask(p, mb.Value, classifyKey(mb.Key), depth+1, named || m.named(p, mb.Key))
+			if (changed || k != mb.Key) && members == nil {
+				members = make([]wire.Member, 0, v.Len())
+				members = append(members, v.Members()[:i]...)
+			}
+			if members != nil {
+				members = append(members, wire.Member{Key: k, Value: nv})
+			}
+		}
+		if members != nil {
+			return wire.ObjectValue(members...), true
+		}
+	}
+	return v, false
+}
+
+func itoa(i int) string {
+	if i < 10 {
+		return string(rune('0' + i))
+	}
+	return itoa(i/10) + string(rune('0'+i%10))
+}

@@ -1,0 +1,76 @@
+package pii
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/moltgate/moltgate/wire"
+)
+
+const treePayload = `{"input":{"email":"bob@example.com","items":[{"text":"ok"},{"text":"call +44 20 7946 0958"}],
+	"first_name":"Robert","dob":"1990-04-01","password":"hunter2!Xq","key":"ed25519:11qYAYKxCrfVS/7TyWQHOg7hcvPapiMlrwIaaPcHURo=",
+	"ssn":"078-05-1120","bob@example.com":"x","diagnosis":"asthma","n":42}}`
+
+func TestScanTreeMatchesScanJSON(t *testing.T) {
+	s := mustNew(t, nil)
+	v, err := wire.Parse([]byte(treePayload), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := s.ScanJSON("p", []byte(treePayload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree := s.ScanTree("p", v, nil)
+	if fmt.Sprint(raw) != fmt.Sprint(tree) {
+		t.Errorf("ScanTree and ScanJSON differ:\n%v\n%v", tree, raw)
+	}
+	for _, f := range tree {
+		if f.Path == "" || strings.Contains(f.Path, "bob@") {
+			t.Errorf("bad path %q", f.Path)
+		}
+	}
+}
+
+func TestScanTreeSkip(t *testing.T) {
+	s := mustNew(t, nil)
+	v, _ := wire.Parse([]byte(`{"from":{"agent":"a"},"note":"mail ann@example.org","p":{"x":"ann@example.org"}}`), 0)
+	fs := s.ScanTree("", v, func(k string) bool { return k == "note" })
+	if len(fs) != 1 || fs[0].Path != "p.x" {
+		t.Fatalf("got %v", fs)
+	}
+}
+
+func TestScanTreeCleanAllocatesNothing(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts are not meaningful under the race detector")
+	}
+	s := mustNew(t, nil)
+	v, _ := wire.Parse([]byte(`{"tool":"summarise","input":{"text":"`+benchProse[:600]+`","max_words":200,"tags":["a","b"]}}`), 0)
+	if n := testing.AllocsPerRun(20, func() { s.ScanTree("p", v, nil) }); n != 0 {
+		t.Errorf("%v allocations on a clean tree", n)
+	}
+}
+
+func TestMaskTree(t *testing.T) {
+	s := mustNew(t, nil)
+	v, _ := wire.Parse([]byte(treePayload), 0)
+	out := s.MaskTree("p", v, []string{"first_name", "p.input.dob"}).String()
+	for _, leak := range []string{"bob@example.com", "7946", "Robert", "1990-04-01", "hunter2", "078-05-1120", "asthma"} {
+		if strings.Contains(out, leak) {
+			t.Errorf("masked tree leaks %q: %s", leak, out)
+		}
+	}
+	for _, want := range []string{`"email":"[email]"`, `"first_name":"[masked]"`, `"dob":"[masked]"`, `"password":"[secret]"`, `"call [phone]"`, `"n":42`, `"key":"ed25519:11qY`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("masked tree lacks %s: %s", want, out)
+		}
+	}
+	if v.String() == out {
+		t.Error("input modified or nothing masked")
+	}
+	if got := s.MaskString("write to ann@example.org, token ghp_R7kq2mZp9XvL4sT8wN3bY6cJ1dF5gH0aQeUi"); got != "write to [email], token [secret]" {
+		t.Errorf("MaskString: %q", got)
+	}
+}
