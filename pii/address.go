@@ -149,7 +149,8 @@ func wordAt(s string, k int, commas bool) (word, bool) {
 	return word{a, k}, true
 }
 
-// inWordTab holds the bytes wordBefore takes as part of a word: letters, '.', '\” and '-'.
+// inWordTab holds the bytes wordBefore takes as part of a word: letters, dots, apostrophes and
+// hyphens.
 var inWordTab = func() (t [256]bool) {
 	for c := range 256 {
 		t[c] = isAlpha(byte(c)) || c == '.' || c == '\'' || c == '-'
