@@ -79,7 +79,7 @@ func runConsentIssue(ctx context.Context, e *env, args []string) error {
 	iss := addIssuerFlags(fs)
 	grantee := fs.String("grantee", "", "agent@org allowed to receive the data")
 	purpose := fs.String("purpose", "", "purpose the data may be used for")
-	types := fs.String("types", "", "comma-separated pii_meta types: "+strings.Join(consent.Types, ","))
+	types := fs.String("types", "", "comma-separated pii_meta types: "+strings.Join(consent.Types(), ","))
 	ttl := fs.Duration("ttl", time.Hour, "how long the consent is valid")
 	grantedBy := fs.String("granted-by", "", `who granted it, e.g. user:jane@example.com (default "org:" and the issuing org)`)
 	if err := parseFlags(fs, args); err != nil {
