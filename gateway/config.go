@@ -26,7 +26,20 @@ type Config struct {
 	Rate      RateConfig      `toml:"rate"`
 	Storage   StorageConfig   `toml:"storage"`
 	Directory DirectoryConfig `toml:"directory"`
+	Peers     PeersConfig     `toml:"peers"`
 	Log       LogConfig       `toml:"log"`
+}
+
+// PeersConfig sets how this gateway calls its peers.
+type PeersConfig struct {
+	// Transport carries calls to peer gateways: "websocket" (default; one
+	// connection per peer, pipelined), "grpc" (a bidirectional stream per
+	// peer) or "http" (a request per message).
+	Transport string `toml:"transport"`
+	// ReplyWait is how long the HTTP face holds a request for its reply
+	// before answering 202 and delivering the reply to the sender's
+	// gateway later. Default 10s.
+	ReplyWait Duration `toml:"reply_wait"`
 }
 
 // ListenConfig sets where and how the gateway listens.
@@ -286,6 +299,8 @@ func (c *Config) fillDefaults() {
 	defDur(&c.Directory.MinTTL, time.Minute)
 	defDur(&c.Directory.MaxTTL, 24*time.Hour)
 	defDur(&c.Directory.SyncInterval, 5*time.Minute)
+	def(&c.Peers.Transport, TransportWebSocket)
+	defDur(&c.Peers.ReplyWait, 10*time.Second)
 	def(&c.Log.Level, "info")
 }
 
@@ -376,6 +391,14 @@ func (c *Config) Validate() error {
 	}
 	if c.Directory.MinTTL > c.Directory.MaxTTL {
 		return bad("directory.min_ttl", "must not exceed directory.max_ttl")
+	}
+	switch c.Peers.Transport {
+	case TransportWebSocket, TransportGRPC, TransportHTTP:
+	default:
+		return bad("peers.transport", "must be \"websocket\", \"grpc\" or \"http\"")
+	}
+	if c.Peers.ReplyWait < 0 {
+		return bad("peers.reply_wait", "must be positive")
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":

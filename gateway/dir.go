@@ -249,6 +249,15 @@ max_ttl = "24h"
 # How often peer registries are pulled; a negative value turns it off.
 sync_interval = "5m"
 
+[peers]
+# How this gateway calls peer gateways: "websocket" (one pipelined
+# connection per peer), "grpc" (one bidirectional stream per peer) or
+# "http" (a request per message).
+transport = "websocket"
+# How long the HTTP face holds a request for its reply before answering
+# 202 and delivering the reply to the sender's gateway later.
+reply_wait = "10s"
+
 [log]
 # debug, info, warn or error. Logs never hold keys, tokens, secret-class
 # data, or unmasked personal data.

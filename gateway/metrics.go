@@ -6,13 +6,13 @@ import (
 )
 
 // metrics are the gateway's Prometheus metrics, on a registry of its own
-// (never the process-wide default), served at /metrics.
+// (never the process-wide default), served at /metrics. Blocks by the data
+// protection gate are exported from its counters (blockCollector).
 type metrics struct {
 	reg *prometheus.Registry
 
 	messages  *prometheus.CounterVec   // op, face, outcome
 	latency   *prometheus.HistogramVec // face, op
-	blocks    *prometheus.CounterVec   // reason
 	sessions  prometheus.Gauge
 	inflight  prometheus.Gauge
 	breaker   *prometheus.GaugeVec // peer, state
@@ -30,10 +30,6 @@ func newMetrics() *metrics {
 		Help:    "Time from a request's arrival to its answer, by face and operation.",
 		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
 	}, []string{"face", "op"})
-	m.blocks = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Namespace: "moltgate", Name: "blocked_total",
-		Help: "Messages blocked by policy, by reason.",
-	}, []string{"reason"})
 	m.sessions = prometheus.NewGauge(prometheus.GaugeOpts{
 		Namespace: "moltgate", Name: "sessions", Help: "Handshake sessions held.",
 	})
@@ -48,7 +44,7 @@ func newMetrics() *metrics {
 		Namespace: "moltgate", Name: "rate_limited_total",
 		Help: "Requests refused by a rate or concurrency limit, by scope.",
 	}, []string{"scope"})
-	m.reg.MustRegister(m.messages, m.latency, m.blocks, m.sessions, m.inflight, m.breaker, m.rateLimit,
+	m.reg.MustRegister(m.messages, m.latency, m.sessions, m.inflight, m.breaker, m.rateLimit,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -124,7 +124,7 @@ func (c *Codec) DecodeTree(t Value) (*Message, error) {
 
 // Encode checks a message built by hand exactly as Decode would check it on
 // the other side, then returns its wire bytes (canonical, with "sig" if
-// set). After Encode, m's tree is fixed.
+// set).
 func (c *Codec) Encode(m *Message) ([]byte, error) {
 	if err := c.Check(m); err != nil {
 		return nil, err
@@ -132,8 +132,8 @@ func (c *Codec) Encode(m *Message) ([]byte, error) {
 	return m.AppendWire(nil)
 }
 
-// Check validates a message built by hand as Decode would, and fixes its
-// tree for signing. It is a no-op for a decoded message.
+// Check validates a message built by hand as Decode would, and fills in
+// its typed fields as Decode would. It is a no-op for a decoded message.
 func (c *Codec) Check(m *Message) error {
 	if m.decoded {
 		return nil
@@ -153,6 +153,9 @@ func (c *Codec) Check(m *Message) error {
 	}
 	sig := m.Sig
 	*m = *checked
+	// It stays a message built by hand: its fields may change again and
+	// it may be signed.
+	m.decoded = false
 	m.Sig = sig
 	return nil
 }

@@ -289,9 +289,10 @@ func (m *Message) SignWith(sign func(signingBytes []byte) keys.Signature) ([]byt
 }
 
 // Reply starts a message answering m: from m's recipient to m's sender,
-// with re set to m's id and m's classification.
+// with re set to m's id and m's classification. A reply to a pii message
+// carries the request's pii_meta: it travels under the same consent.
 func (m *Message) Reply(op Op, payload any) *Message {
-	return &Message{
+	r := &Message{
 		V:       Version,
 		Op:      op,
 		To:      m.From.Ref(),
@@ -299,4 +300,8 @@ func (m *Message) Reply(op Op, payload any) *Message {
 		Cls:     m.Cls,
 		Payload: payload,
 	}
+	if m.Cls == PII {
+		r.PIIMeta = m.PIIMeta
+	}
+	return r
 }

@@ -68,6 +68,7 @@ func commands() []command {
 		{"open", "open --identity FILE < envelope.json", runOpen},
 		{"init", "init --dir DIR --org ORG [--listen HOST:PORT]", runInit},
 		{"peer", "peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] < them.json", runPeer},
+		{"serve", "serve --dir DIR", runServe},
 		{"agent", "agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL]", runAgent},
 		{"demo", "demo", runDemo},
 		{"pii", "pii scan [--jsonl] < text", runPII},

@@ -1,0 +1,35 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/keys"
+)
+
+func runServe(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "serve")
+	dir := fs.String("dir", "", "gateway directory")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	pass, err := keys.PassphraseFromEnv(e.getenv)
+	if err != nil {
+		return err
+	}
+	s, err := gateway.Open(gateway.Options{Dir: d, Passphrase: pass, Now: e.now})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "moltgate serve: %s listening on %s (gRPC %s)\n", s.Org(), s.Config().Listen.Address, s.Config().Listen.GRPC)
+	if err := s.Run(ctx); err != nil && !errors.Is(err, gateway.ErrServerClosed) {
+		return err
+	}
+	return nil
+}

@@ -1,0 +1,29 @@
+// Package directory is the registry every moltgate serves for its
+// organisation: agents register with a profile (endpoint, keys,
+// capabilities, metadata, visibility), other agents discover them by
+// capability, and liveness records feed each agent's uptime.
+//
+// This package holds the entry model, the search and liveness semantics,
+// and the Store interface that persists them. The backends live in
+// subpackages: sqlitestore (an embedded SQLite file, the default) and
+// pgstore (PostgreSQL, for several replicas of one gateway). Both pass the
+// conformance suite in storetest.
+//
+// # Visibility
+//
+// A public entry is searchable; an unlisted entry is found only by its exact
+// id; a private entry never leaves the gateway. Beyond the discovery
+// specification, an entry may name the peer organisations allowed to see
+// it (AllowedOrgs); every other organisation is answered as if the entry did
+// not exist. Who is asking is a Viewer, passed with every read.
+//
+// # Ordering of registrations
+//
+// Each registration carries the timestamp of the signed message that
+// created it (SignedAt) and that message's bytes (Registration). A store
+// refuses a write older than what it holds (ErrStale); when two writes carry
+// the same timestamp the one with the greater bytes wins, so every registry
+// that sees the same writes converges on the same entry whatever the order
+// of arrival. Removals are kept as tombstones with their own signed bytes so
+// that registry sync can pass them on and peers can check them.
+package directory

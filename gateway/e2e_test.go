@@ -1,0 +1,236 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/agent/echo"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// testGateway is a gateway running in process on loopback, with one echo
+// agent connected through its real OpenSentience socket.
+type testGateway struct {
+	t   testing.TB
+	dir Dir
+	s   *Server
+	ls  *Listeners
+	log *bytes.Buffer
+	mu  *sync.Mutex
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	b  *bytes.Buffer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.Write(p)
+}
+
+// newTestDir initialises a gateway directory bound to two fresh loopback
+// ports. Socket paths must stay short, so the directory is not under the
+// test's (long) temporary directory.
+func newTestDir(t testing.TB, org string, agents ...AddAgentOptions) (Dir, *Listeners) {
+	t.Helper()
+	root, err := os.MkdirTemp("", "mg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	lh, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lg, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := Dir(filepath.Join(root, org))
+	if _, err := Init(d, InitOptions{Org: org, Listen: lh.Addr().String(), GRPC: lg.Addr().String()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range agents {
+		if _, err := AddAgent(d, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d, &Listeners{HTTP: lh, GRPC: lg}
+}
+
+// trustEachOther imports each gateway's peer document into the other.
+func trustEachOther(t testing.TB, a, b Dir, maxCls string) {
+	t.Helper()
+	for _, p := range [][2]Dir{{a, b}, {b, a}} {
+		doc, err := ExportPeer(p[0], nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ImportPeer(p[1], doc, ImportOptions{MaxCls: maxCls}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// start opens and serves a gateway, and connects an echo agent for each
+// local agent it has.
+func start(t testing.TB, d Dir, ls *Listeners, transport string) *testGateway {
+	t.Helper()
+	g := &testGateway{t: t, dir: d, ls: ls, log: &bytes.Buffer{}, mu: &sync.Mutex{}}
+	logger := slog.New(slog.NewJSONHandler(lockedWriter{g.mu, g.log}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	s, err := Open(Options{Dir: d, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cfg.Peers.Transport = transport
+	g.s = s
+	if ls.Core, err = localbridge.ListenUnix(d.CoreSocket()); err != nil {
+		t.Fatal(err)
+	}
+	if ls.RPC, err = localbridge.ListenUnix(d.RPCSocket()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ls) }()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(func() {
+		cancel()
+		sctx, c2 := context.WithTimeout(context.Background(), 10*time.Second)
+		defer c2()
+		s.Shutdown(sctx)
+		if err := <-done; !errors.Is(err, ErrServerClosed) {
+			t.Errorf("Serve: %v", err)
+		}
+	})
+	for id := range s.agents {
+		tok, err := s.core.ProvisionToken(id, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := net.Dial("unix", d.CoreSocket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := echo.New()
+		a.ID = id
+		a.Logger = logger
+		go a.Serve(ctx, conn, tok.Reveal())
+		deadline := time.Now().Add(10 * time.Second)
+		for info, _ := s.core.Agent(id); len(info.Tools) == 0 || !info.Healthy; info, _ = s.core.Agent(id) {
+			if time.Now().After(deadline) {
+				t.Fatalf("agent %s did not register", id)
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	return g
+}
+
+func (g *testGateway) logs() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.log.String()
+}
+
+func twoGateways(t *testing.T, transport string) (*testGateway, *testGateway) {
+	t.Helper()
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
+	trustEachOther(t, da, db, "pii")
+	return start(t, da, la, transport), start(t, db, lb, transport)
+}
+
+func TestCrossOrgToolCall(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC, TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			acme, _ := twoGateways(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			var events []localbridge.StreamEvent
+			out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+				Input: json.RawMessage(`{"text":"hello across orgs","repeat":3,"meta":true}`), Class: "conf"},
+				func(ev localbridge.StreamEvent) error { events = append(events, ev); return nil })
+			if err != nil {
+				t.Fatalf("call: %v", err)
+			}
+			var res struct {
+				Text   string `json:"text"`
+				Caller struct {
+					ID string `json:"id"`
+				} `json:"caller"`
+			}
+			if err := json.Unmarshal(out, &res); err != nil {
+				t.Fatal(err)
+			}
+			if res.Text != "hello across orgs" || res.Caller.ID != "client@acme" {
+				t.Fatalf("result %s", out)
+			}
+			if tr != TransportHTTP && len(events) != 3 {
+				t.Fatalf("got %d stream chunks, want 3", len(events))
+			}
+			// A second call reuses the session.
+			if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+				Input: json.RawMessage(`{"text":"again"}`)}, nil); err != nil {
+				t.Fatalf("second call: %v", err)
+			}
+		})
+	}
+}
+
+func TestCrossOrgRefusals(t *testing.T) {
+	acme, globex := twoGateways(t, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	call := func(req localbridge.QueryRequest) error {
+		req.From, req.To = "client", "echo@globex"
+		if req.Tool == "" {
+			req.Tool = "echo"
+		}
+		_, err := acme.s.Query(ctx, req, nil)
+		return err
+	}
+	wantCode := func(err error, c wire.Code) {
+		t.Helper()
+		if code(err) != c {
+			t.Fatalf("got %v, want %s", err, c)
+		}
+	}
+	// Personal data without a consent is stopped before it leaves.
+	wantCode(call(localbridge.QueryRequest{Input: json.RawMessage(`{"text":"write to jane.doe@example.com"}`)}), wire.ErrConsent)
+	// With a consent from acme for globex's agent it goes through.
+	tok, err := acme.s.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: "echo@globex", Purpose: "support", DataTypes: []string{"email"}, TTL: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := call(localbridge.QueryRequest{Input: json.RawMessage(`{"text":"write to jane.doe@example.com"}`), Consent: tok}); err != nil {
+		t.Fatalf("with consent: %v", err)
+	}
+	// A secret never leaves outside sec.
+	wantCode(call(localbridge.QueryRequest{Input: json.RawMessage(`{"text":"key AKIAIOSFODNN7EXAMPLF and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`)}), wire.ErrClassification)
+	// Above the peer's ceiling (pii).
+	wantCode(call(localbridge.QueryRequest{Input: json.RawMessage(`{"text":"x"}`), Class: "sec"}), wire.ErrClassification)
+	// An unknown tool is the agent's E_INVALID_PARAM.
+	wantCode(call(localbridge.QueryRequest{Tool: "nope", Input: json.RawMessage(`{}`)}), wire.ErrInvalidParam)
+	// Input that fails the tool's schema names the field.
+	err = call(localbridge.QueryRequest{Input: json.RawMessage(`{"text":5}`)})
+	wantCode(err, wire.ErrInvalidParam)
+	// The logs of both gateways hold no message content.
+	for _, g := range []*testGateway{acme, globex} {
+		if l := g.logs(); strings.Contains(l, "jane.doe@example.com") || strings.Contains(l, "wJalrXUtnFEMI") {
+			t.Fatalf("%s logged content:\n%s", g.s.Org(), l)
+		}
+	}
+}

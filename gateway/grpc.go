@@ -1,0 +1,333 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
+	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// The gRPC face carries envelope bytes unchanged: the service
+// moltgate.v1.Gateway has a unary Send (one envelope in, the reply envelope
+// out) and a bidirectional Stream (envelopes both ways, as on the
+// WebSocket). Messages are raw bytes, so no protobuf schema is involved.
+const (
+	grpcService = "moltgate.v1.Gateway"
+	grpcSend    = "/" + grpcService + "/Send"
+	grpcStream  = "/" + grpcService + "/Stream"
+	// grpcErrorKey carries the signed error envelope of a failed Send in
+	// the trailers, next to the status.
+	grpcErrorKey = "moltgate-error-bin"
+)
+
+// rawCodec passes message bytes through untouched.
+type rawCodec struct{}
+
+func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
+	b, ok := v.(*[]byte)
+	if !ok {
+		return nil, errors.New("moltgate gRPC messages are raw bytes")
+	}
+	return mem.BufferSlice{mem.SliceBuffer(*b)}, nil
+}
+
+func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
+	b, ok := v.(*[]byte)
+	if !ok {
+		return errors.New("moltgate gRPC messages are raw bytes")
+	}
+	*b = data.Materialize()
+	return nil
+}
+
+func (rawCodec) Name() string { return "moltgate-raw" }
+
+type grpcHandler interface{}
+
+func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server {
+	opts := []grpc.ServerOption{
+		grpc.ForceServerCodecV2(rawCodec{}),
+		grpc.MaxRecvMsgSize(s.envelopeLimit()),
+		grpc.MaxSendMsgSize(s.envelopeLimit()),
+		grpc.MaxConcurrentStreams(uint32(s.cfg.Limits.MaxInFlight)),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: wsPingEvery, Timeout: 10 * time.Second}),
+		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.ConnectionTimeout(s.cfg.Listen.ReadHeaderTimeout.D()),
+	}
+	if creds != nil {
+		opts = append(opts, grpc.Creds(creds))
+	}
+	g := grpc.NewServer(opts...)
+	g.RegisterService(&grpc.ServiceDesc{
+		ServiceName: grpcService,
+		HandlerType: (*grpcHandler)(nil),
+		Methods: []grpc.MethodDesc{{MethodName: "Send", Handler: func(_ any, ctx context.Context, dec func(any) error, _ grpc.UnaryServerInterceptor) (any, error) {
+			var in []byte
+			if err := dec(&in); err != nil {
+				return nil, err
+			}
+			a := s.handle(ctx, origin{face: faceGRPC, remote: remoteOf(ctx)}, in, nil)
+			if a.code != "" {
+				if a.body != nil {
+					grpc.SetTrailer(ctx, metadata.Pairs(grpcErrorKey, string(a.body)))
+				}
+				return nil, status.Error(grpcCode(a.status), string(a.code))
+			}
+			out := a.body
+			if out == nil {
+				out = []byte{}
+			}
+			return &out, nil
+		}}},
+		Streams: []grpc.StreamDesc{{StreamName: "Stream", ServerStreams: true, ClientStreams: true, Handler: s.serveGRPCStream}},
+	}, s)
+	return g
+}
+
+// serveGRPCStream handles one bidirectional stream as the WebSocket face
+// handles a connection.
+func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
+	ctx, cancel := context.WithCancel(stream.Context())
+	var wmu, mu sync.Mutex
+	var mine []string
+	var established atomic.Bool
+	send := func(b []byte) error {
+		wmu.Lock()
+		defer wmu.Unlock()
+		return stream.SendMsg(&b)
+	}
+	o := origin{face: faceStream, remote: remoteOf(ctx), onSession: func(sess *handshake.Session) {
+		mu.Lock()
+		mine = append(mine, sess.ID())
+		mu.Unlock()
+		established.Store(true)
+	}}
+	sem := make(chan struct{}, wsInFlight)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+		mu.Lock()
+		for _, id := range mine {
+			s.sessions.Remove(id)
+		}
+		mu.Unlock()
+	}()
+	for {
+		var in []byte
+		if err := stream.RecvMsg(&in); err != nil {
+			if err == io.EOF {
+				return nil
+			}
+			return err
+		}
+		// In order until the handshake on this stream completes, as on
+		// the WebSocket face.
+		if !established.Load() {
+			if a := s.handle(ctx, o, in, send); a.body != nil && send(a.body) != nil {
+				return nil
+			}
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			a := s.handle(ctx, o, in, send)
+			if a.body != nil && send(a.body) != nil {
+				cancel()
+			}
+		}()
+	}
+}
+
+func remoteOf(ctx context.Context) string {
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		return p.Addr.String()
+	}
+	return ""
+}
+
+// grpcCode maps the HTTP status of a refusal to a gRPC status code.
+func grpcCode(httpStatus int) codes.Code {
+	switch httpStatus {
+	case http.StatusBadRequest:
+		return codes.InvalidArgument
+	case http.StatusUnauthorized:
+		return codes.Unauthenticated
+	case http.StatusForbidden:
+		return codes.PermissionDenied
+	case http.StatusNotFound:
+		return codes.NotFound
+	case http.StatusConflict:
+		return codes.AlreadyExists
+	case http.StatusGone:
+		return codes.FailedPrecondition
+	case http.StatusRequestEntityTooLarge, http.StatusTooManyRequests:
+		return codes.ResourceExhausted
+	case http.StatusGatewayTimeout:
+		return codes.DeadlineExceeded
+	case http.StatusServiceUnavailable:
+		return codes.Unavailable
+	}
+	return codes.Internal
+}
+
+// grpcClient is this gateway's gRPC connection and stream to one peer.
+type grpcClient struct {
+	cc     *grpc.ClientConn
+	stream grpc.ClientStream
+	sess   *handshake.Session
+	wmu    sync.Mutex
+	dead   chan struct{}
+	once   sync.Once
+	cancel context.CancelFunc
+}
+
+func (c *grpcClient) close() {
+	c.once.Do(func() {
+		close(c.dead)
+		c.cancel()
+		c.cc.Close()
+	})
+}
+
+func (c *grpcClient) send(b []byte) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.stream.SendMsg(&b)
+}
+
+// grpcTransport carries the handshake over the stream.
+type grpcTransport struct{ st grpc.ClientStream }
+
+func (t grpcTransport) Send(ctx context.Context, b []byte) error { return t.st.SendMsg(&b) }
+
+func (t grpcTransport) Receive(ctx context.Context) ([]byte, error) {
+	type res struct {
+		b   []byte
+		err error
+	}
+	ch := make(chan res, 1)
+	go func() {
+		var b []byte
+		err := t.st.RecvMsg(&b)
+		ch <- res{b, err}
+	}()
+	select {
+	case r := <-ch:
+		return r.b, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
+	ps.gMu.Lock()
+	defer ps.gMu.Unlock()
+	if ps.gc != nil {
+		select {
+		case <-ps.gc.dead:
+			ps.gc = nil
+		default:
+			if ps.gc.sess.Expires().After(ps.s.now().Add(time.Minute)) {
+				return ps.gc, nil
+			}
+			old := ps.gc
+			ps.gc = nil
+			go func() { time.Sleep(time.Minute); old.close() }()
+		}
+	}
+	creds := insecure.NewCredentials()
+	if ps.tls != nil {
+		creds = credentials.NewTLS(ps.tls)
+	}
+	target := ps.p.GRPC
+	target = strings.TrimPrefix(strings.TrimPrefix(target, "https://"), "http://")
+	cc, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(ps.s.envelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.envelopeLimit())),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: 10 * time.Second, PermitWithoutStream: true}))
+	if err != nil {
+		return nil, errors.Join(errTransport, err)
+	}
+	sctx, cancel := context.WithCancel(context.Background())
+	st, err := cc.NewStream(sctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcStream)
+	if err != nil {
+		cancel()
+		cc.Close()
+		return nil, errors.Join(errTransport, err)
+	}
+	hctx, hcancel := context.WithTimeout(ctx, ps.s.cfg.Security.HandshakeTimeout.D())
+	sess, err := handshake.NewInitiator(ps.s.hsCfg, handshake.Peer{Ref: ps.ref, Key: ps.p.OrgKey}).Run(hctx, grpcTransport{st})
+	hcancel()
+	if err != nil {
+		cancel()
+		cc.Close()
+		if code(err) == "" {
+			err = errors.Join(errTransport, err)
+		}
+		return nil, err
+	}
+	ps.s.sessions.Add(sess)
+	gc := &grpcClient{cc: cc, stream: st, sess: sess, dead: make(chan struct{}), cancel: cancel}
+	ps.gc = gc
+	go ps.s.readReplies(ps, gc.dead, gc.close, func() ([]byte, error) {
+		var b []byte
+		err := st.RecvMsg(&b)
+		return b, err
+	})
+	go func() { <-gc.dead; ps.s.sessions.Remove(sess.ID()) }()
+	return gc, nil
+}
+
+func (ps *peerState) closeGRPC() {
+	ps.gMu.Lock()
+	defer ps.gMu.Unlock()
+	if ps.gc != nil {
+		ps.gc.close()
+		ps.gc = nil
+	}
+}
+
+// callGRPC sends a message on the peer's gRPC stream and waits for its
+// replies.
+func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+	gc, err := ps.grpcFor(ctx)
+	if err != nil {
+		return err
+	}
+	m.Sig = keys.Signature{}
+	body, err := gc.sess.SignAndSeal(m, sk)
+	if err != nil {
+		return err
+	}
+	replies, done := ps.s.pending.wait(m.ID)
+	defer done()
+	if err := gc.send(body); err != nil {
+		gc.close()
+		return errors.Join(errTransport, err)
+	}
+	return ps.s.awaitStream(ctx, ps, m, replies, gc.dead, onMsg)
+}

@@ -1,0 +1,404 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// httpHandler routes the gateway's HTTP face.
+func (s *Server) httpHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("POST /moltspeak/v0.1/message", s.serveMessage)
+	mux.HandleFunc("POST /moltspeak/v0.1/batch", s.serveBatch)
+	mux.HandleFunc("GET /moltspeak/v0.1/stream", s.serveStream)
+	mux.HandleFunc("POST /registry/v1/register", s.serveRegistryMessage)
+	mux.HandleFunc("POST /registry/v1/discover", s.serveDiscover)
+	mux.HandleFunc("GET /registry/v1/agents/{id}", s.serveAgent)
+	mux.HandleFunc("GET /registry/v1/capabilities", s.serveCapabilities)
+	mux.HandleFunc("POST /registry/v1/ping/{id}", s.servePing)
+	mux.HandleFunc("GET /registry/v1/health", s.serveHealth)
+	mux.HandleFunc("GET /healthz", s.serveHealth)
+	mux.HandleFunc("GET /readyz", s.serveReady)
+	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	return s.withRequestID(mux)
+}
+
+type ctxKey int
+
+const requestIDKey ctxKey = iota
+
+// withRequestID gives every request an id that follows it through the
+// logs, from the face to the local bridge.
+func (s *Server) withRequestID(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := newMessageID(s.rand)
+		w.Header().Set("X-Request-Id", id)
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+	})
+}
+
+// readBody reads a request body of at most limit bytes.
+func readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, bool) {
+	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(limit)))
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// deadline is the request's deadline: its X-Moltgate-Deadline header, at
+// most the gateway's request timeout.
+func (s *Server) deadline(r *http.Request) time.Time {
+	d := s.now().Add(s.cfg.Listen.RequestTimeout.D())
+	if v := r.Header.Get(headerDeadline); v != "" {
+		if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
+			if t := time.UnixMilli(ms); t.Before(d) {
+				d = t
+			}
+		}
+	}
+	return d
+}
+
+func (s *Server) writeAnswer(w http.ResponseWriter, a answer) {
+	if a.retryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(a.retryAfter)))
+	}
+	if a.status == 0 {
+		a.status = http.StatusOK
+	}
+	if a.body == nil {
+		w.WriteHeader(a.status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(a.status)
+	w.Write(a.body)
+	w.Write([]byte("\n"))
+}
+
+// serveMessage is POST /moltspeak/v0.1/message: one envelope or bare
+// message. The reply comes in the response when it is ready within the
+// request's deadline and the face's reply wait; otherwise the answer is 202
+// and the reply is delivered to the sender's gateway when it is ready. A
+// client that accepts application/x-ndjson gets a streamed reply as one
+// envelope per line.
+func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, s.envelopeLimit())
+	if !ok {
+		s.writeAnswer(w, s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit())))
+		return
+	}
+	deadline := s.deadline(r)
+	streaming := strings.Contains(r.Header.Get("Accept"), contentNDJSON)
+	// The call outlives the request if it must: it is bounded by its own
+	// deadline, not by the connection.
+	ctx, cancel := context.WithDeadline(context.WithoutCancel(r.Context()), deadline)
+	var mu sync.Mutex
+	started, gone := false, false
+	flusher, _ := w.(http.Flusher)
+	var emit func([]byte) error
+	if streaming {
+		emit = func(env []byte) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if gone {
+				return nil
+			}
+			if !started {
+				w.Header().Set("Content-Type", contentNDJSON)
+				w.WriteHeader(http.StatusOK)
+				started = true
+			}
+			w.Write(env)
+			w.Write([]byte("\n"))
+			if flusher != nil {
+				flusher.Flush()
+			}
+			return nil
+		}
+	}
+	done := make(chan answer, 1)
+	o := origin{face: faceHTTP, remote: r.RemoteAddr}
+	go func() {
+		defer cancel()
+		done <- s.handle(ctx, o, body, emit)
+	}()
+	wait := time.NewTimer(min(s.cfg.Peers.ReplyWait.D(), time.Until(deadline)))
+	defer wait.Stop()
+	select {
+	case a := <-done:
+		mu.Lock()
+		defer mu.Unlock()
+		if started {
+			if a.body != nil {
+				w.Write(a.body)
+				w.Write([]byte("\n"))
+			}
+			return
+		}
+		s.writeAnswer(w, a)
+	case <-wait.C:
+		mu.Lock()
+		if started {
+			// Chunks are flowing: keep the response open to the end.
+			mu.Unlock()
+			a := <-done
+			mu.Lock()
+			if a.body != nil {
+				w.Write(a.body)
+				w.Write([]byte("\n"))
+			}
+			mu.Unlock()
+			return
+		}
+		gone = true
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusAccepted)
+		fmt.Fprintf(w, `{"status":"accepted","delivery":"the reply will be sent to your gateway"}`+"\n")
+		go s.deliverLater(done)
+	case <-r.Context().Done():
+		mu.Lock()
+		gone = true
+		mu.Unlock()
+		go s.deliverLater(done)
+	}
+}
+
+// deliverLater sends a reply that was not ready in time to the gateway of
+// the organisation that asked.
+func (s *Server) deliverLater(done <-chan answer) {
+	a := <-done
+	if a.body == nil || a.peer == "" {
+		return
+	}
+	ps := s.peer(a.peer)
+	if ps == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.bgCtx, s.cfg.Listen.RequestTimeout.D())
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		resp, err := ps.post(ctx, a.body, "")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode < 500 {
+				return
+			}
+		}
+		select {
+		case <-time.After(time.Duration(200<<i) * time.Millisecond):
+		case <-ctx.Done():
+			return
+		}
+	}
+	s.log.Warn("could not deliver a late reply", "peer", a.peer)
+}
+
+// serveBatch is POST /moltspeak/v0.1/batch: a JSON array of envelopes,
+// answered with an array of per-item results {"status":…,"reply":envelope}.
+func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, s.cfg.Limits.BatchBytes)
+	if !ok {
+		s.writeAnswer(w, s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "batch exceeds %d bytes", s.cfg.Limits.BatchBytes)))
+		return
+	}
+	v, err := wire.Parse(body, wire.MaxDepth+2)
+	if err != nil || v.Kind() != wire.Array {
+		if err == nil {
+			err = wire.Errorf(wire.ErrSchema, "", "a batch is a JSON array of envelopes")
+		}
+		s.writeAnswer(w, s.refuse(nil, nil, err))
+		return
+	}
+	if v.Len() > 1000 {
+		s.writeAnswer(w, s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "a batch holds at most 1000 envelopes")))
+		return
+	}
+	ctx, cancel := context.WithDeadline(r.Context(), s.deadline(r))
+	defer cancel()
+	o := origin{face: faceBatch, remote: r.RemoteAddr}
+	results := make([]answer, v.Len())
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for i, item := range v.Elems() {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			results[i] = s.handle(ctx, o, wire.AppendCanonical(nil, item.Value), nil)
+		}()
+	}
+	wg.Wait()
+	out := make([]byte, 0, 1024)
+	out = append(out, '[')
+	for i, a := range results {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if a.status == 0 {
+			a.status = http.StatusOK
+		}
+		out = append(out, `{"status":`...)
+		out = strconv.AppendInt(out, int64(a.status), 10)
+		if a.body != nil {
+			out = append(out, `,"reply":`...)
+			out = append(out, a.body...)
+		}
+		out = append(out, '}')
+	}
+	out = append(out, ']', '\n')
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(out)
+}
+
+// serveRegistryMessage is POST /registry/v1/register: a register message,
+// bare or in an envelope, through the same pipeline as any message.
+func (s *Server) serveRegistryMessage(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, s.envelopeLimit())
+	if !ok {
+		s.writeAnswer(w, s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit())))
+		return
+	}
+	ctx, cancel := context.WithDeadline(r.Context(), s.deadline(r))
+	defer cancel()
+	s.writeAnswer(w, s.handle(ctx, origin{face: faceHTTP, remote: r.RemoteAddr}, body, nil))
+}
+
+// serveDiscover is POST /registry/v1/discover. A signed discover message
+// (bare or enveloped) is answered as its sender's organisation may see; the
+// plain discovery document, unsigned, sees public entries only.
+func (s *Server) serveDiscover(w http.ResponseWriter, r *http.Request) {
+	body, ok := readBody(w, r, s.envelopeLimit())
+	if !ok {
+		s.writeJSONError(w, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit()))
+		return
+	}
+	v, err := wire.Parse(body, wire.MaxDepth)
+	if err != nil {
+		s.writeJSONError(w, err)
+		return
+	}
+	if !v.Get("moltspeak").IsAbsent() || !v.Get("op").IsAbsent() {
+		ctx, cancel := context.WithDeadline(r.Context(), s.deadline(r))
+		defer cancel()
+		s.writeAnswer(w, s.handle(ctx, origin{face: faceHTTP, remote: r.RemoteAddr}, body, nil))
+		return
+	}
+	if ok, wait := s.discoverLimit.allow("anonymous:" + clientIP(r)); !ok {
+		s.metrics.rateLimit.WithLabelValues("discovery").Inc()
+		s.writeJSONError(w, withRetry(wire.Errorf(wire.ErrRateLimitDiscovery, "", "too many discovery queries"), wait))
+		return
+	}
+	p := new(wire.DiscoverPayload)
+	if err := wire.Bind(v, p, ""); err != nil {
+		s.writeJSONError(w, err)
+		return
+	}
+	if err := s.codec.ValidateStruct(p, ""); err != nil {
+		s.writeJSONError(w, err)
+		return
+	}
+	res, err := s.discover(r.Context(), p, directory.Viewer{})
+	if err != nil {
+		s.writeJSONError(w, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(wire.AppendCanonical(nil, res))
+}
+
+// serveAgent is GET /registry/v1/agents/{id}: one public or unlisted entry.
+func (s *Server) serveAgent(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	org := s.cfg.Org
+	if a, o, ok := strings.Cut(id, "@"); ok {
+		id, org = a, o
+	}
+	e, err := s.store.Get(r.Context(), directory.ID{Agent: id, Org: org}, directory.Viewer{})
+	if err != nil {
+		s.writeJSONError(w, wire.Errorf(wire.ErrAgentNotFound, "id", "no such agent"))
+		return
+	}
+	v, _ := wire.ValueOf(s.attested(&e, 1, nil, nil))
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(wire.AppendCanonical(nil, v))
+}
+
+// serveCapabilities is GET /registry/v1/capabilities?prefix=.
+func (s *Server) serveCapabilities(w http.ResponseWriter, r *http.Request) {
+	caps, err := s.store.Capabilities(r.Context(), &directory.CapabilityQuery{Prefix: r.URL.Query().Get("prefix")})
+	if err != nil {
+		s.writeJSONError(w, wire.Errorf(wire.ErrRegistryUnavailable, "", "directory unavailable"))
+		return
+	}
+	type item struct {
+		Name        string `json:"name"`
+		AgentsCount int    `json:"agents_count"`
+	}
+	out := struct {
+		Capabilities []item `json:"capabilities"`
+	}{Capabilities: []item{}}
+	for _, c := range caps {
+		out.Capabilities = append(out.Capabilities, item{c.Name, c.Agents})
+	}
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(out)
+}
+
+// servePing is POST /registry/v1/ping/{id}: the liveness of a local agent.
+func (s *Server) servePing(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if s.agents[id] == nil || s.agents[id].spec.Visibility == "private" {
+		s.writeJSONError(w, wire.Errorf(wire.ErrAgentNotFound, "id", "no such agent"))
+		return
+	}
+	v, _ := wire.ValueOf(s.pongPayload(id, newMessageID(s.rand)))
+	w.Header().Set("Content-Type", "application/json")
+	w.Write(wire.AppendCanonical(nil, v))
+}
+
+func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/json")
+	fmt.Fprintf(w, `{"status":"ok","org":%q,"version":%q}`+"\n", s.cfg.Org, Version)
+}
+
+// serveReady answers 200 when the gateway takes traffic: not shutting down,
+// and its storage answers.
+func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	_, err := s.store.Capabilities(ctx, &directory.CapabilityQuery{Prefix: "\x00"})
+	if s.closing.Load() || err != nil {
+		w.WriteHeader(http.StatusServiceUnavailable)
+		fmt.Fprintln(w, `{"status":"not ready"}`)
+		return
+	}
+	fmt.Fprintln(w, `{"status":"ready"}`)
+}
+
+// writeJSONError answers a registry route with a signed error message.
+func (s *Server) writeJSONError(w http.ResponseWriter, err error) {
+	s.writeAnswer(w, s.refuse(nil, nil, err))
+}
+
+func clientIP(r *http.Request) string {
+	host := r.RemoteAddr
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	return host
+}

@@ -1,0 +1,296 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// localOp turns a verified request for one of this organisation's agents
+// into calls on the local bridge, and its results into replies:
+//
+//	tool invoke    core.tool.call of <agent>/<tool>; stream chunks come back as
+//	               stream messages, the result as respond
+//	tool list      respond with the agent's registered tools
+//	query          core.tool.call of the agent's query tool
+//	task create    an asynchronous call whose deadline becomes timeout_ms;
+//	task status    answered from the call's state; task cancel cancels it
+//	ping           pong from the agent's heartbeats
+func (s *Server) localOp(ctx context.Context, in *inbound, emit func([]byte) error) answer {
+	m := in.m
+	st := s.agents[m.To.Agent]
+	if st == nil {
+		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s at %s", m.To.Agent, s.cfg.Org))
+	}
+	ctx, cancel := s.callContext(ctx, m)
+	defer cancel()
+	var (
+		data wire.Value
+		err  error
+		op   = wire.OpRespond
+	)
+	switch p := m.Payload.(type) {
+	case *wire.ToolPayload:
+		if p.Action == "list" {
+			data, err = s.toolList(m.To.Agent)
+			break
+		}
+		data, err = s.callTool(ctx, in, st, p.Tool, p.Input, emit)
+	case *wire.QueryPayload:
+		tool := st.spec.QueryTool
+		if tool == "" {
+			err = wire.Errorf(wire.ErrCapability, "to.agent", "agent %s answers no queries", m.To.Agent)
+			break
+		}
+		input, _ := wire.ValueOf(p)
+		data, err = s.callTool(ctx, in, st, tool, input, emit)
+	case *wire.TaskPayload:
+		return s.taskOp(ctx, in, st, p)
+	case *wire.PingPayload:
+		return s.pong(in, st, p)
+	default:
+		err = wire.Errorf(wire.ErrInvalidParam, "op", "agents do not take %s messages", m.Op)
+	}
+	if err != nil {
+		return s.callFailed(in, st, err)
+	}
+	r := m.Reply(op, &wire.RespondPayload{Status: "success", Data: data})
+	return s.finish(ctx, in, st, r)
+}
+
+// callContext bounds a local call by the request's exp and the gateway's
+// request timeout, whichever comes first.
+func (s *Server) callContext(ctx context.Context, m *wire.Message) (context.Context, context.CancelFunc) {
+	deadline := s.now().Add(s.cfg.Listen.RequestTimeout.D())
+	if m.Exp != 0 {
+		if e := time.UnixMilli(m.Exp); e.Before(deadline) {
+			deadline = e
+		}
+	}
+	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	return context.WithDeadline(ctx, deadline)
+}
+
+// callTool runs a tool and streams its chunks back as stream messages.
+func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool string, input wire.Value, emit func([]byte) error) (wire.Value, error) {
+	m := in.m
+	raw := []byte("{}")
+	if !input.IsAbsent() {
+		if input.Kind() != wire.Object {
+			return wire.Value{}, wire.Errorf(wire.ErrInvalidParam, "p.input", "must be an object")
+		}
+		raw = wire.AppendCanonical(nil, input)
+	}
+	req := localbridge.CallRequest{
+		Agent: st.spec.ID, Tool: tool, Input: raw,
+		RequestID: m.ID, CorrelationID: m.ID, IdempotencyKey: m.From.Ref().String() + "/" + m.ID,
+		Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()},
+		Class:  m.Cls.String(),
+	}
+	var onChunk func(localbridge.Chunk) error
+	if emit != nil {
+		onChunk = func(c localbridge.Chunk) error {
+			p := &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: c.Seq, Type: c.Channel}
+			if len(c.JSON) > 0 {
+				v, err := wire.Parse(c.JSON, 0)
+				if err != nil {
+					return err
+				}
+				p.Data = v
+			} else {
+				p.Data = wire.StringValue(c.Text)
+			}
+			chunk := m.Reply(wire.OpStream, p)
+			body, err := s.sealLocalReply(ctx, in, st, chunk)
+			if err != nil {
+				return err
+			}
+			return emit(body)
+		}
+	}
+	res, err := s.core.Call(ctx, req, onChunk)
+	if err != nil {
+		return wire.Value{}, err
+	}
+	out, perr := wire.Parse(res.Output, 0)
+	if perr != nil {
+		return wire.Value{}, wire.Errorf(wire.ErrTaskFailed, "", "agent returned output that is not JSON")
+	}
+	return out, nil
+}
+
+// sealLocalReply fills in a reply from a local agent, passes it through the
+// gate outbound, and seals it.
+func (s *Server) sealLocalReply(ctx context.Context, in *inbound, st *agentState, r *wire.Message) ([]byte, error) {
+	r.V, r.ID, r.TS, r.From = wire.Version, newMessageID(s.rand), s.now().UnixMilli(), st.id.Sender()
+	d := s.gate.Check(ctx, r, classify.Outbound, in.m.From.Org, s.gateSession(in.sess, true, true))
+	if !d.Allow {
+		s.logBlock(r, classify.Outbound, d)
+		return nil, d.Err
+	}
+	return s.reply(in, r, st.id.Signing)
+}
+
+// finish seals a local agent's final reply, or the refusal if the gate
+// stops it.
+func (s *Server) finish(ctx context.Context, in *inbound, st *agentState, r *wire.Message) answer {
+	body, err := s.sealLocalReply(ctx, in, st, r)
+	if err != nil {
+		return s.refuse(in.m, in.sess, err)
+	}
+	return answer{body: body, status: http.StatusOK}
+}
+
+// callFailed turns a failed local call into its reply: a cancelled call is
+// a respond with status error; anything else an error message.
+func (s *Server) callFailed(in *inbound, st *agentState, err error) answer {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return s.refuse(in.m, in.sess, we)
+	}
+	o := localbridge.OutcomeOf(err)
+	if o.Status == localbridge.OutcomeCancelled {
+		data, _ := wire.ValueOf(map[string]string{"status": "cancelled"})
+		r := in.m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "error", Data: data})
+		return s.finish(context.Background(), in, st, r)
+	}
+	return s.refuse(in.m, in.sess, outcomeError(o))
+}
+
+// outcomeError makes the protocol error of a local call's outcome.
+func outcomeError(o localbridge.Outcome) *wire.Error {
+	c := wire.Code(o.Code)
+	if !c.Known() {
+		c = wire.ErrTaskFailed
+	}
+	field := ""
+	if o.Field != "" {
+		field = "p.input." + o.Field
+	}
+	msg := o.Message
+	if msg == "" {
+		msg = c.Text()
+	}
+	return &wire.Error{Code: c, Field: field, Message: msg}
+}
+
+// outcomeOf tells the JSON-RPC face how the gateway's errors end a call.
+func outcomeOf(err error) localbridge.Outcome {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return localbridge.Outcome{Status: localbridge.OutcomeError, Code: string(we.Code), Field: we.Field,
+			Recoverable: we.Code.Recoverable(), Message: we.Message}
+	}
+	return localbridge.OutcomeOf(err)
+}
+
+func (s *Server) toolList(agent string) (wire.Value, error) {
+	info, ok := s.core.Agent(agent)
+	if !ok {
+		return wire.Value{}, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s", agent)
+	}
+	type tool struct {
+		Name        string          `json:"name"`
+		Description string          `json:"description,omitempty"`
+		InputSchema json.RawMessage `json:"input_schema,omitempty"`
+		SideEffects bool            `json:"side_effects,omitempty"`
+	}
+	tools := make([]tool, 0, len(info.Tools))
+	for _, t := range info.Tools {
+		tools = append(tools, tool{t.Name, t.Description, t.InputSchema, t.SideEffects})
+	}
+	return wire.ValueOf(map[string]any{"tools": tools})
+}
+
+// taskOp handles task create, status and cancel. Tasks are kept under the
+// requesting organisation's name, so one organisation can neither see nor
+// cancel another's.
+func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wire.TaskPayload) answer {
+	m := in.m
+	id := m.From.Org + "/" + p.TaskID
+	status := func(ts localbridge.TaskStatus) *wire.RespondPayload {
+		state := map[string]string{
+			localbridge.TaskPending: "pending", localbridge.TaskRunning: "running",
+			localbridge.TaskSucceeded: "completed", localbridge.TaskFailed: "failed", localbridge.TaskCanceled: "cancelled",
+		}[ts.State]
+		out := map[string]any{"task_id": p.TaskID, "status": state}
+		if ts.Progress != "" {
+			out["progress"] = ts.Progress
+		}
+		if ts.State == localbridge.TaskSucceeded {
+			out["result"] = json.RawMessage(ts.Result.Output)
+		}
+		if ts.Err != nil {
+			o := localbridge.OutcomeOf(ts.Err)
+			out["error"] = map[string]any{"code": o.Code, "message": o.Message}
+		}
+		v, _ := wire.ValueOf(out)
+		return &wire.RespondPayload{Status: "success", Data: v}
+	}
+	switch p.Action {
+	case "create":
+		tool := p.Type
+		if tool == "" {
+			tool = st.spec.QueryTool
+		}
+		input := wire.ObjectValue()
+		if !p.Params.IsAbsent() {
+			input = p.Params
+		}
+		deadline := time.Time{}
+		if p.Deadline > 0 {
+			deadline = time.UnixMilli(p.Deadline)
+		}
+		req := localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
+			RequestID: m.ID, CorrelationID: p.TaskID, IdempotencyKey: id,
+			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String()}
+		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
+		if err != nil {
+			return s.callFailed(in, st, err)
+		}
+		return s.finish(ctx, in, st, m.Reply(wire.OpRespond, status(t.Status())))
+	case "status", "cancel":
+		t, ok := s.core.Task(id)
+		if !ok {
+			return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.task_id", "no such task"))
+		}
+		if p.Action == "cancel" {
+			t.Cancel()
+		}
+		return s.finish(ctx, in, st, m.Reply(wire.OpRespond, status(t.Status())))
+	}
+	return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.action", "a peer may create, ask about or cancel a task"))
+}
+
+// pong answers a ping for a local agent from its heartbeats.
+func (s *Server) pong(in *inbound, st *agentState, p *wire.PingPayload) answer {
+	r := in.m.Reply(wire.OpPong, s.pongPayload(st.spec.ID, p.Nonce))
+	return s.finish(context.Background(), in, st, r)
+}
+
+func (s *Server) pongPayload(agent, nonce string) *wire.PongPayload {
+	info, ok := s.core.Agent(agent)
+	pp := &wire.PongPayload{Nonce: nonce, Status: "offline", CapabilitiesActive: []string{}}
+	if !ok {
+		return pp
+	}
+	switch {
+	case info.Healthy:
+		pp.Status = "alive"
+	case info.Connected:
+		pp.Status = "unhealthy"
+	}
+	pp.Load, pp.QueueDepth = info.Load, int64(info.Queued)
+	if info.Healthy {
+		pp.CapabilitiesActive = info.Capabilities()
+	}
+	return pp
+}

@@ -1,0 +1,376 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/pii/consent"
+	"github.com/moltgate/moltgate/wire"
+)
+
+const (
+	gateInbound  = classify.Inbound
+	gateOutbound = classify.Outbound
+
+	headerDeadline = "X-Moltgate-Deadline" // unix milliseconds
+	contentNDJSON  = "application/x-ndjson"
+)
+
+var (
+	verifySig   = crypto.Verify
+	signMessage = crypto.Sign
+)
+
+// target parses "agent@org", or "agent" for one of this organisation's.
+func (s *Server) target(to string) (wire.Ref, error) {
+	if !strings.Contains(to, "@") {
+		to += "@" + s.cfg.Org
+	}
+	r, err := wire.ParseRef(to)
+	if err != nil {
+		return wire.Ref{}, wire.Errorf(wire.ErrInvalidParam, "to", "want agent@org")
+	}
+	return r, nil
+}
+
+// sender picks the local agent a local caller speaks for.
+func (s *Server) sender(from string) (*agentState, error) {
+	if from == "" {
+		if len(s.agents) == 1 {
+			for _, st := range s.agents {
+				return st, nil
+			}
+		}
+		return nil, wire.Errorf(wire.ErrInvalidParam, "from", "name the local agent to send as")
+	}
+	st := s.agents[from]
+	if st == nil {
+		return nil, wire.Errorf(wire.ErrAgentNotFound, "from", "no local agent %s", from)
+	}
+	return st, nil
+}
+
+// Query sends a local caller's query or tool call (the JSON-RPC face's
+// agent.query, and moltgate call) and streams the reply back.
+func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit func(localbridge.StreamEvent) error) (json.RawMessage, error) {
+	to, err := s.target(req.To)
+	if err != nil {
+		return nil, err
+	}
+	st, err := s.sender(req.From)
+	if err != nil {
+		return nil, err
+	}
+	if req.TimeoutMS > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMS)*time.Millisecond)
+		defer cancel()
+	} else if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.Listen.RequestTimeout.D())
+		defer cancel()
+	}
+	input := wire.ObjectValue()
+	if len(req.Input) > 0 {
+		v, err := wire.Parse(req.Input, 0)
+		if err != nil || v.Kind() != wire.Object {
+			return nil, wire.Errorf(wire.ErrInvalidParam, "input", "must be a JSON object")
+		}
+		input = v
+	}
+	if to.Org == s.cfg.Org {
+		return s.queryLocal(ctx, req, to, input, emit)
+	}
+	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), From: st.id.Sender(), To: to, Cls: wire.Int}
+	if req.Class != "" {
+		c, ok := wire.ParseClass(req.Class)
+		if !ok {
+			return nil, wire.Errorf(wire.ErrInvalidParam, "cls", "must be one of pub, int, conf, pii, sec")
+		}
+		m.Cls = c
+	}
+	if req.Consent != "" {
+		if err := s.attachConsent(m, req.Consent); err != nil {
+			return nil, err
+		}
+	}
+	if req.Tool != "" {
+		m.Op = wire.OpTool
+		m.Payload = &wire.ToolPayload{Action: "invoke", Tool: req.Tool, Input: input}
+		m.Cap = []string{"tool.invoke"}
+		m.Ext = capabilityExt(st)
+	} else {
+		if req.Message != "" {
+			input = input.With("message", wire.StringValue(req.Message))
+		}
+		m.Op = wire.OpQuery
+		m.Payload = &wire.QueryPayload{Domain: "general", Intent: "ask", Params: input}
+	}
+	var out json.RawMessage
+	err = s.send(ctx, m, st, func(r *wire.Message) (bool, error) {
+		switch p := r.Payload.(type) {
+		case *wire.StreamPayload:
+			if emit == nil {
+				return false, nil
+			}
+			ev := localbridge.StreamEvent{Channel: p.Type}
+			if str, ok := p.Data.Str(); ok {
+				ev.Text = str
+			} else if !p.Data.IsAbsent() {
+				ev.Block = wire.AppendCanonical(nil, p.Data)
+			}
+			return false, emit(ev)
+		case *wire.RespondPayload:
+			if p.Status == "error" {
+				return true, wire.Errorf(wire.ErrTaskFailed, "", "the call was cancelled or failed at %s", to)
+			}
+			out = wire.AppendCanonical(nil, p.Data)
+			if p.Data.IsAbsent() {
+				out = json.RawMessage("null")
+			}
+			return true, nil
+		}
+		return false, nil
+	})
+	return out, err
+}
+
+// capabilityExt carries the org's capability certificates for the agent.
+func capabilityExt(st *agentState) wire.Value {
+	certs := make([]wire.Value, len(st.caps))
+	for i, c := range st.caps {
+		certs[i] = c.Value()
+	}
+	return wire.ObjectValue(wire.Member{Key: extCapabilities, Value: wire.ObjectValue(wire.Member{Key: "certs", Value: wire.ArrayValue(certs...)})})
+}
+
+// attachConsent fills pii_meta from a consent token's claims and raises the
+// class to pii.
+func (s *Server) attachConsent(m *wire.Message, token string) error {
+	tok, err := consent.Parse(token)
+	if err != nil {
+		return wire.Errorf(wire.ErrConsent, "consent", "malformed consent token")
+	}
+	c := tok.Claims
+	m.PIIMeta = &wire.PIIMeta{Types: c.DataTypes, Consent: &wire.Consent{GrantedBy: c.GrantedBy, Purpose: c.Purpose, Proof: token, Expires: c.Expires}}
+	if m.Cls < wire.PII {
+		m.Cls = wire.PII
+	}
+	return nil
+}
+
+// send passes an outbound message through the gate and sends it to its
+// organisation's gateway.
+func (s *Server) send(ctx context.Context, m *wire.Message, st *agentState, onMsg func(*wire.Message) (bool, error)) error {
+	ps := s.peer(m.To.Org)
+	if ps == nil {
+		return wire.Errorf(wire.ErrAgentNotFound, "to.org", "%s is not a peer of this gateway (import it with moltgate peer import)", m.To.Org)
+	}
+	if err := s.codec.Check(m); err != nil {
+		return err
+	}
+	sess, _ := s.sessions.Peer(ps.ref)
+	if d := s.gate.Check(ctx, m, gateOutbound, m.To.Org, s.gateSession(sess, true, true)); !d.Allow {
+		s.logBlock(m, gateOutbound, d)
+		return d.Err
+	}
+	return ps.call(ctx, s.cfg.Peers.Transport, m, st.id.Signing, onMsg)
+}
+
+// queryLocal serves a local caller's request for an agent of this same
+// organisation: nothing crosses the boundary, so it goes straight to the
+// local bridge.
+func (s *Server) queryLocal(ctx context.Context, req localbridge.QueryRequest, to wire.Ref, input wire.Value, emit func(localbridge.StreamEvent) error) (json.RawMessage, error) {
+	st := s.agents[to.Agent]
+	if st == nil {
+		return nil, wire.Errorf(wire.ErrAgentNotFound, "to", "no agent %s", to)
+	}
+	tool := req.Tool
+	if tool == "" {
+		if tool = st.spec.QueryTool; tool == "" {
+			return nil, wire.Errorf(wire.ErrCapability, "to", "agent %s answers no queries", to.Agent)
+		}
+		if req.Message != "" {
+			input = input.With("message", wire.StringValue(req.Message))
+		}
+	}
+	var onChunk func(localbridge.Chunk) error
+	if emit != nil {
+		onChunk = func(c localbridge.Chunk) error {
+			return emit(localbridge.StreamEvent{Text: c.Text, Block: c.JSON, Channel: c.Channel})
+		}
+	}
+	res, err := s.core.Call(ctx, localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
+		Caller: localbridge.Caller{Type: "human", ID: "local"}, Class: req.Class}, onChunk)
+	if err != nil {
+		return nil, err
+	}
+	return res.Output, nil
+}
+
+// Discover answers directory.discover: this gateway's own directory, or a
+// peer's, whose attestations are checked before anything is returned.
+func (s *Server) Discover(ctx context.Context, req localbridge.DiscoverRequest) (json.RawMessage, error) {
+	p := new(wire.DiscoverPayload)
+	if len(req.Query) > 0 {
+		v, err := wire.Parse(req.Query, 0)
+		if err != nil {
+			return nil, wire.Errorf(wire.ErrInvalidParam, "query", "not JSON")
+		}
+		if v.Kind() == wire.Object {
+			v = v.Without("org")
+		}
+		if err := wire.Bind(v, p, "query"); err != nil {
+			return nil, err
+		}
+	}
+	if req.Capability != "" {
+		p.Capability = req.Capability
+	}
+	if req.Limit > 0 {
+		p.Limit = req.Limit
+	}
+	if err := s.codec.ValidateStruct(p, "query"); err != nil {
+		return nil, err
+	}
+	if req.Org == "" || req.Org == s.cfg.Org {
+		v, err := s.discover(ctx, p, directory.Viewer{Local: true})
+		if err != nil {
+			return nil, err
+		}
+		return wire.AppendCanonical(nil, v), nil
+	}
+	ps := s.peer(req.Org)
+	if ps == nil {
+		return nil, wire.Errorf(wire.ErrAgentNotFound, "org", "%s is not a peer of this gateway", req.Org)
+	}
+	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpDiscover,
+		From: s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: req.Org}, Cls: wire.Pub, Payload: p}
+	var out json.RawMessage
+	err := s.callAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
+		rp, ok := r.Payload.(*wire.RespondPayload)
+		if !ok {
+			return false, nil
+		}
+		if err := verifyAttestations(rp.Data, ps.p); err != nil {
+			return true, err
+		}
+		out = wire.AppendCanonical(nil, rp.Data)
+		return true, nil
+	})
+	return out, err
+}
+
+func (s *Server) callAsGateway(ctx context.Context, ps *peerState, m *wire.Message, onMsg func(*wire.Message) (bool, error)) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.Listen.RequestTimeout.D())
+		defer cancel()
+	}
+	if err := s.codec.Check(m); err != nil {
+		return err
+	}
+	return ps.call(ctx, s.cfg.Peers.Transport, m, s.org.Signing, onMsg)
+}
+
+// verifyAttestations checks the registry's signature on every discovery
+// result, with the key pinned for the peer: a result that was forged or
+// altered on the way is refused with the whole answer.
+func verifyAttestations(data wire.Value, p *Peer) error {
+	for _, r := range data.Get("results").Elems() {
+		if err := VerifyAttestation(r.Value, p.Org, p.OrgKey); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// VerifyAttestation checks one discovery result against the registry key
+// of org.
+func VerifyAttestation(result wire.Value, org string, key keys.Ed25519Public) error {
+	att := result.Get("attestation")
+	sigText, _ := att.Get("signature").Str()
+	sig, err := keys.ParseSignature(sigText)
+	if err != nil {
+		return wire.Errorf(wire.ErrSignature, "attestation", "missing or malformed registry signature")
+	}
+	if reg, _ := att.Get("registry").Str(); reg != org {
+		return wire.Errorf(wire.ErrSignature, "attestation.registry", "attested by another registry")
+	}
+	core := wire.ObjectValue()
+	for _, k := range []string{"agent_id", "org", "public_key", "encryption_key", "endpoint", "capabilities", "registered_at", "expires_at"} {
+		core = core.With(k, result.Get(k))
+	}
+	if !key.Verify(wire.AppendCanonical(nil, core), sig) {
+		return wire.Errorf(wire.ErrSignature, "attestation.signature", "registry signature does not verify")
+	}
+	return nil
+}
+
+// Ping answers agent.ping for an agent of this organisation or a peer's.
+func (s *Server) Ping(ctx context.Context, req localbridge.PingRequest) (json.RawMessage, error) {
+	to, err := s.target(req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	nonce := newMessageID(s.rand)
+	if to.Org == s.cfg.Org {
+		if s.agents[to.Agent] == nil {
+			return nil, wire.Errorf(wire.ErrAgentNotFound, "agent", "no agent %s", to)
+		}
+		v, _ := wire.ValueOf(s.pongPayload(to.Agent, nonce))
+		return wire.AppendCanonical(nil, v), nil
+	}
+	ps := s.peer(to.Org)
+	if ps == nil {
+		return nil, wire.Errorf(wire.ErrAgentNotFound, "agent", "%s is not a peer of this gateway", to.Org)
+	}
+	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpPing,
+		From: s.org.Sender(), To: to, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
+	var out json.RawMessage
+	err = s.callAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
+		p, ok := r.Payload.(*wire.PongPayload)
+		if !ok {
+			return false, nil
+		}
+		if p.Nonce != nonce {
+			return true, wire.Errorf(wire.ErrAuthFailed, "p.nonce", "pong answers another ping")
+		}
+		v, _ := wire.ValueOf(p)
+		out = wire.AppendCanonical(nil, v)
+		return true, nil
+	})
+	return out, err
+}
+
+// IssueConsent answers consent.issue: a consent token signed with the org
+// key.
+func (s *Server) IssueConsent(ctx context.Context, req localbridge.ConsentRequest) (string, error) {
+	grantee, err := wire.ParseRef(req.Grantee)
+	if err != nil {
+		return "", wire.Errorf(wire.ErrInvalidParam, "grantee", "want agent@org")
+	}
+	id, err := consent.NewID(s.rand)
+	if err != nil {
+		return "", err
+	}
+	ttl := req.TTL
+	if ttl <= 0 {
+		ttl = time.Hour
+	}
+	now := s.now()
+	granted := req.GrantedBy
+	if granted == "" {
+		granted = "operator@" + s.cfg.Org
+	}
+	return consent.Issue(s.org.Signing, consent.Claims{ID: id, Issuer: s.org.Signing.Public(), GrantedBy: granted,
+		Grantee: grantee.String(), Purpose: req.Purpose, DataTypes: req.DataTypes,
+		IssuedAt: now.UnixMilli(), Expires: now.Add(ttl).UnixMilli()})
+}

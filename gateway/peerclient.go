@@ -1,0 +1,368 @@
+package gateway
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// peerState is an imported peer organisation and the means to reach its
+// gateway: a pooled HTTP client pinned to its TLS certificate, a circuit
+// breaker, and the stream connections (WebSocket, gRPC) opened on demand.
+type peerState struct {
+	s      *Server
+	p      *Peer
+	ref    wire.Ref // the peer's gateway agent
+	br     *breaker
+	tls    *tls.Config
+	client *http.Client
+
+	hsMu sync.Mutex // one handshake at a time per peer
+
+	wsMu sync.Mutex
+	ws   *wsClient
+	gMu  sync.Mutex
+	gc   *grpcClient
+}
+
+func (s *Server) addPeer(p *Peer) error {
+	ps := &peerState{s: s, p: p, ref: wire.Ref{Agent: GatewayAgent, Org: p.Org}}
+	ps.br = newBreaker(5, time.Second, s.now, func(st breakerState) {
+		s.metrics.setBreaker(p.Org, st)
+		s.log.Warn("peer circuit changed", "peer", p.Org, "state", st.String())
+	})
+	s.metrics.setBreaker(p.Org, breakerClosed)
+	tr := &http.Transport{
+		Proxy:                 nil,
+		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		ForceAttemptHTTP2:     true,
+		MaxIdleConns:          256,
+		MaxIdleConnsPerHost:   64,
+		IdleConnTimeout:       90 * time.Second,
+		TLSHandshakeTimeout:   5 * time.Second,
+		ResponseHeaderTimeout: 0, // bounded by each call's context
+	}
+	if strings.HasPrefix(p.Endpoint, "https://") {
+		cfg, err := pinnedClientTLS(p.TLSPin, nil)
+		if err != nil {
+			return fmt.Errorf("peer %s: %w", p.Org, err)
+		}
+		ps.tls = cfg
+		tr.TLSClientConfig = cfg
+	}
+	ps.client = &http.Client{Transport: tr}
+	s.peersMu.Lock()
+	s.peers[p.Org] = ps
+	s.peersMu.Unlock()
+	return nil
+}
+
+func (s *Server) peer(org string) *peerState {
+	s.peersMu.RLock()
+	defer s.peersMu.RUnlock()
+	return s.peers[org]
+}
+
+// post sends one envelope to the peer's message endpoint and returns the
+// response body, error bodies included (they are signed error messages).
+func (ps *peerState) post(ctx context.Context, body []byte, accept string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, strings.TrimRight(ps.p.Endpoint, "/")+"/moltspeak/v0.1/message", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if accept != "" {
+		req.Header.Set("Accept", accept)
+	}
+	if d, ok := ctx.Deadline(); ok {
+		req.Header.Set(headerDeadline, fmt.Sprint(d.UnixMilli()))
+	}
+	resp, err := ps.client.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, wire.Errorf(wire.ErrTimeout, "", "peer %s did not answer in time", ps.p.Org)
+		}
+		return nil, wire.Errorf(wire.ErrPeerUnavailable, "", "cannot reach peer %s", ps.p.Org)
+	}
+	return resp, nil
+}
+
+// exchange is one request and its reply body, for handshakes over HTTP.
+func (ps *peerState) exchange(ctx context.Context, body []byte) ([]byte, error) {
+	resp, err := ps.post(ctx, body, "")
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	return io.ReadAll(io.LimitReader(resp.Body, int64(ps.s.envelopeLimit())+1))
+}
+
+// session returns a live session with the peer's gateway, running a
+// handshake over HTTP if there is none.
+func (ps *peerState) session(ctx context.Context) (*handshake.Session, error) {
+	s := ps.s
+	if sess, err := s.sessions.Peer(ps.ref); err == nil {
+		return sess, nil
+	}
+	ps.hsMu.Lock()
+	defer ps.hsMu.Unlock()
+	if sess, err := s.sessions.Peer(ps.ref); err == nil {
+		return sess, nil
+	}
+	sess, err := handshake.NewInitiator(s.hsCfg, handshake.Peer{Ref: ps.ref, Key: ps.p.OrgKey}).Run(ctx, handshake.RoundTrip(ps.exchange))
+	if err != nil {
+		return nil, err
+	}
+	s.sessions.Add(sess)
+	s.metrics.sessions.Set(float64(s.sessions.Len()))
+	s.log.Info("session established", "peer", ps.ref.String(), "level", sess.Level().String(), "face", "client")
+	return sess, nil
+}
+
+// Transports for calls to peers.
+const (
+	TransportWebSocket = "websocket"
+	TransportGRPC      = "grpc"
+	TransportHTTP      = "http"
+)
+
+// call sends m, signed with sk, to the peer and passes each message of the
+// reply to onMsg, stream chunks first, until the final one (respond, pong
+// or error). It retries idempotent operations on transport failures, and
+// any operation once when the peer no longer knows the session.
+func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (done bool, err error)) error {
+	s := ps.s
+	if d, ok := ctx.Deadline(); ok && m.Exp == 0 {
+		m.Exp = d.UnixMilli()
+	}
+	attempts := 1
+	if idempotent(m) {
+		attempts = 3
+	}
+	var last error
+	for i := 0; ; i++ {
+		if ok, wait := ps.br.allow(); !ok {
+			return withRetry(wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s is failing; calls paused", ps.p.Org), wait)
+		}
+		err := ps.callOnce(ctx, transport, m, sk, onMsg)
+		retryable := errors.Is(err, errTransport) || code(err) == wire.ErrPeerUnavailable
+		ps.br.record(err == nil || !retryable)
+		if err == nil {
+			return nil
+		}
+		last = err
+		if code(err) == wire.ErrSessionExpired && i == 0 {
+			// The peer restarted or dropped the session: a new
+			// handshake, and the same message again (it was not
+			// opened, so it cannot have been acted on).
+			ps.dropSession(transport)
+			m.Sig = keys.Signature{}
+			continue
+		}
+		if !retryable || i+1 >= attempts || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(100<<(2*i)) * time.Millisecond):
+		case <-ctx.Done():
+			return asWire(ctx.Err())
+		}
+		// A retry is a new message: the peer remembers ids.
+		m.ID, m.Sig = newMessageID(s.rand), keys.Signature{}
+	}
+	if errors.Is(last, errTransport) {
+		return wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s: %v", ps.p.Org, last)
+	}
+	return last
+}
+
+var errTransport = errors.New("transport failure")
+
+func idempotent(m *wire.Message) bool {
+	switch m.Op {
+	case wire.OpPing, wire.OpDiscover, wire.OpQuery:
+		return true
+	case wire.OpTask:
+		p, _ := m.Payload.(*wire.TaskPayload)
+		return p != nil && p.Action == "status"
+	}
+	return false
+}
+
+func (ps *peerState) dropSession(transport string) {
+	if sess, err := ps.s.sessions.Peer(ps.ref); err == nil {
+		ps.s.sessions.Remove(sess.ID())
+	}
+	switch transport {
+	case TransportWebSocket:
+		ps.closeWS()
+	case TransportGRPC:
+		ps.closeGRPC()
+	}
+}
+
+func (ps *peerState) callOnce(ctx context.Context, transport string, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+	switch transport {
+	case TransportWebSocket:
+		return ps.callWS(ctx, m, sk, onMsg)
+	case TransportGRPC:
+		return ps.callGRPC(ctx, m, sk, onMsg)
+	}
+	return ps.callHTTP(ctx, m, sk, onMsg)
+}
+
+// callHTTP posts the message sealed in the session and reads the reply as
+// newline-separated envelopes. A 202 means the reply will be delivered to
+// this gateway later; it is then awaited among the pending calls.
+func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+	sess, err := ps.session(ctx)
+	if err != nil {
+		return err
+	}
+	m.Sig = keys.Signature{}
+	body, err := sess.SignAndSeal(m, sk)
+	if err != nil {
+		return err
+	}
+	replies, done := ps.s.pending.wait(m.ID)
+	defer done()
+	resp, err := ps.post(ctx, body, contentNDJSON)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusAccepted {
+		return ps.s.awaitStream(ctx, ps, m, replies, nil, onMsg)
+	}
+	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	limit := ps.s.envelopeLimit()
+	for {
+		line, err := readLine(br, limit)
+		if err == io.EOF {
+			return wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s ended its reply early", ps.p.Org)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %v", errTransport, err)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		d, err := ps.s.openFrame(ps, line)
+		if err != nil {
+			return err
+		}
+		if d.m.Re != m.ID {
+			continue
+		}
+		r, err := ps.s.checkReply(ctx, ps, d)
+		if err != nil {
+			return err
+		}
+		if fin, err := onMsg(r); err != nil || fin {
+			return err
+		}
+	}
+}
+
+// readLine reads one line of at most limit bytes.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var out []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		if len(out) > limit {
+			return nil, errors.New("reply line too long")
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err == io.EOF && len(out) > 0 {
+				return bytes.TrimSpace(out), nil
+			}
+			return nil, err
+		}
+		return bytes.TrimSpace(out), nil
+	}
+}
+
+// awaitStream waits for the replies of a call: they arrive among the
+// pending calls from a stream connection's reader, or from the pipeline
+// when the peer delivers them later. dead, if not nil, closes when the
+// connection they would come on is lost.
+func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Message, replies <-chan delivered, dead <-chan struct{}, onMsg func(*wire.Message) (bool, error)) error {
+	for {
+		select {
+		case d := <-replies:
+			r, err := s.checkReply(ctx, ps, d)
+			if err != nil {
+				return err
+			}
+			if fin, err := onMsg(r); err != nil || fin {
+				return err
+			}
+		case <-dead:
+			return wire.Errorf(wire.ErrPeerUnavailable, "", "connection to peer %s lost before the reply", ps.p.Org)
+		case <-ctx.Done():
+			return wire.Errorf(wire.ErrTimeout, "", "no reply from %s before the deadline", ps.p.Org)
+		}
+	}
+}
+
+// openFrame opens one envelope of a peer's reply: in a session, it must
+// come from the peer's organisation; a bare one is accepted only as an
+// error message signed with the peer's org key (the peer could not seal
+// it, for instance because it no longer knows the session).
+func (s *Server) openFrame(ps *peerState, b []byte) (delivered, error) {
+	env, err := s.codec.DecodeEnvelope(b)
+	if err != nil {
+		return delivered{}, err
+	}
+	if env.Algorithm == wire.AlgSession {
+		r, sess, err := s.sessions.Open(env)
+		if err != nil {
+			return delivered{}, err
+		}
+		if sess.Peer().Ref().Org != ps.p.Org {
+			return delivered{}, wire.Errorf(wire.ErrAuthFailed, "", "reply from another organisation's session")
+		}
+		return delivered{m: r, sess: sess, sealed: true}, nil
+	}
+	r := env.Message
+	if r == nil || r.Op != wire.OpError {
+		return delivered{}, wire.Errorf(wire.ErrAuthFailed, "", "peer %s replied outside the session", ps.p.Org)
+	}
+	if r.From.Org != ps.p.Org || !r.From.Key.Equal(ps.p.OrgKey) || verifySig(r) != nil {
+		return delivered{}, wire.Errorf(wire.ErrAuthFailed, "", "error reply not signed by peer %s", ps.p.Org)
+	}
+	return delivered{m: r}, nil
+}
+
+// checkReply turns a peer's error message into its error, and passes any
+// other reply through the gate inbound, like every message that enters.
+func (s *Server) checkReply(ctx context.Context, ps *peerState, d delivered) (*wire.Message, error) {
+	r := d.m
+	if r.Op == wire.OpError {
+		if p, ok := r.Payload.(*wire.ErrorPayload); ok {
+			return nil, p.Err()
+		}
+	}
+	if dec := s.gate.Check(ctx, r, gateInbound, ps.p.Org, s.gateSession(d.sess, d.sealed, false)); !dec.Allow {
+		s.logBlock(r, gateInbound, dec)
+		return nil, dec.Err
+	}
+	return r, nil
+}

@@ -1,0 +1,353 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// Faces.
+const (
+	faceHTTP   = "http"
+	faceBatch  = "batch"
+	faceWS     = "websocket"
+	faceGRPC   = "grpc"
+	faceStream = "grpc_stream"
+)
+
+// origin says where an envelope came from.
+type origin struct {
+	face   string
+	remote string
+	// onSession, if set, is told of a session a handshake on this
+	// connection completed, so that the face can end it with the
+	// connection.
+	onSession func(*handshake.Session)
+}
+
+// answer is the pipeline's answer to one inbound envelope.
+type answer struct {
+	body       []byte // the reply envelope; nil if none is due
+	status     int    // HTTP status
+	code       wire.Code
+	retryAfter time.Duration
+	op         wire.Op
+	// peer is the sender's organisation, to which a late reply goes.
+	peer string
+}
+
+// inbound is one message that passed authentication, on its way through
+// the rest of the pipeline.
+type inbound struct {
+	o      origin
+	m      *wire.Message
+	sess   *handshake.Session // the session it arrived in, if any
+	sealed bool               // it arrived in a sealed envelope or a session
+	level  identity.Level
+	peer   *peerState // the sender's organisation; nil if not a peer
+}
+
+// handle runs one envelope through the pipeline: decode, size, signature
+// (or session), replay and expiry, trust level, capability, classification
+// and personal data, then the route. Every face calls it, so every face
+// gives the same answers. emit, if not nil, receives the envelopes of a
+// streamed reply (stream chunks) before the final answer; faces that cannot
+// stream pass nil and get the final answer only.
+func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]byte) error) (a answer) {
+	start := s.now()
+	defer func() {
+		outcome := "ok"
+		if a.code != "" {
+			outcome = string(a.code)
+		}
+		op := string(a.op)
+		if op == "" {
+			op = "none"
+		}
+		s.metrics.messages.WithLabelValues(op, o.face, outcome).Inc()
+		s.metrics.latency.WithLabelValues(o.face, op).Observe(s.now().Sub(start).Seconds())
+	}()
+	if s.closing.Load() {
+		return s.refuse(nil, nil, wire.Errorf(wire.ErrPeerUnavailable, "", "gateway is shutting down"))
+	}
+	release, ok := s.flight.enter()
+	if !ok {
+		s.metrics.rateLimit.WithLabelValues("gateway").Inc()
+		return s.refuse(nil, nil, withRetry(wire.Errorf(wire.ErrRateLimit, "", "gateway at its limit of calls in flight"), time.Second))
+	}
+	defer release()
+	s.metrics.inflight.Set(float64(s.flight.count()))
+
+	if limit := s.envelopeLimit(); len(body) > limit {
+		return s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "envelope of %d bytes exceeds the limit of %d", len(body), limit))
+	}
+	env, err := s.codec.DecodeEnvelope(body)
+	if err != nil {
+		return s.refuse(nil, nil, err)
+	}
+	in := &inbound{o: o, sealed: env.Encrypted}
+	switch {
+	case env.Algorithm == wire.AlgSession:
+		m, sess, err := s.sessions.Open(env)
+		if err != nil {
+			if code(err) == wire.ErrSessionExpired && s.acceptor.Handles(env) {
+				return s.handshakeStep(ctx, o, env)
+			}
+			return s.refuse(nil, nil, err)
+		}
+		in.m, in.sess, in.level = m, sess, sess.Level()
+	case s.acceptor.Handles(env):
+		return s.handshakeStep(ctx, o, env)
+	default:
+		op := &crypto.Opener{Codec: s.codec, Box: s.box, Accept: func(to wire.Ref) bool { return to.Org == s.cfg.Org }}
+		m, err := op.OpenEnvelope(env)
+		if err != nil {
+			return s.refuse(nil, nil, err)
+		}
+		in.m, in.level = m, identity.Identified
+		if err := s.replay.Check(ctx, m); err != nil {
+			return s.refuse(m, nil, err)
+		}
+		in.level = s.certLevel(m, in.level)
+	}
+	a = s.dispatch(ctx, in, emit)
+	a.op, a.peer = in.m.Op, in.m.From.Org
+	return a
+}
+
+// handshakeStep answers one handshake message.
+func (s *Server) handshakeStep(ctx context.Context, o origin, env *wire.Envelope) answer {
+	reply, sess, err := s.acceptor.HandleEnvelope(ctx, env)
+	if err != nil {
+		return s.refuse(nil, nil, err)
+	}
+	if sess != nil {
+		s.metrics.sessions.Set(float64(s.sessions.Len()))
+		s.log.Info("session established", "peer", sess.Peer().Ref().String(), "level", sess.Level().String(), "face", o.face)
+		if o.onSession != nil {
+			o.onSession(sess)
+		}
+	}
+	return answer{body: reply, status: http.StatusOK, op: wire.OpHello}
+}
+
+// envelopeLimit is the largest envelope accepted: a sealed message grows by
+// a third in base64.
+func (s *Server) envelopeLimit() int { return s.cfg.Limits.MessageBytes/3*4 + 4096 }
+
+// certLevel raises a message that arrived outside a session to level 2 when
+// it carries an identity certificate from a trusted org for its key.
+func (s *Server) certLevel(m *wire.Message, lvl identity.Level) identity.Level {
+	cv := m.Ext.Get(extIdentity).Get("cert")
+	if cv.IsAbsent() {
+		return lvl
+	}
+	c, err := identity.ParseCert(cv)
+	if err != nil || c.Ref() != m.From.Ref() || !c.Key.Equal(m.From.Key) {
+		return lvl
+	}
+	if s.trust.VerifyIdentity(c, s.now()) != nil {
+		return lvl
+	}
+	return max(lvl, identity.Verified)
+}
+
+// Extensions moltgate sends.
+const (
+	// extIdentity carries the sender's identity certificate ({"cert":…}).
+	extIdentity = "moltgate.identity"
+	// extCapabilities carries capability certificates ({"certs":[…]}).
+	extCapabilities = "moltgate.capabilities"
+	// extRoute carries the hop count ({"hops":n}).
+	extRoute = "moltgate.route"
+)
+
+// dispatch takes an authenticated message through the checks that depend on
+// who sent it, then routes it.
+func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) error) answer {
+	m := in.m
+	org := m.From.Org
+	if org == s.cfg.Org {
+		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAuthFailed, "from.org", "messages of this organisation's own agents do not arrive on a peer face"))
+	}
+	in.peer = s.peer(org)
+	registry := m.To.Agent == RegistryAgent || m.Op == wire.OpDiscover || m.Op == wire.OpRegister
+	if in.peer == nil && !(registry && m.Cls == wire.Pub) {
+		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAuthFailed, "from.org", "organisation %s is not a trusted peer of this gateway", org))
+	}
+	if hops, ok := m.Ext.Get(extRoute).Get("hops").Int(); ok && hops > int64(s.cfg.Limits.MaxHops) {
+		return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "ext", "message crossed more than %d gateways", s.cfg.Limits.MaxHops))
+	}
+
+	// Replies to this gateway's own calls go to whoever waits for them.
+	if m.Re != "" && (m.Op == wire.OpRespond || m.Op == wire.OpStream || m.Op == wire.OpError || m.Op == wire.OpPong) {
+		if s.pending.deliverTo(delivered{m: m, sess: in.sess, sealed: in.sealed}) {
+			return answer{status: http.StatusAccepted}
+		}
+		return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "re", "no call of this gateway is waiting for this reply"))
+	}
+
+	if ok, wait := s.orgLimit.allow(org); !ok {
+		s.metrics.rateLimit.WithLabelValues("peer_org").Inc()
+		return s.refuse(m, in.sess, withRetry(wire.Errorf(wire.ErrRateLimit, "", "organisation %s is over its rate limit", org), wait))
+	}
+	if ok, wait := s.agentLimit.allow(m.From.Ref().String()); !ok {
+		s.metrics.rateLimit.WithLabelValues("agent").Inc()
+		return s.refuse(m, in.sess, withRetry(wire.Errorf(wire.ErrRateLimit, "", "agent %s is over its rate limit", m.From.Ref()), wait))
+	}
+	release, ok := s.peerGates.enter(org)
+	if !ok {
+		s.metrics.rateLimit.WithLabelValues("peer_concurrency").Inc()
+		return s.refuse(m, in.sess, withRetry(wire.Errorf(wire.ErrRateLimit, "", "organisation %s has too many calls in flight", org), time.Second))
+	}
+	defer release()
+
+	// Trust level and capability.
+	need := identity.Required(m.Op, m.Cls, m.Cap)
+	if need.Level == identity.Authorized && in.level >= identity.Authenticated {
+		capability := need.Capability
+		if capability == "" {
+			capability = "tool.invoke"
+		}
+		if err := s.checkCapability(m, capability); err != nil {
+			return s.refuse(m, in.sess, err)
+		}
+		in.level = identity.Authorized
+	}
+	if in.level < need.Level {
+		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAuthFailed, "", "a %s %s needs trust level %s; the sender is at %s (open a session with a handshake)",
+			m.Cls, m.Op, need.Level, in.level))
+	}
+
+	// Classification and personal data, on the way in.
+	d := s.gate.Check(ctx, m, classify.Inbound, org, s.gateSession(in.sess, in.sealed, false))
+	if !d.Allow {
+		s.logBlock(m, classify.Inbound, d)
+		return s.refuse(m, in.sess, d.Err)
+	}
+
+	if registry {
+		return s.registryOp(ctx, in)
+	}
+	return s.localOp(ctx, in, emit)
+}
+
+// gateSession tells the gate what it needs of the exchange.
+func (s *Server) gateSession(sess *handshake.Session, sealed, outbound bool) *classify.Session {
+	cs := &classify.Session{Sealed: sealed}
+	if sess != nil {
+		if outbound {
+			cs.PeerSupported = sess.Classes()
+		} else {
+			cs.LocalSupported = sess.Classes()
+		}
+	}
+	return cs
+}
+
+// checkCapability checks the capability certificates a message carries.
+func (s *Server) checkCapability(m *wire.Message, capability string) error {
+	certs := m.Ext.Get(extCapabilities).Get("certs")
+	for _, c := range certs.Elems() {
+		cc, err := identity.ParseCapabilityCert(c.Value)
+		if err != nil || cc.Capability != capability {
+			continue
+		}
+		if err := s.trust.VerifyCapability(cc, m.From.Ref(), m.From.Key, capability, s.now()); err == nil {
+			return nil
+		}
+	}
+	return wire.Errorf(wire.ErrCapability, "ext", "the sender's organisation does not certify capability %s for it", capability).
+		WithSuggestion(wire.Suggestion{Action: wire.ActionRequestCapability, Capability: capability})
+}
+
+// reply seals a reply to an inbound message, signed by sk, the way the
+// request came: in its session, or sealed to the sender's key, or (for pub
+// and int only) in the clear.
+func (s *Server) reply(in *inbound, r *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
+	if in.sess != nil {
+		return in.sess.SignAndSeal(r, sk)
+	}
+	if !in.m.From.EncKey.IsZero() {
+		return crypto.SealMessage(s.codec, r, sk, s.box, in.m.From.EncKey)
+	}
+	if r.Cls > wire.Int {
+		return nil, wire.Errorf(wire.ErrClassification, "cls", "a %s reply cannot travel in the clear; send the request sealed", r.Cls)
+	}
+	return crypto.Sign(s.codec, r, sk)
+}
+
+// refuse answers with an error message, signed by the gateway. It is sealed
+// in the request's session when there is one, and otherwise sent in the
+// clear: it carries a code and a rule, never content.
+func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) answer {
+	we := asWire(err)
+	a := answer{status: we.Code.HTTPStatus(), code: we.Code}
+	if we.Suggestion != nil && we.Suggestion.DelayMS > 0 {
+		a.retryAfter = time.Duration(we.Suggestion.DelayMS) * time.Millisecond
+	}
+	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpError,
+		From: s.org.Sender(), To: wire.Ref{Agent: "unknown", Org: "unknown"}, Cls: wire.Pub, Payload: we.Payload()}
+	if req != nil {
+		m.To, m.Re = req.From.Ref(), req.ID
+		a.op = req.Op
+	}
+	var body []byte
+	if sess != nil && req != nil && req.From.Org == sess.Peer().Ref().Org {
+		body, err = sess.SignAndSeal(m, s.org.Signing)
+	} else {
+		body, err = crypto.Sign(s.codec, m, s.org.Signing)
+	}
+	if err != nil {
+		s.log.Error("cannot sign an error reply", "code", string(we.Code), "err", err.Error())
+		return a
+	}
+	a.body = body
+	return a
+}
+
+func withRetry(e *wire.Error, d time.Duration) *wire.Error {
+	ms := max(d.Milliseconds(), 1)
+	return e.WithSuggestion(wire.Suggestion{Action: wire.ActionRetryAfter, DelayMS: ms})
+}
+
+// asWire turns any error into the protocol error to answer with. Errors that
+// are not protocol errors are internal and say nothing more.
+func asWire(err error) *wire.Error {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return wire.Errorf(wire.ErrTimeout, "", "deadline exceeded")
+	}
+	if errors.Is(err, context.Canceled) {
+		return wire.Errorf(wire.ErrTimeout, "", "cancelled")
+	}
+	return wire.Errorf(wire.ErrInternal, "", "internal error")
+}
+
+func code(err error) wire.Code {
+	var we *wire.Error
+	if errors.As(err, &we) {
+		return we.Code
+	}
+	return ""
+}
+
+func (s *Server) logBlock(m *wire.Message, d classify.Direction, dec classify.Decision) {
+	paths := make([]string, 0, len(dec.Findings))
+	for _, f := range dec.Findings {
+		paths = append(paths, f.Type.String()+"@"+f.Path)
+	}
+	s.log.Warn("message blocked", "direction", d.String(), "reason", dec.Reason.String(), "op", string(m.Op),
+		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", paths)
+}

@@ -1,0 +1,246 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/net/netutil"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+
+	"github.com/moltgate/moltgate/localbridge"
+)
+
+// Listeners are the sockets a gateway serves on. Run makes them from the
+// configuration; tests and embedders may make their own.
+type Listeners struct {
+	HTTP net.Listener // the HTTPS (or loopback HTTP) face
+	GRPC net.Listener // the gRPC face
+	Core net.Listener // the OpenSentience socket for local agents
+	RPC  net.Listener // the JSON-RPC socket for local callers
+}
+
+// CoreSocket and RPCSocket are the local sockets in DIR/run.
+func (d Dir) CoreSocket() string { return filepath.Join(d.RunDir(), "core.sock") }
+
+// RPCSocket is DIR/run/rpc.sock.
+func (d Dir) RPCSocket() string { return filepath.Join(d.RunDir(), "rpc.sock") }
+
+// Listen opens the configured listeners: the two network faces, each
+// limited to listen.max_connections, and the two local sockets (0600, in the
+// private run directory).
+func (s *Server) Listen() (*Listeners, error) {
+	var ls Listeners
+	var err error
+	fail := func(e error) (*Listeners, error) {
+		for _, l := range []net.Listener{ls.HTTP, ls.GRPC, ls.Core, ls.RPC} {
+			if l != nil {
+				l.Close()
+			}
+		}
+		return nil, e
+	}
+	if ls.HTTP, err = net.Listen("tcp", s.cfg.Listen.Address); err != nil {
+		return fail(fmt.Errorf("listen %s: %w", s.cfg.Listen.Address, err))
+	}
+	if ls.GRPC, err = net.Listen("tcp", s.cfg.Listen.GRPC); err != nil {
+		return fail(fmt.Errorf("listen %s: %w", s.cfg.Listen.GRPC, err))
+	}
+	if ls.Core, err = localbridge.ListenUnix(s.dir.CoreSocket()); err != nil {
+		return fail(fmt.Errorf("listen %s: %w", s.dir.CoreSocket(), err))
+	}
+	if ls.RPC, err = localbridge.ListenUnix(s.dir.RPCSocket()); err != nil {
+		return fail(fmt.Errorf("listen %s: %w", s.dir.RPCSocket(), err))
+	}
+	return &ls, nil
+}
+
+// Run listens as configured and serves until ctx ends, then shuts down
+// gracefully: no new work is accepted and calls in flight get up to 30
+// seconds to finish.
+func (s *Server) Run(ctx context.Context) error {
+	ls, err := s.Listen()
+	if err != nil {
+		return err
+	}
+	errc := make(chan error, 1)
+	go func() { errc <- s.Serve(ls) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	err = s.Shutdown(sctx)
+	<-errc
+	return err
+}
+
+// Serve serves on ls until Shutdown, and then returns ErrServerClosed. If a
+// face fails, Serve shuts the others down and returns the failure.
+func (s *Server) Serve(ls *Listeners) error {
+	var creds credentials.TransportCredentials
+	httpL := netutil.LimitListener(ls.HTTP, s.cfg.Listen.MaxConnections)
+	grpcL := netutil.LimitListener(ls.GRPC, s.cfg.Listen.MaxConnections)
+	if s.cfg.TLSEnabled() {
+		cert, _, err := loadTLSCert(s.dir.TLSCertPath(), s.dir.TLSKeyPath())
+		if err != nil {
+			return err
+		}
+		tcfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
+		httpL = tls.NewListener(httpL, tcfg)
+		creds = credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13})
+	}
+	hs := &http.Server{
+		Handler:           s.httpHandler(),
+		ReadHeaderTimeout: s.cfg.Listen.ReadHeaderTimeout.D(),
+		IdleTimeout:       s.cfg.Listen.IdleTimeout.D(),
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          nil,
+	}
+	gs := s.grpcServer(creds)
+	s.lnMu.Lock()
+	s.servers = append(s.servers, hs, grpcStopper{gs}, s.core, s.rpc)
+	s.lnMu.Unlock()
+
+	s.startBackground()
+	s.log.Info("gateway serving", "org", s.cfg.Org, "https", ls.HTTP.Addr().String(), "grpc", ls.GRPC.Addr().String(),
+		"tls", s.cfg.TLSEnabled(), "agents", len(s.agents))
+
+	errc := make(chan error, 4)
+	var wg sync.WaitGroup
+	run := func(name string, f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil && !isClosed(err) {
+				errc <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	run("https", func() error { return hs.Serve(httpL) })
+	run("grpc", func() error { return gs.Serve(grpcL) })
+	run("core socket", func() error { return s.core.Serve(ls.Core) })
+	run("rpc socket", func() error { return s.rpc.Serve(ls.RPC) })
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case err := <-errc:
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		<-done
+		return err
+	case <-done:
+		return ErrServerClosed
+	}
+}
+
+func isClosed(err error) bool {
+	return errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) ||
+		errors.Is(err, localbridge.ErrServerClosed) || errors.Is(err, net.ErrClosed)
+}
+
+type grpcStopper struct{ g *grpc.Server }
+
+func (g grpcStopper) Shutdown(ctx context.Context) error {
+	done := make(chan struct{})
+	go func() { g.g.GracefulStop(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		g.g.Stop()
+		return ctx.Err()
+	}
+}
+
+// Shutdown stops the gateway gracefully: the faces stop accepting, calls in
+// flight are given until ctx ends to finish (the local bridge lets its
+// agents finish theirs), then everything is closed.
+func (s *Server) Shutdown(ctx context.Context) error {
+	if !s.closing.CompareAndSwap(false, true) {
+		return nil
+	}
+	s.log.Info("gateway shutting down", "in_flight", s.flight.count())
+	s.lnMu.Lock()
+	servers := s.servers
+	s.lnMu.Unlock()
+	var errs []error
+	// The network faces first, so no new work arrives; then what is in
+	// flight drains; then the local side.
+	for _, srv := range servers {
+		if srv == shutdowner(s.core) || srv == shutdowner(s.rpc) {
+			continue
+		}
+		if err := srv.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if err := s.flight.drain(ctx); err != nil {
+		errs = append(errs, fmt.Errorf("calls still in flight: %w", err))
+	}
+	if err := s.rpc.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	if err := s.core.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	s.peersMu.RLock()
+	for _, ps := range s.peers {
+		ps.closeWS()
+		ps.closeGRPC()
+		ps.client.CloseIdleConnections()
+	}
+	s.peersMu.RUnlock()
+	s.stopBG()
+	s.bg.Wait()
+	if err := s.store.Close(); err != nil {
+		errs = append(errs, err)
+	}
+	return errors.Join(errs...)
+}
+
+// startBackground starts the upkeep loops: expired sessions pruned every
+// minute, the directory swept every hour, the local agents' entries renewed
+// before they expire.
+func (s *Server) startBackground() {
+	tick := func(every time.Duration, f func(context.Context)) {
+		s.bg.Add(1)
+		go func() {
+			defer s.bg.Done()
+			t := time.NewTicker(every)
+			defer t.Stop()
+			for {
+				select {
+				case <-t.C:
+					f(s.bgCtx)
+				case <-s.bgCtx.Done():
+					return
+				}
+			}
+		}()
+	}
+	tick(time.Minute, func(context.Context) {
+		s.sessions.Prune()
+		s.metrics.sessions.Set(float64(s.sessions.Len()))
+	})
+	tick(time.Hour, func(ctx context.Context) {
+		if _, err := s.store.Sweep(ctx); err != nil {
+			s.log.Warn("directory sweep failed", "err", err.Error())
+		}
+	})
+	tick(max(s.cfg.Directory.MaxTTL.D()/3, time.Minute), func(context.Context) {
+		for _, info := range s.core.Agents() {
+			s.publishAgent(info)
+		}
+	})
+}

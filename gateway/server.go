@@ -1,0 +1,317 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/directory/pgstore"
+	"github.com/moltgate/moltgate/directory/sqlitestore"
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/handshake/replay"
+	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/pii"
+	"github.com/moltgate/moltgate/pii/consent"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// ErrServerClosed is returned by the Serve methods after Shutdown or Close.
+var ErrServerClosed = errors.New("gateway: server closed")
+
+// Options are what Open needs besides the gateway directory's contents.
+type Options struct {
+	// Dir is the gateway directory. Required.
+	Dir Dir
+	// Passphrase unlocks encrypted key files. Default none.
+	Passphrase []byte
+	// Logger receives the gateway's log. Default: JSON lines on standard
+	// error at the configured level. Either way it passes through the
+	// classification redaction layer, so no key, token, secret-class value
+	// or unmasked personal datum reaches it.
+	Logger *slog.Logger
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+	// Rand is the source of ids, nonces and keys. Default crypto/rand.
+	Rand io.Reader
+	// Environ is the environment launched agents inherit besides their
+	// three OPENSENTIENCE_* variables. Default PATH, HOME, LANG and TZ.
+	Environ func() []string
+}
+
+// Server is one organisation's gateway. Make it with Open, run it with Run
+// (or the Serve methods), and stop it with Shutdown.
+type Server struct {
+	cfg   *Config
+	dir   Dir
+	log   *slog.Logger
+	now   func() time.Time
+	rand  io.Reader
+	codec *wire.Codec
+
+	org     *identity.Agent // gateway@org: the org key and the gateway's X25519 key
+	orgCert *identity.Cert
+	trust   *identity.TrustStore
+	pins    *keys.PinStore
+	box     *crypto.Box
+
+	peersMu sync.RWMutex
+	peers   map[string]*peerState // by org
+	agents  map[string]*agentState
+
+	replay   *replay.Window
+	hsCfg    *handshake.Config
+	sessions *handshake.Store
+	acceptor *handshake.Acceptor
+
+	scanner     *pii.Scanner
+	policy      *classify.Policy
+	gate        *classify.Gate
+	blocks      *classify.Counts
+	revocations *consent.FileStore
+	consents    *consent.Verifier
+
+	store directory.Store
+
+	core      *localbridge.Core
+	approvals *localbridge.Approvals
+	rpc       *localbridge.RPCServer
+
+	orgLimit      *limiters
+	agentLimit    *limiters
+	discoverLimit *limiters
+	peerGates     *gates
+	flight        *inflight
+	metrics       *metrics
+
+	pending *pendingCalls
+	async   *asyncReplies
+
+	closing atomic.Bool
+	bg      sync.WaitGroup // background loops
+	stopBG  context.CancelFunc
+	bgCtx   context.Context
+
+	lnMu      sync.Mutex
+	servers   []shutdowner
+	listeners []io.Closer
+}
+
+type shutdowner interface{ Shutdown(context.Context) error }
+
+// agentState is one local agent as the gateway holds it.
+type agentState struct {
+	spec *LocalAgent
+	id   *identity.Agent
+	cert *identity.Cert
+	caps []*identity.CapabilityCert // what the org certifies the agent may ask of peers
+}
+
+// Open reads a gateway directory and builds the gateway: configuration,
+// keys, peers, local agents, storage, handshake and session state, the data
+// protection gate and the local bridge. It checks everything it reads and
+// refuses to build a half-configured gateway.
+func Open(opts Options) (*Server, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Reader
+	}
+	d := opts.Dir
+	cfg, err := LoadConfig(d.ConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	org, err := LoadOrg(d, opts.Passphrase)
+	if err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	if org.Ref.Org != cfg.Org || org.Ref.Agent != GatewayAgent {
+		return nil, fmt.Errorf("open gateway: keys/org.json is for %s, the configuration for org %s", org.Ref, cfg.Org)
+	}
+	s := &Server{
+		cfg: cfg, dir: d, now: opts.Now, rand: opts.Rand,
+		codec: wire.NewCodec(cfg.WireLimits()),
+		org:   org, box: crypto.NewBox(org.Encryption, 0),
+		peers: map[string]*peerState{}, agents: map[string]*agentState{},
+	}
+	if s.scanner, err = pii.New(nil); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	s.log = newLogger(opts.Logger, cfg.Log.Level, s.scanner)
+	now := s.now()
+	if s.orgCert, err = s.orgIssuer().IssueIdentity(org.Public(), now.Add(-time.Minute), now.Add(cfg.Security.CertTTL.D())); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	if s.pins, err = keys.OpenPinStore(d.PinsPath(), nil); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	peers, err := LoadPeers(d)
+	if err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	s.trust = TrustStore(org, peers)
+	agents, err := LoadAgents(d)
+	if err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+
+	s.metrics = newMetrics()
+	s.blocks = &classify.Counts{}
+	s.metrics.reg.MustRegister(blockCollector{s.blocks})
+
+	// Policy: ceilings per peer and per local agent.
+	peerDef, _ := wire.ParseClass(cfg.Security.PeerMaxCls)
+	agentDef, _ := wire.ParseClass(cfg.Security.AgentMaxCls)
+	pc := classify.Config{PeerDefault: peerDef, AgentDefault: agentDef, Peers: map[string]wire.Class{}, Agents: map[string]wire.Class{}}
+	for _, p := range peers {
+		pc.Peers[p.Org] = p.MaxCls
+	}
+	for _, a := range agents {
+		pc.Agents[a.ID] = a.MaxCls
+	}
+	pc.Agents[GatewayAgent] = wire.Int
+	if s.policy, err = classify.NewPolicy(pc); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	if s.revocations, err = consent.OpenFile(filepath.Join(d.DataDir(), consent.FileName), nil); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	s.consents = &consent.Verifier{Trust: s.trust, Revocations: s.revocations, Now: s.now, Skew: cfg.Security.ReplayWindow.D()}
+	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Counter: s.blocks, Now: s.now}); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+
+	// Handshakes, sessions and the replay window shared by every face.
+	s.replay = replay.New(replay.Config{Skew: cfg.Security.ReplayWindow.D(), Rand: s.rand, Now: s.now})
+	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now})
+	s.hsCfg = &handshake.Config{
+		Identity: org, Cert: s.orgCert, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
+		Capabilities: []string{"query", "task", "stream", "tool.invoke", "consent", "registry"},
+		Timeout:      cfg.Security.HandshakeTimeout.D(), SessionLifetime: cfg.Security.SessionTTL.D(),
+		MaxSessionBytes: cfg.Limits.SessionBytes, Replay: s.replay, Rand: s.rand, Now: s.now,
+	}
+	s.acceptor = handshake.NewAcceptor(s.hsCfg, s.sessions)
+
+	// Storage.
+	if s.store, err = openStore(cfg, d, s.now); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+
+	// Protection.
+	s.orgLimit = newLimiters(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096, s.now)
+	s.agentLimit = newLimiters(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536, s.now)
+	s.discoverLimit = newLimiters(float64(cfg.Rate.DiscoveryPerMinute)/60, max(cfg.Rate.DiscoveryPerMinute/6, 1), 65536, s.now)
+	s.peerGates = newGates(cfg.Rate.PeerConcurrency)
+	s.flight = newInflight(cfg.Limits.MaxInFlight)
+	s.pending = newPendingCalls()
+	s.async = newAsyncReplies()
+
+	for _, p := range peers {
+		if err := s.addPeer(p); err != nil {
+			s.store.Close()
+			return nil, err
+		}
+	}
+
+	// The local bridge.
+	s.approvals = &localbridge.Approvals{}
+	s.core = localbridge.NewCore(localbridge.Config{
+		Logger: s.log.With("component", "localbridge"), Approver: s.approvals,
+		OnAgentChange: s.agentChanged, Environ: opts.Environ, Rand: s.rand, Now: s.now,
+	})
+	for _, a := range agents {
+		if err := s.addLocalAgent(a, opts.Passphrase, now); err != nil {
+			s.store.Close()
+			return nil, err
+		}
+	}
+	s.rpc = localbridge.NewRPCServer(localbridge.RPCConfig{
+		Query: s, Directory: s, Ping: s, Consent: s, Approvals: s.approvals,
+		ErrorOutcome: outcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
+		Rand: s.rand, Now: s.now,
+	})
+	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
+	return s, nil
+}
+
+// Version is the gateway's release.
+const Version = "0.1.0"
+
+// Config returns the gateway's configuration.
+func (s *Server) Config() *Config { return s.cfg }
+
+// Org returns the gateway's organisation.
+func (s *Server) Org() string { return s.cfg.Org }
+
+func (s *Server) orgIssuer() *identity.Org {
+	return &identity.Org{Name: s.org.Ref.Org, Signing: s.org.Signing}
+}
+
+func (s *Server) addLocalAgent(a *LocalAgent, passphrase []byte, now time.Time) error {
+	id, err := LoadAgentIdentity(s.dir, a.ID, passphrase)
+	if err != nil {
+		return fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
+	}
+	if id.Ref.Org != s.cfg.Org || id.Ref.Agent != a.ID {
+		return fmt.Errorf("open gateway: agent %s: key file is for %s", a.ID, id.Ref)
+	}
+	if !id.Encryption.Public().Equal(s.org.Encryption.Public()) {
+		return fmt.Errorf("open gateway: agent %s: its enc_key is not the gateway's", a.ID)
+	}
+	st := &agentState{spec: a, id: id}
+	exp := now.Add(s.cfg.Security.CertTTL.D())
+	if st.cert, err = s.orgIssuer().IssueIdentity(id.Public(), now.Add(-time.Minute), exp); err != nil {
+		return fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
+	}
+	// The org certifies that its agents may invoke peers' tools; the peer
+	// still decides, by its ceilings and policies, what they may reach.
+	for _, c := range []string{"tool.invoke"} {
+		cc, err := s.orgIssuer().IssueCapability(id.Ref, id.Signing.Public(), c, now.Add(-time.Minute), exp)
+		if err != nil {
+			return fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
+		}
+		st.caps = append(st.caps, cc)
+	}
+	s.agents[a.ID] = st
+	return s.core.AddAgent(localbridge.AgentSpec{ID: a.ID, Command: a.Exec, RequireApproval: a.Approval, QueryTool: a.QueryTool})
+}
+
+// orgPins adapts the pin store to the handshake: peers are pinned by org
+// ("globex"), and a peer gateway presents its org key.
+type orgPins struct{ p *keys.PinStore }
+
+func (o orgPins) Check(name string, key keys.Ed25519Public) error {
+	ref, err := wire.ParseRef(name)
+	if err != nil || ref.Agent != GatewayAgent {
+		return fmt.Errorf("check pin %s: %w", name, keys.ErrNotPinned)
+	}
+	return o.p.Check(ref.Org, key)
+}
+
+func openStore(cfg *Config, d Dir, now func() time.Time) (directory.Store, error) {
+	opts := directory.Options{Now: now}
+	switch cfg.Storage.Driver {
+	case "postgres":
+		dsn := cfg.Storage.DSN
+		if env := os.Getenv("MOLTGATE_POSTGRES_DSN"); env != "" {
+			dsn = env
+		}
+		return pgstore.Open(context.Background(), dsn, opts)
+	default:
+		return sqlitestore.Open(context.Background(), filepath.Join(d.DataDir(), "moltgate.db"), opts)
+	}
+}

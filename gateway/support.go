@@ -1,0 +1,127 @@
+package gateway
+
+import (
+	"encoding/hex"
+	"io"
+	"log/slog"
+	"os"
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/pii"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// RegistryAgent is the agent name the directory answers to.
+const RegistryAgent = "registry"
+
+// newMessageID makes a UUID v4 from rand.
+func newMessageID(rand io.Reader) string {
+	var b [16]byte
+	if _, err := io.ReadFull(rand, b[:]); err != nil {
+		panic("gateway: random source failed: " + err.Error())
+	}
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	var out [36]byte
+	hex.Encode(out[0:8], b[0:4])
+	out[8] = '-'
+	hex.Encode(out[9:13], b[4:6])
+	out[13] = '-'
+	hex.Encode(out[14:18], b[6:8])
+	out[18] = '-'
+	hex.Encode(out[19:23], b[8:10])
+	out[23] = '-'
+	hex.Encode(out[24:36], b[10:16])
+	return string(out[:])
+}
+
+// newLogger builds the gateway's logger: the given one, or JSON lines on
+// standard error, either way behind the classification redaction layer.
+func newLogger(base *slog.Logger, level string, sc *pii.Scanner) *slog.Logger {
+	var h slog.Handler
+	if base != nil {
+		h = base.Handler()
+	} else {
+		var lv slog.Level
+		_ = lv.UnmarshalText([]byte(level))
+		h = slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: lv})
+	}
+	return slog.New(classify.NewRedactor(h, sc))
+}
+
+// blockCollector exports the gate's block counts.
+type blockCollector struct{ c *classify.Counts }
+
+var blockDesc = prometheus.NewDesc("moltgate_blocked_total", "Messages blocked by the data protection gate, by reason and direction.",
+	[]string{"reason", "direction"}, nil)
+
+func (b blockCollector) Describe(ch chan<- *prometheus.Desc) { ch <- blockDesc }
+
+func (b blockCollector) Collect(ch chan<- prometheus.Metric) {
+	b.c.Each(func(r classify.Reason, d classify.Direction, n uint64) {
+		ch <- prometheus.MustNewConstMetric(blockDesc, prometheus.CounterValue, float64(n), r.String(), d.String())
+	})
+}
+
+// delivered is one opened reply on its way to the call it answers.
+type delivered struct {
+	m      *wire.Message
+	sess   *handshake.Session // the session it came in, if any
+	sealed bool
+}
+
+// pendingCalls are this gateway's outbound calls waiting for replies, by
+// the id of the request.
+type pendingCalls struct {
+	mu sync.Mutex
+	m  map[string]chan delivered
+}
+
+func newPendingCalls() *pendingCalls { return &pendingCalls{m: map[string]chan delivered{}} }
+
+// wait registers a call; replies to it arrive on the channel until done.
+func (p *pendingCalls) wait(id string) (<-chan delivered, func()) {
+	ch := make(chan delivered, 64)
+	p.mu.Lock()
+	p.m[id] = ch
+	p.mu.Unlock()
+	return ch, func() {
+		p.mu.Lock()
+		delete(p.m, id)
+		p.mu.Unlock()
+	}
+}
+
+// deliverTo hands a reply to the call it answers; false if none waits.
+func (p *pendingCalls) deliverTo(d delivered) bool {
+	p.mu.Lock()
+	ch, ok := p.m[d.m.Re]
+	p.mu.Unlock()
+	if !ok {
+		return false
+	}
+	select {
+	case ch <- d:
+		return true
+	default:
+		return false // a caller that does not read is not waited for
+	}
+}
+
+// asyncReplies remembers nothing yet beyond what pending holds; replies made
+// after the request's face gave up are sent to the sender's gateway.
+type asyncReplies struct{}
+
+func newAsyncReplies() *asyncReplies { return &asyncReplies{} }
+
+// agentChanged is told by the local bridge when an agent connects,
+// disconnects or changes its tools or health.
+func (s *Server) agentChanged(info localbridge.AgentInfo) {
+	s.log.Info("agent changed", "agent", info.ID, "connected", info.Connected, "healthy", info.Healthy, "tools", len(info.Tools))
+	s.publishAgent(info)
+}

@@ -1,0 +1,282 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+const (
+	wsWriteTimeout = 10 * time.Second
+	wsPingEvery    = 30 * time.Second
+	// wsInFlight bounds the messages of one connection being handled at
+	// once; past it the face stops reading, which pushes back on the
+	// sender through TCP.
+	wsInFlight = 256
+)
+
+// wsConn serialises writes to a WebSocket connection.
+type wsConn struct {
+	c  *websocket.Conn
+	mu sync.Mutex
+}
+
+func (w *wsConn) write(b []byte) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.c.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
+	return w.c.WriteMessage(websocket.TextMessage, b)
+}
+
+// serveStream is GET /moltspeak/v0.1/stream: a WebSocket on which each
+// message is one envelope. The handshake runs on it; the sessions it makes
+// end with the connection. Messages are pipelined: each is answered as soon
+// as it is handled, stream chunks first, the final reply last, all sealed
+// in the session.
+func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
+	up := websocket.Upgrader{
+		ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10,
+		// Peers are gateways, not browsers: there is no origin to check.
+		CheckOrigin: func(*http.Request) bool { return true },
+	}
+	c, err := up.Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	conn := &wsConn{c: c}
+	c.SetReadLimit(int64(s.envelopeLimit()))
+	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	var mu sync.Mutex
+	var mine []string
+	var established atomic.Bool
+	o := origin{face: faceWS, remote: r.RemoteAddr, onSession: func(sess *handshake.Session) {
+		mu.Lock()
+		mine = append(mine, sess.ID())
+		mu.Unlock()
+		established.Store(true)
+	}}
+	sem := make(chan struct{}, wsInFlight)
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+		c.Close()
+		mu.Lock()
+		for _, id := range mine {
+			s.sessions.Remove(id)
+		}
+		mu.Unlock()
+	}()
+	stopPing := keepAlive(conn)
+	defer stopPing()
+	c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
+	c.SetPongHandler(func(string) error { c.SetReadDeadline(time.Now().Add(3 * wsPingEvery)); return nil })
+	for {
+		_, frame, err := c.ReadMessage()
+		if err != nil {
+			return
+		}
+		c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
+		// Until the connection's handshake completes, frames are taken in
+		// order: the first message in the session must not overtake the
+		// last of the handshake. After that they are pipelined.
+		if !established.Load() {
+			if a := s.handle(ctx, o, frame, conn.write); a.body != nil && conn.write(a.body) != nil {
+				return
+			}
+			continue
+		}
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			a := s.handle(ctx, o, frame, conn.write)
+			if a.body != nil {
+				if conn.write(a.body) != nil {
+					cancel()
+				}
+			}
+		}()
+	}
+}
+
+// keepAlive pings the other end so that dead connections are noticed.
+func keepAlive(conn *wsConn) (stop func()) {
+	t := time.NewTicker(wsPingEvery)
+	done := make(chan struct{})
+	go func() {
+		for {
+			select {
+			case <-t.C:
+				conn.mu.Lock()
+				err := conn.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
+				conn.mu.Unlock()
+				if err != nil {
+					return
+				}
+			case <-done:
+				return
+			}
+		}
+	}()
+	return func() { t.Stop(); close(done) }
+}
+
+// wsClient is this gateway's WebSocket connection to one peer gateway, with
+// the session its handshake made.
+type wsClient struct {
+	conn *wsConn
+	sess *handshake.Session
+	dead chan struct{}
+	once sync.Once
+}
+
+func (c *wsClient) close() {
+	c.once.Do(func() {
+		close(c.dead)
+		c.conn.c.Close()
+	})
+}
+
+// wsTransport carries the handshake over the connection before anything
+// else uses it.
+type wsTransport struct{ c *websocket.Conn }
+
+func (t wsTransport) Send(ctx context.Context, b []byte) error {
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = time.Now().Add(wsWriteTimeout)
+	}
+	t.c.SetWriteDeadline(d)
+	return t.c.WriteMessage(websocket.TextMessage, b)
+}
+
+func (t wsTransport) Receive(ctx context.Context) ([]byte, error) {
+	if d, ok := ctx.Deadline(); ok {
+		t.c.SetReadDeadline(d)
+	}
+	_, b, err := t.c.ReadMessage()
+	return b, err
+}
+
+// wsConnFor returns the peer's connection, dialling it and running the
+// handshake on it if there is none.
+func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
+	ps.wsMu.Lock()
+	defer ps.wsMu.Unlock()
+	if ps.ws != nil {
+		select {
+		case <-ps.ws.dead:
+			ps.ws = nil
+		default:
+			if ps.ws.sess.Expires().After(ps.s.now().Add(time.Minute)) {
+				return ps.ws, nil
+			}
+			// Renew before the session runs out under a call.
+			old := ps.ws
+			ps.ws = nil
+			go func() { time.Sleep(time.Minute); old.close() }()
+		}
+	}
+	u := strings.TrimRight(ps.p.Endpoint, "/") + "/moltspeak/v0.1/stream"
+	u = "ws" + strings.TrimPrefix(u, "http")
+	d := websocket.Dialer{TLSClientConfig: ps.tls, HandshakeTimeout: 5 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
+	c, resp, err := d.DialContext(ctx, u, nil)
+	if err != nil {
+		if resp != nil {
+			resp.Body.Close()
+		}
+		return nil, errors.Join(errTransport, err)
+	}
+	c.SetReadLimit(int64(ps.s.envelopeLimit()))
+	hctx, cancel := context.WithTimeout(ctx, ps.s.cfg.Security.HandshakeTimeout.D())
+	sess, err := handshake.NewInitiator(ps.s.hsCfg, handshake.Peer{Ref: ps.ref, Key: ps.p.OrgKey}).Run(hctx, wsTransport{c})
+	cancel()
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	c.SetReadDeadline(time.Time{})
+	c.SetWriteDeadline(time.Time{})
+	ps.s.sessions.Add(sess)
+	wc := &wsClient{conn: &wsConn{c: c}, sess: sess, dead: make(chan struct{})}
+	ps.ws = wc
+	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) {
+		_, b, err := c.ReadMessage()
+		return b, err
+	})
+	stop := keepAlive(wc.conn)
+	go func() { <-wc.dead; stop(); ps.s.sessions.Remove(sess.ID()) }()
+	return wc, nil
+}
+
+func (ps *peerState) closeWS() {
+	ps.wsMu.Lock()
+	defer ps.wsMu.Unlock()
+	if ps.ws != nil {
+		ps.ws.close()
+		ps.ws = nil
+	}
+}
+
+// readReplies reads a stream connection's frames, opens each, and hands it
+// to the call it answers.
+func (s *Server) readReplies(ps *peerState, dead chan struct{}, closeConn func(), read func() ([]byte, error)) {
+	defer closeConn()
+	for {
+		b, err := read()
+		if err != nil {
+			return
+		}
+		d, err := s.openFrame(ps, b)
+		if err != nil {
+			s.log.Warn("dropped a frame from a peer", "peer", ps.p.Org, "err", err.Error())
+			continue
+		}
+		if d.m.Op == wire.OpError && d.m.Re == "" {
+			// The peer could not open something sent on this
+			// connection, so it cannot say which call it was: end the
+			// connection, and every call on it fails at once and may
+			// be retried on a new one.
+			s.log.Warn("peer refused a message on the connection", "peer", ps.p.Org, "code", string(code(d.m.Payload.(*wire.ErrorPayload).Err())))
+			return
+		}
+		if !s.pending.deliverTo(d) {
+			s.log.Debug("reply for no waiting call", "peer", ps.p.Org, "op", string(d.m.Op))
+		}
+	}
+}
+
+// callWS sends a message on the peer's WebSocket and waits for its replies.
+func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+	wc, err := ps.wsConnFor(ctx)
+	if err != nil {
+		return err
+	}
+	m.Sig = keys.Signature{}
+	body, err := wc.sess.SignAndSeal(m, sk)
+	if err != nil {
+		return err
+	}
+	replies, done := ps.s.pending.wait(m.ID)
+	defer done()
+	if err := wc.conn.write(body); err != nil {
+		wc.close()
+		return errors.Join(errTransport, err)
+	}
+	return ps.s.awaitStream(ctx, ps, m, replies, wc.dead, onMsg)
+}

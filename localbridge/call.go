@@ -1,0 +1,540 @@
+package localbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/moltgate/moltgate/localbridge/osp"
+)
+
+// CallRequest asks a local agent to run one of its tools.
+type CallRequest struct {
+	Agent          string          // the local agent's id
+	Tool           string          // the tool's name, or its full id "<agent>/<name>"
+	Input          json.RawMessage // a JSON object; empty means {}
+	RequestID      string          // ties the call to a logical request; random when empty
+	CorrelationID  string          // ties the call into the audit timeline (a MoltSpeak message or task id)
+	CausationID    string          // the immediate cause, if any
+	Caller         Caller          // who asks: metadata for the agent, never authority
+	IdempotencyKey string          // lets the agent recognise a retry
+	Class          string          // MoltSpeak classification of the input; shapes what approvers see
+	Context        json.RawMessage // non-secret contextual metadata for the agent (a JSON object)
+}
+
+// Caller says who asks for a call.
+type Caller struct {
+	Type    string // "human", "agent" or "system"
+	ID      string // e.g. "alice@acme" for a remote agent
+	Display string
+}
+
+// Chunk is one piece of a call's streamed output, in the order the agent sent it.
+type Chunk struct {
+	Seq     int64           // 1, 2, 3, ...
+	Channel string          // "stdout", "stderr", "log", "status" or "partial_result"
+	Text    string          // for every channel but partial_result
+	JSON    json.RawMessage // for partial_result
+	Done    bool            // the agent will stream no more for this call
+}
+
+// Result is a call that succeeded.
+type Result struct {
+	CallID     string
+	Output     json.RawMessage // the tool's output object; {} when it returned none
+	StartedAt  time.Time       // as the agent reported it; zero if it did not
+	FinishedAt time.Time
+	Metrics    json.RawMessage // safe metrics the agent reported, if any
+	Chunks     int             // stream chunks received
+}
+
+// Call runs a tool of a local agent and waits for its result. The input is validated against
+// the tool's input schema first (tool.invalid_input, with the failing field). A tool that
+// needs approval is held until Config.Approver decides. ctx's deadline is sent to the agent as
+// timeout_ms; when ctx ends the agent is sent core.tool.cancel and Call returns at once.
+//
+// onChunk, if not nil, receives the call's stream chunks in order, before Call returns. It
+// runs on the caller's goroutine and may block: the agent is slowed down rather than its
+// output dropped. An error from onChunk cancels the call and is returned as is.
+//
+// Failures are *Error values; OutcomeOf maps them to MoltSpeak.
+func (c *Core) Call(ctx context.Context, req CallRequest, onChunk func(Chunk) error) (Result, error) {
+	p, err := c.prepare(req)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.execute(ctx, p, onChunk, nil)
+}
+
+// prepared is a call that passed the checks that need no waiting.
+type prepared struct {
+	req      CallRequest
+	name     string
+	input    json.RawMessage
+	tool     *tool
+	approval bool
+	entry    *agentEntry
+}
+
+func (c *Core) prepare(req CallRequest) (*prepared, error) {
+	entry, sess, err := c.liveSession(req.Agent)
+	if err != nil {
+		return nil, err
+	}
+	name, _ := cutPrefix(req.Tool, req.Agent+"/")
+	sess.mu.Lock()
+	t := sess.tools[name]
+	sess.mu.Unlock()
+	if t == nil {
+		return nil, coreErr(CodeUnknownTool, "the agent has no tool of that name")
+	}
+	input := bytes.TrimSpace(req.Input)
+	if len(input) == 0 {
+		input = []byte("{}")
+	}
+	if len(input) > c.cfg.MaxFrameBytes-4096 {
+		return nil, &Error{Code: osp.CodeInvalidInput, Message: "the input is too large", Where: "core"}
+	}
+	if input[0] != '{' || !osp.DepthOK(input, osp.MaxDepth-8) {
+		return nil, &Error{Code: osp.CodeInvalidInput, Message: "the input must be a JSON object of modest depth", Where: "core"}
+	}
+	if err := validateInput(t.input, input); err != nil {
+		return nil, err
+	}
+	return &prepared{
+		req:      req,
+		name:     name,
+		input:    input,
+		tool:     t,
+		approval: t.info.SideEffects || t.info.RequiresDirective || entry.spec.RequireApproval,
+		entry:    entry,
+	}, nil
+}
+
+// execute waits for approval and an in-flight slot, then makes the call. st, if not nil, is
+// the task the call runs for.
+func (c *Core) execute(ctx context.Context, p *prepared, onChunk func(Chunk) error, st *Task) (Result, error) {
+	if p.approval {
+		if err := c.approve(ctx, p); err != nil {
+			return Result{}, err
+		}
+	}
+	_, sess, err := c.liveSession(p.req.Agent)
+	if err != nil {
+		return Result{}, err
+	}
+	sess.mu.Lock()
+	t := sess.tools[p.name]
+	healthy := sess.healthyLocked()
+	sess.mu.Unlock()
+	switch {
+	case t == nil:
+		return Result{}, coreErr(CodeUnknownTool, "the agent has no tool of that name")
+	case t != p.tool:
+		// The agent reconnected or re-registered while the call waited.
+		if err := validateInput(t.input, p.input); err != nil {
+			return Result{}, err
+		}
+	}
+	if !healthy {
+		err := coreErr(CodeAgentUnavailable, "the agent is unhealthy")
+		err.Retryable = true
+		return Result{}, err
+	}
+	select {
+	case sess.sem <- struct{}{}:
+	default:
+		if int(sess.queued.Add(1)) > c.cfg.MaxQueued {
+			sess.queued.Add(-1)
+			err := coreErr(CodeOverloaded, "too many calls are waiting for the agent")
+			err.Retryable = true
+			return Result{}, err
+		}
+		select {
+		case sess.sem <- struct{}{}:
+			sess.queued.Add(-1)
+		case <-ctx.Done():
+			sess.queued.Add(-1)
+			return Result{}, ctxError(ctx)
+		case <-sess.done:
+			sess.queued.Add(-1)
+			return Result{}, disconnected()
+		}
+	}
+	if st != nil {
+		st.setState(TaskRunning)
+	}
+	return sess.call(ctx, p, t, onChunk)
+}
+
+func ctxError(ctx context.Context) *Error {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return &Error{Code: CodeTimeout, Message: "the call's deadline passed", Retryable: true, Where: "core", Err: ctx.Err()}
+	}
+	return &Error{Code: osp.CodeToolCanceled, Message: "the call was cancelled", Where: "core", Err: ctx.Err()}
+}
+
+func disconnected() *Error {
+	return &Error{Code: CodeDisconnected, Message: "the agent disconnected before answering", Retryable: true, Where: "core"}
+}
+
+// call is one call in flight on a session.
+type call struct {
+	id        string
+	requestID string
+	events    chan callEvent
+	abandoned chan struct{} // closed when the caller no longer listens
+	abandon   sync.Once
+
+	// Guarded by session.mu.
+	lastSeq    int64
+	streamDone bool
+	outBytes   int64
+	failed     bool // the Core already failed the call; what the agent still sends is dropped
+	released   bool // its in-flight slot was given back
+	grace      *time.Timer
+}
+
+type callEvent struct {
+	chunk  *Chunk
+	result *Result
+	err    error
+}
+
+// call sends core.tool.call and waits for the outcome. The caller holds an in-flight slot.
+//
+//	core → agent  core.tool.call  {call_id, tool_id, input, timeout_ms, idempotency_key, caller, context}
+//	agent → core  agent.tool.stream {call_id, seq: 1, 2, ..., channel, data, done}   (zero or more)
+//	agent → core  agent.tool.result {call_id, status, output | error}                (exactly one)
+func (s *session) call(ctx context.Context, p *prepared, t *tool, onChunk func(Chunk) error) (Result, error) {
+	req := p.req
+	cl := &call{id: s.c.newID(), requestID: req.RequestID, events: make(chan callEvent, 8), abandoned: make(chan struct{})}
+	if cl.requestID == "" {
+		cl.requestID = s.c.newID()
+	}
+	h := s.header(osp.TypeToolCall)
+	h.RequestID, h.CorrelationID, h.CausationID = cl.requestID, req.CorrelationID, req.CausationID
+	payload := osp.ToolCall{CallID: cl.id, ToolID: t.info.ID, Input: p.input, IdempotencyKey: req.IdempotencyKey}
+	if req.Caller.ID != "" {
+		h.Actor = &osp.Actor{Type: req.Caller.Type, ID: req.Caller.ID, Display: req.Caller.Display}
+		payload.Caller = &osp.Caller{Type: req.Caller.Type, ID: req.Caller.ID}
+	}
+	if ctxv := bytes.TrimSpace(req.Context); len(ctxv) > 0 && ctxv[0] == '{' && json.Valid(ctxv) {
+		payload.Context = ctxv
+	}
+	if dl, ok := ctx.Deadline(); ok {
+		ms := time.Until(dl).Milliseconds()
+		if ms <= 0 {
+			s.mu.Lock()
+			s.releaseLocked(cl)
+			s.mu.Unlock()
+			return Result{}, &Error{Code: CodeTimeout, Message: "the call's deadline passed", Retryable: true, Where: "core", Err: context.DeadlineExceeded}
+		}
+		payload.TimeoutMS = ms
+	}
+	s.mu.Lock()
+	if s.closed() {
+		s.mu.Unlock()
+		return Result{}, disconnected()
+	}
+	s.calls[cl.id] = cl
+	s.mu.Unlock()
+	if err := s.send(&h, payload); err != nil {
+		s.mu.Lock()
+		delete(s.calls, cl.id)
+		s.releaseLocked(cl)
+		s.mu.Unlock()
+		var tl *osp.FrameTooLargeError
+		if errors.As(err, &tl) {
+			return Result{}, &Error{Code: osp.CodeInvalidInput, Message: "the input is too large", Where: "core"}
+		}
+		return Result{}, disconnected()
+	}
+	return s.wait(ctx, cl, onChunk)
+}
+
+func (s *session) wait(ctx context.Context, cl *call, onChunk func(Chunk) error) (Result, error) {
+	res := Result{CallID: cl.id}
+	handle := func(ev callEvent) (bool, error) {
+		switch {
+		case ev.chunk != nil:
+			res.Chunks++
+			if onChunk != nil {
+				if err := onChunk(*ev.chunk); err != nil {
+					s.abandonCall(cl, "caller_stopped")
+					return true, err
+				}
+			}
+			return false, nil
+		case ev.err != nil:
+			cl.abandon.Do(func() { close(cl.abandoned) })
+			return true, ev.err
+		default:
+			n := res.Chunks
+			res = *ev.result
+			res.CallID, res.Chunks = cl.id, n
+			return true, nil
+		}
+	}
+	for {
+		select {
+		case ev := <-cl.events:
+			if end, err := handle(ev); end {
+				return res, err
+			}
+		case <-ctx.Done():
+			reason := "canceled"
+			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+				reason = "deadline"
+			}
+			s.abandonCall(cl, reason)
+			return res, ctxError(ctx)
+		case <-s.done:
+			// What arrived before the connection ended still counts.
+			for {
+				select {
+				case ev := <-cl.events:
+					if end, err := handle(ev); end {
+						return res, err
+					}
+				default:
+					cl.abandon.Do(func() { close(cl.abandoned) })
+					return res, disconnected()
+				}
+			}
+		}
+	}
+}
+
+// abandonCall stops listening to a call and asks the agent to cancel it. The call keeps its
+// in-flight slot until the agent's result arrives or CancelGrace passes.
+func (s *session) abandonCall(cl *call, reason string) {
+	cl.abandon.Do(func() { close(cl.abandoned) })
+	s.mu.Lock()
+	if s.calls[cl.id] != cl || cl.grace != nil {
+		s.mu.Unlock()
+		return
+	}
+	cl.grace = time.AfterFunc(s.c.cfg.CancelGrace, func() { s.expire(cl) })
+	s.mu.Unlock()
+	h := s.header(osp.TypeToolCancel)
+	h.RequestID = cl.requestID
+	s.send(&h, osp.ToolCancel{CallID: cl.id, Reason: reason, DeadlineMS: s.c.cfg.CancelGrace.Milliseconds()})
+}
+
+// expire gives up on a cancelled call the agent never finished.
+func (s *session) expire(cl *call) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.calls[cl.id] != cl {
+		return
+	}
+	delete(s.calls, cl.id)
+	s.rememberLocked(cl.id, recentExpired)
+	s.releaseLocked(cl)
+}
+
+func (s *session) releaseLocked(cl *call) {
+	if !cl.released {
+		cl.released = true
+		<-s.sem
+	}
+}
+
+func (s *session) rememberLocked(id string, state uint8) {
+	if old := s.recentRing[s.recentNext]; old != "" {
+		delete(s.recent, old)
+	}
+	s.recentRing[s.recentNext] = id
+	s.recentNext = (s.recentNext + 1) % len(s.recentRing)
+	s.recent[id] = state
+}
+
+// deliver hands an event to the call's caller. When the caller is slow, the reader waits:
+// the agent's further output queues in the socket, which slows the agent down.
+func (s *session) deliver(cl *call, ev callEvent) {
+	select {
+	case cl.events <- ev:
+		return
+	case <-cl.abandoned:
+		return
+	default:
+	}
+	s.mu.Lock()
+	s.blocked = true
+	s.mu.Unlock()
+	select {
+	case cl.events <- ev:
+	case <-cl.abandoned:
+	case <-s.done:
+	}
+	s.mu.Lock()
+	s.blocked = false
+	s.unblockedAt = time.Now()
+	s.mu.Unlock()
+}
+
+// failCall fails a call on the Core's initiative: the caller gets err and the agent a cancel.
+func (s *session) failCall(cl *call, err *Error) {
+	s.mu.Lock()
+	if cl.failed {
+		s.mu.Unlock()
+		return
+	}
+	cl.failed = true
+	s.mu.Unlock()
+	s.deliver(cl, callEvent{err: err})
+	s.abandonCall(cl, "core_error")
+}
+
+// lookupCall finds the live call a stream chunk or result names. When there is none it
+// rejects the message, except for a call the Core gave up on, whose late messages are dropped.
+func (s *session) lookupCallLocked(env *osp.Envelope, id string, what string) (*call, *osp.Error, bool) {
+	if cl := s.calls[id]; cl != nil {
+		return cl, nil, false
+	}
+	switch s.recent[id] {
+	case recentExpired:
+		return nil, nil, true
+	case recentDone:
+		if what == "result" {
+			return nil, osp.Errorf(osp.CodeDuplicateResult, "a second result for one call"), false
+		}
+		return nil, osp.Errorf(osp.CodeUnexpectedMessage, "a stream chunk after the call's result"), false
+	}
+	return nil, osp.Errorf(osp.CodeUnknownCall, "no call of that id is in flight"), false
+}
+
+func (s *session) stream(env *osp.Envelope) {
+	var p osp.ToolStream
+	if err := env.DecodePayload(&p); err != nil {
+		s.reject(env.ID, err.(*osp.Error))
+		return
+	}
+	switch p.Channel {
+	case osp.ChannelStdout, osp.ChannelStderr, osp.ChannelLog, osp.ChannelStatus:
+		if len(p.Data.JSON) > 0 {
+			p.Data.JSON = nil
+		}
+	case osp.ChannelPartialResult:
+		if j := bytes.TrimSpace(p.Data.JSON); len(j) == 0 || j[0] != '{' {
+			s.reject(env.ID, osp.Errorf(osp.CodeInvalidMessage, "a partial_result chunk carries a JSON object in data.json"))
+			return
+		}
+	default:
+		s.reject(env.ID, osp.Errorf(osp.CodeInvalidMessage, "unknown stream channel"))
+		return
+	}
+	s.mu.Lock()
+	cl, rej, drop := s.lookupCallLocked(env, p.CallID, "stream")
+	if cl == nil {
+		s.mu.Unlock()
+		if !drop {
+			s.reject(env.ID, rej)
+		}
+		return
+	}
+	if cl.failed {
+		s.mu.Unlock()
+		return
+	}
+	var bad *osp.Error
+	switch {
+	case cl.streamDone:
+		bad = osp.Errorf(osp.CodeInvalidSeq, "a stream chunk after done")
+	case cl.lastSeq == 0 && p.Seq != 1:
+		bad = osp.Errorf(osp.CodeInvalidSeq, "a call's stream starts at seq 1")
+	case p.Seq <= cl.lastSeq:
+		bad = osp.Errorf(osp.CodeInvalidSeq, "seq must increase")
+	}
+	var tooMuch bool
+	if bad == nil {
+		cl.lastSeq, cl.streamDone = p.Seq, p.Done
+		cl.outBytes += int64(len(p.Data.Text) + len(p.Data.JSON))
+		tooMuch = cl.outBytes > s.c.cfg.MaxOutputBytes
+	}
+	s.mu.Unlock()
+	switch {
+	case bad != nil:
+		s.reject(env.ID, bad)
+		s.failCall(cl, &Error{Code: bad.Code, Message: "the agent broke the protocol: " + bad.Message, Where: "agent"})
+	case tooMuch:
+		s.failCall(cl, &Error{Code: osp.CodeOutputTooLarge, Message: "the tool's output exceeds the limit", Where: "core"})
+	default:
+		s.deliver(cl, callEvent{chunk: &Chunk{Seq: p.Seq, Channel: p.Channel, Text: p.Data.Text, JSON: p.Data.JSON, Done: p.Done}})
+	}
+}
+
+func (s *session) result(env *osp.Envelope) {
+	var p osp.ToolResult
+	if err := env.DecodePayload(&p); err != nil {
+		s.reject(env.ID, err.(*osp.Error))
+		return
+	}
+	s.mu.Lock()
+	cl, rej, drop := s.lookupCallLocked(env, p.CallID, "result")
+	if cl == nil {
+		s.mu.Unlock()
+		if !drop {
+			s.reject(env.ID, rej)
+		}
+		return
+	}
+	delete(s.calls, cl.id)
+	s.rememberLocked(cl.id, recentDone)
+	s.releaseLocked(cl)
+	if cl.grace != nil {
+		cl.grace.Stop()
+	}
+	failed := cl.failed
+	outBytes := cl.outBytes + int64(len(p.Output))
+	s.mu.Unlock()
+	if failed {
+		return
+	}
+	errObj := p.Error
+	if errObj == nil {
+		errObj = env.Error
+	}
+	var ev callEvent
+	switch p.Status {
+	case osp.StatusSucceeded:
+		out := bytes.TrimSpace(p.Output)
+		switch {
+		case outBytes > s.c.cfg.MaxOutputBytes:
+			ev.err = &Error{Code: osp.CodeOutputTooLarge, Message: "the tool's output exceeds the limit", Where: "core"}
+		case len(out) == 0 || bytes.Equal(out, []byte("null")):
+			out = []byte("{}")
+			fallthrough
+		case out[0] == '{':
+			r := &Result{Output: out, StartedAt: parseTime(p.StartedAt), FinishedAt: parseTime(p.FinishedAt)}
+			if m := bytes.TrimSpace(p.Metrics); len(m) > 0 && len(m) <= maxDetailsBytes && m[0] == '{' {
+				r.Metrics = m
+			}
+			ev.result = r
+		default:
+			ev.err = &Error{Code: osp.CodeOutputMalformed, Message: "the tool's output is not a JSON object", Where: "agent"}
+		}
+	case osp.StatusFailed:
+		ev.err = agentErr(errObj, osp.CodeToolFailed)
+	case osp.StatusCanceled:
+		e := agentErr(errObj, osp.CodeToolCanceled)
+		e.Code = osp.CodeToolCanceled
+		ev.err = e
+	default:
+		s.reject(env.ID, osp.Errorf(osp.CodeInvalidMessage, "result status must be succeeded, failed or canceled"))
+		ev.err = &Error{Code: osp.CodeInvalidMessage, Message: "the agent sent a result of unknown status", Where: "agent"}
+	}
+	s.deliver(cl, ev)
+}
+
+func parseTime(s string) time.Time {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return time.Time{}
+	}
+	return t
+}

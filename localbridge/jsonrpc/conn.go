@@ -1,0 +1,209 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// ErrClosed is returned by calls on a closed Conn.
+var ErrClosed = errors.New("jsonrpc: connection closed")
+
+// Conn is the client end of a connection: it sends requests and matches responses to them, and
+// hands notifications from the server to a handler in the order they arrive.
+type Conn struct {
+	c        net.Conn
+	r        *Reader
+	onNotify func(method string, params json.RawMessage)
+	nextID   atomic.Int64
+
+	wmu sync.Mutex
+
+	mu      sync.Mutex
+	pending map[string]*pendingCall
+	err     error
+	done    chan struct{}
+}
+
+// NewConn starts reading from c. onNotify, which may be nil, is called from the reading
+// goroutine for each notification; while it runs no other message is read.
+func NewConn(c net.Conn, limit int, onNotify func(method string, params json.RawMessage)) *Conn {
+	cn := &Conn{c: c, r: NewReader(c, limit), onNotify: onNotify, pending: make(map[string]*pendingCall), done: make(chan struct{})}
+	go cn.read()
+	return cn
+}
+
+func (c *Conn) read() {
+	var err error
+	defer func() { c.fail(err) }()
+	for {
+		var line []byte
+		line, err = c.r.ReadLine()
+		if err != nil {
+			return
+		}
+		var msgs []*Message
+		if len(line) > 0 && line[0] == '[' {
+			err = json.Unmarshal(line, &msgs)
+		} else {
+			var m Message
+			err = json.Unmarshal(line, &m)
+			msgs = []*Message{&m}
+		}
+		if err != nil {
+			return
+		}
+		for _, m := range msgs {
+			if m == nil {
+				continue
+			}
+			if m.Method != "" && m.ID == nil {
+				if c.onNotify != nil {
+					c.onNotify(m.Method, m.Params)
+				}
+				continue
+			}
+			c.mu.Lock()
+			p := c.pending[string(m.ID)]
+			delete(c.pending, string(m.ID))
+			c.mu.Unlock()
+			if p == nil {
+				continue
+			}
+			var err error
+			if m.Error == nil && p.then != nil {
+				err = p.then(m.Result)
+			}
+			p.ch <- callResult{m, err}
+		}
+	}
+}
+
+func (c *Conn) fail(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.err != nil {
+		return
+	}
+	if err == nil {
+		err = ErrClosed
+	}
+	c.err = err
+	close(c.done)
+	c.c.Close()
+}
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// Err returns why the connection ended, once Done is closed.
+func (c *Conn) Err() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.err
+}
+
+// Close ends the connection.
+func (c *Conn) Close() error {
+	c.fail(ErrClosed)
+	return nil
+}
+
+func (c *Conn) write(v any) error {
+	b, err := Marshal(v)
+	if err != nil {
+		return err
+	}
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.c.SetWriteDeadline(time.Now().Add(30 * time.Second))
+	if _, err := c.c.Write(b); err != nil {
+		c.fail(err)
+		return err
+	}
+	return nil
+}
+
+type pendingCall struct {
+	ch   chan callResult
+	then func(json.RawMessage) error
+}
+
+type callResult struct {
+	m   *Message
+	err error
+}
+
+// Call sends a request and waits for its response. A JSON-RPC error from the server is
+// returned as an *Error. result, if not nil, receives the decoded result.
+func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
+	var then func(json.RawMessage) error
+	if result != nil {
+		then = func(raw json.RawMessage) error { return json.Unmarshal(raw, result) }
+	}
+	return c.CallThen(ctx, method, params, then)
+}
+
+// CallThen is Call with the result handed to then, which runs on the goroutine that reads the
+// connection before any message that follows the response is read: whatever it sets up is in
+// place for the notifications the response announces. then does not run when the call fails
+// or ctx ends first; its error is CallThen's.
+func (c *Conn) CallThen(ctx context.Context, method string, params any, then func(json.RawMessage) error) error {
+	id := strconv.FormatInt(c.nextID.Add(1), 10)
+	p := &pendingCall{ch: make(chan callResult, 1), then: then}
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return ErrClosed
+	}
+	c.pending[id] = p
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+	}
+	raw, err := encodeParams(params)
+	if err != nil {
+		forget()
+		return err
+	}
+	if err := c.write(Request{JSONRPC: Version, ID: json.RawMessage(id), Method: method, Params: raw}); err != nil {
+		forget()
+		return err
+	}
+	select {
+	case r := <-p.ch:
+		if r.m.Error != nil {
+			return r.m.Error
+		}
+		return r.err
+	case <-ctx.Done():
+		forget()
+		return ctx.Err()
+	case <-c.done:
+		return c.Err()
+	}
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(method string, params any) error {
+	p, err := encodeParams(params)
+	if err != nil {
+		return err
+	}
+	return c.write(Request{JSONRPC: Version, Method: method, Params: p})
+}
+
+// encodeParams omits absent params rather than sending null, which is not allowed.
+func encodeParams(params any) (json.RawMessage, error) {
+	if params == nil {
+		return nil, nil
+	}
+	return json.Marshal(params)
+}

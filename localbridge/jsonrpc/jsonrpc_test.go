@@ -1,0 +1,193 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+func TestParse(t *testing.T) {
+	cases := []struct {
+		name   string
+		line   string
+		reqs   int
+		codes  []int
+		ids    []string
+		batch  bool
+		method string
+	}{
+		{"request", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"a":1}}`, 1, nil, nil, false, "initialize"},
+		{"string id", `{"jsonrpc":"2.0","id":"x","method":"m"}`, 1, nil, nil, false, "m"},
+		{"null id", `{"jsonrpc":"2.0","id":null,"method":"m"}`, 1, nil, nil, false, "m"},
+		{"notification", `{"jsonrpc":"2.0","method":"context.update","params":[1]}`, 1, nil, nil, false, "context.update"},
+		{"not json", `{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]`, 0, []int{CodeParseError}, []string{"null"}, false, ""},
+		{"invalid utf-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", 0, []int{CodeParseError}, []string{"null"}, false, ""},
+		{"too deep", `{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, 0, []int{CodeInvalidRequest}, []string{"null"}, false, ""},
+		{"method not a string", `{"jsonrpc":"2.0","method":1,"params":"bar","id":7}`, 0, []int{CodeInvalidRequest}, []string{"7"}, false, ""},
+		{"wrong version", `{"jsonrpc":"1.0","method":"m","id":"a"}`, 0, []int{CodeInvalidRequest}, []string{`"a"`}, false, ""},
+		{"no version", `{"method":"m","id":2}`, 0, []int{CodeInvalidRequest}, []string{"2"}, false, ""},
+		{"object id", `{"jsonrpc":"2.0","method":"m","id":{"a":1}}`, 0, []int{CodeInvalidRequest}, []string{"null"}, false, ""},
+		{"params scalar", `{"jsonrpc":"2.0","method":"m","id":3,"params":"x"}`, 0, []int{CodeInvalidRequest}, []string{"3"}, false, ""},
+		{"not an object", `42`, 0, []int{CodeInvalidRequest}, []string{"null"}, false, ""},
+		{"empty batch", `[]`, 0, []int{CodeInvalidRequest}, []string{"null"}, false, ""},
+		{"invalid batch", `[1,2]`, 0, []int{CodeInvalidRequest, CodeInvalidRequest}, []string{"null", "null"}, true, ""},
+		{"mixed batch", `[{"jsonrpc":"2.0","method":"a","id":"1"},{"foo":"boo"},{"jsonrpc":"2.0","method":"n"}]`, 2, []int{CodeInvalidRequest}, []string{"null"}, true, ""},
+		{"batch not json", `[{"jsonrpc":"2.0","method":"sum","id":"1"},{"jsonrpc":"2.0","method"]`, 0, []int{CodeParseError}, []string{"null"}, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			reqs, errs, batch := Parse([]byte(c.line))
+			if len(reqs) != c.reqs || len(errs) != len(c.codes) || batch != c.batch {
+				t.Fatalf("got %d requests, %d errors, batch %v", len(reqs), len(errs), batch)
+			}
+			for i, e := range errs {
+				if e.Error.Code != c.codes[i] || string(e.ID) != c.ids[i] || e.JSONRPC != Version {
+					t.Fatalf("error %d: %+v id %s", i, e.Error, e.ID)
+				}
+				if strings.Contains(e.Error.Message, "foobar") || strings.Contains(e.Error.Message, "\xff") {
+					t.Fatal("error echoes the message")
+				}
+			}
+			if c.method != "" && reqs[0].Method != c.method {
+				t.Fatalf("method %q", reqs[0].Method)
+			}
+		})
+	}
+	reqs, _, _ := Parse([]byte(`{"jsonrpc":"2.0","method":"n"}`))
+	if !reqs[0].IsNotification() {
+		t.Fatal("notification not recognised")
+	}
+	reqs, _, _ = Parse([]byte(`{"jsonrpc":"2.0","method":"n","id":null}`))
+	if reqs[0].IsNotification() {
+		t.Fatal("a null id is not a notification")
+	}
+}
+
+func TestReader(t *testing.T) {
+	in := "{\"a\":1}\n\n  \r\n{\"b\":2}\r\n" + `{"c":3}`
+	r := NewReader(iotest.OneByteReader(strings.NewReader(in)), 0)
+	for _, want := range []string{`{"a":1}`, `{"b":2}`, `{"c":3}`} {
+		got, err := r.ReadLine()
+		if err != nil || string(got) != want {
+			t.Fatalf("got %q %v, want %q", got, err, want)
+		}
+	}
+	if _, err := r.ReadLine(); err != io.EOF {
+		t.Fatalf("got %v", err)
+	}
+	big := strings.Repeat("x", 200<<10)
+	r = NewReader(strings.NewReader(big+"\n"), 100<<10)
+	if _, err := r.ReadLine(); err != ErrMessageTooLarge {
+		t.Fatalf("got %v", err)
+	}
+	r = NewReader(strings.NewReader(big[:100<<10]+"\n"), 100<<10)
+	if _, err := r.ReadLine(); err != nil {
+		t.Fatalf("line at the limit: %v", err)
+	}
+	// A line that never ends stops at the limit rather than filling memory.
+	r = NewReader(io.MultiReader(strings.NewReader(big), endless{}), 1<<20)
+	if _, err := r.ReadLine(); err != ErrMessageTooLarge {
+		t.Fatalf("got %v", err)
+	}
+}
+
+type endless struct{}
+
+func (endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'y'
+	}
+	return len(p), nil
+}
+
+func TestConn(t *testing.T) {
+	a, b := net.Pipe()
+	notes := make(chan string, 10)
+	c := NewConn(a, 0, func(m string, p json.RawMessage) { notes <- m + string(p) })
+	defer c.Close()
+	go func() {
+		r := NewReader(b, 0)
+		for {
+			line, err := r.ReadLine()
+			if err != nil {
+				return
+			}
+			reqs, _, _ := Parse(line)
+			req := reqs[0]
+			var out []byte
+			switch req.Method {
+			case "echo":
+				n, _ := Marshal(Request{JSONRPC: Version, Method: "note", Params: json.RawMessage(`{"n":1}`)})
+				out, _ = Marshal(Response{JSONRPC: Version, ID: req.ID, Result: req.Params})
+				out = append(n, out...)
+			default:
+				out, _ = Marshal(Response{JSONRPC: Version, ID: req.ID, Error: Errorf(CodeMethodNotFound, "no")})
+			}
+			b.Write(out)
+		}
+	}()
+	var got map[string]int
+	if err := c.Call(context.Background(), "echo", map[string]int{"x": 5}, &got); err != nil || got["x"] != 5 {
+		t.Fatalf("%v %v", got, err)
+	}
+	if n := <-notes; n != `note{"n":1}` {
+		t.Fatalf("notification %q", n)
+	}
+	var e *Error
+	if err := c.Call(context.Background(), "nope", nil, nil); !errors.As(err, &e) || e.Code != CodeMethodNotFound {
+		t.Fatalf("got %v", err)
+	}
+	b.Close()
+	<-c.Done()
+	if err := c.Call(context.Background(), "echo", nil, nil); err == nil {
+		t.Fatal("call on a closed connection")
+	}
+}
+
+// FuzzReader feeds arbitrary bytes to the line reader and the request parser. Nothing may
+// panic; every line yields requests or error responses; every valid request survives an
+// encode-parse round trip.
+func FuzzReader(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}` + "\n"))
+	f.Add([]byte(`[{"jsonrpc":"2.0","method":"a","id":"1"},{"foo":"boo"}]` + "\n" + `{"jsonrpc":"2.0","method":"n"}`))
+	f.Add([]byte("{\"jsonrpc\":\"2.0\",\"id\":\"\xff\"}\n"))
+	f.Add([]byte(`[[[[[[[[[[[[[[]]]]]]]]]]]]]]`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":1e999,"method":"m"}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r := NewReader(bytes.NewReader(data), 4096)
+		for {
+			line, err := r.ReadLine()
+			if err != nil {
+				return
+			}
+			reqs, errs, _ := Parse(line)
+			if len(reqs)+len(errs) == 0 {
+				t.Fatal("a line produced neither requests nor errors")
+			}
+			for _, e := range errs {
+				if e.Error == nil || e.ID == nil {
+					t.Fatalf("malformed error response %+v", e)
+				}
+				if _, err := Marshal(e); err != nil {
+					t.Fatalf("error response does not encode: %v", err)
+				}
+			}
+			for _, q := range reqs {
+				b, err := Marshal(q)
+				if err != nil {
+					t.Fatalf("encode: %v", err)
+				}
+				again, errs2, _ := Parse(b)
+				if len(errs2) != 0 || len(again) != 1 || again[0].Method != q.Method || !bytes.Equal(again[0].ID, q.ID) || again[0].IsNotification() != q.IsNotification() {
+					t.Fatalf("round trip changed %+v into %+v %+v", q, again, errs2)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,76 @@
+package localbridge
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+// maxSocketPath is the longest path a Unix socket address holds on Linux (sun_path less its NUL).
+const maxSocketPath = 107
+
+// ListenUnix creates the Unix socket of one of the gateway's local faces at path. The socket's
+// directory is created with mode 0700 when missing; an existing one must belong to this user
+// and be closed to group and others. The socket itself is made 0600. A stale socket left by a
+// gateway that died is replaced; a live one is an error. Closing the listener removes the
+// socket file.
+func ListenUnix(path string) (*net.UnixListener, error) {
+	if len(path) > maxSocketPath {
+		return nil, fmt.Errorf("listen %s: socket path longer than %d bytes", path, maxSocketPath)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("create socket directory: %w", err)
+	}
+	if err := checkPrivateDir(dir); err != nil {
+		return nil, err
+	}
+	if fi, err := os.Lstat(path); err == nil {
+		if fi.Mode().Type() != fs.ModeSocket {
+			return nil, fmt.Errorf("listen %s: a file that is not a socket is in the way", path)
+		}
+		if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
+			c.Close()
+			return nil, fmt.Errorf("listen %s: socket is in use by another process", path)
+		}
+		if err := os.Remove(path); err != nil {
+			return nil, fmt.Errorf("remove stale socket: %w", err)
+		}
+	}
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("listen %s: %w", path, err)
+	}
+	if err := os.Chmod(path, 0o600); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("restrict socket: %w", err)
+	}
+	l.SetUnlinkOnClose(true)
+	return l, nil
+}
+
+// checkPrivateDir makes sure only this user can reach what dir holds.
+func checkPrivateDir(dir string) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("check socket directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("socket directory %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("socket directory %s belongs to uid %d, not to this user", dir, st.Uid)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("socket directory %s has mode %v; it must be 0700", dir, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// errPeerCredUnsupported is returned where the platform cannot tell who is at the other end.
+var errPeerCredUnsupported = errors.New("peer credentials are not available on this platform")

@@ -1,0 +1,122 @@
+package osp
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// DefaultMaxFrameBytes is the default limit on the JSON bytes of one frame (4 MiB).
+const DefaultMaxFrameBytes = 4 << 20
+
+// HeaderLen is the length of the frame header.
+const HeaderLen = 4
+
+// keepBuffer is the largest read buffer a Reader keeps between frames. Larger frames get a
+// buffer of their own, so an idle connection that once received 4 MiB does not hold 4 MiB.
+const keepBuffer = 64 << 10
+
+// ErrEmptyFrame is returned for a frame whose length is zero: no JSON object is that short.
+var ErrEmptyFrame = errors.New("empty frame")
+
+// FrameTooLargeError reports a frame whose announced length exceeds the limit. The bytes of the
+// frame are never read, so the error carries sizes only.
+type FrameTooLargeError struct {
+	Size  uint32 // announced length
+	Limit int    // the limit in force
+}
+
+func (e *FrameTooLargeError) Error() string {
+	return fmt.Sprintf("frame of %d bytes exceeds the limit of %d bytes", e.Size, e.Limit)
+}
+
+// Reader reads length-prefixed frames. Short reads from the underlying connection are
+// reassembled; a connection closed between frames gives io.EOF and one closed inside a frame
+// gives io.ErrUnexpectedEOF.
+type Reader struct {
+	r     *bufio.Reader
+	limit int
+	hdr   [HeaderLen]byte
+	buf   []byte
+}
+
+// NewReader returns a Reader that accepts frames of at most limit bytes (DefaultMaxFrameBytes
+// when limit <= 0).
+func NewReader(r io.Reader, limit int) *Reader {
+	br, ok := r.(*bufio.Reader)
+	if !ok {
+		br = bufio.NewReaderSize(r, 32<<10)
+	}
+	if limit <= 0 {
+		limit = DefaultMaxFrameBytes
+	}
+	return &Reader{r: br, limit: limit}
+}
+
+// SetLimit changes the frame size limit for the frames that follow.
+func (r *Reader) SetLimit(limit int) {
+	if limit <= 0 {
+		limit = DefaultMaxFrameBytes
+	}
+	r.limit = limit
+}
+
+// ReadFrame returns the JSON bytes of the next frame. The slice is valid until the next call.
+// After an error the Reader must not be used again: the stream has lost its framing.
+func (r *Reader) ReadFrame() ([]byte, error) {
+	if _, err := io.ReadFull(r.r, r.hdr[:]); err != nil {
+		return nil, err
+	}
+	n := binary.BigEndian.Uint32(r.hdr[:])
+	if n == 0 {
+		return nil, ErrEmptyFrame
+	}
+	if uint64(n) > uint64(r.limit) {
+		return nil, &FrameTooLargeError{Size: n, Limit: r.limit}
+	}
+	var b []byte
+	if int(n) <= keepBuffer {
+		if cap(r.buf) < int(n) {
+			r.buf = make([]byte, keepBuffer)
+		}
+		b = r.buf[:n]
+	} else {
+		b = make([]byte, n)
+	}
+	if _, err := io.ReadFull(r.r, b); err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return nil, err
+	}
+	return b, nil
+}
+
+// AppendFrame appends the header for msg and msg itself to dst.
+func AppendFrame(dst, msg []byte) []byte {
+	dst = binary.BigEndian.AppendUint32(dst, uint32(len(msg)))
+	return append(dst, msg...)
+}
+
+// WriteFrame writes msg as one frame. It refuses a msg longer than limit (DefaultMaxFrameBytes
+// when limit <= 0), since the peer would close the connection on receiving it.
+func WriteFrame(w io.Writer, msg []byte, limit int) error {
+	if limit <= 0 {
+		limit = DefaultMaxFrameBytes
+	}
+	if len(msg) == 0 {
+		return ErrEmptyFrame
+	}
+	if len(msg) > limit {
+		return &FrameTooLargeError{Size: uint32(min(len(msg), int(^uint32(0)))), Limit: limit}
+	}
+	var hdr [HeaderLen]byte
+	binary.BigEndian.PutUint32(hdr[:], uint32(len(msg)))
+	if _, err := w.Write(hdr[:]); err != nil {
+		return err
+	}
+	_, err := w.Write(msg)
+	return err
+}

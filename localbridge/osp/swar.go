@@ -1,0 +1,50 @@
+package osp
+
+import "encoding/binary"
+
+// Eight bytes at a time, SWAR style: whether any byte of a word is below 0x20, a quote or a
+// backslash (and, for encoding, 0x80 or above). The tests are exact: they report a word if
+// and only if it holds such a byte.
+
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+func hasZero(w uint64) uint64 { return (w - ones) & ^w & highs }
+
+// special reports the bytes a JSON string cannot hold as they are.
+func special(w uint64) uint64 {
+	less := (w - 0x20*ones) & ^w & highs
+	return less | hasZero(w^('"'*ones)) | hasZero(w^('\\'*ones))
+}
+
+// plainBytes returns how many leading bytes of b may stand in a JSON string as they are,
+// reading eight at a time; bytes from 0x80 count as plain (UTF-8 is checked elsewhere).
+func plainBytes(b []byte) int {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if special(binary.LittleEndian.Uint64(b[i:])) != 0 {
+			break
+		}
+	}
+	for ; i < len(b) && strPlain[b[i]]; i++ {
+	}
+	return i
+}
+
+// asciiPlain returns how many leading bytes of s are ASCII that a JSON string holds as they
+// are.
+func asciiPlain(s string) int {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		if special(w)|(w&highs) != 0 {
+			break
+		}
+	}
+	for ; i < len(s) && noEscape[s[i]]; i++ {
+	}
+	return i
+}

@@ -1,0 +1,11 @@
+//go:build !linux && !darwin
+
+package localbridge
+
+import "net"
+
+// peerCred fails where the platform offers no peer credentials, so every agent is refused
+// rather than admitted unchecked.
+func peerCred(c *net.UnixConn) (uid uint32, pid int32, err error) {
+	return 0, 0, errPeerCredUnsupported
+}

@@ -1,0 +1,507 @@
+package localbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"regexp"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/moltgate/moltgate/localbridge/osp"
+)
+
+// toolNamePattern is the form of a tool name. Dots are allowed because tool names become
+// MoltSpeak capabilities, which are dotted ("translate.text").
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+const (
+	maxDescriptionBytes = 4096
+	maxDetailsBytes     = 4096 // heartbeat details kept for AgentInfo
+	recentCalls         = 4096 // finished call ids remembered to tell a second result from an unknown one
+)
+
+// States of a finished call id.
+const (
+	recentDone    = 1 // its result arrived
+	recentExpired = 2 // cancelled, and the agent did not answer within CancelGrace
+)
+
+type tool struct {
+	info  ToolInfo
+	input *jsonschema.Schema
+}
+
+// session is one authenticated agent connection.
+type session struct {
+	c           *Core
+	conn        net.Conn
+	fr          *osp.Reader
+	entry       *agentEntry
+	launch      *launch
+	id          string
+	agentID     string
+	version     string
+	uid, pid    int64
+	connectedAt time.Time
+
+	w *osp.Writer
+
+	sem    chan struct{} // in-flight slots
+	queued atomic.Int32
+
+	mu          sync.Mutex
+	tools       map[string]*tool
+	calls       map[string]*call
+	recent      map[string]uint8
+	recentRing  []string
+	recentNext  int
+	lastBeat    time.Time // real clock, for liveness
+	beat        osp.Heartbeat
+	beatAt      time.Time // Config.Now, for reporting
+	beatLost    bool
+	blocked     bool      // the reader waits for a slow caller to take a chunk
+	unblockedAt time.Time // when it last stopped waiting
+	protoErrors int
+
+	done      chan struct{}
+	closeOnce sync.Once
+}
+
+func newSession(c *Core, conn net.Conn, fr *osp.Reader, e *agentEntry, l *launch, hello osp.Hello, uid, pid int64) *session {
+	version := hello.AgentVersion
+	if len(version) > 64 {
+		version = version[:64]
+	}
+	return &session{
+		c:           c,
+		conn:        conn,
+		fr:          fr,
+		entry:       e,
+		launch:      l,
+		id:          c.newID(),
+		agentID:     e.spec.ID,
+		version:     safeRef(version),
+		uid:         uid,
+		pid:         pid,
+		connectedAt: c.cfg.Now(),
+		w:           osp.NewWriter(conn, c.cfg.MaxFrameBytes, c.cfg.WriteTimeout),
+		sem:         make(chan struct{}, c.cfg.MaxInFlight),
+		tools:       make(map[string]*tool),
+		calls:       make(map[string]*call),
+		recent:      make(map[string]uint8),
+		recentRing:  make([]string, recentCalls),
+		lastBeat:    time.Now(),
+		done:        make(chan struct{}),
+	}
+}
+
+// run reads the agent's messages until the connection ends.
+func (s *session) run() {
+	defer s.close(CodeDisconnected, nil)
+	go s.watchdog()
+	for {
+		frame, err := s.fr.ReadFrame()
+		switch {
+		case err == nil:
+		case errors.Is(err, osp.ErrEmptyFrame):
+			// The framing is intact: the length said zero and nothing followed.
+			s.reject("", osp.Errorf(osp.CodeInvalidFrame, "empty frame"))
+			continue
+		default:
+			var tl *osp.FrameTooLargeError
+			if errors.As(err, &tl) {
+				s.c.audit(AuditEvent{Event: AuditFrameTooLarge, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid, Size: int64(tl.Size)})
+				s.goodbye("frame_too_large")
+			}
+			return
+		}
+		env, err := osp.Decode(frame)
+		if err != nil {
+			s.reject("", err.(*osp.Error))
+			continue
+		}
+		s.dispatch(env)
+		select {
+		case <-s.done:
+			return
+		default:
+		}
+	}
+}
+
+func (s *session) dispatch(env *osp.Envelope) {
+	switch env.Type {
+	case osp.TypeHeartbeat:
+		s.heartbeat(env)
+	case osp.TypeToolStream:
+		s.stream(env)
+	case osp.TypeToolResult:
+		s.result(env)
+	case osp.TypeCancelAck:
+		var p osp.CancelAck
+		if err := env.DecodePayload(&p); err != nil {
+			s.reject(env.ID, err.(*osp.Error))
+		}
+	case osp.TypeToolsRegister:
+		s.register(env)
+	case osp.TypeToolsUnregister:
+		s.unregister(env)
+	case osp.TypePong:
+	case osp.TypeHello:
+		s.reject(env.ID, osp.Errorf(osp.CodeUnexpectedMessage, "agent.hello after the handshake"))
+	default:
+		s.reject(env.ID, osp.Errorf(osp.CodeUnknownType, "unknown message type"))
+	}
+}
+
+// reject answers a message the Core cannot accept with core.error, and disconnects an agent
+// that keeps sending such messages.
+func (s *session) reject(inReplyTo string, e *osp.Error) {
+	s.mu.Lock()
+	s.protoErrors++
+	n := s.protoErrors
+	s.mu.Unlock()
+	s.c.audit(AuditEvent{Event: AuditProtocolError, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid, Reason: e.Code})
+	h := s.header(osp.TypeError)
+	h.InReplyTo = safeRef(inReplyTo)
+	h.Error = &osp.Error{Code: e.Code, Message: e.Message, Where: "core.session"}
+	s.send(&h, nil)
+	if n >= maxProtocolErrors {
+		s.goodbye(osp.CodeTooManyErrors)
+	}
+}
+
+func (s *session) header(typ string) osp.Header {
+	return osp.Header{V: osp.Version, Type: typ, ID: s.c.newID(), TS: osp.Timestamp(s.c.cfg.Now())}
+}
+
+// send writes one message. Messages sent at once by many goroutines go out in few system
+// calls (see osp.Writer).
+func (s *session) send(h *osp.Header, p any) error { return s.sendWith(h, p, nil) }
+
+// sendWith is send with a hook that runs once the message's turn to be written has come:
+// whatever it makes visible to other senders cannot overtake the message.
+func (s *session) sendWith(h *osp.Header, p any, hook func()) error {
+	err := s.w.WriteEncoded(func(b []byte) ([]byte, error) { return osp.AppendMarshal(b, h, p) }, hook)
+	var tl *osp.FrameTooLargeError
+	if err != nil && !errors.As(err, &tl) && s.w.Err() != nil {
+		go s.close(CodeDisconnected, err)
+	}
+	return err
+}
+
+// goodbye tells the agent the Core is closing the connection, and closes it.
+func (s *session) goodbye(reason string) {
+	select {
+	case <-s.done:
+		return
+	default:
+	}
+	h := s.header(osp.TypeGoodbye)
+	s.send(&h, osp.Goodbye{Reason: reason})
+	s.w.Sync()
+	s.close(CodeDisconnected, nil)
+}
+
+// drainThenClose waits, without blocking its caller, for the session's calls to finish or
+// ctx to end, and then says goodbye.
+func (s *session) drainThenClose(ctx context.Context, reason string) {
+	go func() {
+		t := time.NewTicker(10 * time.Millisecond)
+		defer t.Stop()
+		for s.inFlight() > 0 {
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				s.goodbye(reason)
+				return
+			case <-s.done:
+				return
+			}
+		}
+		s.goodbye(reason)
+	}()
+}
+
+func (s *session) inFlight() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.calls)
+}
+
+// close ends the session. Calls in flight fail with code: their callers watch s.done.
+func (s *session) close(code string, cause error) {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		s.conn.Close()
+		s.mu.Lock()
+		s.calls = map[string]*call{}
+		s.mu.Unlock()
+		s.c.detach(s)
+		if s.launch != nil {
+			s.launch.sessionEnded()
+		}
+		s.c.audit(AuditEvent{Event: AuditAgentDisconnected, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid})
+	})
+}
+
+func (s *session) closed() bool {
+	select {
+	case <-s.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// watchdog marks the agent unhealthy when heartbeats stop, and disconnects it when they stay
+// away twice as long.
+func (s *session) watchdog() {
+	limit := s.c.cfg.HeartbeatInterval * time.Duration(s.c.cfg.MissedHeartbeats)
+	t := time.NewTicker(max(s.c.cfg.HeartbeatInterval/2, 5*time.Millisecond))
+	defer t.Stop()
+	for {
+		select {
+		case <-s.done:
+			return
+		case <-t.C:
+		}
+		s.mu.Lock()
+		if s.blocked {
+			s.mu.Unlock()
+			continue
+		}
+		last := s.lastBeat
+		if s.unblockedAt.After(last) {
+			last = s.unblockedAt
+		}
+		silent := time.Since(last)
+		lost := !s.beatLost && silent > limit
+		if lost {
+			s.beatLost = true
+		}
+		s.mu.Unlock()
+		switch {
+		case silent > 2*limit:
+			s.c.audit(AuditEvent{Event: AuditHeartbeatLost, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid, Reason: "disconnected"})
+			s.goodbye("heartbeat_timeout")
+			return
+		case lost:
+			s.c.audit(AuditEvent{Event: AuditHeartbeatLost, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid, Reason: "marked unhealthy"})
+			s.c.notify.changed(s.agentID)
+		}
+	}
+}
+
+func (s *session) heartbeat(env *osp.Envelope) {
+	var p osp.Heartbeat
+	if err := env.DecodePayload(&p); err != nil {
+		s.reject(env.ID, err.(*osp.Error))
+		return
+	}
+	if p.SessionID != s.id {
+		s.reject(env.ID, osp.Errorf(osp.CodeInvalidMessage, "heartbeat names another session"))
+		return
+	}
+	switch p.Status {
+	case osp.HealthOK, osp.HealthDegraded, osp.HealthUnhealthy:
+	default:
+		s.reject(env.ID, osp.Errorf(osp.CodeInvalidMessage, "heartbeat status must be ok, degraded or unhealthy"))
+		return
+	}
+	if len(p.Details) > maxDetailsBytes {
+		p.Details = nil
+	}
+	s.mu.Lock()
+	wasHealthy := s.healthyLocked()
+	prevStatus := s.beat.Status
+	s.lastBeat = time.Now()
+	s.beatAt = s.c.cfg.Now()
+	s.beatLost = false
+	s.beat = p
+	changed := wasHealthy != s.healthyLocked() || prevStatus != p.Status
+	s.mu.Unlock()
+	if changed {
+		s.c.notify.changed(s.agentID)
+	}
+}
+
+func (s *session) healthyLocked() bool {
+	return !s.beatLost && s.beat.Status != osp.HealthUnhealthy
+}
+
+func (s *session) healthy() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.healthyLocked() && !s.closed()
+}
+
+// fill copies the session's state into a.
+func (s *session) fill(a *AgentInfo) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a.Connected = !s.closed()
+	a.Healthy = a.Connected && s.healthyLocked()
+	switch {
+	case !a.Connected:
+		a.Status = StatusOffline
+	case !a.Healthy:
+		a.Status = StatusUnhealthy
+	case s.beat.Status == osp.HealthDegraded:
+		a.Status = StatusDegraded
+	default:
+		a.Status = StatusOK
+	}
+	a.SessionID = s.id
+	a.Version = s.version
+	a.ConnectedAt = s.connectedAt
+	a.LastHeartbeat = s.beatAt
+	a.Uptime = time.Duration(s.beat.UptimeMS) * time.Millisecond
+	a.Details = append(json.RawMessage(nil), s.beat.Details...)
+	a.InFlight = len(s.sem)
+	a.Queued = int(s.queued.Load())
+	a.Load = float64(a.InFlight) / float64(cap(s.sem))
+	a.Tools = make([]ToolInfo, 0, len(s.tools))
+	for _, t := range s.tools {
+		a.Tools = append(a.Tools, t.info)
+	}
+	sort.Slice(a.Tools, func(i, j int) bool { return a.Tools[i].Name < a.Tools[j].Name })
+}
+
+// register handles agent.tools.register: each tool is accepted or rejected on its own.
+func (s *session) register(env *osp.Envelope) {
+	var p osp.ToolsRegister
+	if err := env.DecodePayload(&p); err != nil {
+		s.reject(env.ID, err.(*osp.Error))
+		return
+	}
+	resp := osp.ToolsRegistered{Registered: []string{}}
+	rejectTool := func(id string, code, msg string) {
+		resp.Rejected = append(resp.Rejected, osp.Rejection{ToolID: safeRef(id), Error: osp.Error{Code: code, Message: msg}})
+	}
+	var accepted []*tool
+	seen := make(map[string]bool)
+	for _, t := range p.Tools {
+		if len(accepted) >= s.c.cfg.MaxTools {
+			rejectTool(t.ToolID, osp.CodeTooManyTools, "the agent registers too many tools")
+			continue
+		}
+		if !toolNamePattern.MatchString(t.Name) || t.ToolID != s.agentID+"/"+t.Name {
+			rejectTool(t.ToolID, osp.CodeInvalidToolID, "tool_id must be <agent_id>/<name>, with a name of [A-Za-z0-9._-]")
+			continue
+		}
+		if seen[t.Name] {
+			rejectTool(t.ToolID, osp.CodeDuplicateTool, "the tool is listed twice")
+			continue
+		}
+		seen[t.Name] = true
+		if len(t.Description) > maxDescriptionBytes {
+			rejectTool(t.ToolID, osp.CodeInvalidSchema, "the description is too long")
+			continue
+		}
+		in, err := compileSchema(t.InputSchema, s.c.cfg.MaxSchemaBytes)
+		if err != nil {
+			rejectTool(t.ToolID, osp.CodeInvalidSchema, "input_schema: "+err.Error())
+			continue
+		}
+		if len(t.OutputSchema) > 0 {
+			if _, err := compileSchema(t.OutputSchema, s.c.cfg.MaxSchemaBytes); err != nil {
+				rejectTool(t.ToolID, osp.CodeInvalidSchema, "output_schema: "+err.Error())
+				continue
+			}
+		}
+		accepted = append(accepted, &tool{input: in, info: ToolInfo{
+			ID:                t.ToolID,
+			Name:              t.Name,
+			Description:       t.Description,
+			InputSchema:       append(json.RawMessage(nil), t.InputSchema...),
+			OutputSchema:      append(json.RawMessage(nil), t.OutputSchema...),
+			Capabilities:      boundedStrings(t.Capabilities),
+			SideEffects:       t.SideEffects,
+			RequiresDirective: t.RequiresDirective,
+			Tags:              boundedStrings(t.Tags),
+		}})
+	}
+	// Only this goroutine changes s.tools, so the new set can be worked out first and
+	// installed as the reply is written: a call to a new tool cannot overtake the reply, nor
+	// can the agent hear of a tool before calls to it are possible.
+	s.mu.Lock()
+	tools := s.tools
+	s.mu.Unlock()
+	next := make(map[string]*tool, len(tools)+len(accepted))
+	if !p.Replace {
+		for k, v := range tools {
+			next[k] = v
+		}
+	}
+	for _, t := range accepted {
+		switch {
+		case next[t.info.Name] != nil:
+			rejectTool(t.info.ID, osp.CodeDuplicateTool, "a tool of that name is already registered")
+		case len(next) >= s.c.cfg.MaxTools:
+			rejectTool(t.info.ID, osp.CodeTooManyTools, "the agent registers too many tools")
+		default:
+			next[t.info.Name] = t
+			resp.Registered = append(resp.Registered, t.info.ID)
+		}
+	}
+	h := s.header(osp.TypeToolsRegistered)
+	h.InReplyTo = safeRef(env.ID)
+	s.sendWith(&h, resp, func() {
+		s.mu.Lock()
+		s.tools = next
+		s.mu.Unlock()
+	})
+	s.c.notify.changed(s.agentID)
+}
+
+func (s *session) unregister(env *osp.Envelope) {
+	var p osp.ToolsUnregister
+	if err := env.DecodePayload(&p); err != nil {
+		s.reject(env.ID, err.(*osp.Error))
+		return
+	}
+	resp := osp.ToolsUnregistered{Unregistered: []string{}}
+	s.mu.Lock()
+	for _, id := range p.ToolIDs {
+		name, ok := cutPrefix(id, s.agentID+"/")
+		if ok && s.tools[name] != nil {
+			delete(s.tools, name)
+			resp.Unregistered = append(resp.Unregistered, id)
+		} else if ref := safeRef(id); ref != "" {
+			resp.Unknown = append(resp.Unknown, ref)
+		}
+	}
+	s.mu.Unlock()
+	h := s.header(osp.TypeToolsUnregistered)
+	h.InReplyTo = safeRef(env.ID)
+	s.send(&h, resp)
+	s.c.notify.changed(s.agentID)
+}
+
+func cutPrefix(s, prefix string) (string, bool) {
+	if len(s) >= len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):], true
+	}
+	return s, false
+}
+
+// boundedStrings keeps at most 32 short strings.
+func boundedStrings(in []string) []string {
+	var out []string
+	for _, s := range in {
+		if len(out) == 32 {
+			break
+		}
+		if s = safeRef(s); s != "" && len(s) <= 64 {
+			out = append(out, s)
+		}
+	}
+	return out
+}

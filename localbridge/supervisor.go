@@ -1,0 +1,300 @@
+package localbridge
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Environment variables a launched agent finds its Core by.
+const (
+	EnvSocket  = "OPENSENTIENCE_SOCKET"
+	EnvToken   = "OPENSENTIENCE_TOKEN"
+	EnvAgentID = "OPENSENTIENCE_AGENT_ID"
+)
+
+// minimalEnviron is the default Config.Environ: an agent inherits PATH, HOME, LANG and TZ and
+// nothing else of the gateway's environment, which may hold the gateway's own secrets.
+func minimalEnviron() []string {
+	var env []string
+	for _, k := range []string{"PATH", "HOME", "LANG", "TZ"} {
+		if v, ok := os.LookupEnv(k); ok {
+			env = append(env, k+"="+v)
+		} else if k == "PATH" {
+			env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin")
+		}
+	}
+	return env
+}
+
+// launch is one start of a supervised agent's process.
+type launch struct {
+	connected atomic.Bool
+	ended     chan struct{} // closed when its session ends
+	endOnce   sync.Once
+}
+
+func (l *launch) sessionEnded() { l.endOnce.Do(func() { close(l.ended) }) }
+
+// supervisor keeps one agent's process running.
+type supervisor struct {
+	c        *Core
+	spec     AgentSpec
+	stopCh   chan struct{}
+	stopOnce sync.Once
+	done     chan struct{}
+
+	mu     sync.Mutex
+	pid    int
+	starts int
+}
+
+func (c *Core) startSupervisorLocked(e *agentEntry) {
+	if len(e.spec.Command) == 0 || e.sup != nil {
+		return
+	}
+	s := &supervisor{c: c, spec: e.spec, stopCh: make(chan struct{}), done: make(chan struct{})}
+	e.sup = s
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		s.run()
+	}()
+}
+
+func (s *supervisor) state() (pid, restarts int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.pid, max(s.starts-1, 0)
+}
+
+// stop terminates the process and waits for the supervisor to end.
+func (s *supervisor) stop() {
+	s.stopOnce.Do(func() { close(s.stopCh) })
+	<-s.done
+}
+
+func (s *supervisor) stopping() bool {
+	select {
+	case <-s.stopCh:
+		return true
+	case <-s.c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// run starts the agent and starts it again whenever it exits, waiting RestartMin at first and
+// twice as long after each exit that came quicker than RestartMax.
+func (s *supervisor) run() {
+	defer close(s.done)
+	cfg := s.c.cfg
+	delay := cfg.RestartMin
+	for {
+		started := time.Now()
+		s.runOnce()
+		if s.stopping() {
+			return
+		}
+		if time.Since(started) > cfg.RestartMax {
+			delay = cfg.RestartMin
+		}
+		d := time.Duration(float64(delay) * (0.8 + 0.4*rand.Float64()))
+		s.c.log.Info("agent exited; restarting", "agent", s.spec.ID, "delay", d.Round(time.Millisecond))
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-s.stopCh:
+			t.Stop()
+			return
+		case <-s.c.done:
+			t.Stop()
+			return
+		}
+		delay = min(2*delay, cfg.RestartMax)
+	}
+}
+
+// runOnce starts the process with a fresh token and waits until it is gone.
+func (s *supervisor) runOnce() {
+	c, id := s.c, s.spec.ID
+	path := c.SocketPath()
+	if path == "" {
+		c.log.Error("cannot launch agent", "agent", id, "err", errNoSocket)
+		return
+	}
+	l := &launch{ended: make(chan struct{})}
+	tok, err := c.tokens.issue(c.cfg.Rand, c.cfg.Now(), grant{agentID: id, expires: c.cfg.Now().Add(c.cfg.TokenTTL), launch: l})
+	if err != nil {
+		c.log.Error("cannot launch agent", "agent", id, "err", err)
+		return
+	}
+	defer c.tokens.revoke(tok)
+
+	cmd := exec.Command(s.spec.Command[0], s.spec.Command[1:]...)
+	cmd.Dir = s.spec.Dir
+	cmd.Env = append(c.cfg.Environ(), EnvSocket+"="+path, EnvToken+"="+tok.Reveal(), EnvAgentID+"="+id)
+	stdout := &lineLogger{log: c.log, agent: id, stream: "stdout", secret: tok.Reveal()}
+	stderr := &lineLogger{log: c.log, agent: id, stream: "stderr", secret: tok.Reveal()}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so the whole group can be stopped
+	cmd.WaitDelay = time.Second
+	if err := cmd.Start(); err != nil {
+		c.log.Error("cannot launch agent", "agent", id, "err", err)
+		return
+	}
+	pid := cmd.Process.Pid
+	s.mu.Lock()
+	s.pid = pid
+	s.starts++
+	s.mu.Unlock()
+	c.audit(AuditEvent{Event: AuditAgentStarted, Agent: id, PeerUID: -1, PeerPID: int64(pid)})
+
+	waitCh := make(chan error, 1)
+	go func() { waitCh <- cmd.Wait() }()
+	terminate := func(why string) {
+		c.log.Info("stopping agent", "agent", id, "pid", pid, "reason", why)
+		syscall.Kill(-pid, syscall.SIGTERM)
+		t := time.NewTimer(c.cfg.StopGrace)
+		defer t.Stop()
+		select {
+		case <-waitCh:
+		case <-t.C:
+			syscall.Kill(-pid, syscall.SIGKILL)
+			<-waitCh
+		}
+	}
+	startup := time.NewTimer(c.cfg.TokenTTL)
+	defer startup.Stop()
+	coreDone := c.done
+wait:
+	for {
+		select {
+		case <-waitCh:
+			break wait
+		case <-s.stopCh:
+			terminate("agent stopped")
+			break wait
+		case <-coreDone:
+			// Shutdown lets a connected agent finish its calls; its session's end stops it.
+			if !l.connected.Load() {
+				terminate("gateway shutting down")
+				break wait
+			}
+			coreDone = nil
+		case <-startup.C:
+			if !l.connected.Load() {
+				terminate("never connected")
+				break wait
+			}
+		case <-l.ended:
+			t := time.NewTimer(c.cfg.StopGrace)
+			select {
+			case <-waitCh:
+				t.Stop()
+			case <-s.stopCh:
+				t.Stop()
+				terminate("agent stopped")
+			case <-t.C:
+				terminate("connection ended")
+			}
+			break wait
+		}
+	}
+	// Kill what the agent may have left behind in its process group.
+	syscall.Kill(-pid, syscall.SIGKILL)
+	stdout.flush()
+	stderr.flush()
+	s.mu.Lock()
+	s.pid = 0
+	s.mu.Unlock()
+	state := "unknown"
+	if cmd.ProcessState != nil {
+		state = cmd.ProcessState.String()
+	}
+	c.audit(AuditEvent{Event: AuditAgentExited, Agent: id, PeerUID: -1, PeerPID: int64(pid), Reason: state})
+	c.endLaunch(l)
+}
+
+// endLaunch closes the session of a process that is gone, should something it left behind
+// still hold the connection.
+func (c *Core) endLaunch(l *launch) {
+	c.mu.Lock()
+	var s *session
+	for _, e := range c.agents {
+		if e.sess != nil && e.sess.launch == l {
+			s = e.sess
+		}
+	}
+	c.mu.Unlock()
+	if s != nil {
+		s.close(CodeDisconnected, nil)
+	}
+}
+
+// maxLogLine bounds one logged line of agent output.
+const maxLogLine = 8 << 10
+
+// lineLogger logs what an agent writes, one record per line. The agent's token is redacted
+// should the agent print it.
+type lineLogger struct {
+	log           *slog.Logger
+	agent, stream string
+	secret        string
+
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (w *lineLogger) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.buf = append(w.buf, p...)
+	for {
+		i := bytes.IndexByte(w.buf, '\n')
+		if i < 0 {
+			break
+		}
+		w.emit(w.buf[:i])
+		w.buf = w.buf[i+1:]
+	}
+	// Cut an overlong line only where no token can straddle the cut.
+	for len(w.buf) >= maxLogLine+len(w.secret) {
+		w.buf = bytes.ReplaceAll(w.buf, []byte(w.secret), []byte("[redacted]"))
+		if len(w.buf) < maxLogLine+len(w.secret) {
+			break
+		}
+		w.emit(w.buf[:maxLogLine])
+		w.buf = w.buf[maxLogLine:]
+	}
+	w.buf = append([]byte(nil), w.buf...)
+	return len(p), nil
+}
+
+func (w *lineLogger) flush() {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if len(w.buf) > 0 {
+		w.emit(w.buf)
+		w.buf = nil
+	}
+}
+
+func (w *lineLogger) emit(line []byte) {
+	s := strings.TrimRight(string(line), "\r")
+	if w.secret != "" {
+		s = strings.ReplaceAll(s, w.secret, "[redacted]")
+	}
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	w.log.LogAttrs(context.Background(), slog.LevelInfo, "agent output",
+		slog.String("agent", w.agent), slog.String("stream", w.stream), slog.String("line", s))
+}
