@@ -152,7 +152,7 @@ func runConsentVerify(ctx context.Context, e *env, args []string) error {
 	grantee := fs.String("grantee", "", "agent@org the consent must be granted to (default: not checked)")
 	purpose := fs.String("purpose", "", "purpose the consent must be for (default: not checked)")
 	types := fs.String("types", "", "comma-separated types the consent must cover (default: not checked)")
-	revPath := fs.String("revocations", "", "revocation list file (default DIR/data/consent-revocations.jsonl with --dir)")
+	revPath := fs.String("revocations", "", "revocation list file (default: the list of the gateway in --dir)")
 	token := fs.String("token", "", "the token (default: read from standard input)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
