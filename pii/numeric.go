@@ -201,8 +201,10 @@ func (x *scanCtx) quietNumber(i, j int) bool {
 			if strings.HasPrefix(s[k:], "of ") {
 				m = k + 3
 			}
-			if _, ok := isMonthAt(s, m); ok {
-				return false
+			if m < len(s) && monthFirst[s[m]] {
+				if _, ok := isMonthAt(s, m); ok {
+					return false
+				}
 			}
 			if c == 'r' || c == 'a' {
 				if w, ok := wordAt(s, k, false); ok && w.b-w.a <= 10 && streetPrefixes.hasFold(s[w.a:w.b]) {
@@ -223,7 +225,7 @@ func (x *scanCtx) quietNumber(i, j int) bool {
 	for q >= 0 && q > p-10 && isAlpha(s[q]) {
 		q--
 	}
-	if q < p {
+	if q < p && monthFirst[s[q+1]] {
 		if _, ok := isMonthAt(s, q+1); ok {
 			return false
 		}
