@@ -8,7 +8,14 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/time/rate"
+
+	"github.com/moltgate/moltgate/internal/pgshared"
 )
+
+// rateLimiter takes a token for a key, or says how long until one is free.
+type rateLimiter interface {
+	allow(key string) (ok bool, retryAfter time.Duration)
+}
 
 // limiters holds one token bucket per key (a peer org, a sending agent, a
 // discovery caller). Keys come from the network, so the set is bounded: the
@@ -105,7 +112,10 @@ func (g *gates) done(key string, gt *gate) {
 // lets shutdown wait for it to drain.
 type inflight struct {
 	slots chan struct{}
-	wg    sync.WaitGroup
+
+	mu   sync.Mutex
+	n    int
+	idle []chan struct{} // closed when n drops to zero
 }
 
 func newInflight(n int) *inflight { return &inflight{slots: make(chan struct{}, n)} }
@@ -113,23 +123,62 @@ func newInflight(n int) *inflight { return &inflight{slots: make(chan struct{}, 
 func (f *inflight) enter() (release func(), ok bool) {
 	select {
 	case f.slots <- struct{}{}:
-		f.wg.Add(1)
-		return func() { <-f.slots; f.wg.Done() }, true
 	default:
 		return nil, false
 	}
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+	return func() {
+		<-f.slots
+		f.mu.Lock()
+		f.n--
+		if f.n == 0 {
+			for _, ch := range f.idle {
+				close(ch)
+			}
+			f.idle = nil
+		}
+		f.mu.Unlock()
+	}, true
 }
 
 func (f *inflight) count() int { return len(f.slots) }
 
 // drain waits until nothing is in flight or ctx ends.
 func (f *inflight) drain(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { f.wg.Wait(); close(done) }()
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	f.idle = append(f.idle, ch)
+	f.mu.Unlock()
 	select {
-	case <-done:
+	case <-ch:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// sharedLimiter is a rate limit whose buckets live in PostgreSQL, shared by
+// every replica of the gateway.
+type sharedLimiter struct {
+	b   *pgshared.Buckets
+	log func(error)
+}
+
+func (l sharedLimiter) allow(key string) (bool, time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	ok, wait, err := l.b.Allow(ctx, key)
+	if err != nil {
+		// A rate limit protects against overload; when its store fails
+		// the gateway keeps serving rather than refusing everyone.
+		l.log(err)
+		return true, 0
+	}
+	return ok, wait
 }

@@ -1,79 +1,21 @@
 package gateway
 
 import (
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
 	"net"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
-
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/wire"
 )
-
-// pgSchema returns a DSN for an empty schema of the test database, dropped
-// when the test ends. Without MOLTGATE_TEST_POSTGRES (.ci/postgres.sh sets
-// it) the test is skipped, unless MOLTGATE_REQUIRE_POSTGRES=1.
-func pgSchema(t *testing.T) string {
-	dsn := os.Getenv("MOLTGATE_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("MOLTGATE_REQUIRE_POSTGRES") == "1" {
-			t.Fatal("MOLTGATE_REQUIRE_POSTGRES=1 but MOLTGATE_TEST_POSTGRES is not set")
-		}
-		t.Skip("MOLTGATE_TEST_POSTGRES is not set (run under .ci/postgres.sh)")
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Close() })
-	b := make([]byte, 6)
-	rand.Read(b)
-	schema := "gwtest_" + hex.EncodeToString(b)
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatalf("create schema: %v", err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP SCHEMA " + schema + " CASCADE") })
-	if !strings.Contains(dsn, "://") {
-		return dsn + " search_path=" + schema
-	}
-	u, err := url.Parse(dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	return u.String()
-}
-
-// usePostgres points d's storage at dsn.
-func usePostgres(t *testing.T, d Dir, dsn string) {
-	t.Helper()
-	b, err := os.ReadFile(d.ConfigPath())
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := strings.Replace(string(b), "driver = \"sqlite\"\ndsn = \"\"", "driver = \"postgres\"\ndsn = \""+strings.ReplaceAll(dsn, `"`, `\"`)+"\"", 1)
-	if text == string(b) {
-		t.Fatal("no storage section to change")
-	}
-	if err := os.WriteFile(d.ConfigPath(), []byte(text), 0o600); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // Two replicas of one organisation's gateway, each opened on its own, on
 // one PostgreSQL database: an agent registered through one is discovered
 // through the other, attested by the organisation.
 func TestDirectoryReplicasOnPostgres(t *testing.T) {
-	dsn := pgSchema(t)
+	dsn := postgresDSN(t)
 	d1, l1 := newTestDir(t, "acme")
 	d2, l2 := newTestDir(t, "acme")
 	// The second replica holds the same org key (its TLS certificate is
