@@ -39,9 +39,9 @@ type SyncRequest struct {
 // Params returns the request as the params of a registry.sync query:
 // {"since":ms,"limit":n,"include_removed":b,"cursor":"…"}.
 func (q *SyncRequest) Params() wire.Value {
-	m := []wire.Member{
-		{Key: "since", Value: wire.IntValue(max(q.Since.UnixMilli(), 0))},
-		{Key: "include_removed", Value: wire.BoolValue(q.IncludeRemoved)},
+	m := []wire.Member{{Key: "include_removed", Value: wire.BoolValue(q.IncludeRemoved)}}
+	if !q.Since.IsZero() {
+		m = append(m, wire.Member{Key: "since", Value: wire.IntValue(max(q.Since.UnixMilli(), 0))})
 	}
 	if q.Limit > 0 {
 		m = append(m, wire.Member{Key: "limit", Value: wire.IntValue(int64(q.Limit))})

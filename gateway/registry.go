@@ -78,6 +78,13 @@ func (s *Server) publishAgent(info localbridge.AgentInfo) {
 	// the background context exists.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	if info.Status == localbridge.StatusRemoved {
+		p := &wire.RegisterPayload{Action: "delete", Reason: "removed", Profile: &wire.Profile{AgentID: info.ID}}
+		if _, err := s.registerAsOrg(ctx, p); err != nil && code(err) != wire.ErrAgentNotFound {
+			s.log.Warn("cannot deregister agent", "agent", info.ID, "err", err.Error())
+		}
+		return
+	}
 	caps := append(slices.Clone(st.spec.Capabilities), info.Capabilities()...)
 	slices.Sort(caps)
 	caps = slices.Compact(caps)
@@ -118,14 +125,19 @@ func (s *Server) registerAsOrg(ctx context.Context, p *wire.RegisterPayload) (di
 	return s.registry.reg.Register(ctx, d)
 }
 
-// recordLocal records a local agent's health as the local bridge sees it.
+// recordLocal records a local agent's health as the local bridge sees it:
+// alive, degraded or unhealthy as it reports itself while connected,
+// offline when it is not.
 func (s *Server) recordLocal(ctx context.Context, info localbridge.AgentInfo) {
 	status := directory.StatusOffline
 	switch {
-	case info.Healthy:
-		status = directory.StatusAlive
-	case info.Connected:
+	case !info.Connected:
+	case !info.Healthy || info.Status == localbridge.StatusUnhealthy:
 		status = directory.StatusUnhealthy
+	case info.Status == localbridge.StatusDegraded:
+		status = directory.StatusDegraded
+	default:
+		status = directory.StatusAlive
 	}
 	hb := directory.Heartbeat{At: s.now(), Status: status, Load: min(max(info.Load, 0), 1), QueueDepth: info.Queued}
 	if info.Healthy {
