@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/internal/pgtest"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -15,7 +16,7 @@ import (
 // one PostgreSQL database: an agent registered through one is discovered
 // through the other, attested by the organisation.
 func TestDirectoryReplicasOnPostgres(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := pgtest.DSN(t)
 	d1, l1 := newTestDir(t, "acme")
 	d2, l2 := newTestDir(t, "acme")
 	// The second replica holds the same org key (its TLS certificate is
