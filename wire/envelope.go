@@ -59,6 +59,9 @@ func (c *Codec) DecodeEnvelope(b []byte) (*Envelope, error) {
 	if env, ok := c.decodeSessionCanonical(b); ok {
 		return env, nil
 	}
+	if env, ok := c.decodeBoxCanonical(b); ok {
+		return env, nil
+	}
 	t, info, perr := parse(b, c.limits.MaxDepth+1)
 	if perr != nil {
 		return nil, perr
@@ -363,7 +366,7 @@ func (c *Codec) decodeSessionCanonical(b []byte) (*Envelope, bool) {
 	max := c.limits.MaxMessage + SessionOverhead
 	// Base64 decoders skip line breaks, which keys.DecodeBytes refuses: so
 	// must this path. (JSON refuses them raw in a string anyway.)
-	if len(b64)%4 != 0 || base64.StdEncoding.DecodedLen(len(b64)) > max+2 || bytes.ContainsAny(b64, "\r\n") {
+	if len(b64)%4 != 0 || base64.StdEncoding.DecodedLen(len(b64)) > max+2 || lineBreak(b64) {
 		return nil, false
 	}
 	ct := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
@@ -383,5 +386,76 @@ func (c *Codec) decodeSessionCanonical(b []byte) (*Envelope, bool) {
 		Ciphertext: ct[:m],
 		SessionID:  sid,
 		Counter:    ctr,
+	}, true
+}
+
+// lineBreak reports whether b holds a CR or LF, which base64 decoders skip.
+func lineBreak(b []byte) bool { return bytes.IndexByte(b, '\n') >= 0 || bytes.IndexByte(b, '\r') >= 0 }
+
+const (
+	boxMiddle = `","envelope":{"algorithm":"` + AlgBox + `","encrypted":true,"nonce":"` + keys.Base64Prefix
+	boxKey    = `","sender_public":"`
+	boxSuffix = `"},"moltspeak":"` + Version + `"}`
+)
+
+// decodeBoxCanonical decodes a box-sealed envelope written exactly as
+// AppendSealed writes it, without the general JSON parser, as
+// decodeSessionCanonical does for session envelopes. Any other input takes
+// the general path, which would return the same envelope for input this
+// accepts.
+func (c *Codec) decodeBoxCanonical(b []byte) (*Envelope, bool) {
+	rest, ok := bytes.CutPrefix(b, []byte(sessionPrefix))
+	if !ok {
+		return nil, false
+	}
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 {
+		return nil, false
+	}
+	b64 := rest[:q]
+	if rest, ok = bytes.CutPrefix(rest[q:], []byte(boxMiddle)); !ok {
+		return nil, false
+	}
+	const nonceLen = 32 // base64 of 24 bytes
+	if len(rest) < nonceLen {
+		return nil, false
+	}
+	nonceText := rest[:nonceLen]
+	if rest, ok = bytes.CutPrefix(rest[nonceLen:], []byte(boxKey)); !ok {
+		return nil, false
+	}
+	const keyLen = len(keys.X25519Prefix) + 44
+	if len(rest) < keyLen || !bytes.Equal(rest[keyLen:], []byte(boxSuffix)) {
+		return nil, false
+	}
+	pub, err := keys.ParseX25519Public(string(rest[:keyLen]))
+	if err != nil {
+		return nil, false
+	}
+	nonce, err := keys.DecodeBytes(keys.Base64Prefix+string(nonceText), 24)
+	if err != nil || len(nonce) != 24 {
+		return nil, false
+	}
+	max := c.limits.MaxMessage + BoxOverhead
+	if len(b64)%4 != 0 || base64.StdEncoding.DecodedLen(len(b64)) > max+2 || lineBreak(b64) {
+		return nil, false
+	}
+	ct := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
+	m, err := fastStrict.Decode(ct, b64)
+	if err != nil || m < BoxOverhead || m > max {
+		return nil, false
+	}
+	return &Envelope{
+		Header: ObjectValue(
+			Member{"algorithm", StringValue(AlgBox)},
+			Member{"encrypted", BoolValue(true)},
+			Member{"nonce", StringValue(keys.Base64Prefix + string(nonceText))},
+			Member{"sender_public", StringValue(string(rest[:keyLen]))},
+		),
+		Encrypted:    true,
+		Algorithm:    AlgBox,
+		SenderPublic: pub,
+		Nonce:        nonce,
+		Ciphertext:   ct[:m],
 	}, true
 }
