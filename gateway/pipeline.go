@@ -138,12 +138,21 @@ func (s *Server) handshakeStep(ctx context.Context, o origin, env *wire.Envelope
 	}
 	if sess != nil {
 		s.metrics.sessions.Set(float64(s.sessions.Len()))
-		s.log.Info("session established", "peer", sess.Peer().Ref().String(), "level", sess.Level().String(), "face", o.face)
+		s.log.Info("session established", "peer", sess.Peer().Ref().String(), "level", sess.Level().String(), "face", o.face,
+			"version", sess.Version(), "classes", classNames(sess.Classes()), "expires", sess.Expires())
 		if o.onSession != nil {
 			o.onSession(sess)
 		}
 	}
 	return answer{body: reply, status: http.StatusOK, op: wire.OpHello}
+}
+
+func classNames(cs []wire.Class) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.String()
+	}
+	return out
 }
 
 // envelopeLimit is the largest envelope accepted: a sealed message grows by
