@@ -147,12 +147,13 @@ func (s *Server) handshakeStep(ctx context.Context, o origin, env *wire.Envelope
 	return answer{body: reply, status: http.StatusOK, op: wire.OpHello}
 }
 
-func classNames(cs []wire.Class) []string {
+// classNames lists classes as one string, "pub int conf".
+func classNames(cs []wire.Class) string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.String()
 	}
-	return out
+	return strings.Join(out, " ")
 }
 
 // envelopeLimit is the largest envelope accepted: a sealed message grows by
@@ -368,12 +369,15 @@ func code(err error) wire.Code {
 }
 
 func (s *Server) logBlock(m *wire.Message, d classify.Direction, dec classify.Decision) {
+	// One string, "email at p.input.to, phone at p.input.note": the
+	// redaction layer renders any list as text and masks what looks
+	// personal in it, which "email@p.input.to" did.
 	paths := make([]string, 0, len(dec.Findings))
 	for _, f := range dec.Findings {
-		paths = append(paths, f.Type.String()+"@"+f.Path)
+		paths = append(paths, f.Type.String()+" at "+f.Path)
 	}
 	s.log.Warn("message blocked", "direction", d.String(), "reason", dec.Reason.String(), "op", string(m.Op),
-		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", paths)
+		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", strings.Join(paths, ", "))
 }
 
 // hostOf is the host part of a remote address.
