@@ -340,7 +340,8 @@ func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) a
 }
 
 func withRetry(e *wire.Error, d time.Duration) *wire.Error {
-	ms := max(d.Milliseconds(), 1)
+	// Rounded up: a sender that waits exactly delay_ms must find a token.
+	ms := max(int64((d+time.Millisecond-1)/time.Millisecond), 1)
 	return e.WithSuggestion(wire.Suggestion{Action: wire.ActionRetryAfter, DelayMS: ms})
 }
 
