@@ -278,7 +278,7 @@ func (s *Server) checkCapability(m *wire.Message, capability string) error {
 		if err != nil || cc.Capability != capability {
 			continue
 		}
-		if err := s.trust.VerifyCapability(cc, m.From.Ref(), m.From.Key, capability, s.now()); err == nil {
+		if err := s.capCerts.verify(s.trust, c.Value, cc, m.From, capability, s.now()); err == nil {
 			return nil
 		}
 	}
