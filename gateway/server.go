@@ -101,6 +101,7 @@ type Server struct {
 	db            *sql.DB          // the PostgreSQL handle, if any
 	peerGates     *gates
 	capCerts      *capabilityCache
+	wsWriteBufs   sync.Pool // write buffers of the WebSocket face's connections
 	flight        *inflight
 	metrics       *metrics
 

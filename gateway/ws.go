@@ -45,7 +45,12 @@ func (w *wsConn) write(b []byte) error {
 // in the session.
 func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	up := websocket.Upgrader{
-		ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10,
+		// An idle connection holds no buffer of its own: reading uses the
+		// HTTP server's 4 KiB reader (a larger message is read through
+		// it), and a write borrows a buffer of a TLS record's size from a
+		// pool for as long as it lasts. 64 KiB buffers of its own made
+		// an idle session cost about 190 KiB.
+		WriteBufferSize: 16 << 10, WriteBufferPool: &s.wsWriteBufs,
 		// Peers are gateways, not browsers: there is no origin to check.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
