@@ -158,7 +158,7 @@ func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
 				return nil
 			}
 			return err
-		case <-s.quit:
+		case <-s.quit.Done():
 			wg.Wait()
 			return nil
 		}

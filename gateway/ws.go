@@ -45,12 +45,13 @@ func (w *wsConn) write(b []byte) error {
 // in the session.
 func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	up := websocket.Upgrader{
-		// An idle connection holds no buffer of its own: reading uses the
-		// HTTP server's 4 KiB reader (a larger message is read through
-		// it), and a write borrows a buffer of a TLS record's size from a
-		// pool for as long as it lasts. 64 KiB buffers of its own made
-		// an idle session cost about 190 KiB.
-		WriteBufferSize: 16 << 10, WriteBufferPool: &s.wsWriteBufs,
+		// An idle connection holds little: a 2 KiB read buffer of its own
+		// (a larger message is read through it; the HTTP server's
+		// buffers, and its connection state, can then be let go), and a
+		// write borrows a buffer of a TLS record's size from a pool for
+		// as long as it lasts. 64 KiB buffers of its own made an idle
+		// session cost about 190 KiB.
+		ReadBufferSize: 2 << 10, WriteBufferSize: 16 << 10, WriteBufferPool: &s.wsWriteBufs,
 		// Peers are gateways, not browsers: there is no origin to check.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
@@ -58,13 +59,21 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	// The connection is served on a goroutine of its own and this handler
+	// returns: the HTTP server's goroutine has the stack its TLS handshake
+	// grew, and it would hold that for as long as the connection lives.
+	go s.serveStreamConn(context.WithoutCancel(r.Context()), c, r.RemoteAddr)
+}
+
+// serveStreamConn reads and answers one WebSocket connection's frames.
+func (s *Server) serveStreamConn(base context.Context, c *websocket.Conn, remote string) {
 	conn := &wsConn{c: c}
 	c.SetReadLimit(int64(s.envelopeLimit()))
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
+	ctx, cancel := context.WithCancel(base)
 	var mu sync.Mutex
 	var mine []string
 	var established atomic.Bool
-	o := origin{face: faceWS, remote: r.RemoteAddr, onSession: func(sess *handshake.Session) {
+	o := origin{face: faceWS, remote: remote, onSession: func(sess *handshake.Session) {
 		mu.Lock()
 		mine = append(mine, sess.ID())
 		mu.Unlock()
@@ -74,17 +83,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	var wg sync.WaitGroup
 	var quitting atomic.Bool
 	// On shutdown the face stops reading; what is in flight finishes and
-	// is answered before the connection closes.
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	go func() {
-		select {
-		case <-s.quit:
-			quitting.Store(true)
-			c.SetReadDeadline(time.Now())
-		case <-stopWatch:
-		}
-	}()
+	// is answered before the connection closes. (A callback, not a
+	// goroutine waiting: an idle connection should cost little.)
+	stopWatch := context.AfterFunc(s.quit, func() {
+		quitting.Store(true)
+		c.SetReadDeadline(time.Now())
+	})
+	defer stopWatch()
 	defer func() {
 		if !quitting.Load() {
 			cancel() // the peer is gone: nobody to answer
@@ -145,26 +150,30 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// keepAlive pings the other end so that dead connections are noticed.
+// keepAlive pings the other end every wsPingEvery so that dead connections
+// are noticed. Between pings it holds a timer, not a goroutine.
 func keepAlive(conn *wsConn) (stop func()) {
-	t := time.NewTicker(wsPingEvery)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-t.C:
-				conn.mu.Lock()
-				err := conn.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
-				conn.mu.Unlock()
-				if err != nil {
-					return
-				}
-			case <-done:
-				return
-			}
+	var mu sync.Mutex
+	var t *time.Timer
+	stopped := false
+	mu.Lock()
+	defer mu.Unlock()
+	t = time.AfterFunc(wsPingEvery, func() {
+		conn.mu.Lock()
+		err := conn.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
+		conn.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil && !stopped {
+			t.Reset(wsPingEvery)
 		}
-	}()
-	return func() { t.Stop(); close(done) }
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
+	}
 }
 
 // wsClient is this gateway's WebSocket connection to one peer gateway, with
