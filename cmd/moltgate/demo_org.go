@@ -58,10 +58,14 @@ func (g *demoGateway) closeListeners() {
 	}
 }
 
-// setConfig replaces settings in the gateway's moltgate.toml, each given
-// as the whole line the file has and the line to put instead.
-func (g *demoGateway) setConfig(lines ...[2]string) error {
-	path := g.dir.ConfigPath()
+// setConfig replaces settings in the gateway's moltgate.toml (see
+// editConfig).
+func (g *demoGateway) setConfig(lines ...[2]string) error { return editConfig(g.dir, lines...) }
+
+// editConfig replaces settings in a gateway's moltgate.toml, each given as
+// the whole line the file has and the line to put instead.
+func editConfig(d gateway.Dir, lines ...[2]string) error {
+	path := d.ConfigPath()
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return err
@@ -69,7 +73,7 @@ func (g *demoGateway) setConfig(lines ...[2]string) error {
 	text := string(b)
 	for _, l := range lines {
 		if !strings.Contains(text, l[0]+"\n") {
-			return fmt.Errorf("demo: %s has no line %q", path, l[0])
+			return fmt.Errorf("%s has no line %q", path, l[0])
 		}
 		text = strings.Replace(text, l[0]+"\n", l[1]+"\n", 1)
 	}
