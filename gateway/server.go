@@ -109,8 +109,7 @@ type Server struct {
 	async   *asyncReplies
 
 	closing atomic.Bool
-	quit    context.Context // ends when shutdown begins: stream faces stop reading
-	quitNow context.CancelFunc
+	quit    chan struct{}  // closed when shutdown begins: stream faces stop reading
 	bg      sync.WaitGroup // background loops
 	stopBG  context.CancelFunc
 	bgCtx   context.Context
@@ -158,8 +157,8 @@ func Open(opts Options) (*Server, error) {
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
 		peers: map[string]*peerState{}, agents: map[string]*agentState{},
+		quit: make(chan struct{}),
 	}
-	s.quit, s.quitNow = context.WithCancel(context.Background())
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	if s.scanner, err = pii.New(nil); err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)

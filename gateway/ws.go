@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -62,6 +61,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	// The connection is served on a goroutine of its own and this handler
 	// returns: the HTTP server's goroutine has the stack its TLS handshake
 	// grew, and it would hold that for as long as the connection lives.
+	// The connection outlives the request that opened it.
 	go s.serveStreamConn(context.WithoutCancel(r.Context()), c, r.RemoteAddr)
 }
 
@@ -69,85 +69,23 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveStreamConn(base context.Context, c *websocket.Conn, remote string) {
 	conn := &wsConn{c: c}
 	c.SetReadLimit(int64(s.envelopeLimit()))
-	ctx, cancel := context.WithCancel(base)
-	var mu sync.Mutex
-	var mine []string
-	var established atomic.Bool
-	o := origin{face: faceWS, remote: remote, onSession: func(sess *handshake.Session) {
-		mu.Lock()
-		mine = append(mine, sess.ID())
-		mu.Unlock()
-		established.Store(true)
-	}}
-	sem := make(chan struct{}, wsInFlight)
-	var wg sync.WaitGroup
-	var quitting atomic.Bool
-	// On shutdown the face stops reading; what is in flight finishes and
-	// is answered before the connection closes. (A callback, not a
-	// goroutine waiting: an idle connection should cost little.)
-	stopWatch := context.AfterFunc(s.quit, func() {
-		quitting.Store(true)
-		c.SetReadDeadline(time.Now())
-	})
-	defer stopWatch()
-	defer func() {
-		if !quitting.Load() {
-			cancel() // the peer is gone: nobody to answer
-		}
-		wg.Wait()
-		cancel()
-		if quitting.Load() {
-			conn.mu.Lock()
-			c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
-			conn.mu.Unlock()
-		}
-		c.Close()
-		mu.Lock()
-		for _, id := range mine {
-			s.sessions.Remove(id)
-		}
-		mu.Unlock()
-	}()
 	stopPing := keepAlive(conn)
 	defer stopPing()
 	c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
-	c.SetPongHandler(func(string) error {
-		if !quitting.Load() {
+	c.SetPongHandler(func(string) error { c.SetReadDeadline(time.Now().Add(3 * wsPingEvery)); return nil })
+	recv := func() ([]byte, error) {
+		_, frame, err := c.ReadMessage()
+		if err == nil {
 			c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
 		}
-		return nil
-	})
-	for {
-		_, frame, err := c.ReadMessage()
-		if err != nil || quitting.Load() {
-			return
-		}
-		c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
-		// Until the connection's handshake completes, frames are taken in
-		// order: the first message in the session must not overtake the
-		// last of the handshake. After that they are pipelined.
-		if !established.Load() {
-			if a := s.handle(ctx, o, frame, conn.write); a.body != nil && conn.write(a.body) != nil {
-				return
-			}
-			continue
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			a := s.handle(ctx, o, frame, conn.write)
-			if a.body != nil {
-				if conn.write(a.body) != nil {
-					cancel()
-				}
-			}
-		}()
+		return frame, err
 	}
+	if s.serveFrames(base, origin{face: faceWS, remote: remote}, recv, conn.write) == endShutdown {
+		conn.mu.Lock()
+		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
+		conn.mu.Unlock()
+	}
+	c.Close()
 }
 
 // keepAlive pings the other end every wsPingEvery so that dead connections
