@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -131,7 +132,6 @@ type bench struct {
 
 	acme, globex, idle gateway.Dir
 	globexDoc          *gateway.PeerDoc
-	agents             []int // globex's agent processes
 }
 
 func (b *bench) say(format string, a ...any) {
@@ -195,6 +195,9 @@ type phase struct {
 	Ratio                 float64 `json:"ratio_to_raw"`
 	// CPUPer1000 is the CPU seconds of all processes per 1,000 ops.
 	CPUPer1000 float64 `json:"cpu_seconds_per_1000_ops"`
+	// AgentRestarted says the agent process exited during the phase, so
+	// its CPU time is missing from the figures.
+	AgentRestarted bool `json:"agent_restarted,omitempty"`
 }
 
 type cpuSplit struct {
@@ -231,7 +234,7 @@ func (b *bench) run(ctx context.Context) (*benchReport, error) {
 	if err != nil {
 		return nil, fmt.Errorf("globex's echo agent: %w%s", err, globex.tail())
 	}
-	if b.agents = childrenOf(globex.cmd.Process.Pid); len(b.agents) == 0 {
+	if len(childrenOf(globex.cmd.Process.Pid)) == 0 {
 		return nil, errors.New("globex's echo agent process not found")
 	}
 	for _, tr := range b.o.Transports {
@@ -369,7 +372,8 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 	b.say("%s: warming up", tr)
 	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, roundTrips(clients, echoReq))
 
-	pids := [3][]int{{acme.cmd.Process.Pid}, {globex.cmd.Process.Pid}, b.agents}
+	gpid := globex.cmd.Process.Pid
+	pids := [3][]int{{acme.cmd.Process.Pid}, {gpid}, nil}
 	var out []phase
 	for _, ph := range []struct {
 		kind    string
@@ -383,12 +387,17 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 	} {
 		b.say("%s: %s, %d callers, %v", tr, ph.kind, ph.callers, b.o.Duration)
 		var c0, c1 [4]time.Duration
+		var agentGone bool
 		first := true
 		at := func() {
 			if first {
+				// The agent is looked for afresh: the gateway restarts
+				// one that exits.
+				pids[2] = childrenOf(gpid)
 				c0, first = clocks(pids), false
 			} else {
 				c1 = clocks(pids)
+				agentGone = !slices.Equal(pids[2], childrenOf(gpid))
 			}
 		}
 		l := window(ctx, ph.callers, b.o.Duration, at, ph.work)
@@ -399,6 +408,10 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 		p.MessagesPerSec = float64(p.Messages) / p.Seconds
 		p.CPU = cpuSplit{Acme: (c1[0] - c0[0]).Seconds(), Globex: (c1[1] - c0[1]).Seconds(),
 			Agent: (c1[2] - c0[2]).Seconds(), LoadGen: (c1[3] - c0[3]).Seconds()}
+		if agentGone {
+			// An agent that exited took its CPU time with it.
+			p.CPU.Agent, p.AgentRestarted = 0, true
+		}
 		if p.Ops > 0 {
 			p.CPUPer1000 = p.CPU.total() / float64(p.Ops) * 1000
 		}

@@ -31,7 +31,7 @@ import (
 // memStats is what a benchmark gateway reports of its memory when asked
 // (SIGUSR1), after collecting garbage.
 type memStats struct {
-	Heap   uint64 `json:"heap_inuse"`
+	Heap   uint64 `json:"heap_alloc"` // live objects, after a collection
 	Stacks uint64 `json:"stack_inuse"`
 	RSS    uint64 `json:"rss"`
 	Seq    int    `json:"seq"`
@@ -54,7 +54,7 @@ func reportMemory(ctx context.Context, path string) {
 			debug.FreeOSMemory()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			st := memStats{Heap: ms.HeapInuse, Stacks: ms.StackInuse, RSS: rss(), Seq: seq}
+			st := memStats{Heap: ms.HeapAlloc, Stacks: ms.StackInuse, RSS: rss(), Seq: seq}
 			if f, err := os.Create(path + ".heap"); err == nil {
 				pprof.Lookup("heap").WriteTo(f, 0)
 				f.Close()

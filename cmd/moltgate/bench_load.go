@@ -24,7 +24,7 @@ func (l *load) fail(err error) {
 	var re *localbridge.RPCError
 	switch {
 	case errors.As(err, &re) && re.MoltSpeakCode != "":
-		c = re.MoltSpeakCode + " " + re.Message
+		c = re.MoltSpeakCode
 	case errors.As(err, &re):
 		c = re.Message
 	case err != nil:

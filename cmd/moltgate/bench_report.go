@@ -51,10 +51,13 @@ func (p *phase) name() string {
 }
 
 func (p *phase) errors() string {
-	if len(p.Errors) == 0 {
+	var s []string
+	if p.AgentRestarted {
+		s = append(s, "(the agent restarted: its CPU time is missing)")
+	}
+	if len(p.Errors) == 0 && len(s) == 0 {
 		return "0"
 	}
-	var s []string
 	for _, k := range slices.Sorted(maps.Keys(p.Errors)) {
 		s = append(s, fmt.Sprintf("%s×%d", k, p.Errors[k]))
 	}
