@@ -106,8 +106,10 @@ func (r *benchReport) markdown() string {
 			thousands(p.MessagesPerGatewayCPU), p.Ratio, p.CPUPer1000,
 			p.per1000(p.CPU.Acme), p.per1000(p.CPU.Globex), p.per1000(p.CPU.Agent), p.per1000(p.CPU.LoadGen), p.errors())
 	}
+	b.WriteString("\nOps are round trips, or one-way messages; the last four columns split the CPU-s per 1,000 ops by process.\n")
 	if r.Idle != nil {
-		fmt.Fprintf(&b, "\n%s.\n", r.idle())
+		idle := r.idle()
+		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(idle[:1]), idle[1:])
 	}
 	fmt.Fprintf(&b, "\nTargets: ratio ≥ %.1f; p99 round trip under load ≤ %.0f ms; ≤ %.2f CPU-s per 1,000 round trips.\n",
 		targetRatio, targetP99MS, targetCPUPer1000)
