@@ -139,12 +139,22 @@ func (s *Server) handshakeStep(ctx context.Context, o origin, env *wire.Envelope
 	}
 	if sess != nil {
 		s.metrics.sessions.Set(float64(s.sessions.Len()))
-		s.log.Info("session established", "peer", sess.Peer().Ref().String(), "level", sess.Level().String(), "face", o.face)
+		s.log.Info("session established", "peer", sess.Peer().Ref().String(), "level", sess.Level().String(), "face", o.face,
+			"version", sess.Version(), "classes", classNames(sess.Classes()), "expires", sess.Expires())
 		if o.onSession != nil {
 			o.onSession(sess)
 		}
 	}
 	return answer{body: reply, status: http.StatusOK, op: wire.OpHello}
+}
+
+// classNames lists classes as one string, "pub int conf".
+func classNames(cs []wire.Class) string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.String()
+	}
+	return strings.Join(out, " ")
 }
 
 // envelopeLimit is the largest envelope accepted: a sealed message grows by
@@ -269,7 +279,7 @@ func (s *Server) checkCapability(m *wire.Message, capability string) error {
 		if err != nil || cc.Capability != capability {
 			continue
 		}
-		if err := s.trust.VerifyCapability(cc, m.From.Ref(), m.From.Key, capability, s.now()); err == nil {
+		if err := s.capCerts.verify(s.trust, c.Value, cc, m.From, capability, s.now()); err == nil {
 			return nil
 		}
 	}
@@ -331,7 +341,8 @@ func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) a
 }
 
 func withRetry(e *wire.Error, d time.Duration) *wire.Error {
-	ms := max(d.Milliseconds(), 1)
+	// Rounded up: a sender that waits exactly delay_ms must find a token.
+	ms := max(int64((d+time.Millisecond-1)/time.Millisecond), 1)
 	return e.WithSuggestion(wire.Suggestion{Action: wire.ActionRetryAfter, DelayMS: ms})
 }
 
@@ -360,12 +371,15 @@ func code(err error) wire.Code {
 }
 
 func (s *Server) logBlock(m *wire.Message, d classify.Direction, dec classify.Decision) {
+	// One string, "email at p.input.to, phone at p.input.note": the
+	// redaction layer renders any list as text and masks what looks
+	// personal in it, which "email@p.input.to" did.
 	paths := make([]string, 0, len(dec.Findings))
 	for _, f := range dec.Findings {
-		paths = append(paths, f.Type.String()+"@"+f.Path)
+		paths = append(paths, f.Type.String()+" at "+f.Path)
 	}
 	s.log.Warn("message blocked", "direction", d.String(), "reason", dec.Reason.String(), "op", string(m.Op),
-		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", paths)
+		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", strings.Join(paths, ", "))
 }
 
 // hostOf is the host part of a remote address.

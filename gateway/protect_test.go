@@ -4,6 +4,8 @@ import (
 	"context"
 	"testing"
 	"time"
+
+	"github.com/moltgate/moltgate/wire"
 )
 
 type fakeClock struct{ t time.Time }
@@ -32,6 +34,11 @@ func TestLimiters(t *testing.T) {
 	}
 	if retryAfterSeconds(10*time.Millisecond) != 1 || retryAfterSeconds(1500*time.Millisecond) != 2 {
 		t.Fatal("Retry-After rounding")
+	}
+	for d, want := range map[time.Duration]int64{0: 1, 370*time.Millisecond + 900*time.Microsecond: 371, 2 * time.Second: 2000} {
+		if got := withRetry(&wire.Error{Code: wire.ErrRateLimit}, d).Suggestion.DelayMS; got != want {
+			t.Fatalf("delay_ms for %v is %d, want %d (rounded up)", d, got, want)
+		}
 	}
 }
 

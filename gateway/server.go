@@ -101,6 +101,8 @@ type Server struct {
 	shared        *pgshared.Shared // state shared with other replicas; nil with SQLite
 	db            *sql.DB          // the PostgreSQL handle, if any
 	peerGates     *gates
+	capCerts      *capabilityCache
+	wsWriteBufs   sync.Pool // write buffers of the WebSocket face's connections
 	flight        *inflight
 	metrics       *metrics
 
@@ -254,6 +256,7 @@ func Open(opts Options) (*Server, error) {
 		s.discoverLimit = newLimiters(discoverRate, discoverBurst, 65536, s.now)
 	}
 	s.peerGates = newGates(cfg.Rate.PeerConcurrency)
+	s.capCerts = newCapabilityCache(4096)
 	s.flight = newInflight(cfg.Limits.MaxInFlight)
 	s.pending = newPendingCalls()
 	s.async = newAsyncReplies()

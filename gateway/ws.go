@@ -44,7 +44,13 @@ func (w *wsConn) write(b []byte) error {
 // in the session.
 func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	up := websocket.Upgrader{
-		ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10,
+		// An idle connection holds little: a 2 KiB read buffer of its own
+		// (a larger message is read through it; the HTTP server's
+		// buffers, and its connection state, can then be let go), and a
+		// write borrows a buffer of a TLS record's size from a pool for
+		// as long as it lasts. 64 KiB buffers of its own made an idle
+		// session cost about 190 KiB.
+		ReadBufferSize: 2 << 10, WriteBufferSize: 16 << 10, WriteBufferPool: &s.wsWriteBufs,
 		// Peers are gateways, not browsers: there is no origin to check.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
@@ -52,6 +58,15 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
+	// The connection is served on a goroutine of its own and this handler
+	// returns: the HTTP server's goroutine has the stack its TLS handshake
+	// grew, and it would hold that for as long as the connection lives.
+	// The connection outlives the request that opened it.
+	go s.serveStreamConn(context.WithoutCancel(r.Context()), c, r.RemoteAddr)
+}
+
+// serveStreamConn reads and answers one WebSocket connection's frames.
+func (s *Server) serveStreamConn(base context.Context, c *websocket.Conn, remote string) {
 	conn := &wsConn{c: c}
 	c.SetReadLimit(int64(s.envelopeLimit()))
 	stopPing := keepAlive(conn)
@@ -65,9 +80,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		}
 		return frame, err
 	}
-	// The connection outlives the request that opened it.
-	ctx := context.WithoutCancel(r.Context())
-	if s.serveFrames(ctx, origin{face: faceWS, remote: r.RemoteAddr}, recv, conn.write) == endShutdown {
+	if s.serveFrames(base, origin{face: faceWS, remote: remote}, recv, conn.write) == endShutdown {
 		conn.mu.Lock()
 		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
 		conn.mu.Unlock()
@@ -75,26 +88,30 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	c.Close()
 }
 
-// keepAlive pings the other end so that dead connections are noticed.
+// keepAlive pings the other end every wsPingEvery so that dead connections
+// are noticed. Between pings it holds a timer, not a goroutine.
 func keepAlive(conn *wsConn) (stop func()) {
-	t := time.NewTicker(wsPingEvery)
-	done := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-t.C:
-				conn.mu.Lock()
-				err := conn.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
-				conn.mu.Unlock()
-				if err != nil {
-					return
-				}
-			case <-done:
-				return
-			}
+	var mu sync.Mutex
+	var t *time.Timer
+	stopped := false
+	mu.Lock()
+	defer mu.Unlock()
+	t = time.AfterFunc(wsPingEvery, func() {
+		conn.mu.Lock()
+		err := conn.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
+		conn.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		if err == nil && !stopped {
+			t.Reset(wsPingEvery)
 		}
-	}()
-	return func() { t.Stop(); close(done) }
+	})
+	return func() {
+		mu.Lock()
+		defer mu.Unlock()
+		stopped = true
+		t.Stop()
+	}
 }
 
 // wsClient is this gateway's WebSocket connection to one peer gateway, with

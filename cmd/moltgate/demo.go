@@ -1,276 +1,515 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
-	"github.com/moltgate/moltgate/crypto"
-	"github.com/moltgate/moltgate/handshake"
-	"github.com/moltgate/moltgate/identity"
-	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/internal/demoagent"
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
 
-// demoOrg is one organisation of the demo: its key, trust store, gateway
-// identity and one agent.
-type demoOrg struct {
-	org      *identity.Org
-	trust    *identity.TrustStore
-	gw       *identity.Agent
-	gwCert   *identity.Cert
-	agent    *identity.Agent
-	cert     *identity.Cert
-	box      *crypto.Box
-	open     *crypto.Opener
-	sessions *handshake.Store
-}
-
-func newDemoOrg(codec *wire.Codec, name, agent string, now time.Time) (*demoOrg, error) {
-	sk, err := keys.GenerateEd25519(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	o := &demoOrg{org: &identity.Org{Name: name, Signing: sk}, trust: identity.NewTrustStore(),
-		sessions: handshake.NewStore(handshake.StoreConfig{})}
-	if o.gw, err = identity.Generate(rand.Reader, wire.Ref{Agent: "gateway", Org: name}); err != nil {
-		return nil, err
-	}
-	if o.gwCert, err = o.org.IssueIdentity(o.gw.Public(), now.Add(-time.Minute), now.Add(24*time.Hour)); err != nil {
-		return nil, err
-	}
-	if o.agent, err = identity.Generate(rand.Reader, wire.Ref{Agent: agent, Org: name}); err != nil {
-		return nil, err
-	}
-	if o.cert, err = o.org.IssueIdentity(o.agent.Public(), now.Add(-time.Minute), now.Add(24*time.Hour)); err != nil {
-		return nil, err
-	}
-	o.trust.Add(name, sk.Public())
-	o.box = crypto.NewBox(o.agent.Encryption, 0)
-	o.open = &crypto.Opener{Codec: codec, Box: o.box, Accept: crypto.AcceptRef(o.agent.Ref)}
-	return o, nil
-}
-
-func (o *demoOrg) handshakeConfig(codec *wire.Codec) *handshake.Config {
-	return &handshake.Config{Identity: o.gw, Cert: o.gwCert, Trust: o.trust, Codec: codec,
-		Capabilities: []string{"query", "task", "tool.invoke"}}
-}
-
-// message builds a message from o's agent to another, carrying o's
-// identity certificate in an extension so the receiver can check it.
-func (o *demoOrg) message(to wire.Ref, op wire.Op, cls wire.Class, re string, payload any, now time.Time) *wire.Message {
-	ext := wire.ObjectValue(wire.Member{Key: "moltgate.identity", Value: wire.ObjectValue(wire.Member{Key: "cert", Value: o.cert.Value()})})
-	return &wire.Message{
-		V: wire.Version, ID: newID(), TS: now.UnixMilli(), Op: op, From: o.agent.Sender(), To: to,
-		Cls: cls, Re: re, Payload: payload, Ext: ext,
-	}
-}
-
-// check verifies the identity certificate a message carries against o's
-// trust store.
-func (o *demoOrg) check(m *wire.Message, now time.Time) error {
-	c, err := identity.ParseCert(m.Ext.Get("moltgate.identity").Get("cert"))
-	if err != nil {
-		return err
-	}
-	if err := o.trust.VerifyIdentity(c, now); err != nil {
-		return err
-	}
-	if c.Ref() != m.From.Ref() || !c.Key.Equal(m.From.Key) {
-		return wire.Errorf(wire.ErrAuthFailed, "from", "does not match the identity certificate")
-	}
-	return nil
-}
-
-// handshakeWith runs a handshake from o's gateway to peer's gateway over an
-// in-memory transport, and stores the session on both sides.
-func (o *demoOrg) handshakeWith(ctx context.Context, codec *wire.Codec, peer *demoOrg) (*handshake.Session, error) {
-	a, b := handshake.Pipe()
-	type result struct {
-		s   *handshake.Session
-		err error
-	}
-	done := make(chan result, 1)
-	go func() {
-		s, err := handshake.NewResponder(peer.handshakeConfig(codec)).Run(ctx, b)
-		done <- result{s, err}
-	}()
-	s, err := handshake.NewInitiator(o.handshakeConfig(codec), handshake.Peer{Ref: peer.gw.Ref}).Run(ctx, a)
-	r := <-done
-	if err != nil {
-		return nil, err
-	}
-	if r.err != nil {
-		return nil, r.err
-	}
-	o.sessions.Add(s)
-	peer.sessions.Add(r.s)
-	return s, nil
-}
-
+// runDemo is `moltgate demo`: two organisations, acme and globex, each run a
+// real gateway (in this process, on loopback, with its own directory and
+// SQLite store), and each gateway launches a local agent, which is this
+// program again (`moltgate demo agent NAME`, not listed in the usage). The
+// demo narrates registration and discovery, the handshake, a signed and
+// sealed tool call with streamed output, personal data blocked and then
+// allowed with a consent, a secret blocked, an untrusted organisation
+// refused and a rate limit, then stops everything and removes its files.
 func runDemo(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 && args[0] == "agent" {
+		return runDemoAgent(ctx, args[1:])
+	}
 	fs := newFlags(e, "demo")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	w := e.stdout
-	now := e.now()
-	codec := wire.NewCodec(wire.Limits{})
-	step := 0
-	say := func(format string, a ...any) {
-		step++
-		fmt.Fprintf(w, "\n%d. "+format+"\n", append([]any{step}, a...)...)
-	}
-	fmt.Fprintln(w, "moltgate demo: two organisations, a handshake, and signed, sealed messages")
-
-	acme, err := newDemoOrg(codec, "acme", "alice", now)
+	// Socket paths are limited to about 100 bytes, so the directory is a
+	// short one under the system's temporary directory.
+	root, err := os.MkdirTemp("", "mgdemo")
 	if err != nil {
 		return err
 	}
-	globex, err := newDemoOrg(codec, "globex", "bob", now)
+	d := &demo{w: e.stdout, root: root}
+	err = d.run(ctx)
+	if serr := d.stopAll(); serr != nil && err == nil {
+		err = serr
+	}
+	if rerr := os.RemoveAll(root); rerr != nil && err == nil {
+		err = rerr
+	}
 	if err != nil {
 		return err
 	}
-	say("Two organisations create their keys; each certifies its gateway and one agent.")
-	for _, o := range []*demoOrg{acme, globex} {
-		fmt.Fprintf(w, "   %-7s org key %s\n", o.org.Name, o.org.Signing.Public())
-		fmt.Fprintf(w, "           certifies %s and %s (signs with %s)\n", o.gw.Ref, o.agent.Ref, o.agent.Signing.Public())
-	}
-
-	say("They exchange org keys out of band and pin them: each now trusts the other's certificates.")
-	acme.trust.Add("globex", globex.org.Signing.Public())
-	globex.trust.Add("acme", acme.org.Signing.Public())
-
-	sess, err := acme.handshakeWith(ctx, codec, globex)
-	if err != nil {
+	fmt.Fprintln(d.w, "   The three gateways shut down gracefully, their agents stopped with them, and the")
+	fmt.Fprintln(d.w, "   temporary directory is gone.")
+	if err := demoWire(ctx, d.w, d.step); err != nil {
 		return err
 	}
-	say("acme's gateway opens a session with globex's: hello, hello_ack, verify, verify_response,\n"+
-		"   session_established. Each side signs the other's fresh challenge bound to the transcript;\n"+
-		"   the session keys come from a fresh X25519 exchange (forward secrecy).\n"+
-		"   peer %s, version %s, trust level %s, capabilities %v,\n   classes %v, expires %s",
-		sess.Peer().Ref(), sess.Version(), sess.Level(), sess.Capabilities(), sess.Classes(), sess.Expires().UTC().Format(time.RFC3339))
-
-	params, _ := wire.ValueOf(map[string]any{"location": "Tokyo", "timeframe": "+1d"})
-	query := acme.message(globex.agent.Ref, wire.OpQuery, wire.Conf, "", &wire.QueryPayload{Domain: "weather", Intent: "forecast", Params: params}, now)
-	env, err := sess.SignAndSeal(query, acme.agent.Signing)
-	if err != nil {
-		return err
-	}
-	say("alice signs a confidential query for bob (Ed25519 over RFC 8785 canonical bytes);\n   her gateway seals it in the session (%s): %d bytes on the wire.", wire.AlgSession, len(env))
-
-	decoded, err := codec.DecodeEnvelope(env)
-	if err != nil {
-		return err
-	}
-	got, in, err := globex.sessions.Open(decoded)
-	if err != nil {
-		return err
-	}
-	if err := globex.check(got, now); err != nil {
-		return err
-	}
-	q := got.Payload.(*wire.QueryPayload)
-	say("globex's gateway opens it and checks everything before bob reads a word:\n" +
-		"   a live session, a fresh counter, the ciphertext authenticates,\n" +
-		"   signed by alice's key, her identity certificate chains to acme's pinned key")
-	fmt.Fprintf(w, "   arrived at trust level %s; the query: domain=%s intent=%s params=%s\n", in.Level(), q.Domain, q.Intent, q.Params)
-
-	data, _ := wire.ValueOf(map[string]any{"high_c": 12, "low_c": 5, "conditions": "partly-cloudy"})
-	reply := globex.message(acme.agent.Ref, wire.OpRespond, wire.Conf, got.ID, &wire.RespondPayload{Status: "success", Data: data}, now)
-	back, err := globex.sessions.Peer(acme.gw.Ref)
-	if err != nil {
-		return err
-	}
-	renv, err := back.SignAndSeal(reply, globex.agent.Signing)
-	if err != nil {
-		return err
-	}
-	rdec, err := codec.DecodeEnvelope(renv)
-	if err != nil {
-		return err
-	}
-	ans, _, err := acme.sessions.Open(rdec)
-	if err != nil {
-		return err
-	}
-	if err := acme.check(ans, now); err != nil {
-		return err
-	}
-	say("bob answers in the same session; alice's gateway opens and verifies the reply:\n   %s", ans.Payload.(*wire.RespondPayload).Data)
-
-	_, _, err = globex.sessions.Open(decoded)
-	say("Someone records alice's envelope and plays it again. globex refuses it:\n   %s", refusal(err))
-
-	second, err := sess.SignAndSeal(acme.message(globex.agent.Ref, wire.OpQuery, wire.Conf, "", &wire.QueryPayload{Domain: "weather", Intent: "alerts"}, now), acme.agent.Signing)
-	if err != nil {
-		return err
-	}
-	tampered := append([]byte(nil), second...)
-	i := bytes.Index(tampered, []byte(`"ciphertext":"base64:`)) + 40
-	if tampered[i] == 'A' {
-		tampered[i] = 'B'
-	} else {
-		tampered[i] = 'A'
-	}
-	if tdec, derr := codec.DecodeEnvelope(tampered); derr != nil {
-		err = derr
-	} else {
-		_, _, err = globex.sessions.Open(tdec)
-	}
-	say("alice sends another query; someone on the path changes one character of its ciphertext.\n   globex refuses it:\n   %s", refusal(err))
-
-	carol, err := newDemoOrg(codec, "initech", "carol", now)
-	if err != nil {
-		return err
-	}
-	forwarded, err := globex.box.Seal(got.Raw(), carol.agent.Encryption.Public(), rand.Reader)
-	if err != nil {
-		return err
-	}
-	_, err = carol.open.Open(forwarded)
-	say("bob re-seals alice's signed query to carol@initech, hoping she takes it as alice's word to her.\n   carol refuses it:\n   %s", refusal(err))
-
-	mallory, err := newDemoOrg(codec, "evil", "mallory", now)
-	if err != nil {
-		return err
-	}
-	msess, err := mallory.handshakeWith(ctx, codec, globex)
-	if err != nil {
-		return err
-	}
-	spoof := mallory.message(globex.agent.Ref, wire.OpQuery, wire.Conf, "", &wire.QueryPayload{Domain: "payroll"}, now)
-	senv, err := msess.SignAndSeal(spoof, mallory.agent.Signing)
-	if err != nil {
-		return err
-	}
-	sdec, _ := codec.DecodeEnvelope(senv)
-	sm, min, err := globex.sessions.Open(sdec)
-	if err == nil {
-		if need := identity.Required(sm.Op, sm.Cls, sm.Cap); min.Level() < need.Level {
-			err = wire.Errorf(wire.ErrAuthFailed, "", "a %s %s needs trust level %s; %s is only %s (its org key is not pinned)",
-				sm.Cls, sm.Op, need.Level, sm.From.Ref(), min.Level())
-		}
-	}
-	say("mallory@evil completes a handshake with globex too, with a certificate from its own org.\n"+
-		"   globex has never pinned evil's key, so the session stays at level %s,\n   and mallory's confidential query is refused:\n   %s", msess.Level(), refusal(err))
-
-	fmt.Fprintln(w, "\nDemo complete: the genuine messages were delivered; the replayed, tampered, forwarded and untrusted ones were refused.")
+	fmt.Fprintln(d.w, "\nDemo complete: every genuine call was delivered, and every refusal came with its code.")
 	return nil
 }
 
-// refusal renders the error a refusal produced; a nil error is a failure of
-// the demo itself.
-func refusal(err error) string {
-	if err == nil {
-		return "ACCEPTED (this is a bug)"
+// runDemoAgent is `moltgate demo agent NAME`: a demo agent, as the demo's
+// gateways launch it.
+func runDemoAgent(ctx context.Context, args []string) error {
+	if len(args) != 1 {
+		return usagef("demo agent NAME")
 	}
+	a, err := demoagent.New(args[0])
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	return a.Run(ctx)
+}
+
+type demo struct {
+	w    io.Writer
+	root string
+	step int
+
+	acme, globex, initech *demoGateway
+	token                 string    // the consent acme issued
+	consentUsed           time.Time // when a gateway last looked the consent up
+}
+
+func (d *demo) say(format string, a ...any) {
+	d.step++
+	fmt.Fprintf(d.w, "\n%d. "+format+"\n", append([]any{d.step}, a...)...)
+}
+
+func (d *demo) line(format string, a ...any) {
+	fmt.Fprintf(d.w, "   "+format+"\n", a...)
+}
+
+func (d *demo) stopAll() error {
+	var errs []error
+	// Callers first, so that the gateway they call has no connection of
+	// theirs left to wait for.
+	for _, g := range []*demoGateway{d.initech, d.acme, d.globex} {
+		if g != nil {
+			if err := g.stop(); err != nil {
+				errs = append(errs, fmt.Errorf("stop %s: %w", g.org, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// rel names a path under the demo's directory.
+func (d *demo) rel(p string) string {
+	if r, err := filepath.Rel(d.root, p); err == nil {
+		return r
+	}
+	return p
+}
+
+func (d *demo) run(ctx context.Context) error {
+	fmt.Fprintln(d.w, "moltgate demo: two organisations, acme and globex, each run a moltgate gateway on this machine.")
+	for _, step := range []func(context.Context) error{
+		d.setUp, d.register, d.discover, d.toolCall, d.personalData, d.secret, d.untrusted, d.rateLimit, d.revoke,
+	} {
+		if err := step(ctx); err != nil {
+			return err
+		}
+	}
+	d.say("Clean-up.")
+	return nil
+}
+
+func (d *demo) setUp(ctx context.Context) error {
+	var err error
+	if d.acme, err = newDemoGateway(d.root, "acme"); err != nil {
+		return err
+	}
+	if d.globex, err = newDemoGateway(d.root, "globex"); err != nil {
+		return err
+	}
+	d.say("acme and globex each set up a gateway (moltgate init): an org key, a self-signed TLS\n" +
+		"   certificate, a configuration, and a SQLite file for its directory.")
+	for _, g := range []*demoGateway{d.acme, d.globex} {
+		c := g.made.Config
+		d.line("%-7s %s (gRPC %s), org key %.20s…, directory %s", g.org, c.Listen.Advertise, c.Listen.GRPC,
+			g.made.OrgKey, d.rel(filepath.Join(g.dir.DataDir(), "moltgate.db")))
+	}
+	for _, p := range [][2]*demoGateway{{d.acme, d.globex}, {d.globex, d.acme}} {
+		if _, err := p[0].trust(p[1], "pii"); err != nil {
+			return err
+		}
+	}
+	d.line("They exchange signed peer documents (moltgate peer export | peer import --max-cls pii):")
+	d.line("each pins the other's org key and TLS certificate, and allows it classes up to pii.")
+	if err := d.globex.setConfig(
+		[2]string{"agent_per_second = 50.0", "agent_per_second = 2.0"},
+		[2]string{"agent_burst = 100", "agent_burst = 6"},
+	); err != nil {
+		return err
+	}
+	d.line("globex lets each remote agent make 2 calls a second, in bursts of up to 6 ([rate] in its moltgate.toml).")
+	return nil
+}
+
+func (d *demo) register(ctx context.Context) error {
+	agents := []struct {
+		g    *demoGateway
+		id   string
+		caps []string
+	}{
+		{d.globex, demoagent.ConciergeID, []string{"weather.forecast", "calendar.invite"}},
+		{d.acme, demoagent.AssistantID, []string{"text.summarise"}},
+	}
+	for _, a := range agents {
+		cmd, err := agentCommand(a.id)
+		if err != nil {
+			return err
+		}
+		if _, err := gateway.AddAgent(a.g.dir, gateway.AddAgentOptions{ID: a.id, Exec: cmd, Capabilities: a.caps, MaxCls: "pii"}); err != nil {
+			return err
+		}
+	}
+	for _, g := range []*demoGateway{d.acme, d.globex} {
+		if err := g.start(); err != nil {
+			return err
+		}
+	}
+	d.say("Registration. Each gateway starts and launches its local agent (moltgate agent add --exec) as a\n" +
+		"   child process. The agent finds the gateway's OpenSentience socket (run/core.sock) and a single-use\n" +
+		"   token in its environment, proves itself, and registers its tools. The gateway publishes it in its\n" +
+		"   directory, signed by the agent's key: its tools become capabilities.")
+	for _, a := range agents {
+		tools, err := a.g.awaitAgent(ctx, a.id)
+		if err != nil {
+			return err
+		}
+		entry, err := a.g.awaitEntry(ctx, a.id, a.caps[0], tools)
+		if err != nil {
+			return err
+		}
+		d.line("%s@%s registered tools %s; its directory entry lists capabilities %s",
+			a.id, a.g.org, strings.Join(tools, ", "), strings.Join(entry.Capabilities, ", "))
+	}
+	return nil
+}
+
+// discoveryResult is one result of a discovery, as the directory renders it.
+type discoveryResult struct {
+	AgentID      string   `json:"agent_id"`
+	Org          string   `json:"org"`
+	PublicKey    string   `json:"public_key"`
+	Endpoint     string   `json:"endpoint"`
+	Capabilities []string `json:"capabilities"`
+	Attestation  struct {
+		Registry  string `json:"registry"`
+		Key       string `json:"key"`
+		Signature string `json:"signature"`
+	} `json:"attestation"`
+}
+
+type discoveryPage struct {
+	Results []discoveryResult `json:"results"`
+	Total   int               `json:"total"`
+}
+
+// awaitEntry waits until the gateway's own directory lists agent id under
+// capability, with its tools among its capabilities.
+func (g *demoGateway) awaitEntry(ctx context.Context, id, capability string, tools []string) (discoveryResult, error) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		raw, err := g.s.Discover(ctx, localbridge.DiscoverRequest{Capability: capability})
+		if err != nil {
+			return discoveryResult{}, err
+		}
+		var page discoveryPage
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return discoveryResult{}, err
+		}
+		for _, r := range page.Results {
+			if r.AgentID == id && !slices.ContainsFunc(tools, func(t string) bool { return !slices.Contains(r.Capabilities, t) }) {
+				return r, nil
+			}
+		}
+		select {
+		case <-time.After(10 * time.Millisecond):
+		case <-ctx.Done():
+			return discoveryResult{}, fmt.Errorf("%s@%s is not in its directory: %w", id, g.org, ctx.Err())
+		}
+	}
+}
+
+func (d *demo) discover(ctx context.Context) error {
+	d.say("Discovery and the handshake. acme's assistant needs a weather forecast: acme's gateway asks\n" +
+		"   globex's directory for capability weather.forecast.")
+	mark := d.globex.log.mark()
+	raw, err := d.acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Capability: "weather.forecast"})
+	if err != nil {
+		return fmt.Errorf("discover at globex: %w", err)
+	}
+	d.line("acme had no session with globex yet, so its gateway opened a WebSocket to globex (TLS, the")
+	d.line("certificate pinned) and ran the handshake on it: hello, hello_ack, verify, verify_response,")
+	d.line("session_established. Each side signed the other's fresh challenge bound to the transcript, and")
+	d.line("the session keys come from a fresh X25519 exchange (forward secrecy).")
+	if err := d.showSession(ctx, mark, "gateway@acme"); err != nil {
+		return err
+	}
+	var page discoveryPage
+	if err := json.Unmarshal(raw, &page); err != nil {
+		return err
+	}
+	if len(page.Results) == 0 {
+		return errors.New("globex's directory found no agent for weather.forecast")
+	}
+	r := page.Results[0]
+	if r.Attestation.Key != d.globex.made.OrgKey.String() {
+		return errors.New("discovery result attested by another key")
+	}
+	d.line("globex's directory answers: %s@%s, capabilities %s,", r.AgentID, r.Org, strings.Join(r.Capabilities, ", "))
+	d.line("signing key %.20s…, attested by registry %s with key %.20s…; acme's gateway checked", r.PublicKey, r.Attestation.Registry, r.Attestation.Key)
+	d.line("that signature against globex's pinned org key before passing the answer on.")
+	return nil
+}
+
+// showSession prints the session a gateway (globex) accepted from peer, as
+// its log records it.
+func (d *demo) showSession(ctx context.Context, mark int, peer string) error {
+	e, ok := d.globex.log.await(ctx, mark, "session established", func(e logEntry) bool { return e.Str("peer") == peer })
+	if !ok {
+		return fmt.Errorf("globex logged no session with %s", peer)
+	}
+	exp, _ := e.Attrs["expires"].Any().(time.Time)
+	d.line("globex's log: session established with %s on its %s face: MoltSpeak %s,",
+		e.Str("peer"), e.Str("face"), e.Str("version"))
+	d.line("trust level %s, classes %s, for %s.", e.Str("level"), e.Str("classes"), roughly(time.Until(exp)))
+	return nil
+}
+
+func (d *demo) call(ctx context.Context, g *demoGateway, from, tool, input, cls, token string, emit func(localbridge.StreamEvent) error) (json.RawMessage, error) {
+	return g.s.Query(ctx, localbridge.QueryRequest{From: from, To: demoagent.ConciergeID + "@globex", Tool: tool,
+		Input: json.RawMessage(input), Class: cls, Consent: token}, emit)
+}
+
+func (d *demo) toolCall(ctx context.Context) error {
+	input := `{"city":"Lisbon","days":3}`
+	d.say("A tool call across organisations. assistant@acme calls the concierge's forecast tool at\n"+
+		"   globex: %s, class conf.", input)
+	d.line("acme's gateway checks it outbound (class ceilings, personal data, secrets), signs it with the")
+	d.line("assistant's key (Ed25519 over its RFC 8785 bytes), attaches acme's certificate that the assistant")
+	d.line("may invoke tools, and seals it in the session (%s). globex's gateway opens it,", wire.AlgSession)
+	d.line("refuses a counter it has seen, verifies the signature and the certificate against acme's pinned")
+	d.line("key, checks the class and the content inbound, and calls the concierge over its OpenSentience")
+	d.line("socket. Each chunk the tool streams comes back as its own signed, sealed stream message:")
+	chunks := 0
+	out, err := d.call(ctx, d.acme, demoagent.AssistantID, "forecast", input, "conf", "", func(ev localbridge.StreamEvent) error {
+		chunks++
+		d.line("  stream  %s", ev.Text)
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("forecast call: %w", err)
+	}
+	if chunks != 3 {
+		return fmt.Errorf("forecast call streamed %d chunks, want 3", chunks)
+	}
+	d.line("  result  %s", out)
+	var res struct {
+		AskedBy string `json:"asked_by"`
+	}
+	if json.Unmarshal(out, &res) != nil || res.AskedBy != "assistant@acme" {
+		return fmt.Errorf("forecast result %s does not name its caller", out)
+	}
+	d.line("The concierge was told the call came from assistant@acme: the identity globex's gateway verified.")
+	return nil
+}
+
+// refusal checks that err is a refusal with the code want and prints it
+// with its suggestion.
+func (d *demo) refusal(err error, want wire.Code, by string) (*wire.Error, error) {
 	var we *wire.Error
-	if errors.As(err, &we) {
-		return we.Error()
+	if !errors.As(err, &we) || we.Code != want {
+		if err == nil {
+			return nil, fmt.Errorf("the call was accepted; want %s", want)
+		}
+		return nil, fmt.Errorf("the call failed with %v; want %s", err, want)
 	}
-	return err.Error()
+	s := ""
+	if sg := we.Suggestion; sg != nil {
+		s = " (suggestion: " + sg.Action
+		if len(sg.DataTypes) > 0 {
+			s += " for " + strings.Join(sg.DataTypes, ", ")
+		}
+		if sg.DelayMS > 0 {
+			s += fmt.Sprintf(" after %d ms", sg.DelayMS)
+		}
+		s += ")"
+	}
+	d.line("refused by %s: %s%s", by, we.Error(), s)
+	return we, nil
+}
+
+// showBlock prints what a gateway logged of the message it blocked: the
+// rule, and the types and places of what it found, never the values.
+func (d *demo) showBlock(ctx context.Context, g *demoGateway, mark int) error {
+	e, ok := g.log.await(ctx, mark, "message blocked", nil)
+	if !ok {
+		return fmt.Errorf("%s logged no block", g.org)
+	}
+	d.line("%s's log: message blocked (%s, reason %s): found %s; values are never logged.",
+		g.org, e.Str("direction"), e.Str("reason"), e.Str("findings"))
+	return nil
+}
+
+func (d *demo) personalData(ctx context.Context) error {
+	input := `{"attendee":"jane.doe@example.com","event":"Friday review"}`
+	d.say("Personal data. assistant@acme asks the concierge to send an invitation:\n" +
+		"   invite {\"attendee\": <an e-mail address>, \"event\": \"Friday review\"}, class conf.")
+	mark := d.acme.log.mark()
+	_, err := d.call(ctx, d.acme, demoagent.AssistantID, "invite", input, "conf", "", nil)
+	if _, err := d.refusal(err, wire.ErrConsent, "acme's own gateway, before anything left"); err != nil {
+		return err
+	}
+	if err := d.showBlock(ctx, d.acme, mark); err != nil {
+		return err
+	}
+	tok, err := d.acme.s.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: "concierge@globex", Purpose: "scheduling",
+		DataTypes: []string{"email"}, GrantedBy: "customer-4711", TTL: time.Hour})
+	if err != nil {
+		return err
+	}
+	d.token = tok
+	d.line("The person agrees. acme issues a consent (moltgate consent issue): a token signed by acme's org")
+	d.line("key, for concierge@globex, purpose scheduling, data types email, valid for an hour.")
+	out, err := d.call(ctx, d.acme, demoagent.AssistantID, "invite", input, "", tok, nil)
+	d.consentUsed = time.Now()
+	if err != nil {
+		return fmt.Errorf("invite with a consent: %w", err)
+	}
+	d.line("With the consent in pii_meta the message is class pii; acme's gateway checks the consent on the")
+	d.line("way out and globex's on the way in (acme's key, grantee, purpose, types, expiry, revocation):")
+	d.line("  result  %s", out)
+	return nil
+}
+
+func (d *demo) secret(ctx context.Context) error {
+	input := `{"text":"deploy with access key AKIAIOSFODNN7EXAMPLF and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`
+	d.say("A secret. assistant@acme asks the concierge to keep a note holding a cloud access key and its\n" +
+		"   secret: note {\"text\": <a deployment note with the key pair>}, class conf.")
+	mark := d.acme.log.mark()
+	_, err := d.call(ctx, d.acme, demoagent.AssistantID, "note", input, "conf", "", nil)
+	if _, err := d.refusal(err, wire.ErrClassification, "acme's gateway"); err != nil {
+		return err
+	}
+	if err := d.showBlock(ctx, d.acme, mark); err != nil {
+		return err
+	}
+	d.line("Labelled sec instead, it is still refused: globex may receive nothing above pii.")
+	_, err = d.call(ctx, d.acme, demoagent.AssistantID, "note", input, "sec", "", nil)
+	_, err = d.refusal(err, wire.ErrClassification, "acme's gateway")
+	return err
+}
+
+func (d *demo) untrusted(ctx context.Context) error {
+	var err error
+	if d.initech, err = newDemoGateway(d.root, "initech"); err != nil {
+		return err
+	}
+	if _, err := gateway.AddAgent(d.initech.dir, gateway.AddAgentOptions{ID: "mallory"}); err != nil {
+		return err
+	}
+	if _, err := d.initech.trust(d.globex, ""); err != nil {
+		return err
+	}
+	if err := d.initech.start(); err != nil {
+		return err
+	}
+	d.say("An untrusted organisation. initech sets up a gateway too and imports globex's peer document,\n" +
+		"   but globex has never imported initech's. mallory@initech calls the concierge's forecast tool.")
+	mark := d.globex.log.mark()
+	_, err = d.call(ctx, d.initech, "mallory", "forecast", `{"city":"Lisbon"}`, "", "", nil)
+	if err := d.showSession(ctx, mark, "gateway@initech"); err != nil {
+		return err
+	}
+	d.line("Anyone may say hello, but no key pinned at globex vouches for initech, so it stays at that level.")
+	_, err = d.refusal(err, wire.ErrAuthFailed, "globex")
+	return err
+}
+
+func (d *demo) rateLimit(ctx context.Context) error {
+	d.say("A rate limit. assistant@acme calls the forecast tool again and again, as fast as it can.")
+	answered := 0
+	for i := 1; ; i++ {
+		_, err := d.call(ctx, d.acme, demoagent.AssistantID, "forecast", `{"city":"Oslo","days":1}`, "", "", nil)
+		if err == nil {
+			answered++
+			if i == 20 {
+				return errors.New("20 calls in a row were answered; want a rate limit")
+			}
+			continue
+		}
+		d.line("%d calls answered, then call %d:", answered, i)
+		we, err := d.refusal(err, wire.ErrRateLimit, "globex")
+		if err != nil {
+			return err
+		}
+		if we.Suggestion == nil || we.Suggestion.Action != wire.ActionRetryAfter || we.Suggestion.DelayMS <= 0 {
+			return errors.New("the rate limit came without a retry_after suggestion")
+		}
+		select {
+		case <-time.After(time.Duration(we.Suggestion.DelayMS) * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		break
+	}
+	if _, err := d.call(ctx, d.acme, demoagent.AssistantID, "forecast", `{"city":"Oslo","days":1}`, "", "", nil); err != nil {
+		return fmt.Errorf("call after the suggested wait: %w", err)
+	}
+	d.line("After waiting as suggested, the next call is answered.")
+	return nil
+}
+
+func (d *demo) revoke(ctx context.Context) error {
+	tok, err := consent.Parse(d.token)
+	if err != nil {
+		return err
+	}
+	store, err := consent.OpenFile(filepath.Join(d.acme.dir.DataDir(), consent.FileName), nil)
+	if err != nil {
+		return err
+	}
+	if err := store.Revoke(ctx, tok.Claims.ID, time.UnixMilli(tok.Claims.Expires)); err != nil {
+		return err
+	}
+	d.say("Revocation. The person withdraws the consent, and acme revokes it (moltgate consent revoke\n"+
+		"   appends to the same list, %s).", d.rel(filepath.Join(d.acme.dir.DataDir(), consent.FileName)))
+	// The gateway reads the list again when it has changed, at most once a
+	// second.
+	if wait := time.Until(d.consentUsed.Add(1100 * time.Millisecond)); wait > 0 {
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	_, err = d.call(ctx, d.acme, demoagent.AssistantID, "invite", `{"attendee":"jane.doe@example.com","event":"Friday review"}`, "", d.token, nil)
+	_, err = d.refusal(err, wire.ErrConsent, "acme's gateway")
+	return err
+}
+
+// roughly renders a duration in hours or minutes.
+func roughly(d time.Duration) string {
+	if h := d.Round(time.Hour); h >= time.Hour && (d-h).Abs() < time.Minute {
+		return fmt.Sprintf("%d h", int(h.Hours()))
+	}
+	return fmt.Sprintf("%d min", int(d.Round(time.Minute).Minutes()))
 }

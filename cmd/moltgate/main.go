@@ -10,6 +10,7 @@
 //	moltgate seal --identity FILE --to x25519:… < msg.json
 //	moltgate open --identity FILE < envelope.json
 //	moltgate demo
+//	moltgate bench [--duration 3s] [--concurrency 16] [--size 1024] [--json] [--doc FILE]
 //
 // Errors go to standard error as one line that starts with the protocol
 // error code, and the exit status is non-zero.
@@ -74,6 +75,7 @@ func commands() []command {
 		{"discover", "discover --dir DIR --capability C [--org ORG] [--limit N] [--json]", runDiscover},
 		{"agents", "agents --dir DIR [--capability C] [--org ORG] [--json]", runAgents},
 		{"demo", "demo", runDemo},
+		{"bench", "bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--json] [--doc FILE]", runBench},
 		{"pii", "pii scan [--jsonl] < text", runPII},
 		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ...", runConsent},
 	}

@@ -1,0 +1,498 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/localbridge"
+)
+
+// runBench is `moltgate bench`: two gateways as separate processes on
+// loopback (TLS on, as by default), globex with the echo agent, acme with
+// a local caller on its JSON-RPC socket: the path of a real call, caller →
+// acme's gateway → globex's gateway → agent and back. Per transport of
+// calls between the gateways ([peers] transport in acme's configuration)
+// it measures round trips with one caller and with --concurrency callers,
+// and one-way messages (the agent streaming partial results back), and
+// reads the CPU time of every process from /proc. In the same run it
+// measures raw Ed25519 sign+verify on one core, the yardstick of the
+// ratios.
+func runBench(ctx context.Context, e *env, args []string) error {
+	if len(args) > 0 {
+		switch args[0] {
+		case "gateway":
+			return runBenchGateway(ctx, e, args[1:])
+		case "agent":
+			return runBenchAgent(ctx, args[1:])
+		}
+	}
+	fs := newFlags(e, "bench")
+	o := benchOptions{}
+	fs.DurationVar(&o.Duration, "duration", 3*time.Second, "length of each measured phase")
+	fs.IntVar(&o.Concurrency, "concurrency", 16, "callers (round trips) or streams (one-way) at once in the loaded phases")
+	fs.IntVar(&o.Size, "size", 1024, "payload bytes of each message")
+	fs.IntVar(&o.Chunks, "chunks", 20, "messages streamed per one-way call")
+	fs.IntVar(&o.Idle, "idle", 100, "idle WebSocket sessions to open for the memory measurement (0: none)")
+	transports := fs.String("transports", "websocket,grpc,http", "transports between the gateways to measure, in order")
+	asJSON := fs.Bool("json", false, "print the results as JSON")
+	doc := fs.String("doc", "", "update the generated part of the \"End to end\" section of this Markdown file (docs/benchmarks.md)")
+	fs.StringVar(&o.Profile, "cpuprofile", "", "write CPU profiles of the gateways (and of this load generator) to this directory")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if !benchSupported {
+		return errors.New("moltgate bench needs Linux: it reads its processes' CPU time from /proc")
+	}
+	for _, t := range strings.Split(*transports, ",") {
+		switch t {
+		case gateway.TransportWebSocket, gateway.TransportGRPC, gateway.TransportHTTP:
+			o.Transports = append(o.Transports, t)
+		default:
+			return usagef("--transports: unknown transport %q (websocket, grpc, http)", t)
+		}
+	}
+	switch {
+	case o.Duration < 100*time.Millisecond:
+		return usagef("--duration must be at least 100ms")
+	case o.Concurrency < 1 || o.Concurrency > 512:
+		return usagef("--concurrency must be between 1 and 512")
+	case o.Size < 1 || o.Size > 60000:
+		return usagef("--size must be between 1 and 60000")
+	case o.Chunks < 1 || o.Chunks > 100000:
+		return usagef("--chunks must be between 1 and 100000")
+	case o.Idle < 0 || o.Idle > 10000:
+		return usagef("--idle must be between 0 and 10000")
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("find this program to start the gateways: %w", err)
+	}
+	root, err := os.MkdirTemp("", "mgbench")
+	if err != nil {
+		return err
+	}
+	if os.Getenv("MOLTGATE_BENCH_KEEP") == "" {
+		defer os.RemoveAll(root)
+	}
+	progress := e.stderr
+	if *asJSON {
+		progress = nil
+	}
+	b := &bench{o: o, exe: exe, root: root, progress: progress, now: e.now}
+	rep, err := b.run(ctx)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(e.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		rep.writeText(e.stdout)
+	}
+	if *doc != "" {
+		if err := updateDoc(*doc, rep.markdown()); err != nil {
+			return fmt.Errorf("update %s: %w", *doc, err)
+		}
+	}
+	return nil
+}
+
+// benchOptions are the flags of moltgate bench.
+type benchOptions struct {
+	Duration    time.Duration `json:"duration_ns"`
+	Concurrency int           `json:"concurrency"`
+	Size        int           `json:"size"`
+	Chunks      int           `json:"chunks"`
+	Idle        int           `json:"idle_sessions"`
+	Transports  []string      `json:"transports"`
+	Profile     string        `json:"-"`
+}
+
+type bench struct {
+	o        benchOptions
+	exe      string
+	root     string
+	progress interface{ Write([]byte) (int, error) }
+	now      func() time.Time
+
+	acme, globex, idle gateway.Dir
+	globexDoc          *gateway.PeerDoc
+}
+
+func (b *bench) say(format string, a ...any) {
+	if b.progress != nil {
+		fmt.Fprintf(b.progress, "moltgate bench: "+format+"\n", a...)
+	}
+}
+
+// benchReport is the whole result: machine, yardstick and phases.
+type benchReport struct {
+	Version string       `json:"version"`
+	Date    time.Time    `json:"date"`
+	Machine machineInfo  `json:"machine"`
+	Options benchOptions `json:"options"`
+	Raw     rawResult    `json:"raw_ed25519"`
+	Phases  []phase      `json:"phases"`
+	Idle    *idleResult  `json:"idle_websocket,omitempty"`
+}
+
+type machineInfo struct {
+	CPUs       int     `json:"cpus"`
+	Model      string  `json:"model"`
+	Go         string  `json:"go"`
+	LoadBefore float64 `json:"load_before"`
+	LoadAfter  float64 `json:"load_after"`
+}
+
+// rawResult is the yardstick: Ed25519 sign plus verify of a message of the
+// signed request's size, on one thread, per second of that thread's CPU
+// time, measured before and after the phases.
+type rawResult struct {
+	Bytes  int     `json:"bytes"`
+	Before float64 `json:"before_per_cpu_second"`
+	After  float64 `json:"after_per_cpu_second"`
+	PerCPU float64 `json:"per_cpu_second"`
+}
+
+// phase is one measured phase.
+type phase struct {
+	Transport string `json:"transport"`
+	Kind      string `json:"kind"` // "round_trip" or "one_way"
+	Callers   int    `json:"callers"`
+	Seconds   float64
+	// Ops are round trips, or one-way messages, completed in the window;
+	// Messages the signed, sealed messages between the gateways they
+	// took (two per round trip).
+	Ops            int            `json:"ops"`
+	Messages       int            `json:"messages"`
+	Errors         map[string]int `json:"errors,omitempty"`
+	OpsPerSec      float64        `json:"ops_per_second"`
+	MessagesPerSec float64        `json:"messages_per_second"`
+	P50MS          float64        `json:"p50_ms"`
+	P99MS          float64        `json:"p99_ms"`
+	// CPU seconds each process used in the window.
+	CPU cpuSplit `json:"cpu_seconds"`
+	// MessagesPerGatewayCPU is Messages over the two gateways' CPU
+	// seconds: each message is signed and sealed by one gateway and
+	// opened and verified by the other, so it is directly comparable with
+	// the raw sign+verify rate. Ratio is the two's quotient.
+	MessagesPerGatewayCPU float64 `json:"messages_per_gateway_cpu_second"`
+	Ratio                 float64 `json:"ratio_to_raw"`
+	// CPUPer1000 is the CPU seconds of all processes per 1,000 ops.
+	CPUPer1000 float64 `json:"cpu_seconds_per_1000_ops"`
+	// AgentRestarted says the agent process exited during the phase, so
+	// its CPU time is missing from the figures.
+	AgentRestarted bool `json:"agent_restarted,omitempty"`
+}
+
+type cpuSplit struct {
+	Acme    float64 `json:"acme"`
+	Globex  float64 `json:"globex"`
+	Agent   float64 `json:"agent"`
+	LoadGen float64 `json:"load_generator"`
+}
+
+func (c cpuSplit) total() float64 { return c.Acme + c.Globex + c.Agent + c.LoadGen }
+
+func (b *bench) run(ctx context.Context) (*benchReport, error) {
+	rep := &benchReport{Version: Version, Date: b.now().UTC(), Options: b.o,
+		Machine: machineInfo{CPUs: runtime.NumCPU(), Model: cpuModel(), Go: runtime.Version(), LoadBefore: loadAverage()}}
+	// The signed request is the payload, the JSON around it and the
+	// header with its capability certificate: 1,967 bytes for a 1 KiB
+	// payload (BenchmarkCrossOrgRoundTrip's request-bytes).
+	rep.Raw.Bytes = b.o.Size + 943
+	b.say("raw Ed25519 sign+verify of %d bytes", rep.Raw.Bytes)
+	rep.Raw.Before = rawSignVerify(time.Second, rep.Raw.Bytes)
+	if err := b.setUp(); err != nil {
+		return nil, err
+	}
+	globex, err := startGateway(b.exe, b.globex, "globex", b.profile("globex"))
+	if err != nil {
+		return nil, err
+	}
+	defer globex.stop()
+	gcl, err := globex.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	err = awaitAlive(ctx, gcl, "echo")
+	gcl.Close()
+	if err != nil {
+		return nil, fmt.Errorf("globex's echo agent: %w%s", err, globex.tail())
+	}
+	if len(childrenOf(globex.cmd.Process.Pid)) == 0 {
+		return nil, errors.New("globex's echo agent process not found")
+	}
+	for _, tr := range b.o.Transports {
+		ps, err := b.transport(ctx, tr, globex)
+		if err != nil {
+			return nil, err
+		}
+		rep.Phases = append(rep.Phases, ps...)
+	}
+	if b.o.Idle > 0 {
+		b.say("%d idle WebSocket sessions", b.o.Idle)
+		idle, err := b.idleSessions(ctx, globex, b.o.Idle)
+		if err != nil {
+			return nil, fmt.Errorf("idle sessions: %w%s", err, globex.tail())
+		}
+		rep.Idle = &idle
+	}
+	if err := globex.stop(); err != nil {
+		return nil, err
+	}
+	rep.Raw.After = rawSignVerify(time.Second, rep.Raw.Bytes)
+	rep.Raw.PerCPU = (rep.Raw.Before + rep.Raw.After) / 2
+	rep.Machine.LoadAfter = loadAverage()
+	for i := range rep.Phases {
+		p := &rep.Phases[i]
+		if gw := p.CPU.Acme + p.CPU.Globex; gw > 0 {
+			p.MessagesPerGatewayCPU = float64(p.Messages) / gw
+			p.Ratio = p.MessagesPerGatewayCPU / rep.Raw.PerCPU
+		}
+	}
+	return rep, nil
+}
+
+func (b *bench) profile(name string) string {
+	if b.o.Profile == "" {
+		return ""
+	}
+	return filepath.Join(b.o.Profile, name+".pprof")
+}
+
+// setUp makes the two gateway directories: globex with the echo agent
+// (launched by its gateway), acme with the agent its caller sends as; each
+// trusts the other up to conf; the rate limits are out of the way.
+func (b *bench) setUp() error {
+	b.acme, b.globex = gateway.Dir(filepath.Join(b.root, "acme")), gateway.Dir(filepath.Join(b.root, "globex"))
+	// idle is a third organisation, trusted by globex, whose sessions
+	// are left idle for the memory measurement; its gateway never runs.
+	b.idle = gateway.Dir(filepath.Join(b.root, "idle"))
+	for _, d := range []struct {
+		dir gateway.Dir
+		org string
+	}{{b.acme, "acme"}, {b.globex, "globex"}, {b.idle, "idle"}} {
+		ports, err := freePorts(2)
+		if err != nil {
+			return err
+		}
+		if _, err := gateway.Init(d.dir, gateway.InitOptions{Org: d.org, Listen: ports[0], GRPC: ports[1]}); err != nil {
+			return err
+		}
+		if err := editConfig(d.dir,
+			[2]string{"peer_org_per_second = 200.0", "peer_org_per_second = 1000000.0"},
+			[2]string{"peer_org_burst = 400", "peer_org_burst = 1000000"},
+			[2]string{"agent_per_second = 50.0", "agent_per_second = 1000000.0"},
+			[2]string{"agent_burst = 100", "agent_burst = 1000000"},
+			[2]string{"peer_concurrency = 64", "peer_concurrency = 4096"},
+		); err != nil {
+			return err
+		}
+	}
+	agentCmd := shellQuote(b.exe) + " bench agent"
+	if _, err := gateway.AddAgent(b.globex, gateway.AddAgentOptions{ID: "echo", Exec: agentCmd, Capabilities: []string{"echo.text"}}); err != nil {
+		return err
+	}
+	if _, err := gateway.AddAgent(b.acme, gateway.AddAgentOptions{ID: "client"}); err != nil {
+		return err
+	}
+	for _, p := range [][2]gateway.Dir{{b.acme, b.globex}, {b.globex, b.acme}, {b.globex, b.idle}} {
+		doc, err := gateway.ExportPeer(p[1], nil, b.now())
+		if err != nil {
+			return err
+		}
+		if _, err := gateway.ImportPeer(p[0], doc, gateway.ImportOptions{MaxCls: "conf"}); err != nil {
+			return err
+		}
+		if p[1] == b.globex {
+			if b.globexDoc, err = gateway.ParsePeerDoc(doc); err != nil {
+				return err
+			}
+		}
+	}
+	if b.o.Profile != "" {
+		return os.MkdirAll(b.o.Profile, 0o755)
+	}
+	return nil
+}
+
+// transport measures the phases with acme calling globex over tr.
+func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phase, error) {
+	cfg, err := gateway.LoadConfig(b.acme.ConfigPath())
+	if err != nil {
+		return nil, err
+	}
+	if err := editConfig(b.acme, [2]string{fmt.Sprintf("transport = %q", cfg.Peers.Transport), fmt.Sprintf("transport = %q", tr)}); err != nil {
+		return nil, err
+	}
+	acme, err := startGateway(b.exe, b.acme, "acme", b.profile("acme-"+tr))
+	if err != nil {
+		return nil, err
+	}
+	defer acme.stop()
+	// One connection per 16 callers: the JSON-RPC face runs at most 64
+	// queries per connection.
+	var clients []*localbridge.Client
+	defer func() {
+		for _, c := range clients {
+			c.Close()
+		}
+	}()
+	for range (b.o.Concurrency + 15) / 16 {
+		c, err := acme.dial(ctx)
+		if err != nil {
+			return nil, err
+		}
+		clients = append(clients, c)
+	}
+	if err := awaitAlive(ctx, clients[0], "echo@globex"); err != nil {
+		return nil, fmt.Errorf("over %s: %w%s%s", tr, err, acme.tail(), globex.tail())
+	}
+	text := benchText(b.o.Size)
+	input, _ := json.Marshal(map[string]string{"text": text})
+	echoReq := localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: input, Class: "conf"}
+	stampInput, _ := json.Marshal(map[string]int{"count": b.o.Chunks, "size": b.o.Size})
+	stampReq := localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "stamp", Input: stampInput, Class: "conf"}
+
+	b.say("%s: warming up", tr)
+	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, roundTrips(clients, echoReq))
+
+	gpid := globex.cmd.Process.Pid
+	pids := [3][]int{{acme.cmd.Process.Pid}, {gpid}, nil}
+	var out []phase
+	for _, ph := range []struct {
+		kind    string
+		callers int
+		work    func(ctx context.Context, w int, end time.Time, l *load)
+		msgs    int
+	}{
+		{"round_trip", 1, roundTrips(clients, echoReq), 2},
+		{"round_trip", b.o.Concurrency, roundTrips(clients, echoReq), 2},
+		{"one_way", b.o.Concurrency, oneWay(clients, stampReq), 1},
+	} {
+		b.say("%s: %s, %d callers, %v", tr, ph.kind, ph.callers, b.o.Duration)
+		var c0, c1 [4]time.Duration
+		var agentGone bool
+		first := true
+		at := func() {
+			if first {
+				// The agent is looked for afresh: the gateway restarts
+				// one that exits.
+				pids[2] = childrenOf(gpid)
+				c0, first = clocks(pids), false
+			} else {
+				c1 = clocks(pids)
+				agentGone = !slices.Equal(pids[2], childrenOf(gpid))
+			}
+		}
+		l := window(ctx, ph.callers, b.o.Duration, at, ph.work)
+		p := phase{Transport: tr, Kind: ph.kind, Callers: ph.callers, Seconds: l.elapsed.Seconds(),
+			Ops: l.ops, Messages: l.ops * ph.msgs, Errors: l.errs,
+			P50MS: ms(percentile(l.lat, 50)), P99MS: ms(percentile(l.lat, 99))}
+		p.OpsPerSec = float64(p.Ops) / p.Seconds
+		p.MessagesPerSec = float64(p.Messages) / p.Seconds
+		p.CPU = cpuSplit{Acme: (c1[0] - c0[0]).Seconds(), Globex: (c1[1] - c0[1]).Seconds(),
+			Agent: (c1[2] - c0[2]).Seconds(), LoadGen: (c1[3] - c0[3]).Seconds()}
+		if agentGone {
+			// An agent that exited took its CPU time with it.
+			p.CPU.Agent, p.AgentRestarted = 0, true
+		}
+		if p.Ops > 0 {
+			p.CPUPer1000 = p.CPU.total() / float64(p.Ops) * 1000
+		}
+		if p.Ops == 0 {
+			return nil, fmt.Errorf("over %s, %s: no call completed (errors %v)%s%s", tr, ph.kind, l.errs, acme.tail(), globex.tail())
+		}
+		out = append(out, p)
+	}
+	for _, c := range clients {
+		c.Close()
+	}
+	clients = nil
+	if err := acme.stop(); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// clocks reads the CPU time of acme's gateway, globex's, its agents and
+// this process.
+func clocks(pids [3][]int) [4]time.Duration {
+	var out [4]time.Duration
+	for i, ps := range pids {
+		for _, p := range ps {
+			d, _ := procCPU(p)
+			out[i] += d
+		}
+	}
+	out[3] = selfCPU()
+	return out
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// rawSignVerify measures Ed25519 sign plus verify of an n-byte message on
+// one locked thread for about d, and returns the pairs per second of that
+// thread's CPU time: on a shared machine, time the thread waited for a
+// core is not counted against it.
+func rawSignVerify(d time.Duration, n int) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	_, sk, _ := ed25519.GenerateKey(rand.Reader)
+	pk := sk.Public().(ed25519.PublicKey)
+	msg := make([]byte, n)
+	rand.Read(msg)
+	ops := 0
+	c0, t0 := threadCPU(), time.Now()
+	for time.Since(t0) < d {
+		for range 16 {
+			sig := ed25519.Sign(sk, msg)
+			if !ed25519.Verify(pk, msg, sig) {
+				panic("ed25519 verification failed")
+			}
+			msg[0]++
+		}
+		ops += 16
+	}
+	cpu := threadCPU() - c0
+	if cpu <= 0 {
+		cpu = time.Since(t0)
+	}
+	return float64(ops) / cpu.Seconds()
+}
+
+// freePorts returns n loopback addresses that were free a moment ago.
+func freePorts(n int) ([]string, error) {
+	var ls []net.Listener
+	defer func() {
+		for _, l := range ls {
+			l.Close()
+		}
+	}()
+	var out []string
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+		out = append(out, l.Addr().String())
+	}
+	return out, nil
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"text/tabwriter"
+)
+
+// Targets of the end-to-end benchmark (idle sessions: idleResult).
+const (
+	targetRatio      = 0.6  // messages per gateway CPU-second against raw sign+verify
+	targetP99MS      = 5.0  // round trip under load
+	targetCPUPer1000 = 0.21 // CPU-seconds per 1,000 round trips, all processes
+)
+
+func (r *benchReport) title() string {
+	return fmt.Sprintf("%d-byte payloads, signed and sealed in sessions, TLS between the gateways; %v per phase",
+		r.Options.Size, r.Options.Duration)
+}
+
+func (r *benchReport) machine() string {
+	return fmt.Sprintf("%d CPUs (%s), %s; load average %.2f at the start, %.2f at the end",
+		r.Machine.CPUs, r.Machine.Model, r.Machine.Go, r.Machine.LoadBefore, r.Machine.LoadAfter)
+}
+
+func (r *benchReport) yardstick() string {
+	return fmt.Sprintf("raw Ed25519 sign+verify of %d bytes, one core: %s per CPU-second (%s before the phases, %s after)",
+		r.Raw.Bytes, thousands(r.Raw.PerCPU), thousands(r.Raw.Before), thousands(r.Raw.After))
+}
+
+func (r *benchReport) idle() string {
+	i := r.Idle
+	return fmt.Sprintf("idle WebSocket sessions: %d opened to globex, each with its handshake; globex's heap and stacks grew by %.1f KiB per session after a collection (%.1f KiB of it stacks; resident set: %.1f KiB); target ≤ %.0f KiB",
+		i.Sessions, i.BytesPerHeap/1024, i.StackPerSess/1024, i.BytesPerRSS/1024, i.TargetPerSess/1024)
+}
+
+func (p *phase) name() string {
+	if p.Kind == "one_way" {
+		return fmt.Sprintf("one-way, %d streams", p.Callers)
+	}
+	if p.Callers == 1 {
+		return "round trip, 1 caller"
+	}
+	return fmt.Sprintf("round trip, %d callers", p.Callers)
+}
+
+func (p *phase) errors() string {
+	var s []string
+	if p.AgentRestarted {
+		s = append(s, "(the agent restarted: its CPU time is missing)")
+	}
+	if len(p.Errors) == 0 && len(s) == 0 {
+		return "0"
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.Errors)) {
+		s = append(s, fmt.Sprintf("%s×%d", k, p.Errors[k]))
+	}
+	return strings.Join(s, " ")
+}
+
+// per1000 is a process's CPU seconds per 1,000 ops.
+func (p *phase) per1000(sec float64) float64 { return sec / float64(max(p.Ops, 1)) * 1000 }
+
+// writeText prints the report as a table.
+func (r *benchReport) writeText(w io.Writer) {
+	fmt.Fprintf(w, "moltgate bench: %s\n", r.title())
+	fmt.Fprintf(w, "machine: %s\n", r.machine())
+	fmt.Fprintf(w, "%s\n\n", r.yardstick())
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "transport\tphase\tops/s\tmsgs/s\tp50 ms\tp99 ms\tmsgs per gw CPU-s\tratio\tCPU-s/1000 ops\tacme\tglobex\tagent\tcaller\terrors\t")
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n",
+			p.Transport, p.name(), thousands(p.OpsPerSec), thousands(p.MessagesPerSec), p.P50MS, p.P99MS,
+			thousands(p.MessagesPerGatewayCPU), p.Ratio, p.CPUPer1000,
+			p.per1000(p.CPU.Acme), p.per1000(p.CPU.Globex), p.per1000(p.CPU.Agent), p.per1000(p.CPU.LoadGen), p.errors())
+	}
+	tw.Flush()
+	if r.Idle != nil {
+		fmt.Fprintf(w, "\n%s\n", r.idle())
+	}
+	fmt.Fprintf(w, "\ntargets: ratio ≥ %.1f; p99 round trip under load ≤ %.0f ms; ≤ %.2f CPU-s per 1,000 round trips (all processes)\n",
+		targetRatio, targetP99MS, targetCPUPer1000)
+}
+
+// markdown renders the generated part of the documentation's section.
+func (r *benchReport) markdown() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Run of %s: %s.\n\n", r.Date.Format("2006-01-02 15:04 MST"), r.title())
+	fmt.Fprintf(&b, "- Machine: %s.\n", r.machine())
+	fmt.Fprintf(&b, "- Yardstick: %s.\n", r.yardstick())
+	fmt.Fprintf(&b, "- Command: `moltgate bench --duration %v --concurrency %d --size %d --chunks %d --transports %s --doc docs/benchmarks.md`\n\n",
+		r.Options.Duration, r.Options.Concurrency, r.Options.Size, r.Options.Chunks, strings.Join(r.Options.Transports, ","))
+	b.WriteString("| transport | phase | ops/s | msgs/s | p50 ms | p99 ms | msgs per gateway CPU-s | ratio to raw | CPU-s per 1,000 ops | acme | globex | agent | caller | errors |\n")
+	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %s | **%.2f** | **%.3f** | %.3f | %.3f | %.3f | %.3f | %s |\n",
+			p.Transport, p.name(), thousands(p.OpsPerSec), thousands(p.MessagesPerSec), p.P50MS, p.P99MS,
+			thousands(p.MessagesPerGatewayCPU), p.Ratio, p.CPUPer1000,
+			p.per1000(p.CPU.Acme), p.per1000(p.CPU.Globex), p.per1000(p.CPU.Agent), p.per1000(p.CPU.LoadGen), p.errors())
+	}
+	b.WriteString("\nOps are round trips, or one-way messages; the last four columns split the CPU-s per 1,000 ops by process.\n")
+	if r.Idle != nil {
+		idle := r.idle()
+		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(idle[:1]), idle[1:])
+	}
+	fmt.Fprintf(&b, "\nTargets: ratio ≥ %.1f; p99 round trip under load ≤ %.0f ms; ≤ %.2f CPU-s per 1,000 round trips.\n",
+		targetRatio, targetP99MS, targetCPUPer1000)
+	return b.String()
+}
+
+// Markers of the part of docs/benchmarks.md that moltgate bench writes.
+const (
+	docSection = "## End to end (moltgate bench)"
+	docBegin   = "<!-- moltgate bench: begin (generated by moltgate bench --doc; edits between these markers are overwritten) -->"
+	docEnd     = "<!-- moltgate bench: end -->"
+)
+
+// updateDoc replaces the generated part of the end-to-end section of the
+// Markdown file at path, between its markers, leaving the rest of the file
+// as it is. A file without the markers gets the section appended.
+func updateDoc(path, generated string) error {
+	old, err := os.ReadFile(path)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	out, err := spliceDoc(old, generated)
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, out, 0o644)
+}
+
+func spliceDoc(old []byte, generated string) ([]byte, error) {
+	block := docBegin + "\n\n" + strings.TrimRight(generated, "\n") + "\n\n" + docEnd
+	i, j := bytes.Index(old, []byte(docBegin)), bytes.Index(old, []byte(docEnd))
+	switch {
+	case i >= 0 && j > i:
+		var b bytes.Buffer
+		b.Write(old[:i])
+		b.WriteString(block)
+		b.Write(old[j+len(docEnd):])
+		return b.Bytes(), nil
+	case i >= 0 || j >= 0:
+		return nil, errors.New("the file has only one of the moltgate bench markers")
+	}
+	var b bytes.Buffer
+	b.Write(bytes.TrimRight(old, "\n"))
+	if b.Len() > 0 {
+		b.WriteString("\n\n")
+	}
+	b.WriteString(docSection + "\n\n" + block + "\n")
+	return b.Bytes(), nil
+}
+
+// thousands renders v rounded, with thousands separators.
+func thousands(v float64) string {
+	n := int64(v + 0.5)
+	s := fmt.Sprint(n)
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestSpliceDoc(t *testing.T) {
+	const gen1, gen2 = "first run\n", "second run\n"
+	// A file without the markers gets the section appended.
+	out, err := spliceDoc([]byte("# Benchmarks\n\n## Other\n\ntext\n"), gen1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := string(out)
+	if !strings.HasPrefix(s, "# Benchmarks\n\n## Other\n\ntext\n\n"+docSection+"\n\n"+docBegin+"\n\nfirst run\n\n"+docEnd+"\n") {
+		t.Fatalf("appended section:\n%s", s)
+	}
+	// A later run replaces only what is between the markers.
+	s = strings.Replace(s, docEnd+"\n", docEnd+"\n\n### Where the time goes\n\nprose kept\n", 1)
+	out, err = spliceDoc([]byte(s), gen2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(s, "first run", "second run", 1)
+	if string(out) != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+	if _, err := spliceDoc([]byte("x\n"+docBegin+"\n"), gen1); err == nil {
+		t.Fatal("a file with one marker was accepted")
+	}
+}
+
+func TestPercentile(t *testing.T) {
+	var lat []time.Duration
+	for i := 100; i >= 1; i-- {
+		lat = append(lat, time.Duration(i)*time.Millisecond)
+	}
+	for p, want := range map[float64]time.Duration{50: 50 * time.Millisecond, 99: 99 * time.Millisecond, 100: 100 * time.Millisecond, 1: time.Millisecond} {
+		if got := percentile(lat, p); got != want {
+			t.Errorf("p%v = %v, want %v", p, got, want)
+		}
+	}
+	if percentile(nil, 50) != 0 {
+		t.Error("percentile of nothing")
+	}
+	if lat[0] != 100*time.Millisecond {
+		t.Error("percentile sorted its input")
+	}
+}
+
+func TestThousands(t *testing.T) {
+	for v, want := range map[float64]string{0: "0", 999.4: "999", 1000: "1,000", 1234567.8: "1,234,568"} {
+		if got := thousands(v); got != want {
+			t.Errorf("thousands(%v) = %q, want %q", v, got, want)
+		}
+	}
+}
