@@ -132,7 +132,9 @@ func (w *Writer) flushLocked(rounds int) error {
 			return nil
 		}
 		out := w.buf
-		w.buf = w.spare[:0]
+		// The spare buffer becomes the one writers append to while out is
+		// written; it must never be out itself.
+		w.buf, w.spare = w.spare[:0], nil
 		w.mu.Unlock()
 		if d, ok := w.w.(interface{ SetWriteDeadline(time.Time) error }); ok && w.timeout > 0 {
 			d.SetWriteDeadline(time.Now().Add(w.timeout))

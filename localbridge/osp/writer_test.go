@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"testing"
+	"time"
 )
 
 // slowWriter records writes and can block them.
@@ -141,5 +142,69 @@ func TestWriterBackpressure(t *testing.T) {
 	for n < 39 {
 		<-queued
 		n++
+	}
+}
+
+// jitterWriter writes slowly, in pieces, so that writers keep appending
+// while a batch is on its way out.
+type jitterWriter struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (j *jitterWriter) Write(p []byte) (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for len(p) > 0 {
+		n := min(len(p), 4096)
+		j.buf.Write(p[:n])
+		p = p[n:]
+		time.Sleep(time.Microsecond)
+	}
+	return 0, nil
+}
+
+// TestWriterLargeBatchesStayIntact: once a batch grew past maxPending, the
+// buffer writers appended to next was the one being written, and frames
+// came out interleaved. Every frame must arrive whole and in each writer's
+// order.
+func TestWriterLargeBatchesStayIntact(t *testing.T) {
+	jw := &jitterWriter{}
+	w := NewWriter(jw, 0, 0)
+	const writers, frames = 8, 200
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range frames {
+				body := bytes.Repeat([]byte{byte('a' + g)}, 40<<10)
+				copy(body, fmt.Sprintf("%d/%04d", g, i))
+				if err := w.WriteFrame(body); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := w.Sync(); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(bytes.NewReader(jw.buf.Bytes()), 1<<20)
+	next := make([]int, writers)
+	for n := 0; n < writers*frames; n++ {
+		f, err := r.ReadFrame()
+		if err != nil {
+			t.Fatalf("frame %d: %v", n, err)
+		}
+		var g, i int
+		if _, err := fmt.Sscanf(string(f[:6]), "%d/%04d", &g, &i); err != nil || g >= writers {
+			t.Fatalf("frame %d is corrupt: %q", n, f[:16])
+		}
+		if i != next[g] || len(f) != 40<<10 || bytes.Count(f[6:], []byte{byte('a' + g)}) != len(f)-6 {
+			t.Fatalf("frame %d of writer %d is corrupt or out of order (want %d)", i, g, next[g])
+		}
+		next[g]++
 	}
 }
