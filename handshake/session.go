@@ -45,7 +45,7 @@ func (r Role) String() string {
 // start at 0 in each direction and never repeat, and the associated data is
 // the envelope header's RFC 8785 form, so the session id and counter are
 // authenticated too. The receiver accepts each counter once, within a
-// window of the 1024 most recent.
+// window of the 8192 most recent.
 type Session struct {
 	id       string
 	role     Role
@@ -376,8 +376,11 @@ func (s *Session) commit(counter uint64, n int) error {
 }
 
 // windowSize is how many of the most recent counters a receiver tells apart;
-// messages may arrive out of order by up to this many.
-const windowSize = 1024
+// messages may arrive out of order by up to this many. Over HTTP/2 the
+// stream chunks of many concurrent calls travel on separate responses and
+// are read at different speeds, so they can fall thousands of counters
+// behind the newest; 8192 bits cost a kilobyte per session.
+const windowSize = 8192
 
 // counterWindow remembers which of the last windowSize counters have
 // arrived, as a ring of bits (the anti-replay window of RFC 6479).

@@ -100,14 +100,17 @@ func TestCounterWindow(t *testing.T) {
 		w.mark(c)
 		return nil
 	}
+	const b1 = windowSize + 2000
+	const b2 = b1 + 3000
 	for _, step := range []struct {
 		c  uint64
 		ok bool
 	}{
 		{0, true}, {0, false}, {5, true}, {3, true}, {3, false}, {1, true}, {5, false},
 		// The window holds the windowSize counters below next.
-		{2000, true}, {2001 - windowSize, true}, {2000 - windowSize, false}, {1999, true},
-		{5000, true}, {1999, false}, {4999, true}, {5001, true}, {4000, true}, {3978, true}, {3977, false},
+		{b1, true}, {b1 + 1 - windowSize, true}, {b1 - windowSize, false}, {b1 - 1, true},
+		{b2, true}, {b1 - 1, false}, {b2 - 1, true}, {b2 + 1, true}, {b2 - 1000, true},
+		{b2 + 2 - windowSize, true}, {b2 + 1 - windowSize, false},
 	} {
 		if err := accept(step.c); (err == nil) != step.ok {
 			t.Fatalf("counter %d: %v, want ok=%v", step.c, err, step.ok)
