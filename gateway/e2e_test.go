@@ -288,3 +288,30 @@ func TestGracefulShutdown(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalCallerSeesSuggestions: a local caller on the JSON-RPC socket gets
+// the code, field and recovery hint of a refusal, such as the data types a
+// consent must cover.
+func TestLocalCallerSeesSuggestions(t *testing.T) {
+	acme, _ := twoGateways(t, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c, err := localbridge.Dial(ctx, acme.dir.RPCSocket(), localbridge.ClientOptions{Name: "test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = c.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+		Input: json.RawMessage(`{"text":"mail jane.doe@example.com"}`)}, nil)
+	var re *localbridge.RPCError
+	if !errors.As(err, &re) || re.MoltSpeakCode != string(wire.ErrConsent) {
+		t.Fatalf("got %v, want E_CONSENT", err)
+	}
+	var sg wire.Suggestion
+	if err := json.Unmarshal(re.Suggestion, &sg); err != nil || sg.Action != wire.ActionRequestConsent || len(sg.DataTypes) != 1 || sg.DataTypes[0] != "email" {
+		t.Fatalf("suggestion %s", re.Suggestion)
+	}
+	if strings.Contains(re.Error(), "jane.doe") {
+		t.Fatal("the refusal echoes the content")
+	}
+}

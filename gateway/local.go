@@ -186,8 +186,15 @@ func outcomeError(o localbridge.Outcome) *wire.Error {
 func outcomeOf(err error) localbridge.Outcome {
 	var we *wire.Error
 	if errors.As(err, &we) {
-		return localbridge.Outcome{Status: localbridge.OutcomeError, Code: string(we.Code), Field: we.Field,
+		o := localbridge.Outcome{Status: localbridge.OutcomeError, Code: string(we.Code), Field: we.Field,
 			Recoverable: we.Code.Recoverable(), Message: we.Message}
+		if sg := we.Payload().Suggestion; sg != nil {
+			o.Suggestion, _ = json.Marshal(sg)
+		}
+		if we.Code == wire.ErrTimeout {
+			o.Status = localbridge.OutcomeTimeout
+		}
+		return o
 	}
 	return localbridge.OutcomeOf(err)
 }

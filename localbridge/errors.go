@@ -2,6 +2,7 @@ package localbridge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -91,6 +92,10 @@ type Outcome struct {
 	Field       string // the offending input field, for E_INVALID_PARAM
 	Recoverable bool   // a retry may succeed
 	Message     string // safe text
+	// Suggestion is the error's recovery hint, as the MoltSpeak error
+	// payload carries it ({"action":"retry_after","delay_ms":…},
+	// {"action":"request_consent","data_types":[…]}); nil if none.
+	Suggestion json.RawMessage
 }
 
 // OutcomeOf maps the error a call returned to its MoltSpeak outcome, following one table:

@@ -663,10 +663,11 @@ func RPCErrorCode(moltspeakCode string) int {
 
 // rpcErrorData is the data of the face's errors: what a MoltSpeak-aware client needs.
 type rpcErrorData struct {
-	MoltSpeakCode string `json:"moltspeak_code,omitempty"`
-	Field         string `json:"field,omitempty"`
-	Recoverable   bool   `json:"recoverable,omitempty"`
-	Status        string `json:"status,omitempty"`
+	MoltSpeakCode string          `json:"moltspeak_code,omitempty"`
+	Field         string          `json:"field,omitempty"`
+	Recoverable   bool            `json:"recoverable,omitempty"`
+	Status        string          `json:"status,omitempty"`
+	Suggestion    json.RawMessage `json:"suggestion,omitempty"`
 }
 
 func (s *RPCServer) errorFor(err error) *jsonrpc.Error {
@@ -683,7 +684,7 @@ func (s *RPCServer) errorFor(err error) *jsonrpc.Error {
 		msg = "the request failed"
 	}
 	e := &jsonrpc.Error{Code: code, Message: msg}
-	e.Data, _ = json.Marshal(rpcErrorData{MoltSpeakCode: o.Code, Field: o.Field, Recoverable: o.Recoverable, Status: o.Status})
+	e.Data, _ = json.Marshal(rpcErrorData{MoltSpeakCode: o.Code, Field: o.Field, Recoverable: o.Recoverable, Status: o.Status, Suggestion: o.Suggestion})
 	return e
 }
 

@@ -20,6 +20,9 @@ type RPCError struct {
 	Field         string // the offending parameter or input field, if known
 	Recoverable   bool
 	Status        string // for a query: "error", "timeout" or "cancelled"
+	// Suggestion is the MoltSpeak recovery hint, if any: the raw JSON of
+	// the error payload's suggestion.
+	Suggestion json.RawMessage
 }
 
 func (e *RPCError) Error() string {
@@ -41,7 +44,7 @@ func rpcError(err error) error {
 	e := &RPCError{Code: je.Code, Message: je.Message}
 	var d rpcErrorData
 	if len(je.Data) > 0 && json.Unmarshal(je.Data, &d) == nil {
-		e.MoltSpeakCode, e.Field, e.Recoverable, e.Status = d.MoltSpeakCode, d.Field, d.Recoverable, d.Status
+		e.MoltSpeakCode, e.Field, e.Recoverable, e.Status, e.Suggestion = d.MoltSpeakCode, d.Field, d.Recoverable, d.Status, d.Suggestion
 	}
 	return e
 }
