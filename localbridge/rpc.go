@@ -13,12 +13,14 @@ import (
 	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
+	"github.com/moltgate/moltgate/wire"
 )
 
 // Querier sends a local caller's query or tool call to an agent, of this organisation or
@@ -322,6 +324,24 @@ func notification(method string, params any) []byte {
 	}
 	b, _ := jsonrpc.Marshal(jsonrpc.Request{JSONRPC: jsonrpc.Version, Method: method, Params: p})
 	return b
+}
+
+// tokenNotification encodes a stream.token notification directly: one is
+// sent for every piece of every streamed reply, and encoding/json (a map,
+// then the request around it) cost as much as the rest of the face. The
+// bytes are what json.Marshal of the same notification gives, keys in the
+// same order.
+func tokenNotification(queryID, text string, index int, channel string) []byte {
+	b := make([]byte, 0, 128+len(text)+len(queryID))
+	b = append(b, `{"jsonrpc":"2.0","method":"`+NotifyToken+`","params":{"index":`...)
+	b = strconv.AppendInt(b, int64(index), 10)
+	b = append(b, `,"metadata":{"channel":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(channel))
+	b = append(b, `,"type":"text"},"query_id":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(queryID))
+	b = append(b, `,"token":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(text))
+	return append(b, "}}\n"...)
 }
 
 // rpcQuery is one running agent.query.
@@ -784,10 +804,7 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 		if channel == "" {
 			channel = "stdout"
 		}
-		err := c.notify(NotifyToken, map[string]any{
-			"query_id": rq.id, "token": ev.Text, "index": tokens,
-			"metadata": map[string]string{"type": "text", "channel": channel},
-		})
+		err := c.write(tokenNotification(rq.id, ev.Text, tokens, channel))
 		tokens++
 		return err
 	}

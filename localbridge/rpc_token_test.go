@@ -1,0 +1,35 @@
+package localbridge
+
+import (
+	"encoding/json"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/moltgate/moltgate/localbridge/jsonrpc"
+)
+
+// TestTokenNotificationMatchesEncodingJSON: the hand-written encoding of
+// stream.token says what json.Marshal of the same notification says.
+func TestTokenNotificationMatchesEncodingJSON(t *testing.T) {
+	for i, text := range []string{"", "hello", "quote \" backslash \\ tab \t nl \n", "é 😀 \u2028 <&>", "\x01\x1f\x7f"} {
+		got := tokenNotification("q-1", text, i, "stdout")
+		var a, b any
+		if err := json.Unmarshal(got, &a); err != nil {
+			t.Fatalf("%q: not JSON: %v\n%s", text, err, got)
+		}
+		want := notification(NotifyToken, map[string]any{"query_id": "q-1", "token": text, "index": i,
+			"metadata": map[string]string{"type": "text", "channel": "stdout"}})
+		json.Unmarshal(want, &b)
+		ga, _ := json.Marshal(a)
+		gb, _ := json.Marshal(b)
+		if string(ga) != string(gb) {
+			t.Fatalf("%q:\n%s\n%s", text, got, want)
+		}
+		if reqs, errs, _ := jsonrpc.Parse(got); len(reqs) != 1 || len(errs) != 0 || reqs[0].Method != NotifyToken {
+			t.Fatalf("%q: the face's own reader refuses it", text)
+		}
+		if !utf8.Valid(got) {
+			t.Fatal("not UTF-8")
+		}
+	}
+}
