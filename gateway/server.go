@@ -227,7 +227,10 @@ func Open(opts Options) (*Server, error) {
 		}
 	}
 
-	// The local bridge.
+	// The local bridge. Its agents' changes are published from its own
+	// goroutines as soon as they are added, so the context the upkeep
+	// runs under must exist first.
+	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	s.approvals = &localbridge.Approvals{}
 	s.core = localbridge.NewCore(localbridge.Config{
 		Logger: s.log.With("component", "localbridge"), Approver: s.approvals,
@@ -244,7 +247,6 @@ func Open(opts Options) (*Server, error) {
 		ErrorOutcome: outcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
 		Rand: s.rand, Now: s.now,
 	})
-	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	return s, nil
 }
 
