@@ -61,7 +61,9 @@ func (s *Server) addPeer(p *Peer) error {
 			return fmt.Errorf("peer %s: %w", p.Org, err)
 		}
 		ps.tls = cfg
-		tr.TLSClientConfig = cfg
+		// A copy: the HTTP transport adds "h2" to the config's NextProtos
+		// on first use, and a WebSocket dial offering h2 then fails.
+		tr.TLSClientConfig = cfg.Clone()
 	}
 	ps.client = &http.Client{Transport: tr}
 	s.peersMu.Lock()
