@@ -54,7 +54,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	conn := &wsConn{c: c}
-	c.SetReadLimit(int64(s.envelopeLimit()))
+	c.SetReadLimit(int64(s.frameLimit()))
 	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
 	var mu sync.Mutex
 	var mine []string
@@ -113,6 +113,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		}()
 	}
 }
+
+// frameLimit is the largest message the stream faces (WebSocket, gRPC)
+// read whole. Up to it, an envelope over the limit reaches the pipeline,
+// which refuses it with E_TOO_LARGE as the HTTP face does; beyond it the
+// transport ends the connection (WebSocket close 1009) or the call (gRPC
+// ResourceExhausted) without reading more.
+func (s *Server) frameLimit() int { return 2 * s.envelopeLimit() }
 
 // keepAlive pings the other end so that dead connections are noticed.
 func keepAlive(conn *wsConn) (stop func()) {
