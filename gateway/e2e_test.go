@@ -234,3 +234,49 @@ func TestCrossOrgRefusals(t *testing.T) {
 		}
 	}
 }
+
+// TestGracefulShutdown: calls in flight when the peer gateway shuts down
+// complete, over every transport, and the shutdown waits for them.
+func TestGracefulShutdown(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC, TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			acme, globex := twoGateways(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			// Open the session first so that the slow call is the only
+			// thing in flight.
+			if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"warm"}`)}, nil); err != nil {
+				t.Fatal(err)
+			}
+			done := make(chan error, 1)
+			go func() {
+				out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep", Input: json.RawMessage(`{"ms":800}`)}, nil)
+				if err == nil && !strings.Contains(string(out), `"slept_ms":800`) {
+					err = errors.New("unexpected result " + string(out))
+				}
+				done <- err
+			}()
+			for globex.s.flight.count() == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+			sctx, c2 := context.WithTimeout(context.Background(), 10*time.Second)
+			defer c2()
+			start := time.Now()
+			if err := globex.s.Shutdown(sctx); err != nil {
+				t.Fatalf("shutdown: %v", err)
+			}
+			if err := <-done; err != nil {
+				t.Fatalf("call in flight: %v", err)
+			}
+			if time.Since(start) > 8*time.Second {
+				t.Fatalf("shutdown took %v", time.Since(start))
+			}
+			// New calls are refused at once, not left hanging.
+			qctx, c3 := context.WithTimeout(context.Background(), 5*time.Second)
+			defer c3()
+			if _, err := acme.s.Query(qctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"late"}`)}, nil); err == nil {
+				t.Fatal("a call to a gateway that shut down succeeded")
+			}
+		})
+	}
+}

@@ -131,13 +131,36 @@ func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
 		}
 		mu.Unlock()
 	}()
+	// Frames are read on their own goroutine so that shutdown can stop
+	// taking them while what is in flight finishes.
+	frames := make(chan []byte)
+	recvErr := make(chan error, 1)
+	go func() {
+		for {
+			var in []byte
+			if err := stream.RecvMsg(&in); err != nil {
+				recvErr <- err
+				return
+			}
+			select {
+			case frames <- in:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
 	for {
 		var in []byte
-		if err := stream.RecvMsg(&in); err != nil {
+		select {
+		case in = <-frames:
+		case err := <-recvErr:
 			if err == io.EOF {
 				return nil
 			}
 			return err
+		case <-s.quit:
+			wg.Wait()
+			return nil
 		}
 		// In order until the handshake on this stream completes, as on
 		// the WebSocket face.

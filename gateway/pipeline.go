@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/moltgate/moltgate/classify"
@@ -105,6 +106,12 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 		}
 		in.m, in.sess, in.level = m, sess, sess.Level()
 	case s.acceptor.Handles(env):
+		if env.Message != nil && env.Message.Op == wire.OpHello {
+			if ok, wait := s.hsLimit.allow(hostOf(o.remote)); !ok {
+				s.metrics.rateLimit.WithLabelValues("handshake").Inc()
+				return s.refuse(nil, nil, withRetry(wire.Errorf(wire.ErrRateLimit, "", "too many handshakes from this address"), wait))
+			}
+		}
 		return s.handshakeStep(ctx, o, env)
 	default:
 		op := &crypto.Opener{Codec: s.codec, Box: s.box, Accept: func(to wire.Ref) bool { return to.Org == s.cfg.Org }}
@@ -296,6 +303,14 @@ func (s *Server) reply(in *inbound, r *wire.Message, sk keys.Ed25519Private) ([]
 // clear: it carries a code and a rule, never content.
 func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) answer {
 	we := asWire(err)
+	if we.Code == wire.ErrInternal {
+		// The cause stays in the log, never in the reply.
+		cause := err
+		if we.Err != nil {
+			cause = we.Err
+		}
+		s.log.Error("internal error", "err", cause.Error())
+	}
 	a := answer{status: we.Code.HTTPStatus(), code: we.Code}
 	if we.Suggestion != nil && we.Suggestion.DelayMS > 0 {
 		a.retryAfter = time.Duration(we.Suggestion.DelayMS) * time.Millisecond
@@ -356,4 +371,12 @@ func (s *Server) logBlock(m *wire.Message, d classify.Direction, dec classify.De
 	}
 	s.log.Warn("message blocked", "direction", d.String(), "reason", dec.Reason.String(), "op", string(m.Op),
 		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", paths)
+}
+
+// hostOf is the host part of a remote address.
+func hostOf(remote string) string {
+	if i := strings.LastIndexByte(remote, ':'); i >= 0 {
+		return remote[:i]
+	}
+	return remote
 }

@@ -8,7 +8,14 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/time/rate"
+
+	"github.com/moltgate/moltgate/internal/pgshared"
 )
+
+// rateLimiter takes a token for a key, or says how long until one is free.
+type rateLimiter interface {
+	allow(key string) (ok bool, retryAfter time.Duration)
+}
 
 // limiters holds one token bucket per key (a peer org, a sending agent, a
 // discovery caller). Keys come from the network, so the set is bounded: the
@@ -132,4 +139,24 @@ func (f *inflight) drain(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// sharedLimiter is a rate limit whose buckets live in PostgreSQL, shared by
+// every replica of the gateway.
+type sharedLimiter struct {
+	b   *pgshared.Buckets
+	log func(error)
+}
+
+func (l sharedLimiter) allow(key string) (bool, time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	ok, wait, err := l.b.Allow(ctx, key)
+	if err != nil {
+		// A rate limit protects against overload; when its store fails
+		// the gateway keeps serving rather than refusing everyone.
+		l.log(err)
+		return true, 0
+	}
+	return ok, wait
 }

@@ -26,6 +26,11 @@ func (s *Server) publishAgent(info localbridge.AgentInfo) {
 	caps := append(slices.Clone(st.spec.Capabilities), info.Capabilities()...)
 	slices.Sort(caps)
 	caps = slices.Compact(caps)
+	if len(caps) == 0 {
+		// Nothing to find it by yet: it is published once it registers
+		// tools (or has configured capabilities).
+		return
+	}
 	ttl := s.cfg.Directory.MaxTTL.D()
 	profile := &wire.Profile{
 		AgentID: info.ID, Name: info.ID,

@@ -102,6 +102,8 @@ func (s *Server) Serve(ls *Listeners) error {
 	hs := &http.Server{
 		Handler:           s.httpHandler(),
 		ReadHeaderTimeout: s.cfg.Listen.ReadHeaderTimeout.D(),
+		// A body trickled in slowly must not hold a connection for ever.
+		ReadTimeout: s.cfg.Listen.RequestTimeout.D(),
 		IdleTimeout:       s.cfg.Listen.IdleTimeout.D(),
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          nil,
@@ -171,6 +173,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	s.log.Info("gateway shutting down", "in_flight", s.flight.count())
+	close(s.quit)
 	s.lnMu.Lock()
 	servers := s.servers
 	s.lnMu.Unlock()
@@ -206,6 +209,11 @@ func (s *Server) Shutdown(ctx context.Context) error {
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, err)
 	}
+	if s.db != nil {
+		if err := s.db.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	return errors.Join(errs...)
 }
 
@@ -238,6 +246,13 @@ func (s *Server) startBackground() {
 			s.log.Warn("directory sweep failed", "err", err.Error())
 		}
 	})
+	if s.shared != nil {
+		tick(5*time.Minute, func(ctx context.Context) {
+			if err := s.shared.Prune(ctx); err != nil {
+				s.log.Warn("shared state prune failed", "err", err.Error())
+			}
+		})
+	}
 	tick(max(s.cfg.Directory.MaxTTL.D()/3, time.Minute), func(context.Context) {
 		for _, info := range s.core.Agents() {
 			s.publishAgent(info)

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -21,11 +22,14 @@ import (
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver behind database/sql
 )
 
 // ErrServerClosed is returned by the Serve methods after Shutdown or Close.
@@ -89,9 +93,12 @@ type Server struct {
 	approvals *localbridge.Approvals
 	rpc       *localbridge.RPCServer
 
-	orgLimit      *limiters
-	agentLimit    *limiters
-	discoverLimit *limiters
+	hsLimit       rateLimiter // handshakes per client host
+	orgLimit      rateLimiter
+	agentLimit    rateLimiter
+	discoverLimit rateLimiter
+	shared        *pgshared.Shared // state shared with other replicas; nil with SQLite
+	db            *sql.DB          // the PostgreSQL handle, if any
 	peerGates     *gates
 	flight        *inflight
 	metrics       *metrics
@@ -100,6 +107,7 @@ type Server struct {
 	async   *asyncReplies
 
 	closing atomic.Bool
+	quit    chan struct{}  // closed when shutdown begins: stream faces stop reading
 	bg      sync.WaitGroup // background loops
 	stopBG  context.CancelFunc
 	bgCtx   context.Context
@@ -147,7 +155,9 @@ func Open(opts Options) (*Server, error) {
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
 		peers: map[string]*peerState{}, agents: map[string]*agentState{},
+		quit: make(chan struct{}),
 	}
+	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	if s.scanner, err = pii.New(nil); err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
@@ -173,6 +183,13 @@ func Open(opts Options) (*Server, error) {
 	s.blocks = &classify.Counts{}
 	s.metrics.reg.MustRegister(blockCollector{s.blocks})
 
+	// Storage: SQLite in the data directory, or PostgreSQL shared with the
+	// other replicas of this gateway (directory, replay window, consent
+	// revocations and rate limits).
+	if err := s.openStorage(); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+
 	// Policy: ceilings per peer and per local agent.
 	peerDef, _ := wire.ParseClass(cfg.Security.PeerMaxCls)
 	agentDef, _ := wire.ParseClass(cfg.Security.AgentMaxCls)
@@ -187,16 +204,26 @@ func Open(opts Options) (*Server, error) {
 	if s.policy, err = classify.NewPolicy(pc); err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
-	if s.revocations, err = consent.OpenFile(filepath.Join(d.DataDir(), consent.FileName), nil); err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+	var revoked consent.Revocations
+	if s.shared != nil {
+		revoked = s.shared
+	} else {
+		if s.revocations, err = consent.OpenFile(filepath.Join(d.DataDir(), consent.FileName), nil); err != nil {
+			return nil, fmt.Errorf("open gateway: %w", err)
+		}
+		revoked = s.revocations
 	}
-	s.consents = &consent.Verifier{Trust: s.trust, Revocations: s.revocations, Now: s.now, Skew: cfg.Security.ReplayWindow.D()}
+	s.consents = &consent.Verifier{Trust: s.trust, Revocations: revoked, Now: s.now, Skew: cfg.Security.ReplayWindow.D()}
 	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Counter: s.blocks, Now: s.now}); err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 
 	// Handshakes, sessions and the replay window shared by every face.
-	s.replay = replay.New(replay.Config{Skew: cfg.Security.ReplayWindow.D(), Rand: s.rand, Now: s.now})
+	rc := replay.Config{Skew: cfg.Security.ReplayWindow.D(), Rand: s.rand, Now: s.now}
+	if s.shared != nil {
+		rc.Storage = s.shared.Replay()
+	}
+	s.replay = replay.New(rc)
 	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now})
 	s.hsCfg = &handshake.Config{
 		Identity: org, Cert: s.orgCert, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
@@ -206,15 +233,21 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.acceptor = handshake.NewAcceptor(s.hsCfg, s.sessions)
 
-	// Storage.
-	if s.store, err = openStore(cfg, d, s.now); err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
-	}
-
 	// Protection.
-	s.orgLimit = newLimiters(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096, s.now)
-	s.agentLimit = newLimiters(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536, s.now)
-	s.discoverLimit = newLimiters(float64(cfg.Rate.DiscoveryPerMinute)/60, max(cfg.Rate.DiscoveryPerMinute/6, 1), 65536, s.now)
+	discoverRate, discoverBurst := float64(cfg.Rate.DiscoveryPerMinute)/60, max(cfg.Rate.DiscoveryPerMinute/6, 1)
+	// Each hello costs a signature verification, a key pair and a
+	// signature before anything is known of its sender.
+	s.hsLimit = newLimiters(10, 40, 65536, s.now)
+	if s.shared != nil {
+		warn := func(err error) { s.log.Warn("shared rate limit unavailable", "err", err.Error()) }
+		s.orgLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst), warn}
+		s.agentLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst), warn}
+		s.discoverLimit = sharedLimiter{s.shared.Buckets(discoverRate, discoverBurst), warn}
+	} else {
+		s.orgLimit = newLimiters(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096, s.now)
+		s.agentLimit = newLimiters(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536, s.now)
+		s.discoverLimit = newLimiters(discoverRate, discoverBurst, 65536, s.now)
+	}
 	s.peerGates = newGates(cfg.Rate.PeerConcurrency)
 	s.flight = newInflight(cfg.Limits.MaxInFlight)
 	s.pending = newPendingCalls()
@@ -236,10 +269,18 @@ func Open(opts Options) (*Server, error) {
 		Logger: s.log.With("component", "localbridge"), Approver: s.approvals,
 		OnAgentChange: s.agentChanged, Environ: opts.Environ, Rand: s.rand, Now: s.now,
 	})
+	// Every agent's state is in place before the local bridge hears of any,
+	// since its notifications read it from another goroutine.
 	for _, a := range agents {
 		if err := s.addLocalAgent(a, opts.Passphrase, now); err != nil {
 			s.store.Close()
 			return nil, err
+		}
+	}
+	for _, a := range agents {
+		if err := s.core.AddAgent(localbridge.AgentSpec{ID: a.ID, Command: a.Exec, RequireApproval: a.Approval, QueryTool: a.QueryTool}); err != nil {
+			s.store.Close()
+			return nil, fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
 		}
 	}
 	s.rpc = localbridge.NewRPCServer(localbridge.RPCConfig{
@@ -289,7 +330,7 @@ func (s *Server) addLocalAgent(a *LocalAgent, passphrase []byte, now time.Time) 
 		st.caps = append(st.caps, cc)
 	}
 	s.agents[a.ID] = st
-	return s.core.AddAgent(localbridge.AgentSpec{ID: a.ID, Command: a.Exec, RequireApproval: a.Approval, QueryTool: a.QueryTool})
+	return nil
 }
 
 // orgPins adapts the pin store to the handshake: peers are pinned by org
@@ -304,16 +345,39 @@ func (o orgPins) Check(name string, key keys.Ed25519Public) error {
 	return o.p.Check(ref.Org, key)
 }
 
-func openStore(cfg *Config, d Dir, now func() time.Time) (directory.Store, error) {
-	opts := directory.Options{Now: now}
-	switch cfg.Storage.Driver {
-	case "postgres":
-		dsn := cfg.Storage.DSN
-		if env := os.Getenv("MOLTGATE_POSTGRES_DSN"); env != "" {
-			dsn = env
+// openStorage opens the directory store and, with PostgreSQL, the state
+// shared with other replicas, on one connection pool.
+func (s *Server) openStorage() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	opts := directory.Options{Now: s.now}
+	if s.cfg.Storage.Driver != "postgres" {
+		st, err := sqlitestore.Open(ctx, filepath.Join(s.dir.DataDir(), "moltgate.db"), opts)
+		if err != nil {
+			return err
 		}
-		return pgstore.Open(context.Background(), dsn, opts)
-	default:
-		return sqlitestore.Open(context.Background(), filepath.Join(d.DataDir(), "moltgate.db"), opts)
+		s.store = st
+		return nil
 	}
+	dsn := s.cfg.Storage.DSN
+	if env := os.Getenv("MOLTGATE_POSTGRES_DSN"); env != "" {
+		dsn = env
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	db.SetMaxOpenConns(32)
+	st, err := pgstore.New(ctx, db, opts)
+	if err != nil {
+		db.Close()
+		return fmt.Errorf("postgres: %w", err)
+	}
+	if s.shared, err = pgshared.Open(ctx, db, s.now); err != nil {
+		st.Close()
+		db.Close()
+		return fmt.Errorf("postgres: %w", err)
+	}
+	s.store, s.db = st, db
+	return nil
 }

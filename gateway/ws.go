@@ -67,9 +67,30 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	}}
 	sem := make(chan struct{}, wsInFlight)
 	var wg sync.WaitGroup
+	var quitting atomic.Bool
+	// On shutdown the face stops reading; what is in flight finishes and
+	// is answered before the connection closes.
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-s.quit:
+			quitting.Store(true)
+			c.SetReadDeadline(time.Now())
+		case <-stopWatch:
+		}
+	}()
 	defer func() {
-		cancel()
+		if !quitting.Load() {
+			cancel() // the peer is gone: nobody to answer
+		}
 		wg.Wait()
+		cancel()
+		if quitting.Load() {
+			conn.mu.Lock()
+			c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
+			conn.mu.Unlock()
+		}
 		c.Close()
 		mu.Lock()
 		for _, id := range mine {
@@ -80,10 +101,15 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	stopPing := keepAlive(conn)
 	defer stopPing()
 	c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
-	c.SetPongHandler(func(string) error { c.SetReadDeadline(time.Now().Add(3 * wsPingEvery)); return nil })
+	c.SetPongHandler(func(string) error {
+		if !quitting.Load() {
+			c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
+		}
+		return nil
+	})
 	for {
 		_, frame, err := c.ReadMessage()
-		if err != nil {
+		if err != nil || quitting.Load() {
 			return
 		}
 		c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,12 +16,6 @@ import (
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
-
-// revocationsPath is the consent revocation list of the gateway in dir, which `moltgate serve`
-// reads and `moltgate consent revoke --dir` appends to.
-func revocationsPath(dir string) string {
-	return filepath.Join(gateway.Dir(dir).DataDir(), consent.FileName)
-}
 
 // issuerFlags are the flags that name the issuing key: --identity FILE, or --dir DIR for the
 // gateway's own organisation key.
@@ -218,9 +211,13 @@ func runConsentVerify(ctx context.Context, e *env, args []string) error {
 	}
 	v := &consent.Verifier{Trust: trust, Now: e.now}
 	if *revPath == "" && *dir != "" {
-		*revPath = revocationsPath(*dir)
-	}
-	if *revPath != "" {
+		list, closer, err := gateway.OpenRevocations(ctx, gateway.Dir(*dir))
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		v.Revocations = list
+	} else if *revPath != "" {
 		store, err := consent.OpenFile(*revPath, nil)
 		if err != nil {
 			return err
@@ -248,9 +245,7 @@ func runConsentRevoke(ctx context.Context, e *env, args []string) error {
 	switch {
 	case path != "" && *dir != "":
 		return usagef("give --revocations or --dir, not both")
-	case *dir != "":
-		path = revocationsPath(*dir)
-	case path == "":
+	case path == "" && *dir == "":
 		return usagef("--dir DIR or --revocations FILE is required")
 	}
 	tok, err := readToken(e, *token)
@@ -262,8 +257,15 @@ func runConsentRevoke(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	store, err := consent.OpenFile(path, nil)
-	if err != nil {
+	var store gateway.RevocationList
+	if *dir != "" {
+		list, closer, err := gateway.OpenRevocations(ctx, gateway.Dir(*dir))
+		if err != nil {
+			return err
+		}
+		defer closer.Close()
+		store = list
+	} else if store, err = consent.OpenFile(path, nil); err != nil {
 		return err
 	}
 	if err := store.Revoke(ctx, p.ID, time.UnixMilli(p.Expires)); err != nil {

@@ -1,0 +1,138 @@
+package gateway
+
+import (
+	"bytes"
+	"database/sql"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// postgresDSN returns a fresh schema in the test PostgreSQL, or skips.
+func postgresDSN(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("MOLTGATE_TEST_POSTGRES")
+	if dsn == "" {
+		if os.Getenv("MOLTGATE_REQUIRE_POSTGRES") != "" {
+			t.Fatal("MOLTGATE_TEST_POSTGRES is not set")
+		}
+		t.Skip("no PostgreSQL: set MOLTGATE_TEST_POSTGRES (see .ci/postgres.sh)")
+	}
+	admin, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schema := fmt.Sprintf("gw_%d", time.Now().UnixNano())
+	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { admin.Exec("DROP SCHEMA " + schema + " CASCADE"); admin.Close() })
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + schema
+}
+
+// usePostgres points a gateway directory's configuration at dsn.
+func usePostgres(t *testing.T, d Dir, dsn string) {
+	t.Helper()
+	b, err := os.ReadFile(d.ConfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(b), "driver = \"sqlite\"\ndsn = \"\"", fmt.Sprintf("driver = \"postgres\"\ndsn = %q", dsn), 1)
+	if text == string(b) {
+		t.Fatal("could not set the storage driver")
+	}
+	if err := os.WriteFile(d.ConfigPath(), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// copyDir copies a gateway directory, as an operator sets up a replica.
+func copyDir(t *testing.T, d Dir) Dir {
+	t.Helper()
+	root, err := os.MkdirTemp("", "mg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(root) })
+	dst := Dir(filepath.Join(root, "replica"))
+	if err := os.CopyFS(string(dst), os.DirFS(string(d))); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(dst.RunDir())
+	os.Remove(filepath.Join(dst.DataDir(), "moltgate.db"))
+	for _, p := range []string{string(dst), dst.DataDir(), dst.PeersDir(), filepath.Join(string(dst), "keys"), filepath.Join(string(dst), "keys", "agents")} {
+		os.Chmod(p, 0o700)
+	}
+	filepath.WalkDir(string(dst), func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			os.Chmod(p, 0o600)
+		}
+		return nil
+	})
+	return dst
+}
+
+// TestReplicasShareReplayWindow runs two replicas of one organisation's
+// gateway on one PostgreSQL: a message that one replica accepted is a
+// replay for the other.
+func TestReplicasShareReplayWindow(t *testing.T) {
+	dsn := postgresDSN(t)
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", QueryTool: "echo"})
+	trustEachOther(t, da, db, "conf")
+	usePostgres(t, db, dsn)
+	replicaDir := copyDir(t, db)
+	acme := start(t, da, la, TransportHTTP)
+	globex := start(t, db, lb, TransportHTTP)
+	_, lr := newTestDir(t, "ports")
+	replica := start(t, replicaDir, &Listeners{HTTP: lr.HTTP, GRPC: lr.GRPC}, TransportHTTP)
+
+	// acme seals one ping to globex's agent outside any session: a public
+	// ping needs only a valid signature.
+	st := acme.s.agents["client"]
+	m := &wire.Message{V: wire.Version, ID: newMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpPing,
+		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
+		Payload: &wire.PingPayload{Nonce: "n-1"}}
+	peer := acme.s.peer("globex")
+	env, err := crypto.SealMessage(acme.s.codec, m, st.id.Signing, acme.s.box, peer.p.EncKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	post := func(g *testGateway) (int, wire.Code) {
+		url := "https://" + g.ls.HTTP.Addr().String() + "/moltspeak/v0.1/message"
+		resp, err := peer.client.Post(url, "application/json", bytes.NewReader(env))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		r, err := acme.s.codec.DecodeEnvelope(b)
+		if err != nil {
+			t.Fatalf("reply: %v", err)
+		}
+		if r.Message != nil {
+			if e, ok := r.Message.Payload.(*wire.ErrorPayload); ok {
+				return resp.StatusCode, e.Code
+			}
+		}
+		return resp.StatusCode, ""
+	}
+	if status, c := post(globex); status != http.StatusOK || c != "" {
+		t.Fatalf("first delivery: %d %s\n%s", status, c, globex.logs())
+	}
+	if status, c := post(replica); status != http.StatusUnauthorized || c != wire.ErrReplay {
+		t.Fatalf("replay to the other replica: %d %s", status, c)
+	}
+}
