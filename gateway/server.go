@@ -260,10 +260,7 @@ func Open(opts Options) (*Server, error) {
 		}
 	}
 
-	// The local bridge. Its agents' changes are published from its own
-	// goroutines as soon as they are added, so the context the upkeep
-	// runs under must exist first.
-	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
+	// The local bridge.
 	s.approvals = &localbridge.Approvals{}
 	s.core = localbridge.NewCore(localbridge.Config{
 		Logger: s.log.With("component", "localbridge"), Approver: s.approvals,
