@@ -462,6 +462,9 @@ type scenario struct {
 	run  func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer
 	// check, if set, looks further at one face's answer.
 	check func(t *testing.T, face string, a faceAnswer)
+	// fresh asks for a connection and session of the scenario's own;
+	// others share one per face.
+	fresh bool
 }
 
 // sealed signs m as s and seals it in c's session.
@@ -647,7 +650,7 @@ func scenarios() []scenario {
 				t.Fatal("no Retry-After header")
 			}
 		}},
-		{name: "session gone", code: wire.ErrSessionExpired, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
+		{name: "session gone", code: wire.ErrSessionExpired, fresh: true, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			// The face adds the session when session_established arrives,
 			// which a stream face reads after the handshake returned here.
 			for _, err := r.g.s.sessions.Get(c.sess.ID()); err != nil; _, err = r.g.s.sessions.Get(c.sess.ID()) {
@@ -680,15 +683,31 @@ func tamper(t *testing.T, env []byte) []byte {
 
 func TestFacesAgree(t *testing.T) {
 	r := newFaceRig(t)
+	// One connection and session per face, pipelining the scenarios as a
+	// peer would (the gateway also limits handshakes per host).
+	shared := map[string]*faceClient{}
+	defer func() {
+		for _, c := range shared {
+			c.close()
+		}
+	}()
 	for i, sc := range scenarios() {
 		t.Run(strings.ReplaceAll(sc.name, " ", "_"), func(t *testing.T) {
 			for _, face := range faceNames {
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-				c := r.dial(ctx, t, face)
+				c := shared[face]
+				switch {
+				case sc.fresh:
+					c = r.dial(ctx, t, face)
+					defer c.close()
+				case c == nil:
+					c = r.dial(ctx, t, face)
+					shared[face] = c
+				}
+				c.t = t
 				s := newSender(t, r.acme, fmt.Sprintf("s%d-%s", i, face))
 				c.as = s
 				a := sc.run(ctx, t, r, c, s)
-				c.close()
 				cancel()
 				if a.final == nil {
 					t.Fatalf("%s: no answer", face)
