@@ -135,9 +135,10 @@ type GateConfig struct {
 	Grants Grants
 	// Counter counts blocks. Default: none.
 	Counter Counter
-	// TokenCache is how many parsed, signature-checked tokens are kept, so that a token used
-	// on many messages is verified once (expiry, revocation and the rest are checked every
-	// time). Default 4096; negative disables the cache.
+	// TokenCache is how many parsed tokens whose signature checked are kept (only tokens that
+	// verified fully are), so that a token used on many messages costs one signature check;
+	// expiry, revocation and the rest are checked every time. Default 4096; negative disables
+	// the cache.
 	TokenCache int
 	// Now is the current time. Default time.Now.
 	Now func() time.Time
@@ -264,9 +265,14 @@ func (g *Gate) Check(ctx context.Context, m *wire.Message, d Direction, peer str
 	}
 	c := m.PIIMeta.Consent
 	req := consent.Request{Issuer: m.From.Org, Grantee: m.To, Purpose: c.Purpose, Types: need}
-	tok, err := g.token(c.Proof)
+	tok, cached, err := g.token(c.Proof)
 	if err == nil {
 		err = g.consents.Check(ctx, tok, req)
+	}
+	if err == nil && !cached && g.tokens != nil {
+		// Only tokens that verified fully are kept, so that self-signed junk cannot crowd the
+		// cache.
+		g.tokens.Add(c.Proof, tok)
 	}
 	if err == nil && tok.GrantedBy != c.GrantedBy {
 		err = &wire.Error{Code: wire.ErrConsent, Field: "pii_meta.consent.granted_by", Message: "granted_by differs from the consent's",
@@ -296,21 +302,15 @@ func (g *Gate) Check(ctx context.Context, m *wire.Message, d Direction, peer str
 	return dec
 }
 
-// token parses a proof, from the cache when it was seen before.
-func (g *Gate) token(proof string) (*consent.Token, error) {
+// token parses a proof, from the cache when it verified before.
+func (g *Gate) token(proof string) (*consent.Token, bool, error) {
 	if g.tokens != nil {
 		if t, ok := g.tokens.Get(proof); ok {
-			return t, nil
+			return t, true, nil
 		}
 	}
 	t, err := consent.Parse(proof)
-	if err != nil {
-		return nil, err
-	}
-	if g.tokens != nil {
-		g.tokens.Add(proof, t)
-	}
-	return t, nil
+	return t, false, err
 }
 
 func (g *Gate) block(dec Decision, d Direction, r Reason, e *wire.Error, fs []pii.Finding) Decision {

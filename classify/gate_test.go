@@ -82,10 +82,21 @@ func (f *fixture) msg(t testing.TB, from, to wire.Ref, cls wire.Class, text stri
 	m := &wire.Message{V: wire.Version, ID: f.id(), TS: t0.UnixMilli(), Op: wire.OpQuery,
 		From: wire.Sender{Agent: from.Agent, Org: from.Org}, To: to, Cls: cls,
 		Payload: &wire.QueryPayload{Domain: "crm", Params: params}, PIIMeta: meta}
-	if err := codec.Check(m); err != nil {
+	return decoded(t, m)
+}
+
+// decoded returns m as the gateway holds it: encoded, then decoded.
+func decoded(t testing.TB, m *wire.Message) *wire.Message {
+	t.Helper()
+	b, err := codec.Encode(m)
+	if err != nil {
 		t.Fatal(err)
 	}
-	return m
+	d, err := codec.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
 
 func (f *fixture) token(t testing.TB, key keys.Ed25519Private, grantee wire.Ref, purpose string, types ...string) string {
@@ -316,6 +327,13 @@ func TestGateReplyCarriesBackConsentedTypes(t *testing.T) {
 	// The reply may carry the e-mail address back...
 	if d := f.gate.Check(ctx, reply(alice, bob, "ann.lee@example.org is on the team plan."), Outbound, "globex", nil); !d.Allow {
 		t.Fatalf("reply with the request's own type blocked: %v", d.Err)
+	}
+	// wire's Reply copies the request's pii_meta onto a reply to a pii message: it passes too.
+	data, _ := wire.ValueOf(map[string]any{"text": "ann.lee@example.org is on the team plan."})
+	r := req.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: data})
+	r.ID, r.TS, r.From = f.id(), t0.UnixMilli(), wire.Sender{Agent: alice.Agent, Org: alice.Org}
+	if d := f.gate.Check(ctx, decoded(t, r), Outbound, "globex", nil); !d.Allow || r.PIIMeta == nil {
+		t.Fatalf("reply made with Reply blocked: %v", d.Err)
 	}
 	// ...but not a phone number, nor to anyone else.
 	expectBlock(t, f.gate.Check(ctx, reply(alice, bob, "ann.lee@example.org, +44 20 7946 0958"), Outbound, "globex", nil), wire.ErrConsent, ReasonNoConsent, "phone")

@@ -256,8 +256,16 @@ func TestGracefulShutdown(t *testing.T) {
 				}
 				done <- err
 			}()
-			for globex.s.flight.count() == 0 {
-				time.Sleep(5 * time.Millisecond)
+			for wait := time.Now().Add(5 * time.Second); globex.s.flight.count() == 0; {
+				select {
+				case err := <-done:
+					t.Fatalf("the slow call ended before the shutdown: %v", err)
+				default:
+				}
+				if time.Now().After(wait) {
+					t.Fatal("the slow call never reached the peer")
+				}
+				time.Sleep(2 * time.Millisecond)
 			}
 			sctx, c2 := context.WithTimeout(context.Background(), 10*time.Second)
 			defer c2()

@@ -112,7 +112,10 @@ func (g *gates) done(key string, gt *gate) {
 // lets shutdown wait for it to drain.
 type inflight struct {
 	slots chan struct{}
-	wg    sync.WaitGroup
+
+	mu   sync.Mutex
+	n    int
+	idle []chan struct{} // closed when n drops to zero
 }
 
 func newInflight(n int) *inflight { return &inflight{slots: make(chan struct{}, n)} }
@@ -120,21 +123,40 @@ func newInflight(n int) *inflight { return &inflight{slots: make(chan struct{}, 
 func (f *inflight) enter() (release func(), ok bool) {
 	select {
 	case f.slots <- struct{}{}:
-		f.wg.Add(1)
-		return func() { <-f.slots; f.wg.Done() }, true
 	default:
 		return nil, false
 	}
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+	return func() {
+		<-f.slots
+		f.mu.Lock()
+		f.n--
+		if f.n == 0 {
+			for _, ch := range f.idle {
+				close(ch)
+			}
+			f.idle = nil
+		}
+		f.mu.Unlock()
+	}, true
 }
 
 func (f *inflight) count() int { return len(f.slots) }
 
 // drain waits until nothing is in flight or ctx ends.
 func (f *inflight) drain(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { f.wg.Wait(); close(done) }()
+	f.mu.Lock()
+	if f.n == 0 {
+		f.mu.Unlock()
+		return nil
+	}
+	ch := make(chan struct{})
+	f.idle = append(f.idle, ch)
+	f.mu.Unlock()
 	select {
-	case <-done:
+	case <-ch:
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

@@ -103,10 +103,10 @@ func (s *Server) Serve(ls *Listeners) error {
 		Handler:           s.httpHandler(),
 		ReadHeaderTimeout: s.cfg.Listen.ReadHeaderTimeout.D(),
 		// A body trickled in slowly must not hold a connection for ever.
-		ReadTimeout: s.cfg.Listen.RequestTimeout.D(),
-		IdleTimeout:       s.cfg.Listen.IdleTimeout.D(),
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          nil,
+		ReadTimeout:    s.cfg.Listen.RequestTimeout.D(),
+		IdleTimeout:    s.cfg.Listen.IdleTimeout.D(),
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       nil,
 	}
 	gs := s.grpcServer(creds)
 	s.lnMu.Lock()

@@ -3,9 +3,7 @@ package localbridge_test
 import (
 	"bufio"
 	"context"
-	"encoding/binary"
 	"encoding/json"
-	"io"
 	"net"
 	"path/filepath"
 	"sync"
@@ -28,16 +26,25 @@ const benchFrameBytes = 330
 
 var benchInput = json.RawMessage(`{"text":"hello"}`)
 
-func cpuTime() time.Duration {
+func usage() syscall.Rusage {
 	var ru syscall.Rusage
 	syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return ru
 }
 
-// measureCPU reports CPU time per op for what runs between its call and the returned func's.
+// measureCPU reports, per op, the CPU time (cpu-ns/op: user and system, every thread) and
+// the threads' context switches (ctxsw/op) between its call and the returned func's.
 func measureCPU(b *testing.B) func() {
-	start := cpuTime()
-	return func() { b.ReportMetric(float64(cpuTime()-start)/float64(b.N), "cpu-ns/op") }
+	start := usage()
+	return func() {
+		end := usage()
+		cpu := end.Utime.Nano() + end.Stime.Nano() - start.Utime.Nano() - start.Stime.Nano()
+		sys := end.Stime.Nano() - start.Stime.Nano()
+		sw := end.Nvcsw + end.Nivcsw - start.Nvcsw - start.Nivcsw
+		b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
+		b.ReportMetric(float64(sys)/float64(b.N), "sys-ns/op")
+		b.ReportMetric(float64(sw)/float64(b.N), "ctxsw/op")
+	}
 }
 
 // rawEchoServer echoes frames back, flushing when it has no more input waiting.
@@ -180,27 +187,40 @@ func BenchmarkBridgeCall(b *testing.B) {
 }
 
 // BenchmarkFrames isolates the encoding work of one round trip: the Core's call frame and the
-// agent's result frame, each encoded and decoded once.
+// agent's result frame, each encoded and decoded once. It is CPU-bound work, so its cpu-ns/op
+// against its instruction count tells what an instruction costs on the machine at the time.
 func BenchmarkFrames(b *testing.B) {
 	call := osp.ToolCall{CallID: "9b1a2c3d-4e5f-6789-abcd-ef0123456789", ToolID: "echo/echo", Input: benchInput}
 	result := osp.ToolResult{CallID: call.CallID, Status: "succeeded", Output: json.RawMessage(`{"text":"hello"}`), StartedAt: osp.Timestamp(time.Now()), FinishedAt: osp.Timestamp(time.Now())}
-	h := osp.Header{V: 1, Type: osp.TypeToolCall, ID: "4c3c0c7b-4c9a-4a6b-9d2a-4e4a9f0e2a1b", TS: osp.Timestamp(time.Now()), RequestID: "8d0f8a5a-2f0a-4b76-9a9c-4c2b7b9a0c1d", CorrelationID: "bench"}
-	var hdr [4]byte
+	hc := osp.Header{V: 1, Type: osp.TypeToolCall, ID: "4c3c0c7b-4c9a-4a6b-9d2a-4e4a9f0e2a1b", TS: osp.Timestamp(time.Now()), RequestID: "8d0f8a5a-2f0a-4b76-9a9c-4c2b7b9a0c1d", CorrelationID: "bench"}
+	hr := hc
+	hr.Type = osp.TypeToolResult
 	b.ReportAllocs()
+	done := measureCPU(b)
+	defer done()
 	for b.Loop() {
-		for _, p := range []any{call, result} {
-			m, err := osp.Marshal(&h, p)
-			if err != nil {
-				b.Fatal(err)
-			}
-			binary.BigEndian.PutUint32(hdr[:], uint32(len(m)))
-			e, err := osp.Decode(m)
-			if err != nil {
-				b.Fatal(err)
-			}
-			var out osp.ToolResult
-			e.DecodePayload(&out)
+		m, err := osp.Marshal(&hc, call)
+		if err != nil {
+			b.Fatal(err)
+		}
+		e, err := osp.Decode(m)
+		if err != nil {
+			b.Fatal(err)
+		}
+		var c osp.ToolCall
+		if err := e.DecodePayload(&c); err != nil {
+			b.Fatal(err)
+		}
+		m, err = osp.Marshal(&hr, result)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e, err = osp.Decode(m); err != nil {
+			b.Fatal(err)
+		}
+		var r osp.ToolResult
+		if err := e.DecodePayload(&r); err != nil {
+			b.Fatal(err)
 		}
 	}
-	_ = io.Discard
 }

@@ -161,7 +161,7 @@ func (c *Core) execute(ctx context.Context, p *prepared, onChunk func(Chunk) err
 			return Result{}, ctxError(ctx)
 		case <-sess.done:
 			sess.queued.Add(-1)
-			return Result{}, disconnected()
+			return Result{}, sess.lost()
 		}
 	}
 	if st != nil {
@@ -236,12 +236,14 @@ func (s *session) call(ctx context.Context, p *prepared, t *tool, onChunk func(C
 		payload.TimeoutMS = ms
 	}
 	s.mu.Lock()
-	if s.closed() {
-		s.mu.Unlock()
-		return Result{}, disconnected()
+	gone := s.closed()
+	if !gone {
+		s.calls[cl.id] = cl
 	}
-	s.calls[cl.id] = cl
 	s.mu.Unlock()
+	if gone {
+		return Result{}, s.lost()
+	}
 	if err := s.send(&h, payload); err != nil {
 		s.mu.Lock()
 		delete(s.calls, cl.id)
@@ -251,7 +253,7 @@ func (s *session) call(ctx context.Context, p *prepared, t *tool, onChunk func(C
 		if errors.As(err, &tl) {
 			return Result{}, &Error{Code: osp.CodeInvalidInput, Message: "the input is too large", Where: "core"}
 		}
-		return Result{}, disconnected()
+		return Result{}, s.lost()
 	}
 	return s.wait(ctx, cl, onChunk)
 }
@@ -302,7 +304,7 @@ func (s *session) wait(ctx context.Context, cl *call, onChunk func(Chunk) error)
 					}
 				default:
 					cl.abandon.Do(func() { close(cl.abandoned) })
-					return res, disconnected()
+					return res, s.lost()
 				}
 			}
 		}
@@ -392,7 +394,7 @@ func (s *session) failCall(cl *call, err *Error) {
 
 // lookupCall finds the live call a stream chunk or result names. When there is none it
 // rejects the message, except for a call the Core gave up on, whose late messages are dropped.
-func (s *session) lookupCallLocked(env *osp.Envelope, id string, what string) (*call, *osp.Error, bool) {
+func (s *session) lookupCallLocked(id string, what string) (*call, *osp.Error, bool) {
 	if cl := s.calls[id]; cl != nil {
 		return cl, nil, false
 	}
@@ -428,8 +430,11 @@ func (s *session) stream(env *osp.Envelope) {
 		s.reject(env.ID, osp.Errorf(osp.CodeInvalidMessage, "unknown stream channel"))
 		return
 	}
+	if s.closed() {
+		return // the session is ending: its calls have failed already
+	}
 	s.mu.Lock()
-	cl, rej, drop := s.lookupCallLocked(env, p.CallID, "stream")
+	cl, rej, drop := s.lookupCallLocked(p.CallID, "stream")
 	if cl == nil {
 		s.mu.Unlock()
 		if !drop {
@@ -474,8 +479,11 @@ func (s *session) result(env *osp.Envelope) {
 		s.reject(env.ID, err.(*osp.Error))
 		return
 	}
+	if s.closed() {
+		return
+	}
 	s.mu.Lock()
-	cl, rej, drop := s.lookupCallLocked(env, p.CallID, "result")
+	cl, rej, drop := s.lookupCallLocked(p.CallID, "result")
 	if cl == nil {
 		s.mu.Unlock()
 		if !drop {

@@ -359,7 +359,7 @@ func (c *Core) Shutdown(ctx context.Context) error {
 		return nil
 	case <-ctx.Done():
 		for _, s := range sessions {
-			s.close(CodeShuttingDown, nil)
+			s.close(CodeShuttingDown)
 		}
 		return ctx.Err()
 	}

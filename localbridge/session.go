@@ -70,7 +70,9 @@ type session struct {
 	protoErrors int
 
 	done      chan struct{}
+	endOnce   sync.Once
 	closeOnce sync.Once
+	closeCode string // why calls in flight fail: CodeDisconnected or CodeShuttingDown
 }
 
 func newSession(c *Core, conn net.Conn, fr *osp.Reader, e *agentEntry, l *launch, hello osp.Hello, uid, pid int64) *session {
@@ -103,7 +105,7 @@ func newSession(c *Core, conn net.Conn, fr *osp.Reader, e *agentEntry, l *launch
 
 // run reads the agent's messages until the connection ends.
 func (s *session) run() {
-	defer s.close(CodeDisconnected, nil)
+	defer s.close(CodeDisconnected)
 	go s.watchdog()
 	for {
 		frame, err := s.fr.ReadFrame()
@@ -127,11 +129,6 @@ func (s *session) run() {
 			continue
 		}
 		s.dispatch(env)
-		select {
-		case <-s.done:
-			return
-		default:
-		}
 	}
 }
 
@@ -191,22 +188,26 @@ func (s *session) sendWith(h *osp.Header, p any, hook func()) error {
 	err := s.w.WriteEncoded(func(b []byte) ([]byte, error) { return osp.AppendMarshal(b, h, p) }, hook)
 	var tl *osp.FrameTooLargeError
 	if err != nil && !errors.As(err, &tl) && s.w.Err() != nil {
-		go s.close(CodeDisconnected, err)
+		go s.close(CodeDisconnected)
 	}
 	return err
 }
 
-// goodbye tells the agent the Core is closing the connection, and closes it.
+// goodbye tells the agent the Core is closing the connection, and closes it. The calls in
+// flight fail first, so that what the agent answers to the goodbye does not count.
 func (s *session) goodbye(reason string) {
-	select {
-	case <-s.done:
+	if s.closed() {
 		return
-	default:
 	}
+	code := CodeDisconnected
+	if reason == "shutting_down" {
+		code = CodeShuttingDown
+	}
+	s.end(code)
 	h := s.header(osp.TypeGoodbye)
 	s.send(&h, osp.Goodbye{Reason: reason})
 	s.w.Sync()
-	s.close(CodeDisconnected, nil)
+	s.close(code)
 }
 
 // drainThenClose waits, without blocking its caller, for the session's calls to finish or
@@ -235,20 +236,40 @@ func (s *session) inFlight() int {
 	return len(s.calls)
 }
 
-// close ends the session. Calls in flight fail with code: their callers watch s.done.
-func (s *session) close(code string, cause error) {
-	s.closeOnce.Do(func() {
-		close(s.done)
-		s.conn.Close()
+// end fails the calls in flight with code (their callers watch s.done) and stops taking the
+// agent's messages; the connection stays open for a goodbye.
+func (s *session) end(code string) {
+	s.endOnce.Do(func() {
 		s.mu.Lock()
+		s.closeCode = code
 		s.calls = map[string]*call{}
 		s.mu.Unlock()
+		close(s.done)
+	})
+}
+
+// close ends the session and its connection.
+func (s *session) close(code string) {
+	s.closeOnce.Do(func() {
+		s.end(code)
+		s.conn.Close()
 		s.c.detach(s)
 		if s.launch != nil {
 			s.launch.sessionEnded()
 		}
 		s.c.audit(AuditEvent{Event: AuditAgentDisconnected, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid})
 	})
+}
+
+// lost is the error of a call cut off by the end of the session.
+func (s *session) lost() *Error {
+	s.mu.Lock()
+	code := s.closeCode
+	s.mu.Unlock()
+	if code == CodeShuttingDown {
+		return &Error{Code: CodeShuttingDown, Message: "the gateway is shutting down", Retryable: true, Where: "core"}
+	}
+	return disconnected()
 }
 
 func (s *session) closed() bool {

@@ -237,7 +237,7 @@ func (c *Core) endLaunch(l *launch) {
 	}
 	c.mu.Unlock()
 	if s != nil {
-		s.close(CodeDisconnected, nil)
+		s.close(CodeDisconnected)
 	}
 }
 

@@ -88,3 +88,14 @@ func TestShutdown(t *testing.T) {
 		t.Fatalf("provision after shutdown: %v", err)
 	}
 }
+
+func TestCloseFailsCallsInFlight(t *testing.T) {
+	b := newBridge(t, localbridge.Config{})
+	b.runAgent(t, "echo", echo.New())
+	done := callAsync(context.Background(), b.core, localbridge.CallRequest{Agent: "echo", Tool: "sleep", Input: json.RawMessage(`{"ms":3600000}`)})
+	waitFor(t, "call in flight", func() bool { a, _ := b.core.Agent("echo"); return a.InFlight == 1 })
+	b.core.Close()
+	if o := <-done; codeOf(o.err) != localbridge.CodeShuttingDown || !localbridge.OutcomeOf(o.err).Recoverable {
+		t.Fatalf("got %v", o.err)
+	}
+}

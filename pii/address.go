@@ -149,6 +149,15 @@ func wordAt(s string, k int, commas bool) (word, bool) {
 	return word{a, k}, true
 }
 
+// inWordTab holds the bytes wordBefore takes as part of a word: letters, dots, apostrophes and
+// hyphens.
+var inWordTab = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = isAlpha(byte(c)) || c == '.' || c == '\'' || c == '-'
+	}
+	return t
+}()
+
 // wordBefore returns the word ending just before k (skipping spaces).
 func wordBefore(s string, k int) (word, bool) {
 	b := k
@@ -156,7 +165,7 @@ func wordBefore(s string, k int) (word, bool) {
 		b--
 	}
 	a := b
-	for a > 0 && (isAlpha(s[a-1]) || s[a-1] == '.' || s[a-1] == '\'' || s[a-1] == '-') {
+	for a > 0 && inWordTab[s[a-1]] {
 		a--
 	}
 	if a == b {

@@ -350,8 +350,40 @@ func (x *scanCtx) assign(i int) int {
 	return b
 }
 
+// secretWords are the words secretish looks for; secretStarts holds their first three bytes
+// (case-folded), so that a name is read once with a rolling three-byte key and a position is
+// compared in full only when its key starts one of them.
+var secretWords = []string{"pass", "pwd", "priv", "secret", "seed", "sumo", "token", "key", "auth",
+	"cred", "contribsys", "login", "bearer"}
+
+var secretStarts = func() (b bloom) {
+	for _, w := range secretWords {
+		b.add(w)
+	}
+	return b
+}()
+
 // secretish is a cheap filter before classifyKey: the name must mention a secret word.
 func secretish(ident string) bool {
+	if len(ident) < 3 {
+		return false
+	}
+	var k uint32
+	hit := false
+	for i := 0; i < len(ident); i++ {
+		k = k>>8 | uint32(ident[i]|0x20)<<16 // ident[i-2], ident[i-1], ident[i], as fold3 orders them
+		if i >= 2 && secretStarts.has(k) {
+			hit = true
+			break
+		}
+	}
+	if !hit {
+		return false
+	}
+	return secretishAt(ident)
+}
+
+func secretishAt(ident string) bool {
 	for k := 0; k+3 <= len(ident); k++ {
 		r := ident[k:]
 		switch lower(ident[k]) {

@@ -1,5 +1,7 @@
 package pii
 
+import "strings"
+
 // Numbers: a run of digit groups joined by single separators, classified by digit count, grouping
 // and check digits, then by context words. Dates and version-like runs are recognised first so
 // that they never become phone numbers.
@@ -134,6 +136,10 @@ func (x *scanCtx) numeric(i, j int) int {
 	if e := x.digitSecret(i, j); e > j {
 		return e
 	}
+	lone := j-i <= 4 && x.loneShort(i, j)
+	if lone && x.quietNumber(i, j) {
+		return j
+	}
 	if j-i <= 4 {
 		if da, db, ok := x.textDate(i, j); ok {
 			if x.key == keyDOB || x.cueBefore(da, 48, dobCues) {
@@ -148,7 +154,7 @@ func (x *scanCtx) numeric(i, j int) int {
 			return e
 		}
 	}
-	if j-i <= 4 && x.loneShort(i, j) {
+	if lone {
 		// One to four digits standing alone ("420 ms", "3 attempts"): no identifier, date or
 		// phone number is that short, but a house number is.
 		if e := x.address(i, j); e > j {
@@ -174,6 +180,60 @@ func (x *scanCtx) numeric(i, j int) int {
 		return n.end
 	}
 	return j
+}
+
+// quietNumber reports, for a number s[i:j] of one to four digits that stands alone
+// (loneShort), that no detector can find anything at it, which is the case of most numbers in
+// prose ("420 ms", "week 37"): no month name is next to it, so it is no date; and, in
+// text that is not all lower case, neither neighbour is capitalised, a street word or a street
+// prefix, so it is no house number. Each test is the cheap front of the detector it stands for
+// (textDate, address), which would otherwise run in full.
+func (x *scanCtx) quietNumber(i, j int) bool {
+	s := x.s
+	// After: "3 March", "3 of march", "12 Baker Street", "12 rue de Tanger", "9931 14 Iliou".
+	if k := skipSpace(s, j); k < len(s) {
+		c := s[k]
+		switch {
+		case isUpper(c) || c >= 0x80 || isDigit(c):
+			return false
+		case isLower(c):
+			m := k
+			if strings.HasPrefix(s[k:], "of ") {
+				m = k + 3
+			}
+			if m < len(s) && monthFirst[s[m]] {
+				if _, ok := isMonthAt(s, m); ok {
+					return false
+				}
+			}
+			if c == 'r' || c == 'a' {
+				if w, ok := wordAt(s, k, false); ok && w.b-w.a <= 10 && streetPrefixes.hasFold(s[w.a:w.b]) {
+					return false
+				}
+			}
+		}
+	}
+	// Before: "March 3", "Friedhofstrasse 33", "Erzsébet tér 19", as textDate and address look.
+	p := i - 1
+	for p > 0 && s[p] == ' ' {
+		p--
+	}
+	if p > 0 && s[p] == '.' {
+		p--
+	}
+	q := p
+	for q >= 0 && q > p-10 && isAlpha(s[q]) {
+		q--
+	}
+	if q < p && monthFirst[s[q+1]] {
+		if _, ok := isMonthAt(s, q+1); ok {
+			return false
+		}
+	}
+	if pw, ok := wordBefore(s, i); ok && pw.b-pw.a < 30 && (capitalized(s, pw) || streetWords.hasFold(s[pw.a:pw.b])) {
+		return false
+	}
+	return !isLowerText(s, i, j)
 }
 
 // loneShort reports whether the word s[i:j] is all digits and extractNum would read it as a

@@ -72,7 +72,7 @@ func runConsentIssue(ctx context.Context, e *env, args []string) error {
 	iss := addIssuerFlags(fs)
 	grantee := fs.String("grantee", "", "agent@org allowed to receive the data")
 	purpose := fs.String("purpose", "", "purpose the data may be used for")
-	types := fs.String("types", "", "comma-separated pii_meta types: "+strings.Join(consent.Types, ","))
+	types := fs.String("types", "", "comma-separated pii_meta types: "+strings.Join(consent.Types(), ","))
 	ttl := fs.Duration("ttl", time.Hour, "how long the consent is valid")
 	grantedBy := fs.String("granted-by", "", `who granted it, e.g. user:jane@example.com (default "org:" and the issuing org)`)
 	if err := parseFlags(fs, args); err != nil {
@@ -152,7 +152,7 @@ func runConsentVerify(ctx context.Context, e *env, args []string) error {
 	grantee := fs.String("grantee", "", "agent@org the consent must be granted to (default: not checked)")
 	purpose := fs.String("purpose", "", "purpose the consent must be for (default: not checked)")
 	types := fs.String("types", "", "comma-separated types the consent must cover (default: not checked)")
-	revPath := fs.String("revocations", "", "revocation list file (default DIR/data/consent-revocations.jsonl with --dir)")
+	revPath := fs.String("revocations", "", "revocation list file (default: the list of the gateway in --dir)")
 	token := fs.String("token", "", "the token (default: read from standard input)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

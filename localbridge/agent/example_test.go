@@ -54,8 +54,14 @@ func Example() {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go a.Run(ctx)
-	for info, _ := core.Agent("greeter"); len(info.Tools) < 2; info, _ = core.Agent("greeter") {
-		time.Sleep(time.Millisecond)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		if info, _ := core.Agent("greeter"); len(info.Tools) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			fmt.Println("the agent did not connect")
+			return
+		}
 	}
 
 	res, err := core.Call(ctx, localbridge.CallRequest{Agent: "greeter", Tool: "greet", Input: json.RawMessage(`{"name":"Ada"}`)},

@@ -280,14 +280,17 @@ func (p *parser) members(fn func(name []byte)) {
 		p.i++
 		return
 	}
-	var small [16][]byte
-	seen := small[:0]
+	// Names seen so far, as offsets into the text: no pointers, so no write barriers. A
+	// name with escapes, or a seventeenth name, moves the check to a map.
+	var offs [16][2]int32
+	n := 0
 	var many map[string]bool
 	for !p.syntax {
 		if p.next() != '"' {
 			p.fail()
 			return
 		}
+		at := p.i
 		lit, esc := p.string()
 		if p.syntax {
 			return
@@ -297,6 +300,12 @@ func (p *parser) members(fn func(name []byte)) {
 			name = []byte(unquote(lit))
 		}
 		// A member named twice is an error, as it is for the reflective decoder.
+		if many == nil && (esc || n == len(offs)) {
+			many = make(map[string]bool, 2*len(offs))
+			for _, o := range offs[:n] {
+				many[string(p.b[o[0]:o[1]])] = true
+			}
+		}
 		if many != nil {
 			if many[string(name)] {
 				p.fail()
@@ -304,21 +313,14 @@ func (p *parser) members(fn func(name []byte)) {
 			}
 			many[string(name)] = true
 		} else {
-			for _, s := range seen {
-				if bytes.Equal(s, name) {
+			for _, o := range offs[:n] {
+				if int(o[1]-o[0]) == len(name) && string(p.b[o[0]:o[1]]) == string(name) {
 					p.fail()
 					return
 				}
 			}
-			if len(seen) < len(small) {
-				seen = append(seen, name)
-			} else {
-				many = make(map[string]bool, 2*len(seen))
-				for _, s := range seen {
-					many[string(s)] = true
-				}
-				many[string(name)] = true
-			}
+			offs[n] = [2]int32{int32(at + 1), int32(at + 1 + len(name))}
+			n++
 		}
 		if p.next() != ':' {
 			p.fail()
@@ -526,8 +528,20 @@ func decodeEnvelope(p *parser, e *Envelope) {
 		case "error":
 			p.rare(&e.Error)
 		case "payload":
-			if v := p.value(); !p.syntax {
-				e.Payload = append(json.RawMessage(nil), v...)
+			// The type is usually known by now (moltgate sends it first): the payload of a
+			// message of the call path is decoded in the same pass.
+			start := p.i
+			if hot := hotPayload(e.Type); hot != nil && p.next() == '{' {
+				kind := p.kind
+				p.kind = false
+				decodeInto(p, hot)
+				e.hot, e.hotKind = hot, p.kind
+				p.kind = kind
+			} else {
+				p.value()
+			}
+			if !p.syntax {
+				e.Payload = bytes.TrimLeft(p.b[start:p.i], " \t\r\n")
 			}
 		default:
 			p.value()
@@ -541,6 +555,15 @@ func decodeEnvelope(p *parser, e *Envelope) {
 // the right kind.
 func decodeFast(b []byte, v any) (handled, valid, ok bool) {
 	p := &parser{b: b, maxDepth: MaxDepth}
+	if !decodeInto(p, v) {
+		return false, false, false
+	}
+	p.end()
+	return true, !p.syntax, !p.syntax && !p.kind
+}
+
+// decodeInto decodes the next value into v, if v is a payload of the call path.
+func decodeInto(p *parser, v any) bool {
 	switch v := v.(type) {
 	case *ToolCall:
 		p.members(func(name []byte) {
@@ -671,10 +694,66 @@ func decodeFast(b []byte, v any) (handled, valid, ok bool) {
 			}
 		})
 	default:
-		return false, false, false
+		return false
 	}
-	p.end()
-	return true, !p.syntax, !p.syntax && !p.kind
+	return true
+}
+
+// hotPayload returns a value to decode the payload of a message of type typ into while the
+// envelope is read, for the messages of the call path.
+func hotPayload(typ string) any {
+	switch typ {
+	case TypeToolCall:
+		return new(ToolCall)
+	case TypeToolResult:
+		return new(ToolResult)
+	case TypeToolStream:
+		return new(ToolStream)
+	case TypeHeartbeat:
+		return new(Heartbeat)
+	case TypeCancelAck:
+		return new(CancelAck)
+	case TypeToolCancel:
+		return new(ToolCancel)
+	}
+	return nil
+}
+
+// takeHot copies a payload decoded with the envelope into v, if it is of v's type.
+func takeHot(hot, v any) bool {
+	switch v := v.(type) {
+	case *ToolCall:
+		if h, ok := hot.(*ToolCall); ok {
+			*v = *h
+			return true
+		}
+	case *ToolResult:
+		if h, ok := hot.(*ToolResult); ok {
+			*v = *h
+			return true
+		}
+	case *ToolStream:
+		if h, ok := hot.(*ToolStream); ok {
+			*v = *h
+			return true
+		}
+	case *Heartbeat:
+		if h, ok := hot.(*Heartbeat); ok {
+			*v = *h
+			return true
+		}
+	case *CancelAck:
+		if h, ok := hot.(*CancelAck); ok {
+			*v = *h
+			return true
+		}
+	case *ToolCancel:
+		if h, ok := hot.(*ToolCancel); ok {
+			*v = *h
+			return true
+		}
+	}
+	return false
 }
 
 // intern returns the protocol's own words without allocating.

@@ -25,6 +25,11 @@ var decodeSeeds = []string{
 	"{\"a\":\"tab\there\"}", `{"a":[1,]}`, `{"a":1,}`, `{,}`, `{"a" 1}`, `{"a":1}}`, `{"a":1} {}`,
 	`{"v":1,"type":"t","id":"i","ts":"s","payload":{"call_id":"c"},"actor":{"type":"agent","id":"x"},"error":{"code":"c","message":"m"}}`,
 	`{"v":1,"type":"t","id":"i","actor":7}`, `{"v":1.0,"type":"t","id":"i"}`, `{"v":1,"type":"t","id":"i","payload":[]}`,
+	`{"v":1,"type":"agent.tool.result","id":"i","payload":{"call_id":"c","status":"failed","error":{"code":"x","message":"m"},"output":{"a":1}}}`,
+	`{"v":1,"type":"agent.tool.stream","id":"i","payload":{"call_id":"c","seq":"2","channel":"stdout"}}`,
+	`{"v":1,"payload":{"call_id":"c","seq":2},"type":"agent.tool.stream","id":"i"}`,
+	`{"v":1,"type":"core.tool.call","id":"i","payload":{"call_id":"c","caller":{"type":"agent","id":"x"},"input":{}}}`,
+	`{"v":1,"type":"agent.heartbeat","id":"i","payload":null}`,
 }
 
 // FuzzDecodeFast holds the one-pass decoder to the reflective one on every input, for every
@@ -103,8 +108,28 @@ func FuzzDecodeEnvelope(f *testing.F) {
 		if code != wantCode {
 			t.Fatalf("%q: code %q, reference %q", in, code, wantCode)
 		}
-		if err == nil && (got.Header != want.Header && !reflect.DeepEqual(got.Header, want.Header) || !bytes.Equal(got.Payload, want.Payload)) {
+		if err != nil {
+			return
+		}
+		if got.Header != want.Header && !reflect.DeepEqual(got.Header, want.Header) || !bytes.Equal(got.Payload, want.Payload) {
 			t.Fatalf("%q:\n got %+v %s\nwant %+v %s", in, got.Header, got.Payload, want.Header, want.Payload)
+		}
+		// The payload, whether decoded with the envelope or afterwards, is what the
+		// reflective decoder makes of it.
+		if hot := hotPayload(got.Type); hot != nil {
+			ref := hotPayload(got.Type)
+			p := want.Payload
+			if len(p) == 0 || string(p) == "null" {
+				p = []byte("{}")
+			}
+			rerr := jsonv2.Unmarshal(p, ref)
+			derr := got.DecodePayload(hot)
+			if (derr == nil) != (rerr == nil) {
+				t.Fatalf("%q: payload error %v, reference %v", in, derr, rerr)
+			}
+			if derr == nil && !reflect.DeepEqual(hot, ref) {
+				t.Fatalf("%q: payload\n got %+v\nwant %+v", in, hot, ref)
+			}
 		}
 	})
 }

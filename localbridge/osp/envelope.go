@@ -39,7 +39,9 @@ type Envelope struct {
 	Header
 	Payload json.RawMessage `json:"payload"`
 
-	valid bool // Payload is known to be valid JSON
+	valid   bool // Payload is known to be valid JSON
+	hot     any  // the payload, decoded with the envelope
+	hotKind bool // a member of hot had a value of the wrong kind
 }
 
 // Actor attributes a message to a human, agent or system. It is metadata, never authority.
@@ -79,7 +81,9 @@ func Decode(frame []byte) (*Envelope, error) {
 	if !utf8.Valid(frame) {
 		return nil, Errorf(CodeInvalidFrame, "frame is not valid UTF-8")
 	}
-	p := &parser{b: frame, maxDepth: MaxDepth}
+	// One copy of the frame, which the caller reuses: the payload and the raw values in it
+	// point into it.
+	p := &parser{b: append([]byte(nil), frame...), maxDepth: MaxDepth}
 	if p.next() != '{' {
 		return nil, Errorf(CodeInvalidFrame, "frame is not a JSON object")
 	}
@@ -108,6 +112,12 @@ func Decode(frame []byte) (*Envelope, error) {
 // DecodePayload decodes the envelope's payload into v. Member names match exactly; unknown
 // members are ignored.
 func (e *Envelope) DecodePayload(v any) error {
+	if e.hot != nil && takeHot(e.hot, v) {
+		if e.hotKind {
+			return Errorf(CodeInvalidMessage, "payload of %s does not match its schema", e.Type)
+		}
+		return nil
+	}
 	p := e.Payload
 	if len(p) == 0 || bytes.Equal(p, []byte("null")) {
 		p = []byte("{}")

@@ -1,10 +1,13 @@
 package osp
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Eight bytes at a time, SWAR style: whether any byte of a word is below 0x20, a quote or a
-// backslash (and, for encoding, 0x80 or above). The tests are exact: they report a word if
-// and only if it holds such a byte.
+// backslash (and, for encoding, 0x80 or above). The tests are exact for the lowest such byte:
+// a borrow can only mark bytes above a true one.
 
 const (
 	ones  = 0x0101010101010101
@@ -24,8 +27,8 @@ func special(w uint64) uint64 {
 func plainBytes(b []byte) int {
 	i := 0
 	for ; i+8 <= len(b); i += 8 {
-		if special(binary.LittleEndian.Uint64(b[i:])) != 0 {
-			break
+		if m := special(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for ; i < len(b) && strPlain[b[i]]; i++ {
@@ -38,10 +41,11 @@ func plainBytes(b []byte) int {
 func asciiPlain(s string) int {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
+		_ = s[i+7] // one bounds check, so the eight loads combine into one
 		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
 			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if special(w)|(w&highs) != 0 {
-			break
+		if m := special(w) | (w & highs); m != 0 {
+			return i + bits.TrailingZeros64(m)>>3
 		}
 	}
 	for ; i < len(s) && noEscape[s[i]]; i++ {

@@ -39,8 +39,11 @@ const Prefix = "consent-token:"
 // MaxLen bounds a token, as wire bounds pii_meta.consent.proof.
 const MaxLen = 8192
 
-// Types is the pii_meta vocabulary a consent may name.
-var Types = []string{"address", "dob", "email", "financial", "health", "location", "name", "other", "phone", "ssn"}
+// dataTypes is the pii_meta vocabulary a consent may name, sorted.
+var dataTypes = []string{"address", "dob", "email", "financial", "health", "location", "name", "other", "phone", "ssn"}
+
+// Types returns the pii_meta vocabulary a consent may name, sorted.
+func Types() []string { return slices.Clone(dataTypes) }
 
 // Claims is what a consent grants. The JSON names are those of the token.
 type Claims struct {
@@ -88,8 +91,8 @@ func (c *Claims) check() error {
 		return fmt.Errorf("granted_by: want 1 to 256 bytes")
 	case c.Purpose == "" || len(c.Purpose) > 256:
 		return fmt.Errorf("purpose: want 1 to 256 bytes")
-	case len(c.DataTypes) == 0 || len(c.DataTypes) > len(Types):
-		return fmt.Errorf("data_types: want 1 to %d pii_meta types", len(Types))
+	case len(c.DataTypes) == 0 || len(c.DataTypes) > len(dataTypes):
+		return fmt.Errorf("data_types: want 1 to %d pii_meta types", len(dataTypes))
 	case c.IssuedAt < wire.MinTimestamp || c.IssuedAt >= wire.MaxTimestamp || c.Expires <= c.IssuedAt || c.Expires >= wire.MaxTimestamp:
 		return fmt.Errorf("issued_at, expires: want unix milliseconds, expires after issued_at")
 	}
@@ -97,7 +100,7 @@ func (c *Claims) check() error {
 		return fmt.Errorf("grantee: want agent@org")
 	}
 	for i, t := range c.DataTypes {
-		if !slices.Contains(Types, t) {
+		if !slices.Contains(dataTypes, t) {
 			return fmt.Errorf("data_types[%d]: not a pii_meta type", i)
 		}
 		if i > 0 && c.DataTypes[i-1] >= t {
