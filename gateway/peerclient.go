@@ -266,6 +266,14 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 		if err != nil {
 			return err
 		}
+		if d.m.Re == "" && d.m.Op == wire.OpError {
+			// The peer could not open the request (it no longer knows
+			// the session, say), so its error names no message; on this
+			// exchange it can only be about this one.
+			if p, ok := d.m.Payload.(*wire.ErrorPayload); ok {
+				return p.Err()
+			}
+		}
 		if d.m.Re != m.ID {
 			continue
 		}
