@@ -190,7 +190,9 @@ func (o *org) set(old, new string) {
 func (o *org) start() {
 	t := o.t
 	t.Helper()
-	o.log = &syncBuffer{}
+	if o.log == nil {
+		o.log = &syncBuffer{} // a restarted gateway logs after its predecessor
+	}
 	o.exited = make(chan struct{})
 	o.cmd = exec.Command(bin.moltgate, "serve", "--dir", o.dir)
 	o.cmd.Stdout, o.cmd.Stderr = o.log, o.log
