@@ -112,7 +112,7 @@ func (x *scanCtx) iban(i int) int {
 		}
 		break
 	}
-	if len(u) != want || (end < len(s) && isWordByte(s[end])) || !isDigit(u[2]) || !isDigit(u[3]) || x.glued(i, end) {
+	if len(u) != want || (end < len(s) && isWordByte(s[end])) || !isDigit(u[2]) || !isDigit(u[3]) {
 		return i
 	}
 	// Letters all upper or all lower case: "LV80 bANK..." is not how an IBAN is written.

@@ -9,7 +9,7 @@ package pii
 // phone returns the confidence that n is a phone number (0: it is not) and the rule.
 func (x *scanCtx) phone(n *numSpan) (float64, string) {
 	nd := n.nd
-	if nd < 7 || nd > 15 || x.glued(n.start, n.end) {
+	if nd < 7 || nd > 15 {
 		return 0, ""
 	}
 	d := n.digits()
@@ -84,36 +84,6 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 		return 0.75, "phone.context"
 	}
 	return 0, ""
-}
-
-// glued reports whether s[a:b] is one piece of a longer hexadecimal token, such as a group of a
-// UUID ("d3db4ba8-0644-4802-afda-…") or of a hash written in groups: part of an identifier,
-// not a phone number or an account number of its own. The token runs over letters, digits,
-// '-' and '_'; it must reach beyond s[a:b] and hold nothing but hexadecimal digits and those
-// separators, with at least one letter ("788-063-Office" is a phone number and its label).
-func (x *scanCtx) glued(a, b int) bool {
-	s := x.s
-	i, j := a, b
-	for i > 0 && (isAlnum(s[i-1]) || s[i-1] == '-' || s[i-1] == '_') {
-		i--
-	}
-	for j < len(s) && (isAlnum(s[j]) || s[j] == '-' || s[j] == '_') {
-		j++
-	}
-	if i == a && j == b {
-		return false
-	}
-	letter := false
-	for k := i; k < j; k++ {
-		switch c := s[k]; {
-		case isDigit(c), c == '-', c == '_':
-		case c|0x20 >= 'a' && c|0x20 <= 'f':
-			letter = true
-		default:
-			return false
-		}
-	}
-	return letter
 }
 
 // phoneValue validates a whole value under a phone key.

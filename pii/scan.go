@@ -253,6 +253,12 @@ func (x *scanCtx) step(p, done int) int {
 	for i > done && isLower(s[i-1]) {
 		i--
 	}
+	if e := uuidAt(s, i); e > p {
+		// Message, task and stream ids are everywhere in agent traffic,
+		// and their digit groups pass for phone numbers or IBANs: a UUID
+		// is an identifier of the protocol, never of a person.
+		return e
+	}
 	if k&cWord == 0 {
 		// A lower-case word followed by '-', '.' or ':' may be a token prefix ("sk-", "hvs.")
 		// or a cue ("name:", "mr.").
@@ -503,4 +509,27 @@ func (x *scanCtx) resolveHealth() {
 		}
 		x.out = x.out[:x.base+len(keep)]
 	}
+}
+
+// uuidAt returns the end of a UUID (8-4-4-4-12 hex digits, either case)
+// that starts at i and stands as a word of its own, or i if there is none.
+func uuidAt(s string, i int) int {
+	const n = 36
+	if len(s)-i < n || (i > 0 && isAlnum(s[i-1])) || (len(s) > i+n && (isAlnum(s[i+n]) || s[i+n] == '-')) {
+		return i
+	}
+	for j := 0; j < n; j++ {
+		c := s[i+j]
+		switch j {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return i
+			}
+		default:
+			if !(isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return i
+			}
+		}
+	}
+	return i + n
 }
