@@ -229,7 +229,7 @@ func (o *org) start() {
 }
 
 // ready reports whether the gateway answers on its JSON-RPC socket and every
-// local agent is alive.
+// local agent is alive with its tools registered.
 func (o *org) ready() bool {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -240,8 +240,11 @@ func (o *org) ready() bool {
 	defer c.Close()
 	for _, a := range o.agents {
 		pong, err := c.Ping(ctx, a)
-		var p struct{ Status string }
-		if err != nil || json.Unmarshal(pong, &p) != nil || p.Status != "alive" {
+		var p struct {
+			Status             string
+			CapabilitiesActive []string `json:"capabilities_active"`
+		}
+		if err != nil || json.Unmarshal(pong, &p) != nil || p.Status != "alive" || len(p.CapabilitiesActive) == 0 {
 			return false
 		}
 	}

@@ -98,7 +98,8 @@ func dialScript(ts *testscript.TestScript, dir string, opts localbridge.ClientOp
 }
 
 // waitready DIR [AGENT...]: wait until the gateway in DIR answers on its
-// JSON-RPC socket and each of its local agents is alive.
+// JSON-RPC socket and each of its local agents is alive with its tools
+// registered.
 func cmdWaitReady(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) < 1 {
 		ts.Fatalf("usage: waitready DIR [AGENT...]")
@@ -111,8 +112,11 @@ func cmdWaitReady(ts *testscript.TestScript, neg bool, args []string) {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			pong, err := c.Ping(ctx, a)
 			cancel()
-			var p struct{ Status string }
-			if err == nil && json.Unmarshal(pong, &p) == nil && p.Status == "alive" {
+			var p struct {
+				Status             string
+				CapabilitiesActive []string `json:"capabilities_active"`
+			}
+			if err == nil && json.Unmarshal(pong, &p) == nil && p.Status == "alive" && len(p.CapabilitiesActive) > 0 {
 				break
 			}
 			if time.Now().After(deadline) {
