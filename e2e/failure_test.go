@@ -155,3 +155,35 @@ func TestGracefulShutdownInFlight(t *testing.T) {
 		})
 	}
 }
+
+// TestFrozenPeerTimesOut: the peer gateway stops (SIGSTOP) in the middle of
+// a stream; its connections stay open but nothing comes. The call ends with
+// E_TIMEOUT at its deadline instead of waiting for ever, and once the peer
+// runs again calls go through.
+func TestFrozenPeerTimesOut(t *testing.T) {
+	needProcesses(t)
+	acme, globex := pair(t, "websocket", nil)
+	c := acme.client()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	frozen := false
+	_, err := c.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep",
+		Input: json.RawMessage(`{"ms":60000}`), TimeoutMS: 2000},
+		func(localbridge.StreamEvent) error {
+			if !frozen {
+				frozen = true
+				globex.signal(syscall.SIGSTOP)
+			}
+			return nil
+		})
+	if ctx.Err() != nil {
+		t.Fatal("the call hung on a frozen peer")
+	}
+	if !frozen || codeOf(err) != "E_TIMEOUT" {
+		t.Fatalf("frozen %v, call ended with %v, want E_TIMEOUT", frozen, err)
+	}
+	globex.signal(syscall.SIGCONT)
+	if _, _, err := call(ctx, c, "client", "echo@globex", "echo", `{"text":"thawed"}`); err != nil {
+		t.Fatalf("after the peer resumed: %v", err)
+	}
+}

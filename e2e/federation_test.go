@@ -79,3 +79,51 @@ func TestUntrustedOrgRefused(t *testing.T) {
 		t.Fatalf("trusted call after the refusal: %v", err)
 	}
 }
+
+// TestLateReplyDelivered: over the HTTP transport, a reply not ready within
+// the peer's reply_wait is answered 202, and the peer gateway delivers it
+// later, as a message of its own, to the caller's gateway, which hands it to
+// the waiting call. The call here waits for a human's approval at globex.
+func TestLateReplyDelivered(t *testing.T) {
+	needProcesses(t)
+	acme, globex := pair(t, "http", func(_, g *org) {
+		g.set(`reply_wait = "10s"`, `reply_wait = "200ms"`)
+	})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	type result struct {
+		out json.RawMessage
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		out, _, err := call(ctx, acme.client(), "client", "echo@globex", "count", `{"by":7}`)
+		done <- result{out, err}
+	}()
+	approver := globex.client()
+	var id string
+	for id == "" {
+		pending, err := approver.Approvals(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(pending) > 0 {
+			id = pending[0].ExecutionID
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// Past the reply wait, globex has answered 202; now the reply comes.
+	time.Sleep(500 * time.Millisecond)
+	if err := approver.Approve(ctx, id, true); err != nil {
+		t.Fatal(err)
+	}
+	r := <-done
+	if r.err != nil || !strings.Contains(string(r.out), `"count":7`) {
+		t.Fatalf("late reply: %s %v", r.out, r.err)
+	}
+	// It reached acme as a message on acme's own HTTP face.
+	_, m := acme.get(acme.https(), "/metrics")
+	if v, _ := metric(m, "moltgate_messages_total", "op=respond", "face=http", "outcome=ok"); v != 1 {
+		t.Fatalf("acme received %v late replies on its HTTP face, want 1", v)
+	}
+}
