@@ -4,7 +4,11 @@
 // capability, and liveness records feed each agent's uptime.
 //
 // This package holds the entry model, the search and liveness semantics,
-// and the Store interface that persists them. The backends live in
+// the Store interface that persists them, and the Registry: the service in
+// front of a Store that checks signed register messages (signature,
+// identity certificate, authority, profile, ttl), answers discovery with
+// records the registry attests (Attested, VerifyAttestation), records
+// liveness from pongs, and exports and imports entries for registry sync. The backends live in
 // subpackages: sqlitestore (an embedded SQLite file, the default) and
 // pgstore (PostgreSQL, for several replicas of one gateway). Both pass the
 // conformance suite in storetest.

@@ -3,11 +3,9 @@ package gateway
 import (
 	"context"
 	"errors"
-	"io"
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -105,85 +103,20 @@ func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server
 // serveGRPCStream handles one bidirectional stream as the WebSocket face
 // handles a connection.
 func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
-	ctx, cancel := context.WithCancel(stream.Context())
-	var wmu, mu sync.Mutex
-	var mine []string
-	var established atomic.Bool
+	var wmu sync.Mutex
 	send := func(b []byte) error {
 		wmu.Lock()
 		defer wmu.Unlock()
 		return stream.SendMsg(&b)
 	}
-	o := origin{face: faceStream, remote: remoteOf(ctx), onSession: func(sess *handshake.Session) {
-		mu.Lock()
-		mine = append(mine, sess.ID())
-		mu.Unlock()
-		established.Store(true)
-	}}
-	sem := make(chan struct{}, wsInFlight)
-	var wg sync.WaitGroup
-	defer func() {
-		cancel()
-		wg.Wait()
-		mu.Lock()
-		for _, id := range mine {
-			s.sessions.Remove(id)
-		}
-		mu.Unlock()
-	}()
-	// Frames are read on their own goroutine so that shutdown can stop
-	// taking them while what is in flight finishes.
-	frames := make(chan []byte)
-	recvErr := make(chan error, 1)
-	go func() {
-		for {
-			var in []byte
-			if err := stream.RecvMsg(&in); err != nil {
-				recvErr <- err
-				return
-			}
-			select {
-			case frames <- in:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	for {
+	recv := func() ([]byte, error) {
 		var in []byte
-		select {
-		case in = <-frames:
-		case err := <-recvErr:
-			if err == io.EOF {
-				return nil
-			}
-			return err
-		case <-s.quit:
-			wg.Wait()
-			return nil
-		}
-		// In order until the handshake on this stream completes, as on
-		// the WebSocket face.
-		if !established.Load() {
-			if a := s.handle(ctx, o, in, send); a.body != nil && send(a.body) != nil {
-				return nil
-			}
-			continue
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return nil
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			a := s.handle(ctx, o, in, send)
-			if a.body != nil && send(a.body) != nil {
-				cancel()
-			}
-		}()
+		err := stream.RecvMsg(&in)
+		return in, err
 	}
+	ctx := stream.Context()
+	s.serveFrames(ctx, origin{face: faceStream, remote: remoteOf(ctx)}, recv, send)
+	return nil
 }
 
 func remoteOf(ctx context.Context) string {

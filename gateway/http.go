@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -26,6 +25,7 @@ func (s *Server) httpHandler() http.Handler {
 	mux.HandleFunc("POST /registry/v1/register", s.serveRegistryMessage)
 	mux.HandleFunc("POST /registry/v1/discover", s.serveDiscover)
 	mux.HandleFunc("GET /registry/v1/agents/{id}", s.serveAgent)
+	mux.HandleFunc("DELETE /registry/v1/agents/{id}", s.serveDeregister)
 	mux.HandleFunc("GET /registry/v1/capabilities", s.serveCapabilities)
 	mux.HandleFunc("POST /registry/v1/ping/{id}", s.servePing)
 	mux.HandleFunc("GET /registry/v1/health", s.serveHealth)
@@ -278,112 +278,6 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 	w.Write(out)
 }
 
-// serveRegistryMessage is POST /registry/v1/register: a register message,
-// bare or in an envelope, through the same pipeline as any message.
-func (s *Server) serveRegistryMessage(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, s.envelopeLimit())
-	if !ok {
-		s.writeAnswer(w, s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit())))
-		return
-	}
-	ctx, cancel := context.WithDeadline(r.Context(), s.deadline(r))
-	defer cancel()
-	s.writeAnswer(w, s.handle(ctx, origin{face: faceHTTP, remote: r.RemoteAddr}, body, nil))
-}
-
-// serveDiscover is POST /registry/v1/discover. A signed discover message
-// (bare or enveloped) is answered as its sender's organisation may see; the
-// plain discovery document, unsigned, sees public entries only.
-func (s *Server) serveDiscover(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, s.envelopeLimit())
-	if !ok {
-		s.writeJSONError(w, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit()))
-		return
-	}
-	v, err := wire.Parse(body, wire.MaxDepth)
-	if err != nil {
-		s.writeJSONError(w, err)
-		return
-	}
-	if !v.Get("moltspeak").IsAbsent() || !v.Get("op").IsAbsent() {
-		ctx, cancel := context.WithDeadline(r.Context(), s.deadline(r))
-		defer cancel()
-		s.writeAnswer(w, s.handle(ctx, origin{face: faceHTTP, remote: r.RemoteAddr}, body, nil))
-		return
-	}
-	if ok, wait := s.discoverLimit.allow("anonymous:" + clientIP(r)); !ok {
-		s.metrics.rateLimit.WithLabelValues("discovery").Inc()
-		s.writeJSONError(w, withRetry(wire.Errorf(wire.ErrRateLimitDiscovery, "", "too many discovery queries"), wait))
-		return
-	}
-	p := new(wire.DiscoverPayload)
-	if err := wire.Bind(v, p, ""); err != nil {
-		s.writeJSONError(w, err)
-		return
-	}
-	if err := s.codec.ValidateStruct(p, ""); err != nil {
-		s.writeJSONError(w, err)
-		return
-	}
-	res, err := s.discover(r.Context(), p, directory.Viewer{})
-	if err != nil {
-		s.writeJSONError(w, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(wire.AppendCanonical(nil, res))
-}
-
-// serveAgent is GET /registry/v1/agents/{id}: one public or unlisted entry.
-func (s *Server) serveAgent(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	org := s.cfg.Org
-	if a, o, ok := strings.Cut(id, "@"); ok {
-		id, org = a, o
-	}
-	e, err := s.store.Get(r.Context(), directory.ID{Agent: id, Org: org}, directory.Viewer{})
-	if err != nil {
-		s.writeJSONError(w, wire.Errorf(wire.ErrAgentNotFound, "id", "no such agent"))
-		return
-	}
-	v, _ := wire.ValueOf(s.attested(&e, 1, nil, nil))
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(wire.AppendCanonical(nil, v))
-}
-
-// serveCapabilities is GET /registry/v1/capabilities?prefix=.
-func (s *Server) serveCapabilities(w http.ResponseWriter, r *http.Request) {
-	caps, err := s.store.Capabilities(r.Context(), &directory.CapabilityQuery{Prefix: r.URL.Query().Get("prefix")})
-	if err != nil {
-		s.writeJSONError(w, wire.Errorf(wire.ErrRegistryUnavailable, "", "directory unavailable"))
-		return
-	}
-	type item struct {
-		Name        string `json:"name"`
-		AgentsCount int    `json:"agents_count"`
-	}
-	out := struct {
-		Capabilities []item `json:"capabilities"`
-	}{Capabilities: []item{}}
-	for _, c := range caps {
-		out.Capabilities = append(out.Capabilities, item{c.Name, c.Agents})
-	}
-	w.Header().Set("Content-Type", "application/json")
-	json.NewEncoder(w).Encode(out)
-}
-
-// servePing is POST /registry/v1/ping/{id}: the liveness of a local agent.
-func (s *Server) servePing(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if s.agents[id] == nil || s.agents[id].spec.Visibility == "private" {
-		s.writeJSONError(w, wire.Errorf(wire.ErrAgentNotFound, "id", "no such agent"))
-		return
-	}
-	v, _ := wire.ValueOf(s.pongPayload(id, newMessageID(s.rand)))
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(wire.AppendCanonical(nil, v))
-}
-
 func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	fmt.Fprintf(w, `{"status":"ok","org":%q,"version":%q}`+"\n", s.cfg.Org, Version)
@@ -401,17 +295,4 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprintln(w, `{"status":"ready"}`)
-}
-
-// writeJSONError answers a registry route with a signed error message.
-func (s *Server) writeJSONError(w http.ResponseWriter, err error) {
-	s.writeAnswer(w, s.refuse(nil, nil, err))
-}
-
-func clientIP(r *http.Request) string {
-	host := r.RemoteAddr
-	if i := strings.LastIndexByte(host, ':'); i >= 0 {
-		host = host[:i]
-	}
-	return host
 }

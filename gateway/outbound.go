@@ -8,8 +8,6 @@ import (
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
-	"github.com/moltgate/moltgate/directory"
-	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
@@ -219,6 +217,7 @@ func (s *Server) queryLocal(ctx context.Context, req localbridge.QueryRequest, t
 // peer's, whose attestations are checked before anything is returned.
 func (s *Server) Discover(ctx context.Context, req localbridge.DiscoverRequest) (json.RawMessage, error) {
 	p := new(wire.DiscoverPayload)
+	var query wire.Value
 	if len(req.Query) > 0 {
 		v, err := wire.Parse(req.Query, 0)
 		if err != nil {
@@ -227,6 +226,7 @@ func (s *Server) Discover(ctx context.Context, req localbridge.DiscoverRequest) 
 		if v.Kind() == wire.Object {
 			v = v.Without("org")
 		}
+		query = v
 		if err := wire.Bind(v, p, "query"); err != nil {
 			return nil, err
 		}
@@ -241,7 +241,7 @@ func (s *Server) Discover(ctx context.Context, req localbridge.DiscoverRequest) 
 		return nil, err
 	}
 	if req.Org == "" || req.Org == s.cfg.Org {
-		v, err := s.discover(ctx, p, directory.Viewer{Local: true})
+		v, err := s.discoverLocal(ctx, p, query)
 		if err != nil {
 			return nil, err
 		}
@@ -259,7 +259,7 @@ func (s *Server) Discover(ctx context.Context, req localbridge.DiscoverRequest) 
 		if !ok {
 			return false, nil
 		}
-		if err := verifyAttestations(rp.Data, ps.p); err != nil {
+		if err := s.verifyAttestations(rp.Data, ps.p); err != nil {
 			return true, err
 		}
 		out = wire.AppendCanonical(nil, rp.Data)
@@ -278,40 +278,6 @@ func (s *Server) callAsGateway(ctx context.Context, ps *peerState, m *wire.Messa
 		return err
 	}
 	return ps.call(ctx, s.cfg.Peers.Transport, m, s.org.Signing, onMsg)
-}
-
-// verifyAttestations checks the registry's signature on every discovery
-// result, with the key pinned for the peer: a result that was forged or
-// altered on the way is refused with the whole answer.
-func verifyAttestations(data wire.Value, p *Peer) error {
-	for _, r := range data.Get("results").Elems() {
-		if err := VerifyAttestation(r.Value, p.Org, p.OrgKey); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// VerifyAttestation checks one discovery result against the registry key
-// of org.
-func VerifyAttestation(result wire.Value, org string, key keys.Ed25519Public) error {
-	att := result.Get("attestation")
-	sigText, _ := att.Get("signature").Str()
-	sig, err := keys.ParseSignature(sigText)
-	if err != nil {
-		return wire.Errorf(wire.ErrSignature, "attestation", "missing or malformed registry signature")
-	}
-	if reg, _ := att.Get("registry").Str(); reg != org {
-		return wire.Errorf(wire.ErrSignature, "attestation.registry", "attested by another registry")
-	}
-	core := wire.ObjectValue()
-	for _, k := range []string{"agent_id", "org", "public_key", "encryption_key", "endpoint", "capabilities", "registered_at", "expires_at"} {
-		core = core.With(k, result.Get(k))
-	}
-	if !key.Verify(wire.AppendCanonical(nil, core), sig) {
-		return wire.Errorf(wire.ErrSignature, "attestation.signature", "registry signature does not verify")
-	}
-	return nil
 }
 
 // Ping answers agent.ping for an agent of this organisation or a peer's.

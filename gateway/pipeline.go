@@ -9,6 +9,7 @@ import (
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
@@ -182,7 +183,7 @@ const (
 func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) error) answer {
 	m := in.m
 	org := m.From.Org
-	if org == s.cfg.Org {
+	if org == s.cfg.Org && m.Op != wire.OpRegister {
 		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAuthFailed, "from.org", "messages of this organisation's own agents do not arrive on a peer face"))
 	}
 	in.peer = s.peer(org)
@@ -302,7 +303,7 @@ func (s *Server) reply(in *inbound, r *wire.Message, sk keys.Ed25519Private) ([]
 // in the request's session when there is one, and otherwise sent in the
 // clear: it carries a code and a rule, never content.
 func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) answer {
-	we := asWire(err)
+	we := directory.ProfileError(asWire(err))
 	if we.Code == wire.ErrInternal {
 		// The cause stays in the log, never in the reply.
 		cause := err

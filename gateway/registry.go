@@ -2,117 +2,241 @@ package gateway
 
 import (
 	"context"
-	"errors"
+	"net"
 	"net/http"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
 
+// The gateway's directory service: its registry (directory.Registry over
+// the gateway's store), registry sync with its peers and the liveness
+// monitor. docs/protocol.md ("Directory") states the rules.
+
+// Registry sync rides the peer channel as a query to registry@peer:
+// {"domain":"registry","intent":"sync","params":{…directory.SyncRequest…}}.
+const (
+	syncDomain = "registry"
+	syncIntent = "sync"
+)
+
+// Tuning of the directory's background work.
+const (
+	// syncOverlap is how far before the last change seen a sync asks
+	// again, so a write committed late on the peer is not missed.
+	syncOverlap = time.Minute
+	// syncPageBytes bounds the data of one sync page, well under the
+	// message limit.
+	syncPageBytes = 256 << 10
+	// monitorEvery is how often local agents' health is recorded and
+	// peers' agents held here are pinged.
+	monitorEvery = 5 * time.Minute
+	// monitorPerPeer bounds the agents of one peer pinged per round.
+	monitorPerPeer = 100
+)
+
+// registryService is the gateway's directory state.
+type registryService struct {
+	reg *directory.Registry
+
+	mu    sync.Mutex
+	since map[string]time.Time // per peer org: the latest change synced, on the peer's clock
+}
+
+func (s *Server) newRegistry() (*registryService, error) {
+	reg, err := directory.NewRegistry(directory.RegistryConfig{
+		Store: s.store, Org: s.cfg.Org, Key: s.org.Signing, Trust: s.trust,
+		MinTTL: s.cfg.Directory.MinTTL.D(), MaxTTL: s.cfg.Directory.MaxTTL.D(),
+		Codec: s.codec, Now: s.now,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &registryService{reg: reg, since: map[string]time.Time{}}, nil
+}
+
+// Registry returns the gateway's registry.
+func (s *Server) Registry() *directory.Registry { return s.registry.reg }
+
 // publishAgent keeps a local agent's directory entry in step with what the
 // local bridge knows: its registered tools (as capabilities) and the
-// configured ones, and its liveness.
+// configured ones, and its liveness. The registration is a register
+// message signed by the org key with the agent's identity certificate, and
+// goes through the same checks as any other.
 func (s *Server) publishAgent(info localbridge.AgentInfo) {
 	st := s.agents[info.ID]
 	if st == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.bgCtx, 10*time.Second)
+	// Not bgCtx: the local bridge reports agents from inside Open, before
+	// the background context exists.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	now := s.now()
+	if info.Status == localbridge.StatusRemoved {
+		p := &wire.RegisterPayload{Action: "delete", Reason: "removed", Profile: &wire.Profile{AgentID: info.ID}}
+		if _, err := s.registerAsOrg(ctx, p); err != nil && code(err) != wire.ErrAgentNotFound {
+			s.log.Warn("cannot deregister agent", "agent", info.ID, "err", err.Error())
+		}
+		return
+	}
 	caps := append(slices.Clone(st.spec.Capabilities), info.Capabilities()...)
 	slices.Sort(caps)
 	caps = slices.Compact(caps)
-	if len(caps) == 0 {
-		// Nothing to find it by yet: it is published once it registers
-		// tools (or has configured capabilities).
-		return
+	vis := st.spec.Visibility
+	if vis == "" {
+		vis = string(directory.Public)
 	}
-	ttl := s.cfg.Directory.MaxTTL.D()
-	profile := &wire.Profile{
-		AgentID: info.ID, Name: info.ID,
-		Endpoint:  &wire.Endpoint{URL: s.cfg.Listen.Advertise + "/moltspeak/v0.1/message", Transport: "https"},
-		PublicKey: st.id.Signing.Public(), EncryptionKey: st.id.Encryption.Public(),
-		Capabilities: caps, Visibility: st.spec.Visibility,
-	}
-	reg := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: now.UnixMilli(), Op: wire.OpRegister,
-		From: st.id.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: s.cfg.Org}, Cls: wire.Pub,
-		Payload: &wire.RegisterPayload{Action: "create", Profile: profile, TTL: ttl.Milliseconds()}}
-	signed, err := s.signAs(reg, st)
-	if err != nil {
-		s.log.Error("cannot sign a registration", "agent", info.ID, "err", err.Error())
-		return
-	}
-	e := &directory.Entry{
-		AgentID: info.ID, Org: s.cfg.Org, Name: info.ID,
-		Endpoint:  directory.Endpoint{URL: profile.Endpoint.URL, Transport: "https"},
-		PublicKey: st.id.Signing.Public().String(), EncryptionKey: st.id.Encryption.Public().String(),
-		Capabilities: caps, Visibility: directory.Visibility(st.spec.Visibility), Verified: true,
-		ExpiresAt: now.Add(ttl), SignedAt: time.UnixMilli(reg.TS), Registration: signed,
-	}
-	if _, err := s.store.Put(ctx, e, directory.PutOptions{}); err != nil {
-		if errors.Is(err, directory.ErrConflict) {
-			// The agent was added again with a new key; the org that
-			// holds both is the authority for the rotation.
-			old, gerr := s.store.Get(ctx, e.ID(), directory.Viewer{Local: true})
-			if gerr == nil {
-				_, err = s.store.Put(ctx, e, directory.PutOptions{RotateFrom: old.PublicKey})
-			}
+	if len(caps) > 0 {
+		profile := &wire.Profile{
+			AgentID: info.ID, Name: info.ID,
+			Endpoint:  &wire.Endpoint{URL: s.messageURL(), Transport: "https"},
+			PublicKey: st.id.Signing.Public(), EncryptionKey: st.id.Encryption.Public(),
+			Capabilities: caps, Visibility: vis,
 		}
-		if err != nil {
+		p := &wire.RegisterPayload{Action: "create", Profile: profile, TTL: s.cfg.Directory.MaxTTL.D().Milliseconds(), IdentityCert: st.cert.Value()}
+		if _, err := s.registerAsOrg(ctx, p); err != nil {
 			s.log.Error("cannot publish agent", "agent", info.ID, "err", err.Error())
 		}
 	}
-	status := directory.Status("offline")
-	switch {
-	case info.Healthy:
-		status = "alive"
-	case info.Connected:
-		status = "unhealthy"
+	s.recordLocal(ctx, info)
+}
+
+// messageURL is where peers send this gateway's agents their messages.
+func (s *Server) messageURL() string { return s.cfg.Listen.Advertise + "/moltspeak/v0.1/message" }
+
+// registerAsOrg signs p with the org key and registers it here.
+func (s *Server) registerAsOrg(ctx context.Context, p *wire.RegisterPayload) (directory.Receipt, error) {
+	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpRegister,
+		From: s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: s.cfg.Org}, Cls: wire.Pub, Payload: p}
+	b, err := signMessage(s.codec, m, s.org.Signing)
+	if err != nil {
+		return directory.Receipt{}, err
 	}
-	hb := directory.Heartbeat{At: now, Status: status, Load: min(info.Load, 1), QueueDepth: info.Queued}
+	d, err := s.codec.Decode(b)
+	if err != nil {
+		return directory.Receipt{}, err
+	}
+	return s.registry.reg.Register(ctx, d)
+}
+
+// recordLocal records a local agent's health as the local bridge sees it:
+// alive, degraded or unhealthy as it reports itself while connected,
+// offline when it is not.
+func (s *Server) recordLocal(ctx context.Context, info localbridge.AgentInfo) {
+	status := directory.StatusOffline
+	switch {
+	case !info.Connected:
+	case !info.Healthy || info.Status == localbridge.StatusUnhealthy:
+		status = directory.StatusUnhealthy
+	case info.Status == localbridge.StatusDegraded:
+		status = directory.StatusDegraded
+	default:
+		status = directory.StatusAlive
+	}
+	hb := directory.Heartbeat{At: s.now(), Status: status, Load: min(max(info.Load, 0), 1), QueueDepth: info.Queued}
 	if info.Healthy {
 		hb.CapabilitiesActive = info.Capabilities()
 	}
-	if err := s.store.RecordLiveness(ctx, e.ID(), hb); err != nil {
+	if err := s.store.RecordLiveness(ctx, directory.ID{Agent: info.ID, Org: s.cfg.Org}, hb); err != nil {
 		s.log.Warn("cannot record liveness", "agent", info.ID, "err", err.Error())
 	}
 }
 
-func (s *Server) signAs(m *wire.Message, st *agentState) ([]byte, error) {
-	return signMessage(s.codec, m, st.id.Signing)
+// viewer is who a registry request comes from: its organisation only when
+// that is authenticated (the message came in a session with it, or is
+// signed by its org key, or carries an identity certificate from it), so
+// an entry restricted to some organisations is never shown to a sender that
+// merely claims one of them.
+func (s *Server) viewer(in *inbound) directory.Viewer {
+	m := in.m
+	if in.sess != nil || in.level >= identity.Verified || s.trust.Trusts(m.From.Org, m.From.Key) {
+		return directory.Viewer{Org: m.From.Org}
+	}
+	return directory.Viewer{}
 }
 
-// registryOp answers the directory's operations from a peer.
+// caller is the key discovery is rate-limited by: the authenticated
+// organisation, or else the address the request came from.
+func (s *Server) caller(v directory.Viewer, remote string) string {
+	if v.Org != "" {
+		return "org:" + v.Org
+	}
+	if host, _, err := net.SplitHostPort(remote); err == nil {
+		remote = host
+	}
+	return "addr:" + remote
+}
+
+// allowDiscovery takes a token of caller's discovery budget.
+func (s *Server) allowDiscovery(caller string) error {
+	if ok, wait := s.discoverLimit.allow(caller); !ok {
+		s.metrics.rateLimit.WithLabelValues("discovery").Inc()
+		return withRetry(wire.Errorf(wire.ErrRateLimitDiscovery, "", "too many discovery queries"), wait)
+	}
+	return nil
+}
+
+// registryOp answers the directory's operations: register, discover, ping
+// of the registry itself, and registry sync (a query to registry@org).
 func (s *Server) registryOp(ctx context.Context, in *inbound) answer {
 	m := in.m
+	reg := s.registry.reg
+	var (
+		data wire.Value
+		err  error
+	)
 	switch p := m.Payload.(type) {
 	case *wire.DiscoverPayload:
-		viewer := directory.Viewer{}
-		if in.peer != nil {
-			viewer.Org = m.From.Org
+		v := s.viewer(in)
+		if err = s.allowDiscovery(s.caller(v, in.o.remote)); err != nil {
+			break
 		}
-		if ok, wait := s.discoverLimit.allow(m.From.Ref().String()); !ok {
-			s.metrics.rateLimit.WithLabelValues("discovery").Inc()
-			return s.refuse(m, in.sess, withRetry(wire.Errorf(wire.ErrRateLimitDiscovery, "", "too many discovery queries"), wait))
+		var ans *directory.Answer
+		if ans, err = reg.Discover(ctx, p, v, false); err == nil {
+			data = ans.Value()
 		}
-		res, err := s.discover(ctx, p, viewer)
-		if err != nil {
-			return s.refuse(m, in.sess, err)
+	case *wire.RegisterPayload:
+		var rc directory.Receipt
+		if rc, err = reg.Register(ctx, m); err == nil {
+			data = rc.Data()
+			s.log.Info("registration", "action", rc.Action, "agent", rc.ID.String(), "from", m.From.Ref().String())
 		}
-		r := m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: res})
-		return s.registryReply(in, r)
 	case *wire.PingPayload:
 		r := m.Reply(wire.OpPong, &wire.PongPayload{Nonce: p.Nonce, Status: "alive", Load: s.load(),
 			QueueDepth: int64(s.flight.count()), CapabilitiesActive: s.hsCfg.Capabilities})
 		return s.registryReply(in, r)
-	case *wire.RegisterPayload:
-		return s.refuse(m, in.sess, wire.Errorf(wire.ErrCapability, "op", "this gateway's directory lists the agents of %s only", s.cfg.Org))
+	case *wire.QueryPayload:
+		if p.Domain != syncDomain || p.Intent != syncIntent {
+			err = wire.Errorf(wire.ErrInvalidParam, "p.domain", "the registry answers queries of domain registry, intent sync only")
+			break
+		}
+		data, err = s.exportSync(ctx, in, p)
+	default:
+		err = wire.Errorf(wire.ErrInvalidParam, "op", "the registry does not take %s messages", m.Op)
 	}
-	return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "op", "the registry does not take %s messages", m.Op))
+	if err != nil {
+		return s.refuse(m, in.sess, err)
+	}
+	return s.registryReply(in, m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: data}))
+}
+
+// exportSync answers registry.sync for a peer registry: only in a session
+// with that peer, whose organisation is then known for certain.
+func (s *Server) exportSync(ctx context.Context, in *inbound, p *wire.QueryPayload) (wire.Value, error) {
+	if in.peer == nil || in.sess == nil {
+		return wire.Value{}, wire.Errorf(wire.ErrAuthFailed, "", "registry sync is for peer registries, in a session")
+	}
+	q, err := directory.ParseSyncRequest(p.Params)
+	if err != nil {
+		return wire.Value{}, err
+	}
+	return s.registry.reg.Export(ctx, q, in.m.From.Org, min(syncPageBytes, s.cfg.Limits.MessageBytes/2))
 }
 
 func (s *Server) registryReply(in *inbound, r *wire.Message) answer {
@@ -130,79 +254,40 @@ func (s *Server) load() float64 {
 	return float64(s.flight.count()) / float64(s.cfg.Limits.MaxInFlight)
 }
 
-// discover searches the directory for a viewer and renders the results in
-// the discovery protocol's form, each with the registry's attestation.
-func (s *Server) discover(ctx context.Context, p *wire.DiscoverPayload, viewer directory.Viewer) (wire.Value, error) {
-	q := &directory.Query{Capability: p.Capability, Limit: p.Limit, Cursor: p.Cursor, Viewer: viewer}
-	if p.Capabilities != nil {
-		q.All, q.Any = p.Capabilities.All, p.Capabilities.Any
-	}
-	if !p.Requirements.IsAbsent() {
-		req, err := directory.ParseRequirements(wire.AppendCanonical(nil, p.Requirements))
-		if err != nil {
-			return wire.Value{}, wire.Errorf(wire.ErrInvalidParam, "p.requirements", "%v", err)
-		}
-		q.Requirements = req
-	}
-	if f := p.Filters; f != nil {
-		q.Verified = f.Verified != nil && *f.Verified
-		q.MinUptime, q.Orgs = f.MinUptime, f.Org
-	}
-	if p.Sort != "" {
-		srt, err := directory.ParseSort(p.Sort)
-		if err != nil {
-			return wire.Value{}, wire.Errorf(wire.ErrInvalidParam, "p.sort", "%v", err)
-		}
-		q.Sort = srt
-	}
-	if p.AgentID != "" {
-		e, err := s.store.Get(ctx, directory.ID{Agent: p.AgentID, Org: s.cfg.Org}, viewer)
-		if err != nil {
-			return wire.Value{}, wire.Errorf(wire.ErrAgentNotFound, "p.agent_id", "no such agent")
-		}
-		return wire.ValueOf(map[string]any{"results": []any{s.attested(&e, 1, nil, nil)}, "total": 1, "has_more": false})
-	}
-	if err := q.Validate(); err != nil {
-		return wire.Value{}, wire.Errorf(wire.ErrInvalidParam, "p", "%v", err)
-	}
-	page, err := s.store.Search(ctx, q)
+// discoverLocal answers directory.discover for a local caller: this
+// gateway's whole directory, private entries included; with
+// "include_hidden": true in the query, unlisted entries and agents last
+// seen offline too (the gateway's inventory, moltgate agents).
+func (s *Server) discoverLocal(ctx context.Context, p *wire.DiscoverPayload, query wire.Value) (wire.Value, error) {
+	hidden, _ := query.Get("include_hidden").Bool()
+	ans, err := s.registry.reg.Discover(ctx, p, directory.Viewer{Local: true}, hidden)
 	if err != nil {
-		return wire.Value{}, wire.Errorf(wire.ErrRegistryUnavailable, "", "directory search failed")
+		return wire.Value{}, err
 	}
-	results := make([]any, 0, len(page.Results))
-	for i := range page.Results {
-		r := &page.Results[i]
-		results = append(results, s.attested(&r.Entry, r.MatchScore, r.CapabilitiesMatched, r.Liveness))
-	}
-	out := map[string]any{"results": results, "total": page.Total, "has_more": page.Next != ""}
-	if page.Next != "" {
-		out["cursor"] = page.Next
-	}
-	return wire.ValueOf(out)
+	return ans.Value(), nil
 }
 
-// attested renders an entry with the registry's signature over its
-// canonical form.
-func (s *Server) attested(e *directory.Entry, score float64, matched []string, lv *directory.Liveness) map[string]any {
-	core := map[string]any{
-		"agent_id": e.AgentID, "org": e.Org, "public_key": e.PublicKey, "encryption_key": e.EncryptionKey,
-		"endpoint": e.Endpoint.URL, "capabilities": e.Capabilities,
-		"registered_at": e.RegisteredAt.UnixMilli(), "expires_at": e.ExpiresAt.UnixMilli(),
+// verifyAttestations checks the registry's signature on every discovery
+// result, with the key pinned for the peer: a result that was forged or
+// altered on the way, or has expired, is refused with the whole answer.
+func (s *Server) verifyAttestations(data wire.Value, p *Peer) error {
+	res := data.Get("results")
+	if res.Kind() != wire.Array {
+		return wire.Errorf(wire.ErrSchema, "results", "the peer's discovery answer has no results")
 	}
-	v, _ := wire.ValueOf(core)
-	sig := s.org.Signing.Sign(wire.AppendCanonical(nil, v))
-	out := map[string]any{}
-	for k, x := range core {
-		out[k] = x
+	now := s.now()
+	for i, r := range res.Elems() {
+		if _, err := directory.VerifyAttestation(r.Value, p.Org, p.OrgKey, now); err != nil {
+			we := asWire(err)
+			return wire.Errorf(we.Code, wire.IndexPath("results", i)+"."+we.Field, "%s", we.Message)
+		}
 	}
-	out["name"] = e.Name
-	out["match_score"] = score
-	if matched != nil {
-		out["capabilities_matched"] = matched
-	}
-	if lv != nil {
-		out["uptime_30d"] = lv.Uptime30d
-	}
-	out["attestation"] = map[string]any{"registry": s.cfg.Org, "key": s.org.Signing.Public().String(), "signature": sig.String()}
-	return out
+	return nil
+}
+
+// VerifyAttestation checks one discovery result against the registry key
+// of org: see directory.VerifyAttestation.
+func VerifyAttestation(result wire.Value, org string, key keys.Ed25519Public) error {
+	_, err := directory.VerifyAttestation(result, org, key, time.Now())
+	return err
 }

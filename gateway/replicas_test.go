@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"bytes"
-	"database/sql"
 	"fmt"
 	"io"
 	"net/http"
@@ -13,34 +12,9 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/internal/pgtest"
 	"github.com/moltgate/moltgate/wire"
 )
-
-// postgresDSN returns a fresh schema in the test PostgreSQL, or skips.
-func postgresDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("MOLTGATE_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("MOLTGATE_REQUIRE_POSTGRES") != "" {
-			t.Fatal("MOLTGATE_TEST_POSTGRES is not set")
-		}
-		t.Skip("no PostgreSQL: set MOLTGATE_TEST_POSTGRES (see .ci/postgres.sh)")
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := fmt.Sprintf("gw_%d", time.Now().UnixNano())
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP SCHEMA " + schema + " CASCADE"); admin.Close() })
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + schema
-}
 
 // usePostgres points a gateway directory's configuration at dsn.
 func usePostgres(t *testing.T, d Dir, dsn string) {
@@ -88,7 +62,7 @@ func copyDir(t *testing.T, d Dir) Dir {
 // gateway on one PostgreSQL: a message that one replica accepted is a
 // replay for the other.
 func TestReplicasShareReplayWindow(t *testing.T) {
-	dsn := postgresDSN(t)
+	dsn := pgtest.DSN(t)
 	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client"})
 	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", QueryTool: "echo"})
 	trustEachOther(t, da, db, "conf")

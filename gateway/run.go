@@ -258,4 +258,5 @@ func (s *Server) startBackground() {
 			s.publishAgent(info)
 		}
 	})
+	s.registryBackground(tick)
 }

@@ -87,7 +87,8 @@ type Server struct {
 	revocations *consent.FileStore
 	consents    *consent.Verifier
 
-	store directory.Store
+	store    directory.Store
+	registry *registryService
 
 	core      *localbridge.Core
 	approvals *localbridge.Approvals
@@ -187,6 +188,10 @@ func Open(opts Options) (*Server, error) {
 	// other replicas of this gateway (directory, replay window, consent
 	// revocations and rate limits).
 	if err := s.openStorage(); err != nil {
+		return nil, fmt.Errorf("open gateway: %w", err)
+	}
+	if s.registry, err = s.newRegistry(); err != nil {
+		s.store.Close()
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 

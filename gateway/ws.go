@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/gorilla/websocket"
@@ -55,89 +54,25 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	}
 	conn := &wsConn{c: c}
 	c.SetReadLimit(int64(s.frameLimit()))
-	ctx, cancel := context.WithCancel(context.WithoutCancel(r.Context()))
-	var mu sync.Mutex
-	var mine []string
-	var established atomic.Bool
-	o := origin{face: faceWS, remote: r.RemoteAddr, onSession: func(sess *handshake.Session) {
-		mu.Lock()
-		mine = append(mine, sess.ID())
-		mu.Unlock()
-		established.Store(true)
-	}}
-	sem := make(chan struct{}, wsInFlight)
-	var wg sync.WaitGroup
-	var quitting atomic.Bool
-	// On shutdown the face stops reading; what is in flight finishes and
-	// is answered before the connection closes.
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	go func() {
-		select {
-		case <-s.quit:
-			quitting.Store(true)
-			c.SetReadDeadline(time.Now())
-		case <-stopWatch:
-		}
-	}()
-	defer func() {
-		if !quitting.Load() {
-			cancel() // the peer is gone: nobody to answer
-		}
-		wg.Wait()
-		cancel()
-		if quitting.Load() {
-			conn.mu.Lock()
-			c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
-			conn.mu.Unlock()
-		}
-		c.Close()
-		mu.Lock()
-		for _, id := range mine {
-			s.sessions.Remove(id)
-		}
-		mu.Unlock()
-	}()
 	stopPing := keepAlive(conn)
 	defer stopPing()
 	c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
-	c.SetPongHandler(func(string) error {
-		if !quitting.Load() {
+	c.SetPongHandler(func(string) error { c.SetReadDeadline(time.Now().Add(3 * wsPingEvery)); return nil })
+	recv := func() ([]byte, error) {
+		_, frame, err := c.ReadMessage()
+		if err == nil {
 			c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
 		}
-		return nil
-	})
-	for {
-		_, frame, err := c.ReadMessage()
-		if err != nil || quitting.Load() {
-			return
-		}
-		c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
-		// Until the connection's handshake completes, frames are taken in
-		// order: the first message in the session must not overtake the
-		// last of the handshake. After that they are pipelined.
-		if !established.Load() {
-			if a := s.handle(ctx, o, frame, conn.write); a.body != nil && conn.write(a.body) != nil {
-				return
-			}
-			continue
-		}
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			return
-		}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			a := s.handle(ctx, o, frame, conn.write)
-			if a.body != nil {
-				if conn.write(a.body) != nil {
-					cancel()
-				}
-			}
-		}()
+		return frame, err
 	}
+	// The connection outlives the request that opened it.
+	ctx := context.WithoutCancel(r.Context())
+	if s.serveFrames(ctx, origin{face: faceWS, remote: r.RemoteAddr}, recv, conn.write) == endShutdown {
+		conn.mu.Lock()
+		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
+		conn.mu.Unlock()
+	}
+	c.Close()
 }
 
 // frameLimit is the largest message the stream faces (WebSocket, gRPC)

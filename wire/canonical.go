@@ -11,78 +11,24 @@ import (
 // insignificant whitespace, strings with the minimal escapes, numbers in the
 // ECMAScript shortest form.
 func AppendCanonical(dst []byte, v Value) []byte {
-	return appendJCS(dst, v, "")
+	return jcsForm.value(dst, v)
 }
 
-// appendTop writes object v canonically, leaving out the member named skip
-// and adding insert (if not nil) in its sorted place.
-func appendTop(dst []byte, v Value, skip string, insert *Member) []byte {
-	if insert == nil || v.kind != Object {
-		return appendJCS(dst, v, skip)
-	}
-	var stack [32]int
-	order := sortedMembers(v.items, stack[:0], lessUTF16)
-	dst = append(dst, '{')
-	first := true
-	write := func(m *Member) {
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = appendJCSString(dst, m.Key)
-		dst = append(dst, ':')
-		dst = appendJCS(dst, m.Value, "")
-	}
-	for _, j := range order {
-		m := &v.items[j]
-		if m.Key == skip {
-			continue
-		}
-		if insert != nil && lessUTF16(insert.Key, m.Key) {
-			write(insert)
-			insert = nil
-		}
-		write(m)
-	}
-	if insert != nil {
-		write(insert)
-	}
-	return append(dst, '}')
+// A form is one way of writing a tree as compact JSON: how keys are
+// ordered, strings escaped and numbers printed. The tree walk is shared.
+type form struct {
+	less   func(a, b string) bool
+	str    func(dst []byte, s string) []byte
+	number func(dst []byte, lit string) []byte
 }
 
-// appendTopMarked writes object v canonically without its member named
-// "sig", and reports where a "sig" member belongs: at byte mark of the
-// output, after before members and before after members.
-func appendTopMarked(dst []byte, v Value) (out []byte, mark int, before, after bool) {
-	var stack [32]int
-	order := sortedMembers(v.items, stack[:0], lessUTF16)
-	dst = append(dst, '{')
-	mark = -1
-	first := true
-	for _, j := range order {
-		m := &v.items[j]
-		if m.Key == "sig" {
-			continue
-		}
-		if mark < 0 && lessUTF16("sig", m.Key) {
-			mark, before, after = len(dst), !first, true
-		}
-		if !first {
-			dst = append(dst, ',')
-		}
-		first = false
-		dst = appendJCSString(dst, m.Key)
-		dst = append(dst, ':')
-		dst = appendJCS(dst, m.Value, "")
-	}
-	if mark < 0 {
-		mark, before = len(dst), !first
-	}
-	return append(dst, '}'), mark, before, after
-}
+// The forms: RFC 8785, and what the reference Python SDK signs.
+var (
+	jcsForm    = form{less: lessUTF16, str: appendJCSString, number: appendES6Number}
+	pythonForm = form{less: func(a, b string) bool { return a < b }, str: appendPythonString, number: appendPythonNumber}
+)
 
-// appendJCS writes v, leaving out the top-level member named skip (if any).
-func appendJCS(dst []byte, v Value, skip string) []byte {
+func (f *form) value(dst []byte, v Value) []byte {
 	switch v.kind {
 	case Null, Absent:
 		return append(dst, "null"...)
@@ -91,39 +37,86 @@ func appendJCS(dst []byte, v Value, skip string) []byte {
 	case False:
 		return append(dst, "false"...)
 	case Number:
-		return appendES6Number(dst, v.s)
+		return f.number(dst, v.s)
 	case String:
-		return appendJCSString(dst, v.s)
+		return f.str(dst, v.s)
 	case Array:
 		dst = append(dst, '[')
 		for i := range v.items {
 			if i > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJCS(dst, v.items[i].Value, "")
+			dst = f.value(dst, v.items[i].Value)
 		}
 		return append(dst, ']')
 	case Object:
-		var stack [32]int
-		order := sortedMembers(v.items, stack[:0], lessUTF16)
-		dst = append(dst, '{')
-		first := true
-		for _, j := range order {
-			m := &v.items[j]
-			if skip != "" && m.Key == skip {
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = appendJCSString(dst, m.Key)
-			dst = append(dst, ':')
-			dst = appendJCS(dst, m.Value, "")
-		}
-		return append(dst, '}')
+		dst, _ = f.object(dst, v.items, "", nil)
+		return dst
 	}
 	return dst
+}
+
+// object writes an object's members in the form's key order, leaving out
+// the member named skip (if any) and adding insert (if not nil) in its
+// place (insert takes the place of skip, so it must have the same key). It
+// returns where, in dst, a member named skip belongs.
+func (f *form) object(dst []byte, members []Member, skip string, insert *Member) (out []byte, mark int) {
+	var stack [32]int
+	order := sortedMembers(members, stack[:0], f.less)
+	dst = append(dst, '{')
+	mark = -1
+	first := true
+	write := func(m *Member) {
+		if !first {
+			dst = append(dst, ',')
+		}
+		first = false
+		dst = f.str(dst, m.Key)
+		dst = append(dst, ':')
+		dst = f.value(dst, m.Value)
+	}
+	for _, j := range order {
+		m := &members[j]
+		if skip != "" && m.Key == skip {
+			continue
+		}
+		if mark < 0 && skip != "" && f.less(skip, m.Key) {
+			mark = len(dst)
+			if insert != nil {
+				write(insert)
+				insert = nil
+			}
+		}
+		write(m)
+	}
+	if mark < 0 {
+		mark = len(dst)
+	}
+	if insert != nil {
+		write(insert)
+	}
+	return append(dst, '}'), mark
+}
+
+// appendTop writes object v canonically, leaving out the member named skip
+// and adding insert (if not nil) in its sorted place.
+func appendTop(dst []byte, v Value, skip string, insert *Member) []byte {
+	if v.kind != Object {
+		return jcsForm.value(dst, v)
+	}
+	dst, _ = jcsForm.object(dst, v.items, skip, insert)
+	return dst
+}
+
+// appendTopMarked writes object v canonically without its member named
+// "sig", and reports where a "sig" member belongs: at byte mark of the
+// output, after before members and before after members.
+func appendTopMarked(dst []byte, v Value) (out []byte, mark int, before, after bool) {
+	start := len(dst)
+	out, mark = jcsForm.object(dst, v.items, "sig", nil)
+	before = mark > start+1
+	after = out[mark] != '}'
+	return out, mark, before, after
 }
 
 // sortedMembers returns the indexes of members in key order. It reuses buf
@@ -305,58 +298,30 @@ func AppendES6Float(dst []byte, f float64) []byte {
 // Python's float repr. The reference Python SDK signs this form; it equals
 // the canonical form for ASCII text and integers.
 func AppendPythonSorted(dst []byte, v Value) []byte {
-	return appendPython(dst, v, "")
+	return pythonForm.value(dst, v)
 }
 
+// appendPython writes object v in the Python form without its member named
+// skip.
 func appendPython(dst []byte, v Value, skip string) []byte {
-	switch v.kind {
-	case Null, Absent:
-		return append(dst, "null"...)
-	case True:
-		return append(dst, "true"...)
-	case False:
-		return append(dst, "false"...)
-	case Number:
-		if isIntLiteral(v.s) {
-			if v.s == "-0" {
-				return append(dst, '0')
-			}
-			return append(dst, v.s...)
-		}
-		f, _ := strconv.ParseFloat(v.s, 64)
-		return appendPythonFloat(dst, f)
-	case String:
-		return appendPythonString(dst, v.s)
-	case Array:
-		dst = append(dst, '[')
-		for i := range v.items {
-			if i > 0 {
-				dst = append(dst, ',')
-			}
-			dst = appendPython(dst, v.items[i].Value, "")
-		}
-		return append(dst, ']')
-	case Object:
-		var stack [32]int
-		order := sortedMembers(v.items, stack[:0], func(a, b string) bool { return a < b })
-		dst = append(dst, '{')
-		first := true
-		for _, j := range order {
-			m := &v.items[j]
-			if skip != "" && m.Key == skip {
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = appendPythonString(dst, m.Key)
-			dst = append(dst, ':')
-			dst = appendPython(dst, m.Value, "")
-		}
-		return append(dst, '}')
+	if v.kind != Object {
+		return pythonForm.value(dst, v)
 	}
+	dst, _ = pythonForm.object(dst, v.items, skip, nil)
 	return dst
+}
+
+// appendPythonNumber writes an integer literal as Python's int prints it,
+// any other number as its float repr.
+func appendPythonNumber(dst []byte, lit string) []byte {
+	if isIntLiteral(lit) {
+		if lit == "-0" {
+			return append(dst, '0')
+		}
+		return append(dst, lit...)
+	}
+	f, _ := strconv.ParseFloat(lit, 64)
+	return appendPythonFloat(dst, f)
 }
 
 func appendPythonString(dst []byte, s string) []byte {

@@ -154,8 +154,9 @@ func (c *Codec) Check(m *Message) error {
 	sig := m.Sig
 	*m = *checked
 	// It stays a message built by hand: its fields may change again and
-	// it may be signed.
+	// it may be signed. The tree just checked serves the next SignWith.
 	m.decoded = false
+	m.fresh = true
 	m.Sig = sig
 	return nil
 }

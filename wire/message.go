@@ -197,6 +197,9 @@ type Message struct {
 	// bytes are then raw without the span [sigStart, sigEnd).
 	canon            bool
 	sigStart, sigEnd int
+	// fresh is set by Codec.Check: tree was built from the fields just now,
+	// and the next SignWith may use it without building it again.
+	fresh bool
 }
 
 // Decoded reports whether m came from Decode (and is read-only).
@@ -265,10 +268,14 @@ func (m *Message) AppendWire(dst []byte) ([]byte, error) {
 // signature is spliced into the canonical bytes rather than serialising the
 // message twice.
 func (m *Message) SignWith(sign func(signingBytes []byte) keys.Signature) ([]byte, error) {
-	t, err := m.Tree()
-	if err != nil {
-		return nil, err
+	t := m.tree
+	if !m.fresh && !m.decoded {
+		var err error
+		if t, err = m.build(); err != nil {
+			return nil, err
+		}
 	}
+	m.fresh = false
 	buf, mark, before, after := appendTopMarked(make([]byte, 0, 1024), t)
 	m.Sig = sign(buf)
 	var member [112]byte

@@ -153,11 +153,11 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	if len(res.Data) == 0 {
 		res.Data = json.RawMessage("null")
 	}
-	return printJSON(e, res)
+	return printLine(e, res)
 }
 
-// printJSON writes v as one line of JSON.
-func printJSON(e *env, v any) error {
+// printLine writes v as one line of JSON.
+func printLine(e *env, v any) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
@@ -197,7 +197,7 @@ func runPing(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return rpcFailure(err)
 	}
-	if err := printJSON(e, pong); err != nil {
+	if err := printLine(e, pong); err != nil {
 		return err
 	}
 	var p struct {
@@ -316,7 +316,7 @@ func runApprovals(ctx context.Context, e *env, args []string) error {
 			case n.Resolved != nil:
 				delete(seen, n.Resolved.ExecutionID)
 				if *asJSON {
-					if err := printJSON(e, n.Resolved); err != nil {
+					if err := printLine(e, n.Resolved); err != nil {
 						return err
 					}
 				} else {
@@ -331,7 +331,7 @@ func runApprovals(ctx context.Context, e *env, args []string) error {
 // paragraph for a person to decide on.
 func showApproval(e *env, dir string, p localbridge.ApprovalInfo, asJSON bool, now time.Time) error {
 	if asJSON {
-		return printJSON(e, p)
+		return printLine(e, p)
 	}
 	w := e.stdout
 	caller := "local"

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"os"
 	"os/signal"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -41,8 +39,19 @@ func TestGatewayScripts(t *testing.T) {
 	}
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/gateway",
+		// The scripts run in a short directory of their own: gateway
+		// directories hold Unix sockets, whose paths must stay short.
+		Setup: func(env *testscript.Env) error {
+			dir, err := os.MkdirTemp("", "mgs")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(dir) })
+			env.Cd = dir
+			return nil
+		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"freeport":    cmdFreePort,
+			"freeport":    cmdFreePort, // of directory_test.go
 			"waitready":   cmdWaitReady,
 			"waitpending": cmdWaitPending,
 			// readvar VAR FILE: set $VAR to FILE's content, trimmed.
@@ -54,28 +63,6 @@ func TestGatewayScripts(t *testing.T) {
 			},
 		},
 	})
-}
-
-// freeport VAR: set $VAR to a loopback port that is free, and whose next
-// port (the gRPC face's, by moltgate init's default) is free too.
-func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 1 {
-		ts.Fatalf("usage: freeport VAR")
-	}
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		ts.Check(err)
-		port := l.Addr().(*net.TCPAddr).Port
-		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port+1))
-		l.Close()
-		if err != nil {
-			continue
-		}
-		l2.Close()
-		ts.Setenv(args[0], strconv.Itoa(port))
-		return
-	}
-	ts.Fatalf("no two adjacent free ports")
 }
 
 // dialScript connects to the JSON-RPC face of the gateway in dir, waiting

@@ -3,49 +3,15 @@ package pgshared
 import (
 	"context"
 	"database/sql"
-	"fmt"
-	"os"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	_ "github.com/jackc/pgx/v5/stdlib"
+	"github.com/moltgate/moltgate/internal/pgtest"
 )
 
-// testDB connects to the PostgreSQL of MOLTGATE_TEST_POSTGRES, in a schema
-// of its own so that tests do not see each other's rows.
-func testDB(t *testing.T) *sql.DB {
-	t.Helper()
-	dsn := os.Getenv("MOLTGATE_TEST_POSTGRES")
-	if dsn == "" {
-		if os.Getenv("MOLTGATE_REQUIRE_POSTGRES") != "" {
-			t.Fatal("MOLTGATE_TEST_POSTGRES is not set")
-		}
-		t.Skip("no PostgreSQL: set MOLTGATE_TEST_POSTGRES (see .ci/postgres.sh)")
-	}
-	admin, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	schema := fmt.Sprintf("pgshared_%d", time.Now().UnixNano())
-	if _, err := admin.Exec("CREATE SCHEMA " + schema); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { admin.Exec("DROP SCHEMA " + schema + " CASCADE"); admin.Close() })
-	sep := "?"
-	for _, c := range dsn {
-		if c == '?' {
-			sep = "&"
-		}
-	}
-	db, err := sql.Open("pgx", dsn+sep+"search_path="+schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { db.Close() })
-	return db
-}
+func testDB(t *testing.T) *sql.DB { return pgtest.DB(t) }
 
 type clock struct {
 	mu sync.Mutex

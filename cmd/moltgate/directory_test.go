@@ -1,0 +1,179 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/localbridge"
+)
+
+// TestDirectoryScripts runs the scripts of the directory commands, which
+// start real gateways (moltgate serve in the background) and talk to them.
+func TestDirectoryScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/directory",
+		// Gateway directories hold Unix sockets, whose paths must stay
+		// short.
+		Setup: func(env *testscript.Env) error {
+			dir, err := os.MkdirTemp("", "mgd")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(dir) })
+			env.Setenv("GW", dir)
+			return nil
+		},
+		// [postgres]: a test database is given (MOLTGATE_TEST_POSTGRES), or
+		// required (MOLTGATE_REQUIRE_POSTGRES=1, and pgschema then fails
+		// without one).
+		Condition: func(cond string) (bool, error) {
+			if cond != "postgres" {
+				return false, fmt.Errorf("unknown condition %q", cond)
+			}
+			return os.Getenv("MOLTGATE_TEST_POSTGRES") != "" || os.Getenv("MOLTGATE_REQUIRE_POSTGRES") == "1", nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"freeport":  cmdFreePort,
+			"waitgw":    cmdWaitGateway,
+			"jsonfield": cmdJSONField,
+			"pgschema":  cmdPGSchema,
+			"usepg":     cmdUsePG,
+		},
+	})
+}
+
+// freeport VAR: set $VAR to a free local port whose successor (the gRPC
+// face's) is free too.
+func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: freeport VAR")
+	}
+	for i := 0; i < 50; i++ {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		ts.Check(err)
+		port := l.Addr().(*net.TCPAddr).Port
+		l2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+1))
+		l.Close()
+		if err == nil {
+			l2.Close()
+			ts.Setenv(args[0], fmt.Sprint(port))
+			return
+		}
+	}
+	ts.Fatalf("no free pair of ports")
+}
+
+// waitgw DIR: wait until the gateway of DIR answers on its JSON-RPC socket.
+func cmdWaitGateway(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: waitgw DIR")
+	}
+	sock := gateway.Dir(ts.MkAbs(args[0])).RPCSocket()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		c, err := localbridge.Dial(ctx, sock, localbridge.ClientOptions{})
+		cancel()
+		if err == nil {
+			c.Close()
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("no gateway at %s: %v", sock, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// jsonfield FILE PATH VAR: set $VAR to the string at PATH (dot-separated
+// keys and indexes) in a JSON file.
+func cmdJSONField(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 3 {
+		ts.Fatalf("usage: jsonfield FILE PATH VAR")
+	}
+	var v any
+	ts.Check(json.Unmarshal([]byte(ts.ReadFile(args[0])), &v))
+	for _, k := range strings.Split(args[1], ".") {
+		switch x := v.(type) {
+		case map[string]any:
+			v = x[k]
+		case []any:
+			var i int
+			fmt.Sscan(k, &i)
+			if i >= len(x) {
+				ts.Fatalf("%s: no element %s", args[1], k)
+			}
+			v = x[i]
+		default:
+			ts.Fatalf("%s: no field %s", args[1], k)
+		}
+	}
+	s, ok := v.(string)
+	if !ok {
+		ts.Fatalf("%s in %s is not a string", args[1], args[0])
+	}
+	ts.Setenv(args[2], s)
+}
+
+// pgschema VAR: create an empty schema in the database of
+// MOLTGATE_TEST_POSTGRES, dropped at the end, and set $VAR to a DSN that
+// uses it.
+func cmdPGSchema(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 1 {
+		ts.Fatalf("usage: pgschema VAR")
+	}
+	dsn := os.Getenv("MOLTGATE_TEST_POSTGRES")
+	if dsn == "" {
+		ts.Fatalf("MOLTGATE_TEST_POSTGRES is not set (run under .ci/postgres.sh)")
+	}
+	admin, err := sql.Open("pgx", dsn)
+	ts.Check(err)
+	b := make([]byte, 6)
+	rand.Read(b)
+	schema := "clitest_" + hex.EncodeToString(b)
+	_, err = admin.Exec("CREATE SCHEMA " + schema)
+	ts.Check(err)
+	ts.Defer(func() {
+		admin.Exec("DROP SCHEMA " + schema + " CASCADE")
+		admin.Close()
+	})
+	if !strings.Contains(dsn, "://") {
+		ts.Setenv(args[0], dsn+" search_path="+schema)
+		return
+	}
+	u, err := url.Parse(dsn)
+	ts.Check(err)
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	ts.Setenv(args[0], u.String())
+}
+
+// usepg DIR DSN: store the gateway of DIR in PostgreSQL at DSN.
+func cmdUsePG(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: usepg DIR DSN")
+	}
+	path := filepath.Join(ts.MkAbs(args[0]), "moltgate.toml")
+	text := ts.ReadFile(path)
+	out := strings.Replace(text, "driver = \"sqlite\"\ndsn = \"\"", "driver = \"postgres\"\ndsn = \""+strings.ReplaceAll(args[1], `"`, `\"`)+"\"", 1)
+	if out == text {
+		ts.Fatalf("%s has no storage section to change", path)
+	}
+	ts.Check(os.WriteFile(path, []byte(out), 0o600))
+}
