@@ -461,7 +461,7 @@ type scenario struct {
 	code wire.Code
 	run  func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer
 	// check, if set, looks further at one face's answer.
-	check func(t *testing.T, face string, a faceAnswer)
+	check func(t *testing.T, r *faceRig, face string, a faceAnswer)
 	// fresh asks for a connection and session of the scenario's own;
 	// others share one per face.
 	fresh bool
@@ -498,7 +498,7 @@ func scenarios() []scenario {
 	return []scenario{
 		{name: "valid call", run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			return send(ctx, c, s, s.tool("echo", `{"text":"across","repeat":2}`, wire.Conf))
-		}, check: func(t *testing.T, face string, a faceAnswer) {
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
 			p, ok := a.final.Payload.(*wire.RespondPayload)
 			if a.final.Op != wire.OpRespond || !ok || p.Status != "success" {
 				t.Fatalf("final %s %+v", a.final.Op, a.final.Payload)
@@ -589,9 +589,13 @@ func scenarios() []scenario {
 		}},
 		{name: "personal data without consent", code: wire.ErrConsent, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			return send(ctx, c, s, s.tool("echo", `{"text":"write to jane.doe@example.com"}`, wire.Conf))
-		}, check: func(t *testing.T, face string, a faceAnswer) {
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
 			if bytes.Contains(a.raw, []byte("jane.doe")) {
 				t.Fatal("the refusal echoes the content it refused")
+			}
+			// The log names what was found and where, never the value.
+			if l := r.g.logs(); !strings.Contains(l, "email at p.input.text") || strings.Contains(l, "jane.doe") {
+				t.Fatalf("log of the block:\n%s", l)
 			}
 		}},
 		{name: "personal data with a consent", run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
@@ -626,7 +630,7 @@ func scenarios() []scenario {
 		}},
 		{name: "input against the tool's schema", code: wire.ErrInvalidParam, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			return send(ctx, c, s, s.tool("echo", `{"text":5}`, wire.Conf))
-		}, check: func(t *testing.T, face string, a faceAnswer) {
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
 			if f := a.final.Payload.(*wire.ErrorPayload).Field; f != "p.input.text" {
 				t.Fatalf("field %q", f)
 			}
@@ -641,7 +645,7 @@ func scenarios() []scenario {
 				}
 			}
 			return send(ctx, c, s, s.tool("echo", `{"text":"x"}`, wire.Conf))
-		}, check: func(t *testing.T, face string, a faceAnswer) {
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
 			p := a.final.Payload.(*wire.ErrorPayload)
 			if p.Suggestion == nil || p.Suggestion.Action != wire.ActionRetryAfter || p.Suggestion.DelayMS <= 0 {
 				t.Fatalf("suggestion %+v", p.Suggestion)
@@ -733,7 +737,7 @@ func TestFacesAgree(t *testing.T) {
 					}
 				}
 				if sc.check != nil {
-					t.Run(face, func(t *testing.T) { sc.check(t, face, a) })
+					t.Run(face, func(t *testing.T) { sc.check(t, r, face, a) })
 				}
 			}
 		})

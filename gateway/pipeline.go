@@ -368,7 +368,7 @@ func code(err error) wire.Code {
 func (s *Server) logBlock(m *wire.Message, d classify.Direction, dec classify.Decision) {
 	paths := make([]string, 0, len(dec.Findings))
 	for _, f := range dec.Findings {
-		paths = append(paths, f.Type.String()+"@"+f.Path)
+		paths = append(paths, f.Type.String()+" at "+f.Path)
 	}
 	s.log.Warn("message blocked", "direction", d.String(), "reason", dec.Reason.String(), "op", string(m.Op),
 		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", paths)
