@@ -63,7 +63,7 @@ type grpcHandler interface{}
 func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server {
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(rawCodec{}),
-		grpc.MaxRecvMsgSize(s.envelopeLimit()),
+		grpc.MaxRecvMsgSize(s.frameLimit()),
 		grpc.MaxSendMsgSize(s.envelopeLimit()),
 		grpc.MaxConcurrentStreams(uint32(s.cfg.Limits.MaxInFlight)),
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: wsPingEvery, Timeout: 10 * time.Second}),

@@ -31,8 +31,21 @@ func (s *Server) httpHandler() http.Handler {
 	mux.HandleFunc("GET /registry/v1/health", s.serveHealth)
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /readyz", s.serveReady)
-	mux.Handle("GET /metrics", promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{}))
+	mux.Handle("GET /metrics", s.metricsHandler())
 	return s.withRequestID(mux)
+}
+
+// metricsHandler serves /metrics. The gauges of what the gateway holds
+// (sessions, calls in flight) are read at the scrape: set as things happen,
+// they missed the sessions of its own WebSocket and gRPC connections and
+// the ends of calls and connections.
+func (s *Server) metricsHandler() http.Handler {
+	h := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.metrics.sessions.Set(float64(s.sessions.Len()))
+		s.metrics.inflight.Set(float64(s.flight.count()))
+		h.ServeHTTP(w, r)
+	})
 }
 
 type ctxKey int

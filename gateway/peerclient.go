@@ -61,7 +61,9 @@ func (s *Server) addPeer(p *Peer) error {
 			return fmt.Errorf("peer %s: %w", p.Org, err)
 		}
 		ps.tls = cfg
-		tr.TLSClientConfig = cfg
+		// A copy: the HTTP transport adds "h2" to the config's NextProtos
+		// on first use, and a WebSocket dial offering h2 then fails.
+		tr.TLSClientConfig = cfg.Clone()
 	}
 	ps.client = &http.Client{Transport: tr}
 	s.peersMu.Lock()
@@ -263,6 +265,14 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 		d, err := ps.s.openFrame(ps, line)
 		if err != nil {
 			return err
+		}
+		if d.m.Re == "" && d.m.Op == wire.OpError {
+			// The peer could not open the request (it no longer knows
+			// the session, say), so its error names no message; on this
+			// exchange it can only be about this one.
+			if p, ok := d.m.Payload.(*wire.ErrorPayload); ok {
+				return p.Err()
+			}
 		}
 		if d.m.Re != m.ID {
 			continue

@@ -245,6 +245,12 @@ func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) er
 			m.Cls, m.Op, need.Level, in.level))
 	}
 
+	// An agent that does not exist has no ceiling to check against: say
+	// so, rather than that the class is above the ceiling of no one.
+	if !registry && s.agents[m.To.Agent] == nil {
+		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s at %s", m.To.Agent, s.cfg.Org))
+	}
+
 	// Classification and personal data, on the way in.
 	d := s.gate.Check(ctx, m, classify.Inbound, org, s.gateSession(in.sess, in.sealed, false))
 	if !d.Allow {

@@ -68,7 +68,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 // serveStreamConn reads and answers one WebSocket connection's frames.
 func (s *Server) serveStreamConn(base context.Context, c *websocket.Conn, remote string) {
 	conn := &wsConn{c: c}
-	c.SetReadLimit(int64(s.envelopeLimit()))
+	c.SetReadLimit(int64(s.frameLimit()))
 	stopPing := keepAlive(conn)
 	defer stopPing()
 	c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
@@ -87,6 +87,13 @@ func (s *Server) serveStreamConn(base context.Context, c *websocket.Conn, remote
 	}
 	c.Close()
 }
+
+// frameLimit is the largest message the stream faces (WebSocket, gRPC)
+// read whole. Up to it, an envelope over the limit reaches the pipeline,
+// which refuses it with E_TOO_LARGE as the HTTP face does; beyond it the
+// transport ends the connection (WebSocket close 1009) or the call (gRPC
+// ResourceExhausted) without reading more.
+func (s *Server) frameLimit() int { return 2 * s.envelopeLimit() }
 
 // keepAlive pings the other end every wsPingEvery so that dead connections
 // are noticed. Between pings it holds a timer, not a goroutine.

@@ -78,6 +78,9 @@ func commands() []command {
 		{"bench", "bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--json] [--doc FILE]", runBench},
 		{"pii", "pii scan [--jsonl] < text", runPII},
 		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ...", runConsent},
+		{"call", "call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME --input JSON [--cls LEVEL] [--consent TOKEN] [--timeout D]", runCall},
+		{"ping", "ping --dir DIR AGENT@ORG", runPing},
+		{"approvals", "approvals --dir DIR [--json] [--watch] | approvals --dir DIR approve|deny ID", runApprovals},
 	}
 }
 

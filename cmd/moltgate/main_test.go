@@ -13,7 +13,8 @@ import (
 // scripts, so the scripts exercise the binary end to end.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"moltgate": main,
+		"moltgate":  main,
+		"echoagent": echoAgentMain,
 	})
 }
 

@@ -1,0 +1,360 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/jsonrpc"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// The commands in this file are thin clients of a running gateway's JSON-RPC
+// socket (DIR/run/rpc.sock): they hold no keys and do no protocol work.
+
+// dialGateway connects to the JSON-RPC face of the gateway in dir.
+func dialGateway(ctx context.Context, dir string, opts localbridge.ClientOptions) (*localbridge.Client, error) {
+	d, err := requireDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Name == "" {
+		opts.Name, opts.Version = "moltgate", Version
+	}
+	sock := d.RPCSocket()
+	if _, err := os.Stat(sock); err != nil {
+		return nil, wire.Errorf(wire.ErrPeerUnavailable, "", "no gateway is running in %s (start it with moltgate serve --dir %s)", dir, dir)
+	}
+	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	c, err := localbridge.Dial(dctx, sock, opts)
+	if err != nil {
+		return nil, wire.Errorf(wire.ErrPeerUnavailable, "", "cannot reach the gateway in %s: %v", dir, rpcFailure(err))
+	}
+	return c, nil
+}
+
+// rpcFailure turns an error of the JSON-RPC face into the protocol error it
+// stands for, so that the command's one line of error starts with its code.
+func rpcFailure(err error) error {
+	var re *localbridge.RPCError
+	if errors.As(err, &re) {
+		c := wire.Code(re.MoltSpeakCode)
+		if !c.Known() {
+			c = codeOfRPC(re.Code)
+		}
+		return &wire.Error{Code: c, Field: re.Field, Message: re.Message}
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return wire.Errorf(wire.ErrTimeout, "", "no answer before the deadline")
+	}
+	return err
+}
+
+// codeOfRPC is the protocol code of a JSON-RPC error that names none.
+func codeOfRPC(rpcCode int) wire.Code {
+	switch rpcCode {
+	case jsonrpc.CodeParseError:
+		return wire.ErrParse
+	case jsonrpc.CodeInvalidRequest, jsonrpc.CodeMethodNotFound, jsonrpc.CodeInvalidParams:
+		return wire.ErrInvalidParam
+	case jsonrpc.CodeTimeout:
+		return wire.ErrTimeout
+	case jsonrpc.CodePermissionDenied:
+		return wire.ErrCapability
+	case jsonrpc.CodeInternalError:
+		return wire.ErrInternal
+	}
+	return wire.ErrTaskFailed
+}
+
+// callResult is what moltgate call prints: the respond payload, with the
+// stream chunks that came before it assembled by channel.
+type callResult struct {
+	Status string          `json:"status"`
+	Data   json.RawMessage `json:"data"`
+	// Stream holds the text chunks, concatenated per channel (stdout,
+	// stderr, log, status, partial_result).
+	Stream map[string]string `json:"stream,omitempty"`
+	// Blocks holds the structured chunks, in order.
+	Blocks []json.RawMessage `json:"blocks,omitempty"`
+}
+
+func runCall(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "call")
+	dir := fs.String("dir", "", "gateway directory")
+	from := fs.String("from", "", "local agent to call as (default: the gateway's only agent)")
+	to := fs.String("to", "", "agent to call, as agent@org (or agent, for one of this organisation's)")
+	tool := fs.String("tool", "", "tool to invoke (default: send a query to the agent's query tool)")
+	input := fs.String("input", "", "the tool's input or the query's parameters, a JSON object (default {})")
+	message := fs.String("message", "", "free text of a query")
+	cls := fs.String("cls", "", "classification of the request: pub, int, conf, pii or sec (default int)")
+	consentTok := fs.String("consent", "", "consent token covering personal data in the input (implies --cls pii unless higher)")
+	timeout := fs.Duration("timeout", 0, "deadline of the call (default: the gateway's request timeout)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *to == "" {
+		return usagef("--to is required")
+	}
+	req := localbridge.QueryRequest{To: *to, From: *from, Tool: *tool, Message: *message, Class: *cls, Consent: *consentTok}
+	if *input != "" {
+		in := []byte(*input)
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal(in, &obj); err != nil || obj == nil {
+			return usagef("--input must be a JSON object")
+		}
+		req.Input = json.RawMessage(in)
+	} else if *tool != "" || *message == "" {
+		req.Input = json.RawMessage(`{}`)
+	}
+	if *timeout < 0 {
+		return usagef("--timeout must not be negative")
+	}
+	if *timeout > 0 {
+		req.TimeoutMS = max(timeout.Milliseconds(), 1)
+		var cancel context.CancelFunc
+		// The gateway ends the call at the deadline and says so; the
+		// margin lets that answer arrive.
+		ctx, cancel = context.WithTimeout(ctx, *timeout+5*time.Second)
+		defer cancel()
+	}
+	c, err := dialGateway(ctx, *dir, localbridge.ClientOptions{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	res := callResult{Status: "success"}
+	out, err := c.Query(ctx, req, func(ev localbridge.StreamEvent) error {
+		if len(ev.Block) > 0 {
+			res.Blocks = append(res.Blocks, ev.Block)
+			return nil
+		}
+		ch := ev.Channel
+		if ch == "" {
+			ch = "stdout"
+		}
+		if res.Stream == nil {
+			res.Stream = map[string]string{}
+		}
+		res.Stream[ch] += ev.Text
+		return nil
+	})
+	if err != nil {
+		return rpcFailure(err)
+	}
+	res.Data = out
+	if len(res.Data) == 0 {
+		res.Data = json.RawMessage("null")
+	}
+	return printLine(e, res)
+}
+
+// printLine writes v as one line of JSON.
+func printLine(e *env, v any) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := e.stdout.Write(b.Bytes())
+	return err
+}
+
+func runPing(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "ping")
+	dir := fs.String("dir", "", "gateway directory")
+	agent := fs.String("agent", "", "agent to ping, as agent@org (or agent, for one of this organisation's)")
+	rest, err := parseWithArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(rest) > 1:
+		return usagef("unexpected argument %q", rest[1])
+	case len(rest) == 1 && *agent != "":
+		return usagef("name the agent once: as an argument or with --agent")
+	case len(rest) == 1:
+		*agent = rest[0]
+	case *agent == "":
+		return usagef("name the agent to ping: moltgate ping --dir DIR AGENT@ORG")
+	}
+	c, err := dialGateway(ctx, *dir, localbridge.ClientOptions{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	pong, err := c.Ping(pctx, *agent)
+	if err != nil {
+		return rpcFailure(err)
+	}
+	if err := printLine(e, pong); err != nil {
+		return err
+	}
+	var p struct {
+		Status string `json:"status"`
+	}
+	if json.Unmarshal(pong, &p) != nil || p.Status != "alive" {
+		return wire.Errorf(wire.ErrPeerUnavailable, "", "agent %s is %s", *agent, orDefault(p.Status, "not answering"))
+	}
+	return nil
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// parseWithArgs parses flags that may come before or after positional
+// arguments, and returns the positional ones.
+func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	var rest []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err.Error()}
+		}
+		if fs.NArg() == 0 {
+			return rest, nil
+		}
+		rest = append(rest, fs.Arg(0))
+		args = fs.Args()[1:]
+	}
+}
+
+func runApprovals(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "approvals")
+	dir := fs.String("dir", "", "gateway directory")
+	asJSON := fs.Bool("json", false, "list as JSON, one request per line")
+	watch := fs.Bool("watch", false, "after listing, show requests and decisions as they come, until interrupted")
+	rest, err := parseWithArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	var decide string
+	var id string
+	switch {
+	case len(rest) == 0:
+	case len(rest) == 2 && (rest[0] == "approve" || rest[0] == "deny"):
+		decide, id = rest[0], rest[1]
+		if *watch || *asJSON {
+			return usagef("--watch and --json list requests; they do not go with %s", decide)
+		}
+	default:
+		return usagef("usage: moltgate approvals --dir DIR [--json] [--watch] | approve ID | deny ID")
+	}
+
+	var opts localbridge.ClientOptions
+	notices := make(chan localbridge.ApprovalNotice, 64)
+	if *watch {
+		opts.OnApproval = func(n localbridge.ApprovalNotice) {
+			select {
+			case notices <- n:
+			default: // a terminal that cannot keep up misses notices, not the gateway
+			}
+		}
+	}
+	c, err := dialGateway(ctx, *dir, opts)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+
+	if decide != "" {
+		if err := c.Approve(rctx, id, decide == "approve"); err != nil {
+			return rpcFailure(err)
+		}
+		verb := map[string]string{"approve": "Approved", "deny": "Denied"}[decide]
+		fmt.Fprintf(e.stdout, "%s %s\n", verb, id)
+		return nil
+	}
+
+	pending, err := c.Approvals(rctx)
+	if err != nil {
+		return rpcFailure(err)
+	}
+	seen := map[string]bool{}
+	now := e.now()
+	if !*asJSON && !*watch && len(pending) == 0 {
+		fmt.Fprintln(e.stdout, "No calls are waiting for approval.")
+	}
+	for _, p := range pending {
+		seen[p.ExecutionID] = true
+		if err := showApproval(e, *dir, p, *asJSON, now); err != nil {
+			return err
+		}
+	}
+	if !*watch {
+		return nil
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case n := <-notices:
+			switch {
+			case n.Request != nil && !seen[n.Request.ExecutionID]:
+				seen[n.Request.ExecutionID] = true
+				if err := showApproval(e, *dir, *n.Request, *asJSON, e.now()); err != nil {
+					return err
+				}
+			case n.Resolved != nil:
+				delete(seen, n.Resolved.ExecutionID)
+				if *asJSON {
+					if err := printLine(e, n.Resolved); err != nil {
+						return err
+					}
+				} else {
+					fmt.Fprintf(e.stdout, "%s %s\n", n.Resolved.ExecutionID, n.Resolved.Status)
+				}
+			}
+		}
+	}
+}
+
+// showApproval prints one held call: as a line of JSON, or as a short
+// paragraph for a person to decide on.
+func showApproval(e *env, dir string, p localbridge.ApprovalInfo, asJSON bool, now time.Time) error {
+	if asJSON {
+		return printLine(e, p)
+	}
+	w := e.stdout
+	caller := "local"
+	if p.Caller != nil {
+		caller = p.Caller.ID
+	}
+	left := p.ExpiresAt.Sub(now).Round(time.Second)
+	fmt.Fprintf(w, "%s  %s/%s  risk %s  from %s  expires in %s\n", p.ExecutionID, p.Agent, p.Tool.Name, p.Risk.Level, caller, max(left, 0))
+	if p.Classification != "" {
+		fmt.Fprintf(w, "    class      %s\n", p.Classification)
+	}
+	fmt.Fprintf(w, "    arguments  %s\n", compactJSON(p.Arguments))
+	for _, r := range p.Risk.Reasons {
+		fmt.Fprintf(w, "    because    %s\n", r)
+	}
+	fmt.Fprintf(w, "    answer     moltgate approvals --dir %s approve|deny %s\n", dir, p.ExecutionID)
+	return nil
+}
+
+func compactJSON(b json.RawMessage) string {
+	var out bytes.Buffer
+	if json.Compact(&out, b) != nil {
+		return string(b)
+	}
+	return out.String()
+}

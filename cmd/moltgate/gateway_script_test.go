@@ -1,0 +1,140 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/agent/echo"
+)
+
+// echoAgentMain runs the echo agent, as a gateway launches it (the
+// OPENSENTIENCE_* variables in its environment), so that scripts can give it
+// to `moltgate agent add --exec echoagent`.
+func echoAgentMain() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := echo.New().Run(ctx); err != nil && ctx.Err() == nil {
+		fmt.Fprintln(os.Stderr, "echoagent:", err)
+		os.Exit(1)
+	}
+}
+
+// TestGatewayScripts runs the scripts that start real gateways (moltgate
+// serve in the background) and use them through the command line.
+func TestGatewayScripts(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts gateway processes")
+	}
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/gateway",
+		// The scripts run in a short directory of their own: gateway
+		// directories hold Unix sockets, whose paths must stay short.
+		Setup: func(env *testscript.Env) error {
+			dir, err := os.MkdirTemp("", "mgs")
+			if err != nil {
+				return err
+			}
+			env.Defer(func() { os.RemoveAll(dir) })
+			env.Cd = dir
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"freeport":    cmdFreePort, // of directory_test.go
+			"waitready":   cmdWaitReady,
+			"waitpending": cmdWaitPending,
+			// readvar VAR FILE: set $VAR to FILE's content, trimmed.
+			"readvar": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 2 {
+					ts.Fatalf("usage: readvar VAR FILE")
+				}
+				ts.Setenv(args[0], strings.TrimSpace(ts.ReadFile(args[1])))
+			},
+		},
+	})
+}
+
+// dialScript connects to the JSON-RPC face of the gateway in dir, waiting
+// for it to come up.
+func dialScript(ts *testscript.TestScript, dir string, opts localbridge.ClientOptions) *localbridge.Client {
+	sock := gateway.Dir(ts.MkAbs(dir)).RPCSocket()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		c, err := localbridge.Dial(ctx, sock, opts)
+		cancel()
+		if err == nil {
+			return c
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("gateway in %s did not come up: %v", dir, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitready DIR [AGENT...]: wait until the gateway in DIR answers on its
+// JSON-RPC socket and each of its local agents is alive with its tools
+// registered.
+func cmdWaitReady(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) < 1 {
+		ts.Fatalf("usage: waitready DIR [AGENT...]")
+	}
+	c := dialScript(ts, args[0], localbridge.ClientOptions{})
+	defer c.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for _, a := range args[1:] {
+		for {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			pong, err := c.Ping(ctx, a)
+			cancel()
+			var p struct {
+				Status             string
+				CapabilitiesActive []string `json:"capabilities_active"`
+			}
+			if err == nil && json.Unmarshal(pong, &p) == nil && p.Status == "alive" && len(p.CapabilitiesActive) > 0 {
+				break
+			}
+			if time.Now().After(deadline) {
+				ts.Fatalf("agent %s of %s not alive: %s %v", a, args[0], pong, err)
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// waitpending DIR VAR: wait until a call is held for approval at the
+// gateway in DIR, and set $VAR to its execution id.
+func cmdWaitPending(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitpending DIR VAR")
+	}
+	c := dialScript(ts, args[0], localbridge.ClientOptions{})
+	defer c.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		pending, err := c.Approvals(ctx)
+		cancel()
+		ts.Check(err)
+		if len(pending) > 0 {
+			ts.Setenv(args[1], pending[0].ExecutionID)
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("no call held for approval at %s", filepath.Base(args[0]))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
