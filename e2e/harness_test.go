@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"os"
@@ -30,7 +31,13 @@ import (
 )
 
 // bin holds the programs under test, built once by TestMain.
-var bin struct{ moltgate, echoagent string }
+// bin holds the binaries TestMain built, and whether the sources they were
+// built from have been looked at (see statSources).
+var bin struct {
+	moltgate, echoagent string
+	sourcesOnce         sync.Once
+	sourcesErr          error
+}
 
 func TestMain(m *testing.M) {
 	flag.Parse()
@@ -55,10 +62,36 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// statSources looks at every Go source file of the module under root. The
+// go command caches a test's result against the files the test looked at,
+// and it cannot see into the build this test runs: without this, a change
+// to the gateway would leave a stale result in the cache.
+func statSources(root string) error {
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata"):
+			return filepath.SkipDir
+		case d.IsDir():
+			return nil
+		case strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go"), d.Name() == "go.mod", d.Name() == "go.sum":
+			_, err := os.Stat(path)
+			return err
+		}
+		return nil
+	})
+}
+
 func needProcesses(t *testing.T) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("starts gateway processes")
+	}
+	// Only what a test looks at once tests run is recorded.
+	bin.sourcesOnce.Do(func() { bin.sourcesErr = statSources("..") })
+	if bin.sourcesErr != nil {
+		t.Fatal(bin.sourcesErr)
 	}
 }
 
