@@ -112,6 +112,15 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 				s.metrics.rateLimit.WithLabelValues("handshake").Inc()
 				return s.refuse(nil, nil, withRetry(wire.Errorf(wire.ErrRateLimit, "", "too many handshakes from this address"), wait))
 			}
+			// Only imported peers' gateways get sessions: anyone else
+			// would only fill session slots, as nothing they could
+			// send in one is answered. A false claim to be a peer
+			// fails the handshake on that peer's pinned key.
+			if from := env.Message.From; from.Agent != GatewayAgent || s.peer(from.Org) == nil {
+				s.log.Info("handshake refused", "from", from.Ref().String(), "face", o.face, "remote", o.remote, "reason", "not a peer")
+				return s.refuse(env.Message, nil, wire.Errorf(wire.ErrAuthFailed, "from",
+					"%s is not the gateway of a peer: this gateway makes sessions only with organisations whose peer document it imported", from.Ref()))
+			}
 		}
 		return s.handshakeStep(ctx, o, env)
 	default:
@@ -135,7 +144,14 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 func (s *Server) handshakeStep(ctx context.Context, o origin, env *wire.Envelope) answer {
 	reply, sess, err := s.acceptor.HandleEnvelope(ctx, env)
 	if err != nil {
-		return s.refuse(nil, nil, err)
+		// Addressed to the message it refuses, the refusal can be
+		// authenticated by an initiator that knows this gateway's key,
+		// which then learns why.
+		var req *wire.Message
+		if !env.Encrypted {
+			req = env.Message
+		}
+		return s.refuse(req, nil, err)
 	}
 	if sess != nil {
 		s.metrics.sessions.Set(float64(s.sessions.Len()))

@@ -229,6 +229,31 @@ func TestNegotiation(t *testing.T) {
 		if !errors.Is(errI, ErrPeerRefused) {
 			t.Fatal("initiator's error does not say the peer refused")
 		}
+		// The peer's key was not known in advance: its refusal could
+		// come from anyone, so its text is not repeated.
+		if got := errI.(*wire.Error).Message; got != ErrPeerRefused.Error() {
+			t.Fatalf("unauthenticated refusal repeated as %q", got)
+		}
+	})
+	t.Run("refusal signed by the expected key says why", func(t *testing.T) {
+		ci, cr := c.config(c.alice, clk, nil), c.config(c.gw, clk, nil)
+		ci.Versions = []string{"0.2"}
+		_, _, errI, _ := pair(t, ci, cr, Peer{Ref: c.gw.agent.Ref, Key: c.gw.agent.Signing.Public()})
+		wantCode(t, errI, wire.ErrVersion)
+		var we *wire.Error
+		errors.As(errI, &we)
+		if !errors.Is(errI, ErrPeerRefused) || !strings.HasPrefix(we.Message, ErrPeerRefused.Error()+": ") || len(we.Message) <= len(ErrPeerRefused.Error())+2 {
+			t.Fatalf("authenticated refusal gave %q", we.Message)
+		}
+	})
+	t.Run("refusal signed by another key stays anonymous", func(t *testing.T) {
+		ci, cr := c.config(c.alice, clk, nil), c.config(c.gw, clk, nil)
+		ci.Versions = []string{"0.2"}
+		_, _, errI, _ := pair(t, ci, cr, Peer{Ref: c.gw.agent.Ref, Key: c.alice.agent.Signing.Public()})
+		wantCode(t, errI, wire.ErrVersion)
+		if got := errI.(*wire.Error).Message; got != ErrPeerRefused.Error() {
+			t.Fatalf("refusal under a key that is not the peer's repeated as %q", got)
+		}
 	})
 	t.Run("no common class", func(t *testing.T) {
 		ci, cr := c.config(c.alice, clk, nil), c.config(c.gw, clk, nil)

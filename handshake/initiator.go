@@ -2,6 +2,7 @@ package handshake
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
@@ -164,12 +165,12 @@ func (h *Initiator) readHelloAck(ctx context.Context, b []byte) (out []byte, err
 	if err := inTime(ctx, c, h.start); err != nil {
 		return nil, err
 	}
+	want := wire.Sender{Agent: h.peer.Ref.Agent, Org: h.peer.Ref.Org, Key: h.peer.Key}
 	m, p, err := decodeHelloAck(c.codec(), b)
 	if err != nil {
-		return nil, err
+		return nil, c.refusal(ctx, b, err, h.hello.ID, want)
 	}
 	h.lastID = m.ID
-	want := wire.Sender{Agent: h.peer.Ref.Agent, Org: h.peer.Ref.Org, Key: h.peer.Key}
 	if err := c.admit(ctx, m, h.hello.ID, want); err != nil {
 		return nil, err
 	}
@@ -210,7 +211,7 @@ func (h *Initiator) readVerifyResponse(ctx context.Context, b []byte) (out []byt
 	}
 	m, p, err := decodeVerifyResponse(c.codec(), b)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, c.refusal(ctx, b, err, h.verify.ID, h.ack.From)
 	}
 	h.lastID = m.ID
 	if err := c.admit(ctx, m, h.verify.ID, h.ack.From); err != nil {
@@ -255,6 +256,30 @@ func (h *Initiator) readVerifyResponse(ctx context.Context, b []byte) (out []byt
 		return nil, nil, err
 	}
 	return out, sess, nil
+}
+
+// refusal gives the reason of a peer's refusal (err wraps ErrPeerRefused;
+// b is the error message) when the message is authentic: signed by the key
+// this side expects of the peer (want.Key), addressed to this side, and an
+// answer to its last message (re). A refusal from a peer whose key is not
+// known in advance could come from anyone on the path, so its text is not
+// repeated and err is returned as it is.
+func (c *Config) refusal(ctx context.Context, b []byte, err error, re string, want wire.Sender) error {
+	if !errors.Is(err, ErrPeerRefused) || want.Key.IsZero() {
+		return err
+	}
+	m, derr := decodeMessage(c.codec(), b)
+	if derr != nil || c.admit(ctx, m, re, want) != nil {
+		return err
+	}
+	p, ok := wire.PayloadAs[wire.ErrorPayload](m)
+	if !ok {
+		return err
+	}
+	we := p.Err()
+	we.Message = ErrPeerRefused.Error() + ": " + we.Message
+	we.Err = ErrPeerRefused
+	return we
 }
 
 // admit applies the checks every received handshake message passes after
