@@ -119,7 +119,7 @@ func (x *scanCtx) healthWord(i int) {
 	s := x.s
 	if i+2 < len(s) && healthCandidate(s, i) {
 		for _, t := range healthByFirst[lower(s[i])] {
-			if hasFoldPrefix(s[i:], t) {
+			if hasFoldPrefix(s[i:], t) && healthWordShape(s, i, len(t)) {
 				x.add(TypeHealth, i, i+len(t), 0.8, "health.term")
 				break
 			}
@@ -139,6 +139,35 @@ func (x *scanCtx) healthWord(i int) {
 			x.add(TypeHealth, i, e, 0.85, "health.icd10")
 		}
 	}
+}
+
+// healthWordShape reports whether the n bytes at i, which match a term but for case, are written
+// as people write words: in lower case, in capitals, or with capitals only at word starts
+// ("Heart Attack"). Base64 (keys, signatures, tokens) is full of slashes and pluses followed by
+// mixed-case letters, and "/hIv" or "+DiSease" there is no health information. A term of four
+// letters or fewer ("hiv", "mri", "adhd") must also end a word, save for a plural s, so that
+// "hive" and "mrinal" are not read as "hiv" and "mri".
+func healthWordShape(s string, i, n int) bool {
+	w := s[i : i+n]
+	allUpper, midUpper := true, false
+	for j := 0; j < len(w); j++ {
+		if isLower(w[j]) {
+			allUpper = false
+		} else if isUpper(w[j]) && j > 0 && isAlpha(w[j-1]) {
+			midUpper = true
+		}
+	}
+	if midUpper && !allUpper {
+		return false
+	}
+	if n > 4 {
+		return true
+	}
+	e := i + n
+	if e < len(s) && (s[e] == 's' || s[e] == 'S') {
+		e++
+	}
+	return e == len(s) || !isAlnum(s[e])
 }
 
 // alphaMasks returns, for the (up to) 64 bytes of b, the bits of the bytes that are letters

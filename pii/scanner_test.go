@@ -71,6 +71,26 @@ func TestHealthNeedsIdentity(t *testing.T) {
 	}
 }
 
+// TestHealthTermsAsWords checks that health terms count only written as
+// words: base64 in keys and signatures is full of them in mixed case.
+func TestHealthTermsAsWords(t *testing.T) {
+	s := mustNew(t, nil)
+	cases := []struct{ text, want string }{
+		{"Ticket for jane@example.com, sig ed25519:Qk1s/hIvR2x0c3Vt+DiSeAsEbG8gd29ybGQ=", "email"},
+		{"jane@example.com keeps a hive and asked Mrinal", "email"},
+		{"jane@example.com: HIV positive", "email,health"},
+		{"jane@example.com: hiv-positive, two MRIs", "email,health,health"},
+		{"jane@example.com had a Heart Attack", "email,health"},
+		{"jane@example.com: ADHD", "email,health"},
+		{"jane@example.com: tHeRaPy", "email"},
+	}
+	for _, c := range cases {
+		if got := types(s.ScanText(c.text)); got != c.want {
+			t.Errorf("%q: got %q, want %q", c.text, got, c.want)
+		}
+	}
+}
+
 func TestJSONPathsAndKeys(t *testing.T) {
 	s := mustNew(t, nil)
 	payload := `{"input":{"email":"bob@example.com","items":[{"text":"ok"},{"text":"call +44 20 7946 0958"}],
