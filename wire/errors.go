@@ -3,6 +3,8 @@ package wire
 import (
 	"fmt"
 	"net/http"
+	"strconv"
+	"strings"
 )
 
 // Code is a MoltSpeak error code, such as "E_SIGNATURE".
@@ -146,6 +148,30 @@ type Suggestion struct {
 	Capability string   `json:"capability,omitempty"`
 	DataTypes  []string `json:"data_types,omitempty"`
 	Fix        string   `json:"fix,omitempty"`
+}
+
+// String renders s for people: "request_consent for email",
+// "retry_after after 250 ms", "request_capability tool.invoke".
+func (s *Suggestion) String() string {
+	b := []byte(s.Action)
+	if s.Capability != "" {
+		b = append(b, ' ')
+		b = append(b, s.Capability...)
+	}
+	if len(s.DataTypes) > 0 {
+		b = append(b, " for "...)
+		b = append(b, strings.Join(s.DataTypes, ", ")...)
+	}
+	if s.DelayMS > 0 {
+		b = append(b, " after "...)
+		b = strconv.AppendInt(b, s.DelayMS, 10)
+		b = append(b, " ms"...)
+	}
+	if s.Fix != "" {
+		b = append(b, ": "...)
+		b = append(b, s.Fix...)
+	}
+	return string(b)
 }
 
 // Error is a refusal with a protocol error code. It never holds the content

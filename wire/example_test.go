@@ -25,3 +25,14 @@ func ExampleAppendCanonical() {
 	// Output:
 	// {"a":[1e+30,"é"],"b":1.5}
 }
+
+func ExampleSuggestion_String() {
+	e := wire.Errorf(wire.ErrConsent, "cls", "personal data needs cls pii with a consent in pii_meta").
+		WithSuggestion(wire.Suggestion{Action: wire.ActionRequestConsent, DataTypes: []string{"email", "phone"}})
+	fmt.Println(e, "-", e.Suggestion)
+	r := wire.Suggestion{Action: wire.ActionRetryAfter, DelayMS: 250}
+	fmt.Println(r.String())
+	// Output:
+	// E_CONSENT: cls: personal data needs cls pii with a consent in pii_meta - request_consent for email, phone
+	// retry_after after 250 ms
+}

@@ -49,7 +49,14 @@ func rpcFailure(err error) error {
 		if !c.Known() {
 			c = codeOfRPC(re.Code)
 		}
-		return &wire.Error{Code: c, Field: re.Field, Message: re.Message}
+		we := &wire.Error{Code: c, Field: re.Field, Message: re.Message}
+		if len(re.Suggestion) > 0 {
+			var sg wire.Suggestion
+			if json.Unmarshal(re.Suggestion, &sg) == nil && sg.Action != "" {
+				we.Suggestion = &sg
+			}
+		}
+		return we
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		return wire.Errorf(wire.ErrTimeout, "", "no answer before the deadline")

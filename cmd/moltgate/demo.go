@@ -343,15 +343,8 @@ func (d *demo) refusal(err error, want wire.Code, by string) (*wire.Error, error
 		return nil, fmt.Errorf("the call failed with %v; want %s", err, want)
 	}
 	s := ""
-	if sg := we.Suggestion; sg != nil {
-		s = " (suggestion: " + sg.Action
-		if len(sg.DataTypes) > 0 {
-			s += " for " + strings.Join(sg.DataTypes, ", ")
-		}
-		if sg.DelayMS > 0 {
-			s += fmt.Sprintf(" after %d ms", sg.DelayMS)
-		}
-		s += ")"
+	if we.Suggestion != nil {
+		s = " (suggestion: " + we.Suggestion.String() + ")"
 	}
 	d.line("refused by %s: %s%s", by, we.Error(), s)
 	return we, nil

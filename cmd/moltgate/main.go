@@ -126,7 +126,11 @@ func run(ctx context.Context, e *env, args []string) int {
 func describe(err error) string {
 	var we *wire.Error
 	if errors.As(err, &we) {
-		return strings.ReplaceAll(we.Error(), "\n", " ")
+		line := we.Error()
+		if we.Suggestion != nil {
+			line += " (suggestion: " + we.Suggestion.String() + ")"
+		}
+		return strings.ReplaceAll(line, "\n", " ")
 	}
 	code := wire.ErrInternal
 	var ue usageError

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/keys"
@@ -51,8 +52,10 @@ func runInit(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "  org key   %s\n  enc key   %s\n  TLS pin   %s\n", res.OrgKey, res.EncKey, res.TLSPin)
 	fmt.Fprintf(w, "  listens   %s (HTTPS), %s (gRPC)\n", res.Config.Listen.Address, res.Config.Listen.GRPC)
 	fmt.Fprintf(w, "\nNext steps:\n")
-	fmt.Fprintf(w, "  moltgate peer export --dir %s > %s.json         # give this to partner organisations\n", *dir, *org)
-	fmt.Fprintf(w, "  moltgate peer import --dir %s < partner.json    # trust a partner organisation\n", *dir)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "  moltgate peer export --dir %s > %s.json\t# give this to partner organisations\n", *dir, *org)
+	fmt.Fprintf(tw, "  moltgate peer import --dir %s < partner.json\t# trust a partner organisation\n", *dir)
+	tw.Flush()
 	fmt.Fprintf(w, "  moltgate agent add --dir %s --id AGENT --exec \"CMD ARGS\" --capability C\n", *dir)
 	fmt.Fprintf(w, "  moltgate serve --dir %s\n", *dir)
 	return nil
