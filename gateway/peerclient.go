@@ -39,6 +39,18 @@ type peerState struct {
 }
 
 func (s *Server) addPeer(p *Peer) error {
+	ps, err := s.newPeerState(p)
+	if err != nil {
+		return err
+	}
+	s.peersMu.Lock()
+	s.peers[p.Org] = ps
+	s.peersMu.Unlock()
+	return nil
+}
+
+// newPeerState makes what this gateway needs to call peer p.
+func (s *Server) newPeerState(p *Peer) (*peerState, error) {
 	ps := &peerState{s: s, p: p, ref: wire.Ref{Agent: GatewayAgent, Org: p.Org}}
 	ps.br = newBreaker(5, time.Second, s.now, func(st breakerState) {
 		s.metrics.setBreaker(p.Org, st)
@@ -58,7 +70,7 @@ func (s *Server) addPeer(p *Peer) error {
 	if strings.HasPrefix(p.Endpoint, "https://") {
 		cfg, err := pinnedClientTLS(p.TLSPin, nil)
 		if err != nil {
-			return fmt.Errorf("peer %s: %w", p.Org, err)
+			return nil, fmt.Errorf("peer %s: %w", p.Org, err)
 		}
 		ps.tls = cfg
 		// A copy: the HTTP transport adds "h2" to the config's NextProtos
@@ -66,10 +78,7 @@ func (s *Server) addPeer(p *Peer) error {
 		tr.TLSClientConfig = cfg.Clone()
 	}
 	ps.client = &http.Client{Transport: tr}
-	s.peersMu.Lock()
-	s.peers[p.Org] = ps
-	s.peersMu.Unlock()
-	return nil
+	return ps, nil
 }
 
 func (s *Server) peer(org string) *peerState {

@@ -71,9 +71,11 @@ type Server struct {
 	pins    *keys.PinStore
 	box     *crypto.Box
 
-	peersMu sync.RWMutex
-	peers   map[string]*peerState // by org
-	agents  map[string]*agentState
+	// reloadMu serialises ReloadPeers.
+	reloadMu sync.Mutex
+	peersMu  sync.RWMutex
+	peers    map[string]*peerState // by org
+	agents   map[string]*agentState
 
 	replay   *replay.Window
 	hsCfg    *handshake.Config

@@ -278,3 +278,28 @@ func TestStoreBoundedLRU(t *testing.T) {
 		t.Fatalf("pruned %d, %d left", n, st.Len())
 	}
 }
+
+func TestStoreRemoveOrg(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	st := NewStore(StoreConfig{Now: clk.Now})
+	// Both ends of one session share its id: take each from another.
+	si, _ := sessions(t, c, clk, nil) // its peer is gw@globex
+	_, sr := sessions(t, c, clk, nil) // alice@acme
+	_, sr2 := sessions(t, c, clk, nil)
+	st.Add(si)
+	st.Add(sr)
+	st.Add(sr2)
+	if n := st.RemoveOrg("acme"); n != 2 || st.Len() != 1 {
+		t.Fatalf("removed %d, %d left", n, st.Len())
+	}
+	if _, err := st.Peer(c.alice.agent.Ref); err == nil {
+		t.Fatal("a session with acme is left")
+	}
+	if _, err := sr.SignAndSeal(query(c.gw, c.alice, uuid(1), t0, wire.Int), c.gw.agent.Signing); err == nil {
+		t.Fatal("removed session still seals")
+	}
+	if got, err := st.Peer(c.gw.agent.Ref); err != nil || got != si {
+		t.Fatalf("globex's session: %v %v", got, err)
+	}
+}

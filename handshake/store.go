@@ -128,6 +128,22 @@ func (s *Store) Remove(id string) {
 	}
 }
 
+// RemoveOrg closes and drops every session with a peer of org, such as
+// when org is no longer trusted, and reports how many.
+func (s *Store) RemoveOrg(org string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, id := range s.lru.Keys() {
+		if sess, ok := s.lru.Peek(id); ok && sess.peer.Org == org {
+			sess.Close()
+			s.lru.Remove(id)
+			n++
+		}
+	}
+	return n
+}
+
 // Prune drops every expired or closed session and reports how many.
 // Expired sessions are refused without it; it returns their memory sooner.
 func (s *Store) Prune() int {

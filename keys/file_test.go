@@ -182,8 +182,28 @@ func TestPinStore(t *testing.T) {
 	if err := s2.Check("acme", b.Public()); err != nil {
 		t.Fatalf("after Replace: %v", err)
 	}
+	// The first store sees the other's change once it reloads.
+	if err := s.Check("acme", b.Public()); !errors.As(err, &mm) {
+		t.Fatalf("before Reload: %v", err)
+	}
+	if err := s.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Check("acme", b.Public()); err != nil {
+		t.Fatalf("after Reload: %v", err)
+	}
 	if err := s2.Remove("acme"); err != nil || len(s2.All()) != 0 {
 		t.Fatalf("Remove: %v", err)
+	}
+	// A file that does not parse leaves the store as it was.
+	if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Reload(); err == nil {
+		t.Fatal("Reload accepted a broken file")
+	}
+	if err := s.Check("acme", b.Public()); err != nil {
+		t.Fatalf("after a failed Reload: %v", err)
 	}
 	os.Chmod(path, 0o644)
 	if _, err := OpenPinStore(path, now); !errors.Is(err, ErrPermissions) {

@@ -52,11 +52,32 @@ func OpenPinStore(path string, now func() time.Time) (*PinStore, error) {
 	if now == nil {
 		now = time.Now
 	}
-	s := &PinStore{path: path, now: now, pins: map[string]Pin{}}
+	pins, err := readPins(path)
+	if err != nil {
+		return nil, err
+	}
+	return &PinStore{path: path, now: now, pins: pins}, nil
+}
+
+// Reload reads the file again, for a process that holds the store while
+// another one pins keys. On error the store keeps what it had.
+func (s *PinStore) Reload() error {
+	pins, err := readPins(s.path)
+	if err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.pins = pins
+	return nil
+}
+
+func readPins(path string) (map[string]Pin, error) {
+	pins := map[string]Pin{}
 	b, err := ReadPrivateFile(path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return s, nil
+		return pins, nil
 	case err != nil:
 		return nil, fmt.Errorf("open pins: %w", err)
 	}
@@ -68,12 +89,12 @@ func OpenPinStore(path string, now func() time.Time) (*PinStore, error) {
 		if p.Name == "" || p.Key.IsZero() {
 			return nil, fmt.Errorf("open pins %s: entry without name or key", path)
 		}
-		if _, dup := s.pins[p.Name]; dup {
+		if _, dup := pins[p.Name]; dup {
 			return nil, fmt.Errorf("open pins %s: %s pinned twice", path, p.Name)
 		}
-		s.pins[p.Name] = p
+		pins[p.Name] = p
 	}
-	return s, nil
+	return pins, nil
 }
 
 // Lookup returns the pin for name.

@@ -54,6 +54,7 @@ func TestGatewayScripts(t *testing.T) {
 			"freeport":    cmdFreePort, // of directory_test.go
 			"waitready":   cmdWaitReady,
 			"waitpending": cmdWaitPending,
+			"waitcall":    cmdWaitCall,
 			// readvar VAR FILE: set $VAR to FILE's content, trimmed.
 			"readvar": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
@@ -136,5 +137,28 @@ func cmdWaitPending(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("no call held for approval at %s", filepath.Base(args[0]))
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitcall DIR FROM TO TOOL INPUT: call until the call is answered, such as
+// after a change the gateways take up within seconds.
+func cmdWaitCall(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 5 {
+		ts.Fatalf("usage: waitcall DIR FROM TO TOOL INPUT")
+	}
+	c := dialScript(ts, args[0], localbridge.ClientOptions{})
+	defer c.Close()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := c.Query(ctx, localbridge.QueryRequest{From: args[1], To: args[2], Tool: args[3], Input: json.RawMessage(args[4])}, nil)
+		cancel()
+		if err == nil {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("call not answered: %v", err)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/keys"
@@ -28,6 +31,18 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "moltgate serve: %s listening on %s (gRPC %s)\n", s.Org(), s.Config().Listen.Address, s.Config().Listen.GRPC)
+	// SIGHUP reads the peers again at once; the gateway also notices an
+	// import by itself within seconds.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer func() { signal.Stop(hup); close(hup) }()
+	go func() {
+		for range hup {
+			if err := s.ReloadPeers(); err != nil {
+				fmt.Fprintf(e.stderr, "moltgate serve: %s\n", describe(err))
+			}
+		}
+	}()
 	if err := s.Run(ctx); err != nil && !errors.Is(err, gateway.ErrServerClosed) {
 		return err
 	}

@@ -107,6 +107,7 @@ func runPeer(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 		fmt.Fprintf(e.stdout, "Trusting %s: org key %s, endpoint %s, up to %s\n", p.Org, p.OrgKey, p.Endpoint, p.MaxCls)
+		fmt.Fprintln(e.stdout, "A running gateway takes this up within seconds (or at once on SIGHUP).")
 		return nil
 	}
 	return usagef("unknown peer subcommand %q (want export or import)", args[0])

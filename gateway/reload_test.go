@@ -1,0 +1,109 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// TestReloadPeers imports, changes and removes a peer while both gateways
+// serve: each change takes effect without a restart.
+func TestReloadPeers(t *testing.T) {
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, MaxCls: "pii"})
+	// acme trusts globex; globex does not know acme yet.
+	doc, err := ExportPeer(db, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ImportPeer(da, doc, ImportOptions{MaxCls: "pii"}); err != nil {
+		t.Fatal(err)
+	}
+	acme, globex := start(t, da, la, TransportWebSocket), start(t, db, lb, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	call := func(cls string) error {
+		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+			Input: json.RawMessage(`{"text":"hi"}`), Class: cls}, nil)
+		return err
+	}
+	importAcme := func(maxCls string) {
+		t.Helper()
+		doc, err := ExportPeer(da, nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ImportPeer(db, doc, ImportOptions{MaxCls: maxCls}); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	if err := call("int"); code(err) != wire.ErrAuthFailed {
+		t.Fatalf("call before globex imported acme: %v, want E_AUTH_FAILED", err)
+	}
+
+	// Imported: the serving gateway notices by itself.
+	importAcme("int")
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if err := call("int"); err == nil {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("acme still refused after the import: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := call("conf"); code(err) != wire.ErrClassification {
+		t.Fatalf("conf above the ceiling of int: %v", err)
+	}
+
+	// A higher ceiling, reloaded at once: the session is kept.
+	importAcme("conf")
+	if err := globex.s.ReloadPeers(); err != nil {
+		t.Fatal(err)
+	}
+	if err := call("conf"); err != nil {
+		t.Fatalf("conf after raising the ceiling: %v", err)
+	}
+	if n := globex.s.sessions.Len(); n != 1 {
+		t.Fatalf("globex holds %d sessions, want the one kept", n)
+	}
+
+	// Removed: trust and sessions end.
+	if err := os.Remove(filepath.Join(db.PeersDir(), "acme.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := globex.s.ReloadPeers(); err != nil {
+		t.Fatal(err)
+	}
+	if n := globex.s.sessions.Len(); n != 0 {
+		t.Fatalf("globex holds %d sessions after removing acme", n)
+	}
+	if globex.s.trust.Known("acme") || globex.s.peer("acme") != nil {
+		t.Fatal("acme still trusted after its removal")
+	}
+	if err := call("int"); err == nil {
+		t.Fatal("call answered after globex removed acme")
+	}
+
+	// A broken peer file changes nothing, and says which.
+	importAcme("int")
+	if err := globex.s.ReloadPeers(); err != nil {
+		t.Fatal(err)
+	}
+	bad := filepath.Join(db.PeersDir(), "initech.json")
+	if err := os.WriteFile(bad, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := globex.s.ReloadPeers(); err == nil {
+		t.Fatal("reload accepted a broken peer file")
+	}
+	if globex.s.peer("acme") == nil {
+		t.Fatal("a failed reload dropped a peer")
+	}
+}
