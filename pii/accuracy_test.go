@@ -570,7 +570,9 @@ const policyText = `## Policy
   it on purpose.
 - **Health.** Health terms count only in a document that also identifies a person (a name, an e-mail,
   a phone number, an id number, a date of birth, an address). "Patient is a 38-year-old male with a
-  history of headaches" passes.
+  history of headaches" passes. A term counts only written as a word: in lower case, in capitals
+  or capitalised ("HIV", "Heart Attack", not "hIv" inside a base64 signature), and a term of four
+  letters or fewer must end its word ("hive" is not "hiv").
 - **Published examples.** Credentials published as documentation examples (AWS's
   AKIAIOSFODNN7EXAMPLE, the example API keys of the Firebase SDKs) are never reported.
 `
