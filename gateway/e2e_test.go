@@ -87,7 +87,9 @@ func trustEachOther(t testing.TB, a, b Dir, maxCls string) {
 
 // start opens and serves a gateway, and connects an echo agent for each
 // local agent it has.
-func start(t testing.TB, d Dir, ls *Listeners, transport string) *testGateway {
+// start serves the gateway of d. Scheduled registry sync is off, so that
+// tests sync when they say; withSync turns it back on.
+func start(t testing.TB, d Dir, ls *Listeners, transport string, opts ...func(*Server)) *testGateway {
 	t.Helper()
 	g := &testGateway{t: t, dir: d, ls: ls, log: &bytes.Buffer{}, mu: &sync.Mutex{}}
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{g.mu, g.log}, &slog.HandlerOptions{Level: slog.LevelDebug}))
@@ -96,6 +98,10 @@ func start(t testing.TB, d Dir, ls *Listeners, transport string) *testGateway {
 		t.Fatal(err)
 	}
 	s.cfg.Peers.Transport = transport
+	s.cfg.Directory.SyncInterval = -1
+	for _, o := range opts {
+		o(s)
+	}
 	g.s = s
 	if ls.Core, err = localbridge.ListenUnix(d.CoreSocket()); err != nil {
 		t.Fatal(err)
@@ -144,6 +150,9 @@ func (g *testGateway) logs() string {
 	defer g.mu.Unlock()
 	return g.log.String()
 }
+
+// withSync turns scheduled registry sync on, at the default interval.
+func withSync(s *Server) { s.cfg.Directory.SyncInterval = Duration(5 * time.Minute) }
 
 func twoGateways(t *testing.T, transport string) (*testGateway, *testGateway) {
 	t.Helper()

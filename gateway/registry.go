@@ -45,8 +45,9 @@ const (
 type registryService struct {
 	reg *directory.Registry
 
-	mu    sync.Mutex
-	since map[string]time.Time // per peer org: the latest change synced, on the peer's clock
+	mu      sync.Mutex
+	since   map[string]time.Time    // per peer org: the latest change synced, on the peer's clock
+	pending map[string]*pendingSync // per peer org: a sync asked for by wantSync, not yet done
 }
 
 func (s *Server) newRegistry() (*registryService, error) {
@@ -58,7 +59,7 @@ func (s *Server) newRegistry() (*registryService, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &registryService{reg: reg, since: map[string]time.Time{}}, nil
+	return &registryService{reg: reg, since: map[string]time.Time{}, pending: map[string]*pendingSync{}}, nil
 }
 
 // Registry returns the gateway's registry.

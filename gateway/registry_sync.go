@@ -2,10 +2,13 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -14,11 +17,11 @@ const maxSyncPages = 1000
 
 // SyncStats says what one registry sync with a peer did.
 type SyncStats struct {
-	Peer      string
-	Pages     int
-	Applied   int // entries and removals written here
-	Unchanged int // already held, or older than what is held
-	Refused   int // failed a check (logged, with the reason)
+	Peer      string `json:"peer"`
+	Pages     int    `json:"pages"`
+	Applied   int    `json:"applied"`   // entries and removals written here
+	Unchanged int    `json:"unchanged"` // already held, or older than what is held
+	Refused   int    `json:"refused"`   // failed a check (logged, with the reason)
 }
 
 // SyncRegistry pulls from the registry of peer org, or of every peer when
@@ -180,14 +183,145 @@ func (s *Server) pingListed(ctx context.Context, ps *peerState, id directory.ID)
 
 // registryBackground starts the directory's loops on the gateway's
 // ticker: registry sync with every peer on directory.sync_interval (unless
-// it is negative), and the liveness monitor.
+// it is negative), a first sync with each peer as soon as it answers, and
+// the liveness monitor.
 func (s *Server) registryBackground(tick func(time.Duration, func(context.Context))) {
 	if every := s.cfg.Directory.SyncInterval.D(); every > 0 {
+		s.peersMu.RLock()
+		for org := range s.peers {
+			s.wantSync(org)
+		}
+		s.peersMu.RUnlock()
+		tick(catchUpEvery, s.catchUpOnce)
 		tick(every, func(ctx context.Context) {
+			ctx, cancel := context.WithTimeout(ctx, syncTimeout)
+			defer cancel()
 			if _, err := s.SyncRegistry(ctx, ""); err != nil {
 				s.log.Warn("registry sync failed", "err", err.Error())
 			}
 		})
 	}
 	tick(monitorEvery, s.monitorOnce)
+}
+
+const (
+	// syncTimeout bounds one scheduled sync with every peer, and
+	// catchUpTimeout one catch-up sync with one peer, so that a peer that
+	// accepts connections and then says nothing cannot stall the loop.
+	syncTimeout    = 5 * time.Minute
+	catchUpTimeout = 30 * time.Second
+	// catchUpEvery is how often syncs asked for by wantSync are looked at.
+	catchUpEvery = time.Second
+	// catchUpFirst is the first wait after a failed catch-up sync; it
+	// doubles up to directory.sync_interval.
+	catchUpFirst = 2 * time.Second
+)
+
+// pendingSync is a sync with one peer that is wanted before the schedule.
+type pendingSync struct {
+	next time.Time     // not before
+	wait time.Duration // the last wait after a failure
+}
+
+// wantSync asks for a sync with peer org as soon as it answers: when the
+// gateway starts and when the peer is imported or changes, so that the
+// peer's agents can be discovered here at once rather than after
+// directory.sync_interval. It does nothing when scheduled sync is off.
+func (s *Server) wantSync(org string) {
+	if s.cfg.Directory.SyncInterval.D() <= 0 {
+		return
+	}
+	rs := s.registry
+	rs.mu.Lock()
+	rs.pending[org] = &pendingSync{next: s.now()}
+	rs.mu.Unlock()
+}
+
+// catchUpOnce runs the syncs wantSync asked for that are due. One that fails
+// (the peer is not up yet, say) is tried again after a wait that doubles
+// from catchUpFirst up to the sync interval; one that succeeds is done.
+func (s *Server) catchUpOnce(ctx context.Context) {
+	rs := s.registry
+	now := s.now()
+	due := map[string]*pendingSync{}
+	rs.mu.Lock()
+	for org, p := range rs.pending {
+		if !now.Before(p.next) {
+			due[org] = p
+		}
+	}
+	rs.mu.Unlock()
+	for org, p := range due {
+		sctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
+		_, err := s.SyncRegistry(sctx, org)
+		cancel()
+		rs.mu.Lock()
+		// A newer request made while this sync ran stays for the next round.
+		if rs.pending[org] == p {
+			if err == nil || s.peer(org) == nil || ctx.Err() != nil {
+				delete(rs.pending, org)
+			} else {
+				p.wait = min(max(2*p.wait, catchUpFirst), s.cfg.Directory.SyncInterval.D())
+				p.next = s.now().Add(p.wait)
+			}
+		}
+		rs.mu.Unlock()
+		if err != nil && ctx.Err() == nil {
+			s.log.Info("registry sync with a new peer failed; retrying", "peer", org, "retry_in", p.wait.String(), "err", err.Error())
+		}
+	}
+}
+
+// forget drops what is held about syncing with a peer that is gone, so that
+// one imported again under the same name starts from the beginning.
+func (rs *registryService) forget(org string) {
+	rs.mu.Lock()
+	delete(rs.since, org)
+	delete(rs.pending, org)
+	rs.mu.Unlock()
+}
+
+// syncReport is the answer to directory.sync: one line per peer, with the
+// error of a pull that failed.
+type syncReport struct {
+	Peers []syncLine `json:"peers"`
+}
+
+type syncLine struct {
+	SyncStats
+	Error *wire.ErrorPayload `json:"error,omitempty"`
+}
+
+// SyncDirectory answers directory.sync for a local caller: it pulls the
+// registry of req.Peer, or of every peer, now. A peer that fails is
+// reported on its line; the others are still pulled.
+func (s *Server) SyncDirectory(ctx context.Context, req localbridge.SyncRequest) (json.RawMessage, error) {
+	if req.Peer != "" && s.peer(req.Peer) == nil {
+		return nil, wire.Errorf(wire.ErrInvalidParam, "peer", "%s is not a peer of this gateway", req.Peer).
+			WithSuggestion(wire.Suggestion{Action: wire.ActionRetry, Fix: "import its peer document with moltgate peer import"})
+	}
+	var orgs []string
+	if req.Peer != "" {
+		orgs = []string{req.Peer}
+	} else {
+		s.peersMu.RLock()
+		for org := range s.peers {
+			orgs = append(orgs, org)
+		}
+		s.peersMu.RUnlock()
+		slices.Sort(orgs)
+	}
+	rep := syncReport{Peers: []syncLine{}}
+	for _, org := range orgs {
+		stats, err := s.SyncRegistry(ctx, org)
+		line := syncLine{SyncStats: SyncStats{Peer: org}}
+		if len(stats) == 1 {
+			line.SyncStats = stats[0]
+		}
+		if err != nil {
+			line.Error = asWire(err).Payload()
+		}
+		rep.Peers = append(rep.Peers, line)
+	}
+	return json.Marshal(rep)
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -509,5 +510,70 @@ func TestDirectorySync(t *testing.T) {
 	}
 	if st, _, body := globex.do("POST", "/moltspeak/v0.1/message", b); st != 401 {
 		t.Fatalf("sync outside a session: %d %s", st, body)
+	}
+}
+
+// A gateway syncs with each peer's registry as soon as the peer answers,
+// not only on the schedule: a peer that starts later is retried.
+func TestDirectoryCatchUp(t *testing.T) {
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, MaxCls: "pii"})
+	trustEachOther(t, da, db, "pii")
+	// globex's ports refuse connections until it starts.
+	addrs := [2]string{lb.HTTP.Addr().String(), lb.GRPC.Addr().String()}
+	lb.HTTP.Close()
+	lb.GRPC.Close()
+	acme := start(t, da, la, TransportWebSocket, withSync)
+	for deadline := time.Now().Add(10 * time.Second); !strings.Contains(acme.logs(), "registry sync with a new peer failed; retrying"); {
+		if time.Now().After(deadline) {
+			t.Fatal("no first sync attempt while globex is down")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Asked to sync now, acme reports the failure on globex's line.
+	sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer scancel()
+	raw, err := acme.s.SyncDirectory(sctx, localbridge.SyncRequest{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep syncReport
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Peers) != 1 || rep.Peers[0].Peer != "globex" || rep.Peers[0].Error == nil || rep.Peers[0].Error.Code != wire.ErrPeerUnavailable {
+		t.Fatalf("sync while globex is down: %s", raw)
+	}
+	if _, err := acme.s.SyncDirectory(sctx, localbridge.SyncRequest{Peer: "initech"}); code(err) != wire.ErrInvalidParam {
+		t.Fatalf("sync with a stranger: %v", err)
+	}
+	if lb.HTTP, err = net.Listen("tcp", addrs[0]); err != nil {
+		t.Skipf("globex's port was taken meanwhile: %v", err)
+	}
+	if lb.GRPC, err = net.Listen("tcp", addrs[1]); err != nil {
+		t.Skipf("globex's port was taken meanwhile: %v", err)
+	}
+	start(t, db, lb, TransportWebSocket)
+	acme.waitListed("echo@globex")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(resultIDs(t, out), ","); got != "echo@globex" {
+		t.Fatalf("acme discovers %q", got)
+	}
+	for deadline := time.Now().Add(5 * time.Second); ; {
+		acme.s.registry.mu.Lock()
+		n := len(acme.s.registry.pending)
+		acme.s.registry.mu.Unlock()
+		if n == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d syncs still pending after success", n)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

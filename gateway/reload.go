@@ -69,6 +69,7 @@ func (s *Server) ReloadPeers() error {
 		s.peersMu.Lock()
 		s.peers[p.Org] = c.ps
 		s.peersMu.Unlock()
+		s.wantSync(p.Org)
 		if c.old == nil {
 			s.log.Info("peer added", "peer", p.Org, "endpoint", p.Endpoint, "max_cls", p.MaxCls.String())
 			continue
@@ -90,6 +91,7 @@ func (s *Server) ReloadPeers() error {
 		s.trust.Remove(ps.p.Org)
 		s.policy.RemovePeer(ps.p.Org)
 		n := s.sessions.RemoveOrg(ps.p.Org)
+		s.registry.forget(ps.p.Org)
 		ps.close()
 		s.log.Info("peer removed", "peer", ps.p.Org, "sessions_ended", n)
 	}

@@ -11,8 +11,8 @@
 //
 // RPCServer is the JSON-RPC 2.0 face for local callers (the CLI, apps, terminals), in the
 // conventions of the OpenAgent-Terminal IPC protocol; Client is its Go client. The face
-// reaches the rest of the gateway through small interfaces (Querier, Discoverer, Pinger,
-// ConsentIssuer); Local implements them for the organisation's own agents from a Core.
+// reaches the rest of the gateway through small interfaces (Querier, Discoverer, Syncer,
+// Pinger, ConsentIssuer); Local implements them for the organisation's own agents from a Core.
 //
 // Agents are written with package localbridge/agent.
 package localbridge

@@ -36,6 +36,12 @@ type Discoverer interface {
 	Discover(ctx context.Context, req DiscoverRequest) (json.RawMessage, error)
 }
 
+// Syncer answers directory.sync: it pulls peer registries now, and says what
+// each pull did ({"peers": [...]}).
+type Syncer interface {
+	SyncDirectory(ctx context.Context, req SyncRequest) (json.RawMessage, error)
+}
+
 // Pinger answers agent.ping with the agent's pong payload.
 type Pinger interface {
 	Ping(ctx context.Context, req PingRequest) (json.RawMessage, error)
@@ -50,6 +56,7 @@ type ConsentIssuer interface {
 type RPCConfig struct {
 	Query     Querier       // agent.query and agent.cancel
 	Directory Discoverer    // directory.discover
+	Sync      Syncer        // directory.sync
 	Ping      Pinger        // agent.ping
 	Consent   ConsentIssuer // consent.issue
 	Approvals *Approvals    // tool.approve, approvals.list and the tool.request_approval notifications
@@ -542,6 +549,9 @@ func (c *rpcConn) dispatch(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 	case r.Method == MethodDiscover && s.cfg.Directory != nil:
 		res, err := c.discover(r)
 		return res, err, nil
+	case r.Method == MethodSync && s.cfg.Sync != nil:
+		res, err := c.sync(r)
+		return res, err, nil
 	case r.Method == MethodPing && s.cfg.Ping != nil:
 		res, err := c.ping(r)
 		return res, err, nil
@@ -572,6 +582,9 @@ func (s *RPCServer) methods() (methods, caps []string) {
 	if s.cfg.Directory != nil {
 		methods = append(methods, MethodDiscover)
 		caps = append(caps, "directory")
+	}
+	if s.cfg.Sync != nil {
+		methods = append(methods, MethodSync)
 	}
 	if s.cfg.Consent != nil {
 		methods = append(methods, MethodConsentIssue)
@@ -900,6 +913,21 @@ func (c *rpcConn) discover(r *jsonrpc.Request) (any, *jsonrpc.Error) {
 		p.Query = json.RawMessage("{}")
 	}
 	res, err := c.s.cfg.Directory.Discover(c.ctx, p)
+	if err != nil {
+		return nil, c.s.errorFor(err)
+	}
+	return res, nil
+}
+
+func (c *rpcConn) sync(r *jsonrpc.Request) (any, *jsonrpc.Error) {
+	var p SyncRequest
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	if p.Peer != "" && !namePattern.MatchString(p.Peer) {
+		return nil, invalidParams("peer", "peer is not a valid organisation name")
+	}
+	res, err := c.s.cfg.Sync.SyncDirectory(c.ctx, p)
 	if err != nil {
 		return nil, c.s.errorFor(err)
 	}

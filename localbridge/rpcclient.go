@@ -283,6 +283,16 @@ func (c *Client) Discover(ctx context.Context, req DiscoverRequest) (json.RawMes
 	return out, nil
 }
 
+// Sync sends directory.sync: the gateway pulls the registry of peer, or of
+// every peer when peer is "", and says what each pull did.
+func (c *Client) Sync(ctx context.Context, peer string) (json.RawMessage, error) {
+	var out json.RawMessage
+	if err := c.conn.Call(ctx, MethodSync, SyncRequest{Peer: peer}, &out); err != nil {
+		return nil, rpcError(err)
+	}
+	return out, nil
+}
+
 // Ping sends agent.ping and returns the pong payload.
 func (c *Client) Ping(ctx context.Context, agent string) (json.RawMessage, error) {
 	var out json.RawMessage

@@ -14,6 +14,7 @@ const (
 	MethodApprove       = "tool.approve"
 	MethodApprovalsList = "approvals.list"
 	MethodDiscover      = "directory.discover"
+	MethodSync          = "directory.sync"
 	MethodConsentIssue  = "consent.issue"
 	MethodContextUpdate = "context.update" // a notification from terminals; accepted and ignored
 
@@ -83,6 +84,11 @@ type DiscoverRequest struct {
 	Org        string          `json:"org,omitempty"`
 	Limit      int             `json:"limit,omitempty"`
 	Query      json.RawMessage `json:"-"`
+}
+
+// SyncRequest is the parameters of directory.sync.
+type SyncRequest struct {
+	Peer string `json:"peer,omitempty"` // one peer organisation; every peer when empty
 }
 
 // PingRequest is the parameters of agent.ping.

@@ -341,3 +341,72 @@ func printJSON(w io.Writer, v any) error {
 	_, err = fmt.Fprintln(w, string(b))
 	return err
 }
+
+// runSync has the running gateway pull its peers' registries now, rather
+// than at the next directory.sync_interval.
+func runSync(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "sync")
+	dir := fs.String("dir", "", "gateway directory")
+	peer := fs.String("peer", "", "pull only this peer organisation's registry (default: every peer)")
+	asJSON := fs.Bool("json", false, "print the gateway's answer as JSON")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	c, err := dialGateway(ctx, *dir, localbridge.ClientOptions{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	sctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
+	defer cancel()
+	raw, err := c.Sync(sctx, *peer)
+	if err != nil {
+		return rpcFailure(err)
+	}
+	var rep struct {
+		Peers []struct {
+			Peer      string             `json:"peer"`
+			Applied   int                `json:"applied"`
+			Unchanged int                `json:"unchanged"`
+			Refused   int                `json:"refused"`
+			Error     *wire.ErrorPayload `json:"error"`
+		} `json:"peers"`
+	}
+	if err := json.Unmarshal(raw, &rep); err != nil {
+		return fmt.Errorf("read the gateway's answer: %w", err)
+	}
+	if *asJSON {
+		if err := printJSON(e.stdout, json.RawMessage(raw)); err != nil {
+			return err
+		}
+	} else if len(rep.Peers) == 0 {
+		fmt.Fprintln(e.stdout, "No peers to sync with (import one with moltgate peer import).")
+	} else {
+		tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "PEER\tAPPLIED\tUNCHANGED\tREFUSED\tRESULT")
+		for _, p := range rep.Peers {
+			result := "ok"
+			if p.Error != nil {
+				result = p.Error.Err().Error()
+			} else if p.Refused > 0 {
+				result = "ok; refused entries are in the gateway's log"
+			}
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\n", p.Peer, p.Applied, p.Unchanged, p.Refused, result)
+		}
+		tw.Flush()
+	}
+	var failed []string
+	var first *wire.ErrorPayload
+	for _, p := range rep.Peers {
+		if p.Error != nil {
+			failed = append(failed, p.Peer)
+			if first == nil {
+				first = p.Error
+			}
+		}
+	}
+	if first != nil {
+		return wire.Errorf(first.Code, "", "sync failed with %s", strings.Join(failed, ", "))
+	}
+	return nil
+}

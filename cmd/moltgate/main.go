@@ -74,6 +74,7 @@ func commands() []command {
 		{"register", "register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG] [--json]", runRegister},
 		{"discover", "discover --dir DIR --capability C [--org ORG] [--limit N] [--json]", runDiscover},
 		{"agents", "agents --dir DIR [--capability C] [--org ORG] [--json]", runAgents},
+		{"sync", "sync --dir DIR [--peer ORG] [--json]", runSync},
 		{"demo", "demo", runDemo},
 		{"bench", "bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--json] [--doc FILE]", runBench},
 		{"pii", "pii scan [--jsonl] < text", runPII},
