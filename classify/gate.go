@@ -212,7 +212,14 @@ func (g *Gate) Check(ctx context.Context, m *wire.Message, d Direction, peer str
 		agent, supported = m.To.Agent, s.LocalSupported
 	}
 	if r := g.policy.allow(m.Cls, peer, agent, supported); r != 0 {
-		return g.block(dec, d, r, classErr(r, m.Cls), nil)
+		err := classErr(r, m.Cls)
+		if d == Outbound {
+			// The refusal goes back to a local caller, who may change the
+			// configuration: name the ceiling and how to raise it. A peer is
+			// told only the rule.
+			err = g.policy.explain(err, r, m.Cls, peer, agent)
+		}
+		return g.block(dec, d, r, err, nil)
 	}
 	if d == Inbound && dec.Handling.Encrypt && !s.Sealed {
 		return g.block(dec, d, ReasonNotSealed, classErr(ReasonNotSealed, m.Cls), nil)

@@ -289,6 +289,31 @@ func TestGateCeilingsAndHello(t *testing.T) {
 			t.Errorf("%s: got allow=%v %s %v", c.name, d.Allow, d.Reason, d.Err)
 		}
 	}
+	// A local caller is told which ceiling refused and how to raise it; a
+	// peer is told the rule only.
+	explained := []struct {
+		m         *wire.Message
+		dir       Direction
+		peer      string
+		msg, hint string
+	}{
+		{f.msg(t, alice, carol, wire.Conf, "q", nil), Outbound, "initech",
+			"conf is above the ceiling of peer organisation initech (int)", "send at most int, or, if initech may have conf, import its peer document again with --max-cls conf"},
+		{f.msg(t, dave, bob, wire.Sec, "q", nil), Outbound, "globex",
+			"sec is above the ceiling of local agent dave (conf)", "send at most conf, or, if dave may handle sec, raise max_cls in agents/dave.json and restart the gateway"},
+		{f.msg(t, carol, alice, wire.Conf, "q", nil), Inbound, "initech", "conf is above the ceiling set for the peer organisation", ""},
+		{f.msg(t, bob, dave, wire.Sec, "q", nil), Inbound, "globex", "sec is above the ceiling set for the local agent", ""},
+	}
+	for _, c := range explained {
+		d := f.gate.Check(ctx, c.m, c.dir, c.peer, sealed)
+		hint := ""
+		if d.Err != nil && d.Err.Suggestion != nil {
+			hint = d.Err.Suggestion.Fix
+		}
+		if d.Err == nil || d.Err.Message != c.msg || hint != c.hint {
+			t.Errorf("%s to %s: got %v (fix %q), want %q (fix %q)", c.dir, c.peer, d.Err, hint, c.msg, c.hint)
+		}
+	}
 	for _, ok := range []struct {
 		m    *wire.Message
 		dir  Direction

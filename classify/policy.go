@@ -168,3 +168,19 @@ func classErr(r Reason, c wire.Class) *wire.Error {
 	}
 	return &wire.Error{Code: wire.ErrClassification, Field: "cls", Message: msg}
 }
+
+// explain adds to err, a refusal of a message of level c by rule r, the
+// ceiling that refused it and the setting that raises it, for an operator.
+func (p *Policy) explain(err *wire.Error, r Reason, c wire.Class, org, agent string) *wire.Error {
+	switch r {
+	case ReasonPeerCeiling:
+		err.Message = fmt.Sprintf("%s is above the ceiling of peer organisation %s (%s)", c, org, p.PeerCeiling(org))
+		err.Suggestion = &wire.Suggestion{Action: wire.ActionRetry,
+			Fix: fmt.Sprintf("send at most %s, or, if %s may have %s, import its peer document again with --max-cls %s", p.PeerCeiling(org), org, c, c)}
+	case ReasonAgentCeiling:
+		err.Message = fmt.Sprintf("%s is above the ceiling of local agent %s (%s)", c, agent, p.AgentCeiling(agent))
+		err.Suggestion = &wire.Suggestion{Action: wire.ActionRetry,
+			Fix: fmt.Sprintf("send at most %s, or, if %s may handle %s, raise max_cls in agents/%s.json and restart the gateway", p.AgentCeiling(agent), agent, c, agent)}
+	}
+	return err
+}
