@@ -1,5 +1,6 @@
 // Command moltgate is the moltgate gateway and its tools: keys, signing,
-// sealing, the gateway itself, and a narrated demo.
+// sealing, setting up and running a gateway, the directory, calls to remote
+// agents, consent tokens, a narrated demo and an end-to-end benchmark.
 //
 // Usage:
 //
@@ -9,6 +10,19 @@
 //	moltgate verify [--key ed25519:…] < msg.json
 //	moltgate seal --identity FILE --to x25519:… < msg.json
 //	moltgate open --identity FILE < envelope.json
+//	moltgate init --dir DIR --org ORG [--listen HOST:PORT]
+//	moltgate peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] < them.json
+//	moltgate serve --dir DIR
+//	moltgate agent add --dir DIR --id AGENT --exec "CMD ARGS" [--capability C]... [--max-cls LEVEL]
+//	moltgate register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG]
+//	moltgate discover --dir DIR --capability C [--org ORG] [--limit N] [--json]
+//	moltgate agents --dir DIR [--capability C] [--org ORG] [--json]
+//	moltgate sync --dir DIR [--peer ORG] [--json]
+//	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME --input JSON [--consent TOKEN]
+//	moltgate ping --dir DIR AGENT@ORG
+//	moltgate approvals --dir DIR [--json] [--watch] | approvals --dir DIR approve|deny ID
+//	moltgate consent issue|verify|revoke (--dir DIR | --identity FILE) ...
+//	moltgate pii scan [--jsonl] < text
 //	moltgate demo
 //	moltgate bench [--duration 3s] [--concurrency 16] [--size 1024] [--json] [--doc FILE]
 //
