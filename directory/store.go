@@ -78,6 +78,12 @@ type Store interface {
 	// than UptimeWindow. Run it periodically (hourly is plenty).
 	Sweep(ctx context.Context) (Swept, error)
 
+	// PurgeOrg deletes every entry of org, removals included, and what is
+	// known of its agents' liveness, and returns how many entries it
+	// deleted. It is for an organisation this gateway no longer trusts:
+	// the deletion is local, not a signed removal, and is not synced.
+	PurgeOrg(ctx context.Context, org string) (int, error)
+
 	// Close releases the store's resources.
 	Close() error
 }

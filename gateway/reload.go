@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"time"
@@ -15,13 +16,15 @@ const peerWatchEvery = 2 * time.Second
 // writes DIR/peers, and this reads it again. A new peer is trusted at
 // once; a peer whose org key, endpoints or TLS pin changed loses its
 // sessions and connections, which are made again on next use; a peer
-// whose file was removed is no longer trusted, and its sessions end. A
-// serving gateway does this by itself within seconds of a change, and on
-// SIGHUP under moltgate serve.
+// whose file was removed is no longer trusted, its sessions end, and the
+// entries of its organisation leave this gateway's directory (as they do
+// when its org key changes; they come back with the next sync). A serving
+// gateway does this by itself within seconds of a change, and on SIGHUP
+// under moltgate serve.
 //
 // On error (a peer file that does not parse, or that does not match its
 // pin) nothing changes.
-func (s *Server) ReloadPeers() error {
+func (s *Server) ReloadPeers(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	if err := s.pins.Reload(); err != nil {
@@ -61,9 +64,11 @@ func (s *Server) ReloadPeers() error {
 			continue
 		}
 		if c.old != nil && !c.old.p.OrgKey.Equal(p.OrgKey) {
-			// Sessions and trust made under the old key end with it.
+			// Sessions, trust and directory entries made under the old
+			// key end with it.
 			s.trust.Remove(p.Org)
 			s.sessions.RemoveOrg(p.Org)
+			s.purgeOrg(ctx, p.Org)
 		}
 		s.trust.Add(p.Org, p.OrgKey)
 		s.peersMu.Lock()
@@ -91,9 +96,8 @@ func (s *Server) ReloadPeers() error {
 		s.trust.Remove(ps.p.Org)
 		s.policy.RemovePeer(ps.p.Org)
 		n := s.sessions.RemoveOrg(ps.p.Org)
-		s.registry.forget(ps.p.Org)
 		ps.close()
-		s.log.Info("peer removed", "peer", ps.p.Org, "sessions_ended", n)
+		s.log.Info("peer removed", "peer", ps.p.Org, "sessions_ended", n, "entries_removed", s.purgeOrg(ctx, ps.p.Org))
 	}
 	s.metrics.sessions.Set(float64(s.sessions.Len()))
 	return nil
@@ -133,4 +137,16 @@ func (s *Server) peersStamp() peersStamp {
 
 func (a peersStamp) same(b peersStamp) bool {
 	return a.dir.Equal(b.dir) && a.pins.Equal(b.pins) && a.pinsSize == b.pinsSize
+}
+
+// purgeOrg removes what this gateway's directory holds of org, which it no
+// longer trusts (or trusts under another key), and forgets how far it had
+// synced with it. It returns how many entries it removed.
+func (s *Server) purgeOrg(ctx context.Context, org string) int {
+	s.registry.forget(org)
+	n, err := s.store.PurgeOrg(ctx, org)
+	if err != nil {
+		s.log.Warn("directory entries of a former peer not removed", "peer", org, "err", err.Error())
+	}
+	return n
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -67,7 +68,7 @@ func TestReloadPeers(t *testing.T) {
 	// A higher ceiling, reloaded at once: the sessions are kept.
 	sessions := globex.s.sessions.Len()
 	importAcme("conf")
-	if err := globex.s.ReloadPeers(); err != nil {
+	if err := globex.s.ReloadPeers(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if err := call("conf"); err != nil {
@@ -81,7 +82,7 @@ func TestReloadPeers(t *testing.T) {
 	if err := os.Remove(filepath.Join(db.PeersDir(), "acme.json")); err != nil {
 		t.Fatal(err)
 	}
-	if err := globex.s.ReloadPeers(); err != nil {
+	if err := globex.s.ReloadPeers(ctx); err != nil {
 		t.Fatal(err)
 	}
 	if n := globex.s.sessions.Len(); n != 0 {
@@ -90,20 +91,23 @@ func TestReloadPeers(t *testing.T) {
 	if globex.s.trust.Known("acme") || globex.s.peer("acme") != nil {
 		t.Fatal("acme still trusted after its removal")
 	}
+	if _, err := globex.s.Registry().Lookup(ctx, directory.ID{Agent: "client", Org: "acme"}, directory.Viewer{Local: true}); code(err) != wire.ErrAgentNotFound {
+		t.Fatalf("acme's agent still in globex's directory after the removal: %v", err)
+	}
 	if err := call("int"); err == nil {
 		t.Fatal("call answered after globex removed acme")
 	}
 
 	// A broken peer file changes nothing, and says which.
 	importAcme("int")
-	if err := globex.s.ReloadPeers(); err != nil {
+	if err := globex.s.ReloadPeers(ctx); err != nil {
 		t.Fatal(err)
 	}
 	bad := filepath.Join(db.PeersDir(), "initech.json")
 	if err := os.WriteFile(bad, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := globex.s.ReloadPeers(); err == nil {
+	if err := globex.s.ReloadPeers(ctx); err == nil {
 		t.Fatal("reload accepted a broken peer file")
 	}
 	if globex.s.peer("acme") == nil {

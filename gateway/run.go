@@ -260,14 +260,14 @@ func (s *Server) startBackground() {
 	})
 	s.registryBackground(tick)
 	last := s.peersStamp()
-	tick(peerWatchEvery, func(context.Context) {
+	tick(peerWatchEvery, func(ctx context.Context) {
 		st := s.peersStamp()
 		if st.same(last) {
 			return
 		}
 		// A failed reload is reported once per change, not every tick.
 		last = st
-		if err := s.ReloadPeers(); err != nil {
+		if err := s.ReloadPeers(ctx); err != nil {
 			s.log.Warn("peers not reloaded", "err", err.Error())
 		}
 	})

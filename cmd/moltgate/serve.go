@@ -38,7 +38,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer func() { signal.Stop(hup); close(hup) }()
 	go func() {
 		for range hup {
-			if err := s.ReloadPeers(); err != nil {
+			if err := s.ReloadPeers(ctx); err != nil {
 				fmt.Fprintf(e.stderr, "moltgate serve: %s\n", describe(err))
 			}
 		}

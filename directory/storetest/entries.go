@@ -428,3 +428,41 @@ func testSweep(t *testing.T, e *env) {
 		t.Errorf("replaying the removed registration: %v, want ErrStale", err)
 	}
 }
+
+func testPurgeOrg(t *testing.T, e *env) {
+	ctx := t.Context()
+	e.put(e.entry("a", "globex", "x.y"))
+	gone := e.entry("b", "globex", "x.y")
+	e.put(gone)
+	e.put(e.entry("a", "acme", "x.y"))
+	e.clock.Advance(time.Second)
+	if err := e.s.Delete(ctx, gone.ID(), directory.Deletion{SignedAt: e.clock.Now()}); err != nil {
+		t.Fatal(err)
+	}
+	id := directory.ID{Agent: "a", Org: "globex"}
+	if err := e.s.RecordLiveness(ctx, id, directory.Heartbeat{At: e.clock.Now(), Status: directory.StatusAlive}); err != nil {
+		t.Fatal(err)
+	}
+	n, err := e.s.PurgeOrg(ctx, "globex")
+	if err != nil || n != 2 {
+		t.Fatalf("PurgeOrg = %d, %v; want the live entry and the removal", n, err)
+	}
+	if _, err := e.s.Get(ctx, id, local); !errors.Is(err, directory.ErrNotFound) {
+		t.Errorf("purged entry: %v, want ErrNotFound", err)
+	}
+	if _, err := e.s.Liveness(ctx, id); !errors.Is(err, directory.ErrNotFound) {
+		t.Errorf("purged liveness: %v, want ErrNotFound", err)
+	}
+	if got := ids(e.search(directory.Query{Capability: "x.y", Viewer: local})); !sameStrings(got, []string{"a@acme"}) {
+		t.Errorf("search after the purge: %v", got)
+	}
+	ch, err := e.s.Changes(ctx, &directory.ChangesQuery{IncludeRemoved: true})
+	if err != nil || len(ch.Entries) != 1 || ch.Entries[0].Org != "acme" {
+		t.Errorf("changes after the purge: %+v, %v", ch.Entries, err)
+	}
+	// The purged organisation may register again from scratch.
+	e.put(e.entry("a", "globex", "x.y"))
+	if n, err := e.s.PurgeOrg(ctx, "initech"); err != nil || n != 0 {
+		t.Errorf("PurgeOrg of a stranger = %d, %v", n, err)
+	}
+}

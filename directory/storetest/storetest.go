@@ -36,6 +36,7 @@ func Run(t *testing.T, newDB NewDB) {
 		{"Renew", testRenew},
 		{"Expiry", testExpiry},
 		{"Sweep", testSweep},
+		{"PurgeOrg", testPurgeOrg},
 		{"Visibility", testVisibility},
 		{"PeerDisclosure", testPeerDisclosure},
 		{"SearchCapabilities", testSearchCapabilities},

@@ -261,6 +261,22 @@ WHERE removed = 1 AND expires_at <= ? AND updated_at <= ? LIMIT ?)`, now, now-s.
 	return out, nil
 }
 
+// PurgeOrg implements directory.Store.
+func (s *Store) PurgeOrg(ctx context.Context, org string) (int, error) {
+	n, err := s.sweepRows(ctx, `DELETE FROM directory_entries WHERE id IN (SELECT id FROM directory_entries
+WHERE org = ? LIMIT ?)`, org)
+	if err != nil {
+		return n, fmt.Errorf("purge the entries of %s: %w", org, err)
+	}
+	for _, table := range []string{"directory_liveness_hours", "directory_liveness"} {
+		if _, err := s.sweepRows(ctx, `DELETE FROM `+table+` WHERE (org, agent) IN (SELECT org, agent FROM `+table+`
+WHERE org = ? LIMIT ?)`, org); err != nil {
+			return n, fmt.Errorf("purge the liveness of %s: %w", org, err)
+		}
+	}
+	return n, nil
+}
+
 // forgetAgents deletes the liveness of agents with no observation left in
 // the window; their entries go back to never observed.
 func (s *Store) forgetAgents(ctx context.Context) (int, error) {
