@@ -204,17 +204,10 @@ func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
 	ps.gMu.Lock()
 	defer ps.gMu.Unlock()
 	if ps.gc != nil {
-		select {
-		case <-ps.gc.dead:
-			ps.gc = nil
-		default:
-			if ps.gc.sess.Expires().After(ps.s.now().Add(time.Minute)) {
-				return ps.gc, nil
-			}
-			old := ps.gc
-			ps.gc = nil
-			go func() { time.Sleep(time.Minute); old.close() }()
+		if ps.reusable(ps.gc.dead, ps.gc.sess, ps.gc.close) {
+			return ps.gc, nil
 		}
+		ps.gc = nil
 	}
 	creds := insecure.NewCredentials()
 	if ps.tls != nil {

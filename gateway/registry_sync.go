@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
@@ -22,20 +23,23 @@ type SyncStats struct {
 	Applied   int    `json:"applied"`   // entries and removals written here
 	Unchanged int    `json:"unchanged"` // already held, or older than what is held
 	Refused   int    `json:"refused"`   // failed a check (logged, with the reason)
+	Err       error  `json:"-"`         // why the pull stopped, if it did
 }
 
 // SyncRegistry pulls from the registry of peer org, or of every peer when
 // org is "", the entries written since the last sync (everything, the first
 // time), and applies those that pass every check (see directory.Import). It
 // runs on the schedule of directory.sync_interval and may be called at any
-// time. A failure with one peer does not stop the others; their errors are
-// joined.
+// time. It returns a line per peer, in the order of their names. A failure
+// with one peer does not stop the others: it is on that peer's line, and
+// the failures are joined in the error.
 func (s *Server) SyncRegistry(ctx context.Context, org string) ([]SyncStats, error) {
 	var peers []*peerState
 	if org != "" {
 		ps := s.peer(org)
 		if ps == nil {
-			return nil, wire.Errorf(wire.ErrAgentNotFound, "org", "%s is not a peer of this gateway", org)
+			return nil, wire.Errorf(wire.ErrInvalidParam, "peer", "%s is not a peer of this gateway", org).
+				WithSuggestion(wire.Suggestion{Action: wire.ActionRetry, Fix: "import its peer document with moltgate peer import"})
 		}
 		peers = append(peers, ps)
 	} else {
@@ -44,11 +48,13 @@ func (s *Server) SyncRegistry(ctx context.Context, org string) ([]SyncStats, err
 			peers = append(peers, ps)
 		}
 		s.peersMu.RUnlock()
+		slices.SortFunc(peers, func(a, b *peerState) int { return strings.Compare(a.p.Org, b.p.Org) })
 	}
-	var stats []SyncStats
+	stats := make([]SyncStats, 0, len(peers))
 	var errs []error
 	for _, ps := range peers {
 		st, err := s.syncPeer(ctx, ps)
+		st.Err = err
 		stats = append(stats, st)
 		if err != nil {
 			errs = append(errs, err)
@@ -296,32 +302,16 @@ type syncLine struct {
 // registry of req.Peer, or of every peer, now. A peer that fails is
 // reported on its line; the others are still pulled.
 func (s *Server) SyncDirectory(ctx context.Context, req localbridge.SyncRequest) (json.RawMessage, error) {
-	if req.Peer != "" && s.peer(req.Peer) == nil {
-		return nil, wire.Errorf(wire.ErrInvalidParam, "peer", "%s is not a peer of this gateway", req.Peer).
-			WithSuggestion(wire.Suggestion{Action: wire.ActionRetry, Fix: "import its peer document with moltgate peer import"})
+	stats, err := s.SyncRegistry(ctx, req.Peer)
+	if stats == nil && err != nil {
+		return nil, err
 	}
-	var orgs []string
-	if req.Peer != "" {
-		orgs = []string{req.Peer}
-	} else {
-		s.peersMu.RLock()
-		for org := range s.peers {
-			orgs = append(orgs, org)
+	rep := syncReport{Peers: make([]syncLine, len(stats))}
+	for i, st := range stats {
+		rep.Peers[i].SyncStats = st
+		if st.Err != nil {
+			rep.Peers[i].Error = asWire(st.Err).Payload()
 		}
-		s.peersMu.RUnlock()
-		slices.Sort(orgs)
-	}
-	rep := syncReport{Peers: []syncLine{}}
-	for _, org := range orgs {
-		stats, err := s.SyncRegistry(ctx, org)
-		line := syncLine{SyncStats: SyncStats{Peer: org}}
-		if len(stats) == 1 {
-			line.SyncStats = stats[0]
-		}
-		if err != nil {
-			line.Error = asWire(err).Payload()
-		}
-		rep.Peers = append(rep.Peers, line)
 	}
 	return json.Marshal(rep)
 }

@@ -164,18 +164,10 @@ func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
 	ps.wsMu.Lock()
 	defer ps.wsMu.Unlock()
 	if ps.ws != nil {
-		select {
-		case <-ps.ws.dead:
-			ps.ws = nil
-		default:
-			if ps.ws.sess.Expires().After(ps.s.now().Add(time.Minute)) {
-				return ps.ws, nil
-			}
-			// Renew before the session runs out under a call.
-			old := ps.ws
-			ps.ws = nil
-			go func() { time.Sleep(time.Minute); old.close() }()
+		if ps.reusable(ps.ws.dead, ps.ws.sess, ps.ws.close) {
+			return ps.ws, nil
 		}
+		ps.ws = nil
 	}
 	u := strings.TrimRight(ps.p.Endpoint, "/") + "/moltspeak/v0.1/stream"
 	u = "ws" + strings.TrimPrefix(u, "http")
@@ -264,4 +256,22 @@ func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed2551
 		return errors.Join(errTransport, err)
 	}
 	return ps.s.awaitStream(ctx, ps, m, replies, wc.dead, onMsg)
+}
+
+// reusable reports whether a pooled connection to the peer, with its
+// session, may carry another call: it is alive and its session has more
+// than a minute left. One whose session is running out is renewed before
+// it does under a call; it is closed a minute later, when the calls on it
+// are done.
+func (ps *peerState) reusable(dead <-chan struct{}, sess *handshake.Session, closeConn func()) bool {
+	select {
+	case <-dead:
+		return false
+	default:
+	}
+	if sess.Expires().After(ps.s.now().Add(time.Minute)) {
+		return true
+	}
+	time.AfterFunc(time.Minute, closeConn)
+	return false
 }

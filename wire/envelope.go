@@ -363,15 +363,8 @@ func (c *Codec) decodeSessionCanonical(b []byte) (*Envelope, bool) {
 	if !ValidName(sid) {
 		return nil, false
 	}
-	max := c.limits.MaxMessage + SessionOverhead
-	// Base64 decoders skip line breaks, which keys.DecodeBytes refuses: so
-	// must this path. (JSON refuses them raw in a string anyway.)
-	if len(b64)%4 != 0 || base64.StdEncoding.DecodedLen(len(b64)) > max+2 || lineBreak(b64) {
-		return nil, false
-	}
-	ct := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
-	m, err := fastStrict.Decode(ct, b64)
-	if err != nil || m < SessionOverhead || m > max {
+	ct, ok := c.ciphertext(b64, SessionOverhead)
+	if !ok {
 		return nil, false
 	}
 	return &Envelope{
@@ -383,10 +376,28 @@ func (c *Codec) decodeSessionCanonical(b []byte) (*Envelope, bool) {
 		),
 		Encrypted:  true,
 		Algorithm:  AlgSession,
-		Ciphertext: ct[:m],
+		Ciphertext: ct,
 		SessionID:  sid,
 		Counter:    ctr,
 	}, true
+}
+
+// ciphertext decodes the base64 ciphertext of a canonical envelope whose
+// sealing adds overhead bytes to the message, refusing what the general
+// path would refuse: a length outside [overhead, MaxMessage+overhead], and
+// line breaks, which base64 decoders skip but keys.DecodeBytes refuses
+// (JSON refuses them raw in a string anyway).
+func (c *Codec) ciphertext(b64 []byte, overhead int) ([]byte, bool) {
+	max := c.limits.MaxMessage + overhead
+	if len(b64)%4 != 0 || base64.StdEncoding.DecodedLen(len(b64)) > max+2 || lineBreak(b64) {
+		return nil, false
+	}
+	ct := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
+	m, err := fastStrict.Decode(ct, b64)
+	if err != nil || m < overhead || m > max {
+		return nil, false
+	}
+	return ct[:m], true
 }
 
 // lineBreak reports whether b holds a CR or LF, which base64 decoders skip.
@@ -436,13 +447,8 @@ func (c *Codec) decodeBoxCanonical(b []byte) (*Envelope, bool) {
 	if err != nil || len(nonce) != 24 {
 		return nil, false
 	}
-	max := c.limits.MaxMessage + BoxOverhead
-	if len(b64)%4 != 0 || base64.StdEncoding.DecodedLen(len(b64)) > max+2 || lineBreak(b64) {
-		return nil, false
-	}
-	ct := make([]byte, base64.StdEncoding.DecodedLen(len(b64)))
-	m, err := fastStrict.Decode(ct, b64)
-	if err != nil || m < BoxOverhead || m > max {
+	ct, ok := c.ciphertext(b64, BoxOverhead)
+	if !ok {
 		return nil, false
 	}
 	return &Envelope{
@@ -456,6 +462,6 @@ func (c *Codec) decodeBoxCanonical(b []byte) (*Envelope, bool) {
 		Algorithm:    AlgBox,
 		SenderPublic: pub,
 		Nonce:        nonce,
-		Ciphertext:   ct[:m],
+		Ciphertext:   ct,
 	}, true
 }
