@@ -15,6 +15,7 @@ import (
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/handshake/replay"
 	"github.com/moltgate/moltgate/internal/benchcpu"
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -138,21 +139,21 @@ func rawHandshakeCrypto(b *testing.B) func() {
 	stmt := statement(initiatorProof, [32]byte{}, wire.Bytes32{}, c.alice.agent.Sender(), c.gw.agent.Sender())
 	inputs = append(inputs, stmt, stmt) // the two proofs
 	certBytes := []byte(c.alice.cert.Value().String())
-	iSK, rSK := c.alice.agent.Signing.Std(), c.gw.agent.Signing.Std()
-	iPK, rPK := iSK.Public().(ed25519.PublicKey), rSK.Public().(ed25519.PublicKey)
-	signers := []ed25519.PrivateKey{iSK, rSK, iSK, rSK, iSK, iSK, rSK}
-	pubs := []ed25519.PublicKey{iPK, rPK, iPK, rPK, iPK, iPK, rPK}
-	certSig := ed25519.Sign(iSK, certBytes)
+	// The same Ed25519 primitives as the handshake's (package keys).
+	iSK, rSK := c.alice.agent.Signing, c.gw.agent.Signing
+	iPK, rPK := iSK.Public(), rSK.Public()
+	signers := []keys.Ed25519Private{iSK, rSK, iSK, rSK, iSK, iSK, rSK}
+	pubs := []keys.Ed25519Public{iPK, rPK, iPK, rPK, iPK, iPK, rPK}
+	certSig := iSK.Sign(certBytes)
 	salt := make([]byte, 32)
 	return func() {
 		for i, in := range inputs {
-			sig := ed25519.Sign(signers[i], in)
-			if !ed25519.Verify(pubs[i], in, sig) {
+			if !pubs[i].Verify(in, signers[i].Sign(in)) {
 				b.Fatal("verify")
 			}
 		}
 		for range 2 {
-			if !ed25519.Verify(iPK, certBytes, certSig) {
+			if !iPK.Verify(certBytes, certSig) {
 				b.Fatal("verify cert")
 			}
 		}
@@ -221,10 +222,10 @@ func BenchmarkSessionVsRawSignVerify1KiB(b *testing.B) {
 	m := benchQuery(c, 0)
 	crypto.Sign(wire.NewCodec(wire.Limits{}), m, c.alice.agent.Signing)
 	msg, _ := m.AppendSigningBytes(nil)
-	sk := c.alice.agent.Signing.Std()
-	pk := sk.Public().(ed25519.PublicKey)
+	sk := c.alice.agent.Signing
+	pk := sk.Public()
 	alternate(b, 16, sealOpen, func() {
-		if !ed25519.Verify(pk, msg, ed25519.Sign(sk, msg)) {
+		if !pk.Verify(msg, sk.Sign(msg)) {
 			b.Fatal("verify")
 		}
 	}, "session", "ed25519")
