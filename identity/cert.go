@@ -95,6 +95,11 @@ func (o *Org) IssueIdentity(pub Public, issuedAt, expires time.Time) (*Cert, err
 		return nil, fmt.Errorf("issue identity cert: %w", err)
 	}
 	c.Sig = o.Signing.Sign(msg)
+	// A certificate goes out in every message its agent sends: its JSON is
+	// made once here, not by reflection on each use.
+	if c.raw, err = wire.ValueOf(c); err != nil {
+		return nil, fmt.Errorf("issue identity cert: %w", err)
+	}
 	return c, nil
 }
 
@@ -118,6 +123,9 @@ func (o *Org) IssueCapability(agent wire.Ref, key keys.Ed25519Public, capability
 		return nil, fmt.Errorf("issue capability cert: %w", err)
 	}
 	c.Attestation.Signature = o.Signing.Sign(msg)
+	if c.raw, err = wire.ValueOf(c); err != nil {
+		return nil, fmt.Errorf("issue capability cert: %w", err)
+	}
 	return c, nil
 }
 
@@ -179,7 +187,8 @@ func (c *CapabilityCert) check() error {
 	return nil
 }
 
-// Value returns the certificate as JSON, for embedding in messages.
+// Value returns the certificate as JSON, for embedding in messages: as it
+// was issued or received. Changing the fields afterwards does not change it.
 func (c *Cert) Value() wire.Value {
 	if !c.raw.IsAbsent() {
 		return c.raw
@@ -191,7 +200,8 @@ func (c *Cert) Value() wire.Value {
 	return v
 }
 
-// Value returns the certificate as JSON.
+// Value returns the certificate as JSON: as it was issued or received.
+// Changing the fields afterwards does not change it.
 func (c *CapabilityCert) Value() wire.Value {
 	if !c.raw.IsAbsent() {
 		return c.raw
