@@ -1,6 +1,7 @@
 package localbridge
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -349,6 +350,35 @@ func tokenNotification(queryID, text string, index int, channel string) []byte {
 	b = append(b, `,"token":`...)
 	b = wire.AppendCanonical(b, wire.StringValue(text))
 	return append(b, "}}\n"...)
+}
+
+// completeNotification encodes a successful query's stream.complete directly,
+// for the same reason as tokenNotification: through encoding/json the result
+// was compacted and checked a second time, and the map around it reflected
+// on. result must be valid JSON; it is written as it is. The bytes are those
+// of json.Marshal of the same notification but for HTML escaping, which
+// JSON does not need.
+func completeNotification(queryID string, result json.RawMessage, meta queryMeta) []byte {
+	b := make([]byte, 0, 192+len(result)+len(queryID))
+	b = append(b, `{"jsonrpc":"2.0","method":"`+NotifyComplete+`","params":{"metadata":{"blocks":`...)
+	b = strconv.AppendInt(b, int64(meta.Blocks), 10)
+	b = append(b, `,"duration_ms":`...)
+	b = strconv.AppendInt(b, meta.DurationMS, 10)
+	b = append(b, `,"tokens":`...)
+	b = strconv.AppendInt(b, int64(meta.Tokens), 10)
+	b = append(b, `},"query_id":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(queryID))
+	b = append(b, `,"result":`...)
+	b = append(b, result...)
+	b = append(b, `,"status":"`+OutcomeSuccess+`"}}`+"\n"...)
+	return b
+}
+
+// queryMeta is the metadata of a query's stream.complete.
+type queryMeta struct {
+	Blocks     int   `json:"blocks"`
+	DurationMS int64 `json:"duration_ms"`
+	Tokens     int   `json:"tokens"`
 }
 
 // rpcQuery is one running agent.query.
@@ -828,7 +858,7 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 	} else {
 		err = ctx.Err()
 	}
-	meta := map[string]any{"duration_ms": time.Since(began).Milliseconds(), "tokens": tokens, "blocks": blocks}
+	meta := queryMeta{DurationMS: time.Since(began).Milliseconds(), Tokens: tokens, Blocks: blocks}
 	cancelled := rq.cancelled.Load()
 	// The query is over before the client hears so: agent.cancel from now on finds nothing.
 	s.mu.Lock()
@@ -841,8 +871,16 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 		if len(res) == 0 {
 			res = json.RawMessage("{}")
 		}
-		c.notify(NotifyComplete, map[string]any{"query_id": rq.id, "status": OutcomeSuccess, "result": res, "metadata": meta})
-		return
+		switch {
+		case !json.Valid(res):
+			err = errors.New("the reply's result is not valid JSON")
+		case bytes.IndexByte(res, '\n') < 0:
+			c.write(completeNotification(rq.id, res, meta))
+			return
+		default: // encoding/json compacts it onto one line
+			c.notify(NotifyComplete, map[string]any{"query_id": rq.id, "status": OutcomeSuccess, "result": res, "metadata": meta})
+			return
+		}
 	}
 	status := s.cfg.ErrorOutcome(err).Status
 	if cancelled {

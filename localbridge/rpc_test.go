@@ -706,3 +706,34 @@ func TestRPCPeerAndShutdown(t *testing.T) {
 		t.Fatal("connected after shutdown")
 	}
 }
+
+// fixedResult is a Querier that answers every query with the same result.
+type fixedResult json.RawMessage
+
+func (r fixedResult) Query(context.Context, localbridge.QueryRequest, func(localbridge.StreamEvent) error) (json.RawMessage, error) {
+	return json.RawMessage(r), nil
+}
+
+// TestRPCQueryResultShapes: a result is passed to the client as it is when
+// it is one line of JSON, compacted when it spans lines, and refused with
+// stream.error when it is not JSON, so that a bad result cannot break the
+// client's line framing.
+func TestRPCQueryResultShapes(t *testing.T) {
+	for _, tc := range []struct{ result, want string }{
+		{`{"a":[1,"x"]}`, `{"a":[1,"x"]}`},
+		{"{\n  \"a\": [1,\n \"x\"]\n}", `{"a":[1,"x"]}`},
+		{``, `{}`},
+	} {
+		f := newFace(t, func(c *localbridge.RPCConfig) { c.Query = fixedResult(tc.result) })
+		got, err := f.dial(t, localbridge.ClientOptions{}).Query(context.Background(), localbridge.QueryRequest{To: "echo", Tool: "echo", Input: json.RawMessage(`{}`)}, nil)
+		if err != nil || string(got) != tc.want {
+			t.Errorf("result %q: got %s, %v; want %s", tc.result, got, err, tc.want)
+		}
+	}
+	f := newFace(t, func(c *localbridge.RPCConfig) { c.Query = fixedResult(`{"a":`) })
+	_, err := f.dial(t, localbridge.ClientOptions{}).Query(context.Background(), localbridge.QueryRequest{To: "echo", Tool: "echo", Input: json.RawMessage(`{}`)}, nil)
+	var re *localbridge.RPCError
+	if !errors.As(err, &re) {
+		t.Fatalf("invalid result: got %v, want an RPCError", err)
+	}
+}

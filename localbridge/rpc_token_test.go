@@ -1,6 +1,7 @@
 package localbridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"unicode/utf8"
@@ -30,6 +31,33 @@ func TestTokenNotificationMatchesEncodingJSON(t *testing.T) {
 		}
 		if !utf8.Valid(got) {
 			t.Fatal("not UTF-8")
+		}
+	}
+}
+
+// TestCompleteNotificationMatchesEncodingJSON: the same for a successful
+// query's stream.complete, on results of every JSON shape.
+func TestCompleteNotificationMatchesEncodingJSON(t *testing.T) {
+	meta := queryMeta{DurationMS: 12, Tokens: 3, Blocks: 1}
+	for _, res := range []string{`{}`, `{"text":"hi \u003c there","n":[1,2.5,null,true]}`, `"a string"`, `null`, `[{"a":{"b":[]}}]`} {
+		got := completeNotification("q-\"7\"", json.RawMessage(res), meta)
+		var a, b any
+		if err := json.Unmarshal(got, &a); err != nil {
+			t.Fatalf("%s: not JSON: %v\n%s", res, err, got)
+		}
+		want := notification(NotifyComplete, map[string]any{"query_id": "q-\"7\"", "status": OutcomeSuccess,
+			"result": json.RawMessage(res), "metadata": meta})
+		json.Unmarshal(want, &b)
+		ga, _ := json.Marshal(a)
+		gb, _ := json.Marshal(b)
+		if string(ga) != string(gb) {
+			t.Fatalf("%s:\n%s\n%s", res, got, want)
+		}
+		if got[len(got)-1] != '\n' || bytes.Count(got, []byte("\n")) != 1 {
+			t.Fatalf("%s: not one line: %q", res, got)
+		}
+		if reqs, errs, _ := jsonrpc.Parse(got); len(reqs) != 1 || len(errs) != 0 || reqs[0].Method != NotifyComplete {
+			t.Fatalf("%s: the face's own reader refuses it", res)
 		}
 	}
 }
