@@ -352,6 +352,23 @@ func tokenNotification(queryID, text string, index int, channel string) []byte {
 	return append(b, "}}\n"...)
 }
 
+// blockNotification encodes a stream.block directly, as tokenNotification
+// does a stream.token; content must be valid JSON on one line.
+func blockNotification(queryID string, n int, content json.RawMessage, channel string) []byte {
+	b := make([]byte, 0, 192+len(content)+2*len(queryID))
+	b = append(b, `{"jsonrpc":"2.0","method":"`+NotifyBlock+`","params":{"block":{"content":`...)
+	b = append(b, content...)
+	b = append(b, `,"format":"json","metadata":{"channel":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(channel))
+	b = append(b, `},"type":"tool_output"},"block_id":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(blockID(queryID, n)))
+	b = append(b, `,"query_id":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(queryID))
+	return append(b, "}}\n"...)
+}
+
+func blockID(queryID string, n int) string { return queryID + "-b" + strconv.Itoa(n) }
+
 // completeNotification encodes a successful query's stream.complete directly,
 // for the same reason as tokenNotification: through encoding/json the result
 // was compacted and checked a second time, and the map around it reflected
@@ -838,9 +855,12 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 		channel := ev.Channel
 		if len(ev.Block) > 0 {
 			blocks++
+			if json.Valid(ev.Block) && bytes.IndexByte(ev.Block, '\n') < 0 {
+				return c.write(blockNotification(rq.id, blocks, ev.Block, channel))
+			}
 			return c.notify(NotifyBlock, map[string]any{
 				"query_id": rq.id,
-				"block_id": fmt.Sprintf("%s-b%d", rq.id, blocks),
+				"block_id": blockID(rq.id, blocks),
 				"block":    map[string]any{"type": "tool_output", "format": "json", "content": ev.Block, "metadata": map[string]string{"channel": channel}},
 			})
 		}

@@ -3,6 +3,7 @@ package localbridge
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 	"unicode/utf8"
 
@@ -58,6 +59,31 @@ func TestCompleteNotificationMatchesEncodingJSON(t *testing.T) {
 		}
 		if reqs, errs, _ := jsonrpc.Parse(got); len(reqs) != 1 || len(errs) != 0 || reqs[0].Method != NotifyComplete {
 			t.Fatalf("%s: the face's own reader refuses it", res)
+		}
+	}
+}
+
+// TestBlockNotificationMatchesEncodingJSON: the same for stream.block.
+func TestBlockNotificationMatchesEncodingJSON(t *testing.T) {
+	for i, content := range []string{`{"sent_us":17,"text":"x"}`, `[1,"\u003c"]`, `"s"`, `3.5`} {
+		got := blockNotification("q-9", i+1, json.RawMessage(content), "stderr")
+		var a, b any
+		if err := json.Unmarshal(got, &a); err != nil {
+			t.Fatalf("%s: not JSON: %v\n%s", content, err, got)
+		}
+		want := notification(NotifyBlock, map[string]any{
+			"query_id": "q-9",
+			"block_id": fmt.Sprintf("q-9-b%d", i+1),
+			"block":    map[string]any{"type": "tool_output", "format": "json", "content": json.RawMessage(content), "metadata": map[string]string{"channel": "stderr"}},
+		})
+		json.Unmarshal(want, &b)
+		ga, _ := json.Marshal(a)
+		gb, _ := json.Marshal(b)
+		if string(ga) != string(gb) {
+			t.Fatalf("%s:\n%s\n%s", content, got, want)
+		}
+		if reqs, errs, _ := jsonrpc.Parse(got); len(reqs) != 1 || len(errs) != 0 || reqs[0].Method != NotifyBlock {
+			t.Fatalf("%s: the face's own reader refuses it", content)
 		}
 	}
 }

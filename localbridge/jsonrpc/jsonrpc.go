@@ -102,12 +102,18 @@ func Parse(line []byte) (reqs []*Request, errs []*Response, batch bool) {
 	if !depthOK(line, MaxDepth) {
 		return nil, fail(nil, Errorf(CodeInvalidRequest, "the message nests deeper than %d levels", MaxDepth)), false
 	}
-	if !json.Valid(line) {
-		return nil, fail(nil, Errorf(CodeParseError, "the message is not valid JSON")), false
+	// json.Unmarshal checks the whole line before it decodes any of it, so
+	// the line is only checked on its own when decoding fails, to tell a
+	// parse error from an invalid request.
+	notJSON := func() []*Response {
+		return fail(nil, Errorf(CodeParseError, "the message is not valid JSON"))
 	}
 	if len(line) > 0 && line[0] == '[' {
 		var members []json.RawMessage
 		if err := json.Unmarshal(line, &members); err != nil {
+			if !json.Valid(line) {
+				return nil, notJSON(), false
+			}
 			return nil, fail(nil, Errorf(CodeParseError, "the batch cannot be read")), true
 		}
 		if len(members) == 0 {
@@ -125,6 +131,9 @@ func Parse(line []byte) (reqs []*Request, errs []*Response, batch bool) {
 	}
 	r, e := decodeRequest(line)
 	if e != nil {
+		if !json.Valid(line) {
+			return nil, notJSON(), false
+		}
 		return nil, []*Response{e}, false
 	}
 	return []*Request{r}, nil, false
