@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"hash"
+	"strings"
 	"testing"
 	"time"
 
@@ -558,6 +559,49 @@ func TestExpiredIdentityCert(t *testing.T) {
 	}
 	if !si.Expires().Equal(t0.Add(10*time.Minute)) || !sr.Expires().Equal(si.Expires()) {
 		t.Fatalf("expiry %v, want the certificate's", si.Expires().Sub(t0))
+	}
+}
+
+// TestGetCertRenews: with GetCert, each handshake presents the certificate
+// it returns at that moment, so a long-running side renews its certificate
+// without a new Config; one that does not certify Identity fails the
+// handshake on this side.
+func TestGetCertRenews(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	current, err := c.alice.org.IssueIdentity(c.alice.agent.Public(), t0.Add(-time.Hour), t0.Add(10*time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ci := c.config(c.alice, clk, nil)
+	ci.Cert = nil
+	ci.GetCert = func() *identity.Cert { return current }
+	cr := c.config(c.gw, clk, nil)
+	si, _, errI, errR := pair(t, ci, cr, peerOf(c.gw))
+	if errI != nil || errR != nil {
+		t.Fatal(errI, errR)
+	}
+	if !si.Expires().Equal(t0.Add(10 * time.Minute)) {
+		t.Fatalf("expiry %v, want the first certificate's", si.Expires().Sub(t0))
+	}
+
+	// Renewed: the next handshake carries the new certificate, and its
+	// session is no longer cut short by the old one's end.
+	clk.Add(5 * time.Minute)
+	current, _ = c.alice.org.IssueIdentity(c.alice.agent.Public(), clk.Now().Add(-time.Minute), clk.Now().Add(720*time.Hour))
+	si, sr, errI, errR := pair(t, ci, cr, peerOf(c.gw))
+	if errI != nil || errR != nil {
+		t.Fatal(errI, errR)
+	}
+	if !si.Expires().After(t0.Add(10*time.Minute)) || sr.Level() < 2 {
+		t.Fatalf("expiry %v, level %d: the renewed certificate was not used", si.Expires().Sub(t0), sr.Level())
+	}
+
+	// Another agent's certificate is refused before anything is sent.
+	current = c.carol.cert
+	a, _ := Pipe()
+	if _, err := NewInitiator(ci, peerOf(c.gw)).Run(context.Background(), a); err == nil || !strings.Contains(err.Error(), "config") {
+		t.Fatalf("got %v", err)
 	}
 }
 

@@ -30,6 +30,11 @@ type Config struct {
 	// that the peer can verify it. Default none: peers then hold this side
 	// at trust level 1.
 	Cert *identity.Cert
+	// GetCert, if set, returns the certificate to send in each hello, in
+	// place of Cert: a side that runs for longer than its certificate is
+	// valid renews it without a new Config. A certificate that does not
+	// certify Identity fails the handshake. Default nil: Cert.
+	GetCert func() *identity.Cert
 	// Trust holds the orgs whose identity certificates this side accepts.
 	// Default none: every peer stays at level 1.
 	Trust *identity.TrustStore
@@ -194,8 +199,7 @@ func (c *Config) check() error {
 		return errConfig("Identity has an invalid name")
 	case len(c.Extensions) > 63:
 		return errConfig("at most 63 Extensions")
-	case c.Cert != nil && (c.Cert.Ref() != c.Identity.Ref || !c.Cert.Key.Equal(c.Identity.Signing.Public()) ||
-		!c.Cert.EncKey.Equal(c.Identity.Encryption.Public())):
+	case c.Cert != nil && !certifies(c.Cert, c.Identity):
 		return errConfig("Cert does not certify Identity")
 	}
 	for _, cl := range c.classes() {
@@ -209,4 +213,9 @@ func (c *Config) check() error {
 		}
 	}
 	return nil
+}
+
+// certifies reports whether cert is a certificate of id: its name and keys.
+func certifies(cert *identity.Cert, id *identity.Agent) bool {
+	return cert.Ref() == id.Ref && cert.Key.Equal(id.Signing.Public()) && cert.EncKey.Equal(id.Encryption.Public())
 }

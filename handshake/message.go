@@ -63,7 +63,14 @@ func (c *Config) helloPayload(eph keys.X25519Public, challenge wire.Bytes32) (*w
 	if _, err := io.ReadFull(c.rand(), p.Nonce[:]); err != nil {
 		return nil, fmt.Errorf("read random: %w", err)
 	}
-	if c.Cert != nil {
+	if c.GetCert != nil {
+		if cert := c.GetCert(); cert != nil {
+			if !certifies(cert, c.Identity) {
+				return nil, errConfig("GetCert returned a certificate that does not certify Identity")
+			}
+			p.IdentityCert = cert.Value()
+		}
+	} else if c.Cert != nil {
 		c.init()
 		p.IdentityCert = c.certValue
 	}
