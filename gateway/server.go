@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -176,7 +177,7 @@ func Open(opts Options) (*Server, error) {
 		cfg: cfg, dir: d, now: opts.Now, rand: opts.Rand,
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
-		peers: map[string]*peerState{}, passphrase: opts.Passphrase,
+		peers: map[string]*peerState{}, passphrase: bytes.Clone(opts.Passphrase),
 		quit: make(chan struct{}),
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
