@@ -45,7 +45,8 @@ func TestUpdateAgent(t *testing.T) {
 			}
 		}
 	}()
-	defer func() { close(stop); wg.Wait() }()
+	stopCalls := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer stopCalls()
 
 	// Policy only: the same process and session, the new rules for new calls.
 	spec.RequireApproval, spec.QueryTool = true, "echo"
@@ -68,7 +69,9 @@ func TestUpdateAgent(t *testing.T) {
 	}
 
 	// A new command: the call in flight fails at once, the old process goes, the new one
-	// comes with a token of its own.
+	// comes with a token of its own. (The other calls stop, so that the one in flight is
+	// known to be the sleep.)
+	stopCalls()
 	inFlight := callAsync(context.Background(), b.core, localbridge.CallRequest{Agent: "up", Tool: "sleep", Input: json.RawMessage(`{"ms":3600000}`)})
 	waitFor(t, "call in flight", func() bool { a, _ := b.core.Agent("up"); return a.InFlight >= 1 })
 	spec.Command = []string{os.Args[0], helperFlag, second}
@@ -107,5 +110,12 @@ func TestUpdateAgent(t *testing.T) {
 	}
 	if n := len(b.audit.find(localbridge.AuditAgentStarted)); n != 2 {
 		t.Fatalf("%d start events, want 2", n)
+	}
+	// Shutdown waits for every supervisor and session: none is left over
+	// from the relaunch or the removal.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := b.core.Shutdown(ctx); err != nil {
+		t.Fatalf("shutdown: %v", err)
 	}
 }
