@@ -268,6 +268,13 @@ func TestReloadAgents(t *testing.T) {
 	if err := hello(); err != nil {
 		t.Fatalf("call after a failed reload: %v", err)
 	}
+	// The watch loop says so too, naming the key.
+	eventually(t, "the watch loop's log line", func() error {
+		if !strings.Contains(globex.logs(), `"msg":"agents not reloaded","err":"reload agents: config: agents/calc.json: visibility: must be public, unlisted or private"`) {
+			return errors.New("not logged")
+		}
+		return nil
+	})
 	writeAgent(t, db, map[string]any{"id": "calc", "exec": []string{"/bin/false"}, "max_cls": "conf", "approvl": true})
 	if err := globex.s.ReloadAgents(ctx); !errors.As(err, &ce) || ce.Key != "agents/calc.json: approvl" || ce.Msg != "unknown setting" {
 		t.Fatalf("misspelt setting: %v", err)
