@@ -51,6 +51,9 @@ type AddAgentOptions struct {
 	Approval     bool
 	Visibility   string
 	Passphrase   []byte
+	// Replace rewrites the record of an agent already added, keeping its
+	// key; a serving gateway applies the change (see Server.ReloadAgents).
+	Replace bool
 }
 
 // AddAgent records a local agent and makes its signing key.
@@ -88,21 +91,20 @@ func AddAgent(d Dir, opts AddAgentOptions) (*LocalAgent, error) {
 		return nil, errors.New("agent add: --visibility must be public, unlisted or private")
 	}
 	path := filepath.Join(d.AgentsDir(), opts.ID+".json")
-	if _, err := os.Stat(path); err == nil {
-		return nil, fmt.Errorf("agent add: %s: %w", opts.ID, fs.ErrExist)
+	_, err = os.Stat(path)
+	exists := err == nil
+	switch {
+	case exists && !opts.Replace:
+		return nil, fmt.Errorf("agent add: %s: %w (give --replace to change it)", opts.ID, fs.ErrExist)
+	case !exists && opts.Replace:
+		return nil, fmt.Errorf("agent add --replace: %s: %w", opts.ID, fs.ErrNotExist)
 	}
-	org, err := LoadOrg(d, opts.Passphrase)
-	if err != nil {
-		return nil, err
-	}
-	// The agent signs with its own key; it receives through the gateway,
-	// whose X25519 key is every local agent's enc_key.
-	sk, err := keys.GenerateEd25519(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	kf := &keys.KeyFile{Agent: opts.ID, Org: cfg.Org, Signing: sk, Encryption: org.Encryption}
-	if err := keys.WriteFile(d.AgentKeyPath(opts.ID), kf, keys.WriteOptions{Passphrase: opts.Passphrase, Overwrite: true}); err != nil {
+	if exists {
+		// The agent keeps its key, and with it its directory entry.
+		if _, err := LoadAgentIdentity(d, opts.ID, opts.Passphrase); err != nil {
+			return nil, fmt.Errorf("agent add --replace: %w", err)
+		}
+	} else if err := newAgentKey(d, cfg.Org, opts.ID, opts.Passphrase); err != nil {
 		return nil, err
 	}
 	a := &LocalAgent{ID: opts.ID, Exec: argv, Capabilities: opts.Capabilities, MaxCls: cls,
@@ -112,6 +114,22 @@ func AddAgent(d Dir, opts AddAgentOptions) (*LocalAgent, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// newAgentKey makes a local agent's signing key. The agent signs with its
+// own key; it receives through the gateway, whose X25519 key is every local
+// agent's enc_key.
+func newAgentKey(d Dir, org, id string, passphrase []byte) error {
+	gw, err := LoadOrg(d, passphrase)
+	if err != nil {
+		return err
+	}
+	sk, err := keys.GenerateEd25519(rand.Reader)
+	if err != nil {
+		return err
+	}
+	kf := &keys.KeyFile{Agent: id, Org: org, Signing: sk, Encryption: gw.Encryption}
+	return keys.WriteFile(d.AgentKeyPath(id), kf, keys.WriteOptions{Passphrase: passphrase, Overwrite: true})
 }
 
 // LoadAgents reads every local agent record and checks each, so that a

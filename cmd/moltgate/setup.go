@@ -137,6 +137,7 @@ func runAgentAdd(e *env, args []string) error {
 	queryTool := fs.String("query-tool", "", "tool that answers query messages")
 	approval := fs.Bool("approval", false, "hold every call for approval by a local human")
 	visibility := fs.String("visibility", "public", "directory visibility: public, unlisted or private")
+	replace := fs.Bool("replace", false, "rewrite the record of an agent already added (every setting as given here), keeping its key")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -152,9 +153,14 @@ func runAgentAdd(e *env, args []string) error {
 		return err
 	}
 	a, err := gateway.AddAgent(d, gateway.AddAgentOptions{ID: *id, Exec: *execLine, Capabilities: caps, MaxCls: *maxCls,
-		QueryTool: *queryTool, Approval: *approval, Visibility: *visibility, Passphrase: pass})
+		QueryTool: *queryTool, Approval: *approval, Visibility: *visibility, Passphrase: pass, Replace: *replace})
 	if err != nil {
 		return err
+	}
+	if *replace {
+		fmt.Fprintf(e.stdout, "Replaced agent %s (up to %s)\n", a.ID, a.MaxCls)
+		fmt.Fprintln(e.stdout, "A running gateway applies the change within seconds (or at once on SIGHUP); a new --exec restarts the agent.")
+		return nil
 	}
 	fmt.Fprintf(e.stdout, "Added agent %s (up to %s)\n", a.ID, a.MaxCls)
 	fmt.Fprintln(e.stdout, "A running gateway starts it within seconds (or at once on SIGHUP); otherwise moltgate serve does.")
