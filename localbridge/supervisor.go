@@ -89,8 +89,13 @@ func (s *supervisor) stop() {
 	<-s.done
 }
 
-// halt tells the supervisor to stop, and does not wait.
-func (s *supervisor) halt() { s.stopOnce.Do(func() { close(s.stopCh) }) }
+// halt tells the supervisor to stop, and does not wait. Once it returns the supervisor issues
+// no more tokens, so revoking the agent's tokens then leaves none.
+func (s *supervisor) halt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopOnce.Do(func() { close(s.stopCh) })
+}
 
 func (s *supervisor) stopping() bool {
 	select {
@@ -152,7 +157,13 @@ func (s *supervisor) runOnce() {
 		return
 	}
 	l := &launch{ended: make(chan struct{})}
+	s.mu.Lock()
+	if s.stopping() {
+		s.mu.Unlock()
+		return
+	}
 	tok, err := c.tokens.issue(c.cfg.Rand, c.cfg.Now(), grant{agentID: id, expires: c.cfg.Now().Add(c.cfg.TokenTTL), launch: l})
+	s.mu.Unlock()
 	if err != nil {
 		c.log.Error("cannot launch agent", "agent", id, "err", err)
 		return
