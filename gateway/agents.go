@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -49,6 +51,9 @@ type AddAgentOptions struct {
 	Approval     bool
 	Visibility   string
 	Passphrase   []byte
+	// Replace rewrites the record of an agent already added, keeping its
+	// key; a serving gateway applies the change (see Server.ReloadAgents).
+	Replace bool
 }
 
 // AddAgent records a local agent and makes its signing key.
@@ -86,21 +91,20 @@ func AddAgent(d Dir, opts AddAgentOptions) (*LocalAgent, error) {
 		return nil, errors.New("agent add: --visibility must be public, unlisted or private")
 	}
 	path := filepath.Join(d.AgentsDir(), opts.ID+".json")
-	if _, err := os.Stat(path); err == nil {
-		return nil, fmt.Errorf("agent add: %s: %w", opts.ID, fs.ErrExist)
+	_, err = os.Stat(path)
+	exists := err == nil
+	switch {
+	case exists && !opts.Replace:
+		return nil, fmt.Errorf("agent add: %s: %w (give --replace to change it)", opts.ID, fs.ErrExist)
+	case !exists && opts.Replace:
+		return nil, fmt.Errorf("agent add --replace: %s: %w", opts.ID, fs.ErrNotExist)
 	}
-	org, err := LoadOrg(d, opts.Passphrase)
-	if err != nil {
-		return nil, err
-	}
-	// The agent signs with its own key; it receives through the gateway,
-	// whose X25519 key is every local agent's enc_key.
-	sk, err := keys.GenerateEd25519(rand.Reader)
-	if err != nil {
-		return nil, err
-	}
-	kf := &keys.KeyFile{Agent: opts.ID, Org: cfg.Org, Signing: sk, Encryption: org.Encryption}
-	if err := keys.WriteFile(d.AgentKeyPath(opts.ID), kf, keys.WriteOptions{Passphrase: opts.Passphrase, Overwrite: true}); err != nil {
+	if exists {
+		// The agent keeps its key, and with it its directory entry.
+		if _, err := LoadAgentIdentity(d, opts.ID, opts.Passphrase); err != nil {
+			return nil, fmt.Errorf("agent add --replace: %w", err)
+		}
+	} else if err := newAgentKey(d, cfg.Org, opts.ID, opts.Passphrase); err != nil {
 		return nil, err
 	}
 	a := &LocalAgent{ID: opts.ID, Exec: argv, Capabilities: opts.Capabilities, MaxCls: cls,
@@ -112,7 +116,25 @@ func AddAgent(d Dir, opts AddAgentOptions) (*LocalAgent, error) {
 	return a, nil
 }
 
-// LoadAgents reads every local agent record.
+// newAgentKey makes a local agent's signing key. The agent signs with its
+// own key; it receives through the gateway, whose X25519 key is every local
+// agent's enc_key.
+func newAgentKey(d Dir, org, id string, passphrase []byte) error {
+	gw, err := LoadOrg(d, passphrase)
+	if err != nil {
+		return err
+	}
+	sk, err := keys.GenerateEd25519(rand.Reader)
+	if err != nil {
+		return err
+	}
+	kf := &keys.KeyFile{Agent: id, Org: org, Signing: sk, Encryption: gw.Encryption}
+	return keys.WriteFile(d.AgentKeyPath(id), kf, keys.WriteOptions{Passphrase: passphrase, Overwrite: true})
+}
+
+// LoadAgents reads every local agent record and checks each, so that a
+// serving gateway never takes up a record it would refuse at start. A
+// mistake is a *ConfigError naming the file and the key.
 func LoadAgents(d Dir) ([]*LocalAgent, error) {
 	ents, err := os.ReadDir(d.AgentsDir())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -120,24 +142,126 @@ func LoadAgents(d Dir) ([]*LocalAgent, error) {
 	}
 	var out []*LocalAgent
 	for _, e := range ents {
-		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") {
+		// Files being written (".ID.json.tmp…") are not records yet.
+		if e.IsDir() || !strings.HasSuffix(e.Name(), ".json") || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(d.AgentsDir(), e.Name()))
+		a, err := readAgent(filepath.Join(d.AgentsDir(), e.Name()))
 		if err != nil {
 			return nil, err
-		}
-		a := new(LocalAgent)
-		if err := json.Unmarshal(b, a); err != nil {
-			return nil, fmt.Errorf("agent %s: %w", e.Name(), err)
-		}
-		if a.ID+".json" != e.Name() || !wire.ValidName(a.ID) {
-			return nil, fmt.Errorf("agent %s: bad id %q", e.Name(), a.ID)
 		}
 		out = append(out, a)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out, nil
+}
+
+// readAgent reads and checks one agent record.
+func readAgent(path string) (*LocalAgent, error) {
+	file := "agents/" + filepath.Base(path)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	a := new(LocalAgent)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	// A misspelt setting is a mistake, as in moltgate.toml, not silently
+	// ignored.
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(a); err != nil {
+		return nil, agentFileError(file, err)
+	}
+	if dec.More() {
+		return nil, &ConfigError{Key: file, Msg: "more than one JSON object"}
+	}
+	if a.ID+".json" != filepath.Base(path) {
+		return nil, &ConfigError{Key: file + ": id", Msg: fmt.Sprintf("%q does not match the file name", a.ID)}
+	}
+	if err := a.Validate(); err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			ce.Key = file + ": " + ce.Key
+		}
+		return nil, err
+	}
+	return a, nil
+}
+
+// agentFileError names the key of a record that does not decode.
+func agentFileError(file string, err error) error {
+	var te *json.UnmarshalTypeError
+	var se *json.SyntaxError
+	switch {
+	case errors.As(err, &te):
+		return &ConfigError{Key: file + ": " + te.Field, Msg: "wrong type (want " + te.Type.String() + ")"}
+	case errors.As(err, &se):
+		return &ConfigError{Key: file, Msg: fmt.Sprintf("not JSON at byte %d: %s", se.Offset, se.Error())}
+	}
+	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+		return &ConfigError{Key: file + ": " + strings.Trim(f, `"`), Msg: "unknown setting"}
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &ConfigError{Key: file, Msg: "empty or cut short"}
+	}
+	// A bad classification, reported by wire.Class.
+	return &ConfigError{Key: file + ": max_cls", Msg: oneLine(err.Error())}
+}
+
+// Validate checks a record as moltgate agent add would write it. A mistake
+// is a *ConfigError naming the key.
+func (a *LocalAgent) Validate() error {
+	bad := func(key, format string, args ...any) error {
+		return &ConfigError{Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	if !wire.ValidName(a.ID) || a.ID == GatewayAgent {
+		return bad("id", "must match [A-Za-z0-9_-]{1,128} and not be %q", GatewayAgent)
+	}
+	if len(a.Exec) > 0 && a.Exec[0] == "" {
+		return bad("exec", "the program must not be empty")
+	}
+	for i, c := range a.Capabilities {
+		if !wire.ValidCapability(c) {
+			return bad(fmt.Sprintf("capabilities[%d]", i), "%q is not a capability name", c)
+		}
+	}
+	if a.MaxCls != 0 && !a.MaxCls.Valid() {
+		return bad("max_cls", "must be one of pub, int, conf, pii, sec")
+	}
+	if a.QueryTool != "" && !wire.ValidName(a.QueryTool) {
+		return bad("query_tool", "must match [A-Za-z0-9_-]{1,128}")
+	}
+	switch a.Visibility {
+	case "", "public", "unlisted", "private":
+	default:
+		return bad("visibility", "must be public, unlisted or private")
+	}
+	return nil
+}
+
+// RemoveAgent deletes a local agent's record and its signing key. A
+// serving gateway stops the agent and withdraws its directory entry within
+// seconds (at once on SIGHUP).
+func RemoveAgent(d Dir, id string) (*LocalAgent, error) {
+	if !wire.ValidName(id) {
+		return nil, errors.New("agent remove: --id must match [A-Za-z0-9_-]{1,128}")
+	}
+	path := filepath.Join(d.AgentsDir(), id+".json")
+	a, err := readAgent(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("agent remove: %s: %w", id, fs.ErrNotExist)
+	}
+	if err != nil {
+		// A broken record can still be removed.
+		a = &LocalAgent{ID: id}
+	}
+	// The record first: without it the key is used no more.
+	if err := os.Remove(path); err != nil {
+		return nil, fmt.Errorf("agent remove: %w", err)
+	}
+	if err := os.Remove(d.AgentKeyPath(id)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("agent remove: %w", err)
+	}
+	return a, nil
 }
 
 // LoadAgentIdentity reads a local agent's keys.

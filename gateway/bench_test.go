@@ -59,7 +59,7 @@ func benchPair(b *testing.B, transport string) (rt func(), raw func(), signed in
 	rt() // the handshake
 
 	// The request as Query builds it, signed, for the yardstick.
-	st := acme.s.agents["client"]
+	st := acme.s.agent("client")
 	in, _ := wire.Parse(input, 0)
 	m := &wire.Message{V: wire.Version, ID: newMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpTool,
 		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Conf, Exp: time.Now().Add(time.Minute).UnixMilli(),

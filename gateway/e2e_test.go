@@ -121,7 +121,7 @@ func start(t testing.TB, d Dir, ls *Listeners, transport string, opts ...func(*S
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	for id := range s.agents {
+	for id := range s.localAgents() {
 		tok, err := s.core.ProvisionToken(id, time.Minute)
 		if err != nil {
 			t.Fatal(err)

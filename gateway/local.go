@@ -24,7 +24,7 @@ import (
 //	ping           pong from the agent's heartbeats
 func (s *Server) localOp(ctx context.Context, in *inbound, emit func([]byte) error) answer {
 	m := in.m
-	st := s.agents[m.To.Agent]
+	st := s.agent(m.To.Agent)
 	if st == nil {
 		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s at %s", m.To.Agent, s.cfg.Org))
 	}

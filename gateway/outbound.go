@@ -41,14 +41,14 @@ func (s *Server) target(to string) (wire.Ref, error) {
 // sender picks the local agent a local caller speaks for.
 func (s *Server) sender(from string) (*agentState, error) {
 	if from == "" {
-		if len(s.agents) == 1 {
-			for _, st := range s.agents {
+		if agents := s.localAgents(); len(agents) == 1 {
+			for _, st := range agents {
 				return st, nil
 			}
 		}
 		return nil, wire.Errorf(wire.ErrInvalidParam, "from", "name the local agent to send as")
 	}
-	st := s.agents[from]
+	st := s.agent(from)
 	if st == nil {
 		return nil, wire.Errorf(wire.ErrAgentNotFound, "from", "no local agent %s", from)
 	}
@@ -186,7 +186,7 @@ func (s *Server) send(ctx context.Context, m *wire.Message, st *agentState, onMs
 // organisation: nothing crosses the boundary, so it goes straight to the
 // local bridge.
 func (s *Server) queryLocal(ctx context.Context, req localbridge.QueryRequest, to wire.Ref, input wire.Value, emit func(localbridge.StreamEvent) error) (json.RawMessage, error) {
-	st := s.agents[to.Agent]
+	st := s.agent(to.Agent)
 	if st == nil {
 		return nil, wire.Errorf(wire.ErrAgentNotFound, "to", "no agent %s", to)
 	}
@@ -288,7 +288,7 @@ func (s *Server) Ping(ctx context.Context, req localbridge.PingRequest) (json.Ra
 	}
 	nonce := newMessageID(s.rand)
 	if to.Org == s.cfg.Org {
-		if s.agents[to.Agent] == nil {
+		if s.agent(to.Agent) == nil {
 			return nil, wire.Errorf(wire.ErrAgentNotFound, "agent", "no agent %s", to)
 		}
 		v, _ := wire.ValueOf(s.pongPayload(to.Agent, nonce))

@@ -263,7 +263,7 @@ func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) er
 
 	// An agent that does not exist has no ceiling to check against: say
 	// so, rather than that the class is above the ceiling of no one.
-	if !registry && s.agents[m.To.Agent] == nil {
+	if !registry && s.agent(m.To.Agent) == nil {
 		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s at %s", m.To.Agent, s.cfg.Org))
 	}
 

@@ -70,8 +70,17 @@ func (s *Server) Registry() *directory.Registry { return s.registry.reg }
 // configured ones, and its liveness. The registration is a register
 // message signed by the org key with the agent's identity certificate, and
 // goes through the same checks as any other.
+//
+// A removed agent's entry is withdrawn by ReloadAgents, which holds
+// publishMu while it does, so a report that comes late finds no agent and
+// writes nothing.
 func (s *Server) publishAgent(info localbridge.AgentInfo) {
-	st := s.agents[info.ID]
+	if info.Status == localbridge.StatusRemoved {
+		return
+	}
+	s.publishMu.Lock()
+	defer s.publishMu.Unlock()
+	st := s.agent(info.ID)
 	if st == nil {
 		return
 	}
@@ -79,13 +88,6 @@ func (s *Server) publishAgent(info localbridge.AgentInfo) {
 	// the background context exists.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if info.Status == localbridge.StatusRemoved {
-		p := &wire.RegisterPayload{Action: "delete", Reason: "removed", Profile: &wire.Profile{AgentID: info.ID}}
-		if _, err := s.registerAsOrg(ctx, p); err != nil && code(err) != wire.ErrAgentNotFound {
-			s.log.Warn("cannot deregister agent", "agent", info.ID, "err", err.Error())
-		}
-		return
-	}
 	caps := append(slices.Clone(st.spec.Capabilities), info.Capabilities()...)
 	slices.Sort(caps)
 	caps = slices.Compact(caps)
@@ -106,6 +108,15 @@ func (s *Server) publishAgent(info localbridge.AgentInfo) {
 		}
 	}
 	s.recordLocal(ctx, info)
+}
+
+// withdrawAgent deletes a local agent's directory entry. The caller holds
+// publishMu.
+func (s *Server) withdrawAgent(ctx context.Context, id string) {
+	p := &wire.RegisterPayload{Action: "delete", Reason: "removed", Profile: &wire.Profile{AgentID: id}}
+	if _, err := s.registerAsOrg(ctx, p); err != nil && code(err) != wire.ErrAgentNotFound {
+		s.log.Warn("cannot deregister agent", "agent", id, "err", err.Error())
+	}
 }
 
 // messageURL is where peers send this gateway's agents their messages.

@@ -182,7 +182,7 @@ func (s *Server) servePing(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	pp := &wire.PongPayload{Nonce: nonce, Status: "offline", CapabilitiesActive: []string{}}
-	if id.Org == s.cfg.Org && s.agents[id.Agent] != nil {
+	if id.Org == s.cfg.Org && s.agent(id.Agent) != nil {
 		pp = s.pongPayload(id.Agent, nonce)
 	} else if rec.Status != "" {
 		pp.Status = string(rec.Status)

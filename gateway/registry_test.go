@@ -31,7 +31,7 @@ func (g *testGateway) waitListed(id string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		rec, err := g.s.Registry().Lookup(context.Background(), pid, directory.Viewer{Local: true})
-		if err == nil && (pid.Org != g.s.Org() || g.s.agents[pid.Agent] == nil || rec.Status == directory.StatusAlive) {
+		if err == nil && (pid.Org != g.s.Org() || g.s.agent(pid.Agent) == nil || rec.Status == directory.StatusAlive) {
 			return
 		}
 		if time.Now().After(deadline) {

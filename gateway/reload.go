@@ -2,14 +2,18 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"reflect"
+	"sort"
+	"strings"
 	"time"
 )
 
-// peerWatchEvery is how often a serving gateway looks for peers imported
-// or removed since it started.
-const peerWatchEvery = 2 * time.Second
+// watchEvery is how often a serving gateway looks for peers and local
+// agents added, changed or removed since it started.
+const watchEvery = 2 * time.Second
 
 // ReloadPeers makes the peers imported since the gateway opened, or changed
 // or removed since, take effect without a restart: moltgate peer import
@@ -149,4 +153,184 @@ func (s *Server) purgeOrg(ctx context.Context, org string) int {
 		s.log.Warn("directory entries of a former peer not removed", "peer", org, "err", err.Error())
 	}
 	return n
+}
+
+// Reload reads the peers and the local agents again (ReloadPeers, then
+// ReloadAgents), as a serving gateway does by itself when their files
+// change and moltgate serve does on SIGHUP. Each takes effect whole or not
+// at all, and a mistake in one does not hold up the other.
+func (s *Server) Reload(ctx context.Context) error {
+	return errors.Join(s.ReloadPeers(ctx), s.ReloadAgents(ctx))
+}
+
+// ReloadAgents makes the local agents added, changed or removed since the
+// gateway opened take effect without a restart: moltgate agent add and
+// agent remove write DIR/agents, and this reads it again.
+//
+// A new agent gets its ceiling, is launched under supervision with a fresh
+// single-use token (or waits for its provisioned one), and is published in
+// the directory as its tools register. A changed agent's ceiling,
+// capabilities, visibility, query tool and approval apply to calls that
+// start from then on, without a restart; a new exec relaunches it: its
+// session is told goodbye, so its calls in flight fail at once (E_TASK_FAILED,
+// the agent disconnected), its process has the local bridge's grace to exit
+// before SIGTERM and then SIGKILL, and the new command is launched once it
+// is gone. A removed agent is refused at once as unknown (E_AGENT_NOT_FOUND),
+// its directory entry is withdrawn, and it is stopped the same way, which
+// ReloadAgents waits for.
+//
+// On error (a record that does not parse or check, a key that does not
+// load) nothing changes.
+func (s *Server) ReloadAgents(ctx context.Context) error {
+	if s.closing.Load() {
+		return ErrServerClosed
+	}
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	records, err := LoadAgents(s.dir)
+	if err != nil {
+		return fmt.Errorf("reload agents: %w", err)
+	}
+	// First everything that can fail, then the changes.
+	type change struct{ old, st *agentState }
+	var changes []change
+	cur := s.localAgents()
+	next := make(map[string]*agentState, len(records))
+	now := s.now()
+	for _, a := range records {
+		old := cur[a.ID]
+		c := change{old: old}
+		switch {
+		case old == nil || !old.key.same(stampOf(s.dir.AgentKeyPath(a.ID))):
+			// New, or removed and added again under a new key.
+			if c.st, err = s.newAgentState(a, now); err != nil {
+				return fmt.Errorf("reload agents: %w", err)
+			}
+		case reflect.DeepEqual(old.spec, a):
+			next[a.ID] = old
+			continue
+		default:
+			st := *old
+			st.spec = a
+			c.st = &st
+		}
+		next[a.ID] = c.st
+		changes = append(changes, c)
+	}
+	var gone []*agentState
+	for id, st := range cur {
+		if next[id] == nil {
+			gone = append(gone, st)
+		}
+	}
+	if len(changes) == 0 && len(gone) == 0 {
+		return nil
+	}
+	sort.Slice(gone, func(i, j int) bool { return gone[i].spec.ID < gone[j].spec.ID })
+
+	// Ceilings before the agents, so that no call meets a new agent
+	// without its own.
+	for _, c := range changes {
+		if err := s.policy.SetAgent(c.st.spec.ID, c.st.spec.MaxCls); err != nil {
+			s.log.Warn("agent ceiling not set", "agent", c.st.spec.ID, "err", err.Error())
+		}
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	s.publishMu.Lock()
+	s.agents.Store(&next)
+	for _, st := range gone {
+		s.withdrawAgent(wctx, st.spec.ID)
+	}
+	for _, c := range changes {
+		if c.old != nil && c.old.id != c.st.id {
+			s.withdrawAgent(wctx, c.old.spec.ID) // made under the old key
+		}
+	}
+	s.publishMu.Unlock()
+
+	for _, c := range changes {
+		a := c.st.spec
+		if c.old == nil {
+			if err := s.core.AddAgent(a.bridgeSpec()); err != nil {
+				s.log.Error("agent not started", "agent", a.ID, "err", err.Error())
+				continue
+			}
+			s.log.Info("agent added", "agent", a.ID, "supervised", len(a.Exec) > 0, "max_cls", s.policy.AgentCeiling(a.ID).String())
+			continue
+		}
+		relaunched := false
+		if !reflect.DeepEqual(c.old.spec.bridgeSpec(), a.bridgeSpec()) {
+			if relaunched, err = s.core.UpdateAgent(a.bridgeSpec()); err != nil {
+				s.log.Error("agent not updated", "agent", a.ID, "err", err.Error())
+				continue
+			}
+		}
+		s.republish(wctx, a.ID)
+		s.log.Info("agent updated", "agent", a.ID, "relaunched", relaunched, "max_cls", s.policy.AgentCeiling(a.ID).String())
+	}
+	for _, st := range gone {
+		id := st.spec.ID
+		s.policy.RemoveAgent(id)
+		if err := s.core.RemoveAgent(id); err != nil {
+			s.log.Warn("agent not stopped", "agent", id, "err", err.Error())
+		}
+		s.log.Info("agent removed", "agent", id)
+	}
+	return nil
+}
+
+// republish brings a changed agent's directory entry in step with its new
+// configuration, or withdraws it when it has nothing left to offer.
+func (s *Server) republish(ctx context.Context, id string) {
+	info, ok := s.core.Agent(id)
+	st := s.agent(id)
+	if !ok || st == nil {
+		return
+	}
+	if len(st.spec.Capabilities) == 0 && len(info.Tools) == 0 {
+		s.publishMu.Lock()
+		if s.agent(id) == st {
+			s.withdrawAgent(ctx, id)
+		}
+		s.publishMu.Unlock()
+		return
+	}
+	s.publishAgent(info)
+}
+
+// fileStamp is what changes on disk when a file is written again.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+	ok   bool
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+}
+
+func (a fileStamp) same(b fileStamp) bool {
+	return a.ok == b.ok && a.mod.Equal(b.mod) && a.size == b.size
+}
+
+// agentsStamp is what changes on disk when an agent is added, changed or
+// removed: the names, times and sizes of the records. Records are small and
+// few; an edit in place changes the stamp as a rename does.
+func (s *Server) agentsStamp() string {
+	ents, err := os.ReadDir(s.dir.AgentsDir())
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, e := range ents {
+		if fi, err := e.Info(); err == nil {
+			fmt.Fprintf(&b, "%s %d %d\n", e.Name(), fi.ModTime().UnixNano(), fi.Size())
+		}
+	}
+	return b.String()
 }

@@ -75,7 +75,7 @@ func TestReplicasShareReplayWindow(t *testing.T) {
 
 	// acme seals one ping to globex's agent outside any session: a public
 	// ping needs only a valid signature.
-	st := acme.s.agents["client"]
+	st := acme.s.agent("client")
 	m := &wire.Message{V: wire.Version, ID: newMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpPing,
 		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 		Payload: &wire.PingPayload{Nonce: "n-1"}}

@@ -115,7 +115,7 @@ func (s *Server) Serve(ls *Listeners) error {
 
 	s.startBackground()
 	s.log.Info("gateway serving", "org", s.cfg.Org, "https", ls.HTTP.Addr().String(), "grpc", ls.GRPC.Addr().String(),
-		"tls", s.cfg.TLSEnabled(), "agents", len(s.agents))
+		"tls", s.cfg.TLSEnabled(), "agents", len(s.localAgents()))
 
 	errc := make(chan error, 4)
 	var wg sync.WaitGroup
@@ -259,16 +259,22 @@ func (s *Server) startBackground() {
 		}
 	})
 	s.registryBackground(tick)
-	last := s.peersStamp()
-	tick(peerWatchEvery, func(ctx context.Context) {
-		st := s.peersStamp()
-		if st.same(last) {
-			return
+	// Peers and local agents added, changed or removed on disk take effect
+	// within seconds. A failed reload is reported once per change, not
+	// every tick.
+	lastPeers := s.peersStamp()
+	tick(watchEvery, func(ctx context.Context) {
+		if st := s.peersStamp(); !st.same(lastPeers) {
+			lastPeers = st
+			if err := s.ReloadPeers(ctx); err != nil {
+				s.log.Warn("peers not reloaded", "err", err.Error())
+			}
 		}
-		// A failed reload is reported once per change, not every tick.
-		last = st
-		if err := s.ReloadPeers(ctx); err != nil {
-			s.log.Warn("peers not reloaded", "err", err.Error())
+		if st := s.agentsStamp(); st != s.agentsSeen {
+			s.agentsSeen = st
+			if err := s.ReloadAgents(ctx); err != nil && !errors.Is(err, ErrServerClosed) {
+				s.log.Warn("agents not reloaded", "err", err.Error())
+			}
 		}
 	})
 }

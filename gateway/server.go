@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -71,11 +72,20 @@ type Server struct {
 	pins    *keys.PinStore
 	box     *crypto.Box
 
-	// reloadMu serialises ReloadPeers.
+	// reloadMu serialises ReloadPeers and ReloadAgents.
 	reloadMu sync.Mutex
 	peersMu  sync.RWMutex
 	peers    map[string]*peerState // by org
-	agents   map[string]*agentState
+	// agents holds the local agents by id. The map is never changed once
+	// stored: ReloadAgents stores a new one, so that calls read it without
+	// a lock.
+	agents atomic.Pointer[map[string]*agentState]
+	// publishMu orders directory writes for local agents, so that an entry
+	// withdrawn for a removed agent is not written again by a late report
+	// of the local bridge.
+	publishMu  sync.Mutex
+	passphrase []byte // unlocks the keys of agents added while serving
+	agentsSeen string // agentsStamp of the records last read; the watch loop's own
 
 	replay   *replay.Window
 	hsCfg    *handshake.Config
@@ -124,13 +134,21 @@ type Server struct {
 
 type shutdowner interface{ Shutdown(context.Context) error }
 
-// agentState is one local agent as the gateway holds it.
+// agentState is one local agent as the gateway holds it. It is not changed
+// once stored: a new configuration is a new agentState.
 type agentState struct {
 	spec *LocalAgent
 	id   *identity.Agent
+	key  fileStamp // of the key file id was read from
 	cert *identity.Cert
 	caps []*identity.CapabilityCert // what the org certifies the agent may ask of peers
 }
+
+// agent returns the local agent id, or nil.
+func (s *Server) agent(id string) *agentState { return (*s.agents.Load())[id] }
+
+// localAgents returns the local agents by id. The map must not be changed.
+func (s *Server) localAgents() map[string]*agentState { return *s.agents.Load() }
 
 // Open reads a gateway directory and builds the gateway: configuration,
 // keys, peers, local agents, storage, handshake and session state, the data
@@ -159,7 +177,7 @@ func Open(opts Options) (*Server, error) {
 		cfg: cfg, dir: d, now: opts.Now, rand: opts.Rand,
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
-		peers: map[string]*peerState{}, agents: map[string]*agentState{},
+		peers: map[string]*peerState{}, passphrase: bytes.Clone(opts.Passphrase),
 		quit: make(chan struct{}),
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
@@ -179,6 +197,9 @@ func Open(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 	s.trust = TrustStore(org, peers)
+	// Stamped before reading, so that a record written meanwhile is read
+	// again once serving.
+	s.agentsSeen = s.agentsStamp()
 	agents, err := LoadAgents(d)
 	if err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)
@@ -278,14 +299,18 @@ func Open(opts Options) (*Server, error) {
 	})
 	// Every agent's state is in place before the local bridge hears of any,
 	// since its notifications read it from another goroutine.
+	states := make(map[string]*agentState, len(agents))
 	for _, a := range agents {
-		if err := s.addLocalAgent(a, opts.Passphrase, now); err != nil {
+		st, err := s.newAgentState(a, now)
+		if err != nil {
 			s.store.Close()
-			return nil, err
+			return nil, fmt.Errorf("open gateway: %w", err)
 		}
+		states[a.ID] = st
 	}
+	s.agents.Store(&states)
 	for _, a := range agents {
-		if err := s.core.AddAgent(localbridge.AgentSpec{ID: a.ID, Command: a.Exec, RequireApproval: a.Approval, QueryTool: a.QueryTool}); err != nil {
+		if err := s.core.AddAgent(a.bridgeSpec()); err != nil {
 			s.store.Close()
 			return nil, fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
 		}
@@ -311,33 +336,40 @@ func (s *Server) orgIssuer() *identity.Org {
 	return &identity.Org{Name: s.org.Ref.Org, Signing: s.org.Signing}
 }
 
-func (s *Server) addLocalAgent(a *LocalAgent, passphrase []byte, now time.Time) error {
-	id, err := LoadAgentIdentity(s.dir, a.ID, passphrase)
+// newAgentState reads a local agent's keys and has the org certify them.
+func (s *Server) newAgentState(a *LocalAgent, now time.Time) (*agentState, error) {
+	path := s.dir.AgentKeyPath(a.ID)
+	key := stampOf(path)
+	id, err := LoadAgentIdentity(s.dir, a.ID, s.passphrase)
 	if err != nil {
-		return fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
+		return nil, fmt.Errorf("agent %s: %w", a.ID, err)
 	}
 	if id.Ref.Org != s.cfg.Org || id.Ref.Agent != a.ID {
-		return fmt.Errorf("open gateway: agent %s: key file is for %s", a.ID, id.Ref)
+		return nil, fmt.Errorf("agent %s: key file is for %s", a.ID, id.Ref)
 	}
 	if !id.Encryption.Public().Equal(s.org.Encryption.Public()) {
-		return fmt.Errorf("open gateway: agent %s: its enc_key is not the gateway's", a.ID)
+		return nil, fmt.Errorf("agent %s: its enc_key is not the gateway's", a.ID)
 	}
-	st := &agentState{spec: a, id: id}
+	st := &agentState{spec: a, id: id, key: key}
 	exp := now.Add(s.cfg.Security.CertTTL.D())
 	if st.cert, err = s.orgIssuer().IssueIdentity(id.Public(), now.Add(-time.Minute), exp); err != nil {
-		return fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
+		return nil, fmt.Errorf("agent %s: %w", a.ID, err)
 	}
 	// The org certifies that its agents may invoke peers' tools; the peer
 	// still decides, by its ceilings and policies, what they may reach.
 	for _, c := range []string{"tool.invoke"} {
 		cc, err := s.orgIssuer().IssueCapability(id.Ref, id.Signing.Public(), c, now.Add(-time.Minute), exp)
 		if err != nil {
-			return fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
+			return nil, fmt.Errorf("agent %s: %w", a.ID, err)
 		}
 		st.caps = append(st.caps, cc)
 	}
-	s.agents[a.ID] = st
-	return nil
+	return st, nil
+}
+
+// bridgeSpec is what the local bridge is told of a.
+func (a *LocalAgent) bridgeSpec() localbridge.AgentSpec {
+	return localbridge.AgentSpec{ID: a.ID, Command: a.Exec, RequireApproval: a.Approval, QueryTool: a.QueryTool}
 }
 
 // orgPins adapts the pin store to the handshake: peers are pinned by org

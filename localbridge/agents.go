@@ -33,9 +33,12 @@ type AgentSpec struct {
 	QueryTool string
 }
 
-// agentEntry is one configured agent.
+// agentEntry is one configured agent. An entry is never changed but for its session: a new
+// configuration (UpdateAgent) is a new entry, which takes over the session and supervisor when
+// only policy changed, and starts afresh, one generation on, when the launch changed.
 type agentEntry struct {
 	spec AgentSpec
+	gen  uint64      // launch generation: sessions of an older one are not attached
 	sess *session    // the live session, if any
 	sup  *supervisor // nil when started elsewhere
 }
@@ -64,27 +67,92 @@ func (c *Core) AddAgent(spec AgentSpec) error {
 	return nil
 }
 
-// RemoveAgent stops and forgets an agent: its process is stopped, its connection closed and
-// its unused tokens revoked. Calls in flight fail with core.agent_disconnected.
+// RemoveAgent stops and forgets an agent: it gets no more calls (they fail with
+// core.unknown_agent), its unused tokens are revoked, its session is told goodbye (calls in
+// flight fail with core.agent_disconnected), and its process is given StopGrace to exit, then
+// sent SIGTERM, then SIGKILL after StopGrace more. RemoveAgent returns when the process is
+// gone.
 func (c *Core) RemoveAgent(id string) error {
 	c.mu.Lock()
 	e, ok := c.agents[id]
+	var sess *session
 	if ok {
 		delete(c.agents, id)
+		sess = e.sess
 	}
 	c.mu.Unlock()
 	if !ok {
 		return fmt.Errorf("remove agent %s: not configured", id)
 	}
-	c.tokens.revokeAgent(id)
+	c.retire(id, sess, e.sup, "removed")
 	if e.sup != nil {
 		e.sup.stop()
 	}
-	if e.sess != nil {
-		e.sess.goodbye("removed")
-	}
 	c.notify.changed(id)
 	return nil
+}
+
+// UpdateAgent applies a new configuration to an agent already configured, while it runs.
+// When only RequireApproval or QueryTool changed, the session and process stay and calls
+// that start from now on follow the new configuration. When Command or Dir changed, the agent
+// is relaunched: its session is told goodbye (calls in flight fail with
+// core.agent_disconnected), its process is stopped as by RemoveAgent, and the new command is
+// launched with a fresh token once the old process is gone; meanwhile calls fail with
+// core.agent_unavailable. UpdateAgent does not wait for the old process to exit, and reports
+// whether it relaunched the agent.
+func (c *Core) UpdateAgent(spec AgentSpec) (relaunched bool, err error) {
+	if !agentIDPattern.MatchString(spec.ID) {
+		return false, fmt.Errorf("update agent: id %q is not of the form [A-Za-z0-9_-]{1,128}", spec.ID)
+	}
+	spec.Command = slices.Clone(spec.Command)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return false, ErrServerClosed
+	}
+	old, ok := c.agents[spec.ID]
+	if !ok {
+		c.mu.Unlock()
+		return false, fmt.Errorf("update agent %s: not configured", spec.ID)
+	}
+	e := &agentEntry{spec: spec, gen: old.gen}
+	if slices.Equal(old.spec.Command, spec.Command) && old.spec.Dir == spec.Dir {
+		e.sess, e.sup = old.sess, old.sup
+		c.agents[spec.ID] = e
+		c.mu.Unlock()
+		c.notify.changed(spec.ID)
+		return false, nil
+	}
+	e.gen = old.gen + 1
+	c.agents[spec.ID] = e
+	sess, sup := old.sess, old.sup
+	c.mu.Unlock()
+
+	c.retire(spec.ID, sess, sup, "reconfigured")
+	var gone <-chan struct{}
+	if sup != nil {
+		gone = sup.done
+	}
+	c.mu.Lock()
+	if c.started && !c.closed && c.agents[spec.ID] == e {
+		c.startSupervisorAfterLocked(e, gone)
+	}
+	c.mu.Unlock()
+	c.notify.changed(spec.ID)
+	return true, nil
+}
+
+// retire ends what an agent's old configuration started: the supervisor is told to stop
+// first, so that it launches nothing more, then the unused tokens are revoked and the session
+// is told goodbye, which the process has StopGrace to act on.
+func (c *Core) retire(id string, sess *session, sup *supervisor, reason string) {
+	if sup != nil {
+		sup.halt()
+	}
+	c.tokens.revokeAgent(id)
+	if sess != nil {
+		sess.goodbye(reason)
+	}
 }
 
 // ProvisionToken issues a token for a configured agent that is started elsewhere. The token
@@ -115,12 +183,15 @@ func (c *Core) ProvisionToken(agentID string, ttl time.Duration) (Token, error) 
 // attach makes s the live session of its agent, replacing an older one.
 func (c *Core) attach(e *agentEntry, s *session) bool {
 	c.mu.Lock()
-	if c.closed || c.agents[e.spec.ID] != e {
+	// The entry may have been replaced since the handshake looked it up: by a new policy, whose
+	// entry takes the session; or by a new launch, whose entry takes sessions of its own only.
+	cur := c.agents[e.spec.ID]
+	if c.closed || cur == nil || cur.gen != e.gen {
 		c.mu.Unlock()
 		return false
 	}
-	old := e.sess
-	e.sess = s
+	old := cur.sess
+	cur.sess = s
 	c.mu.Unlock()
 	if s.launch != nil {
 		s.launch.connected.Store(true)
@@ -132,11 +203,15 @@ func (c *Core) attach(e *agentEntry, s *session) bool {
 	return true
 }
 
-// detach forgets s if it is still its agent's live session.
+// detach forgets s if it is still its agent's live session, in the entry it attached to or
+// the one that replaced it.
 func (c *Core) detach(s *session) {
 	c.mu.Lock()
 	if s.entry.sess == s {
 		s.entry.sess = nil
+	}
+	if cur := c.agents[s.agentID]; cur != nil && cur.sess == s {
+		cur.sess = nil
 	}
 	c.mu.Unlock()
 	c.notify.changed(s.agentID)

@@ -48,6 +48,7 @@ func (l *launch) sessionEnded() { l.endOnce.Do(func() { close(l.ended) }) }
 type supervisor struct {
 	c        *Core
 	spec     AgentSpec
+	after    <-chan struct{} // if not nil: the first launch waits for it (the process this one replaces is gone)
 	stopCh   chan struct{}
 	stopOnce sync.Once
 	done     chan struct{}
@@ -57,11 +58,15 @@ type supervisor struct {
 	starts int
 }
 
-func (c *Core) startSupervisorLocked(e *agentEntry) {
+func (c *Core) startSupervisorLocked(e *agentEntry) { c.startSupervisorAfterLocked(e, nil) }
+
+// startSupervisorAfterLocked starts e's supervisor, whose first launch waits until after is
+// closed.
+func (c *Core) startSupervisorAfterLocked(e *agentEntry, after <-chan struct{}) {
 	if len(e.spec.Command) == 0 || e.sup != nil {
 		return
 	}
-	s := &supervisor{c: c, spec: e.spec, stopCh: make(chan struct{}), done: make(chan struct{})}
+	s := &supervisor{c: c, spec: e.spec, after: after, stopCh: make(chan struct{}), done: make(chan struct{})}
 	e.sup = s
 	c.wg.Add(1)
 	go func() {
@@ -76,10 +81,20 @@ func (s *supervisor) state() (pid, restarts int) {
 	return s.pid, max(s.starts-1, 0)
 }
 
-// stop terminates the process and waits for the supervisor to end.
+// stop terminates the process and waits for the supervisor to end. A process whose session
+// was told goodbye first is given StopGrace to exit by itself before it is sent SIGTERM, and
+// StopGrace more before SIGKILL.
 func (s *supervisor) stop() {
-	s.stopOnce.Do(func() { close(s.stopCh) })
+	s.halt()
 	<-s.done
+}
+
+// halt tells the supervisor to stop, and does not wait. Once it returns the supervisor issues
+// no more tokens, so revoking the agent's tokens then leaves none.
+func (s *supervisor) halt() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.stopOnce.Do(func() { close(s.stopCh) })
 }
 
 func (s *supervisor) stopping() bool {
@@ -97,6 +112,15 @@ func (s *supervisor) stopping() bool {
 // twice as long after each exit that came quicker than RestartMax.
 func (s *supervisor) run() {
 	defer close(s.done)
+	if s.after != nil {
+		select {
+		case <-s.after:
+		case <-s.stopCh:
+			return
+		case <-s.c.done:
+			return
+		}
+	}
 	cfg := s.c.cfg
 	delay := cfg.RestartMin
 	for {
@@ -133,7 +157,13 @@ func (s *supervisor) runOnce() {
 		return
 	}
 	l := &launch{ended: make(chan struct{})}
+	s.mu.Lock()
+	if s.stopping() {
+		s.mu.Unlock()
+		return
+	}
 	tok, err := c.tokens.issue(c.cfg.Rand, c.cfg.Now(), grant{agentID: id, expires: c.cfg.Now().Add(c.cfg.TokenTTL), launch: l})
+	s.mu.Unlock()
 	if err != nil {
 		c.log.Error("cannot launch agent", "agent", id, "err", err)
 		return
@@ -173,6 +203,31 @@ func (s *supervisor) runOnce() {
 			<-waitCh
 		}
 	}
+	// exitOrTerminate gives a process whose session ended (it was told goodbye, or hung up)
+	// StopGrace to exit by itself before it is terminated. Close, which stops the Core at
+	// once, does not wait.
+	exitOrTerminate := func(why string) {
+		t := time.NewTimer(c.cfg.StopGrace)
+		defer t.Stop()
+		stopCh, coreDone := s.stopCh, c.done
+		for {
+			select {
+			case <-waitCh:
+				return
+			case <-t.C:
+				terminate(why)
+				return
+			case <-stopCh:
+				stopCh = nil
+			case <-coreDone:
+				coreDone = nil
+			}
+			if stopCh == nil && coreDone == nil {
+				terminate("gateway closing")
+				return
+			}
+		}
+	}
 	startup := time.NewTimer(c.cfg.TokenTTL)
 	defer startup.Stop()
 	coreDone := c.done
@@ -182,7 +237,11 @@ wait:
 		case <-waitCh:
 			break wait
 		case <-s.stopCh:
-			terminate("agent stopped")
+			if l.connected.Load() && !c.isClosed() {
+				exitOrTerminate("agent stopped")
+			} else {
+				terminate("agent stopped")
+			}
 			break wait
 		case <-coreDone:
 			// Shutdown lets a connected agent finish its calls; its session's end stops it.
@@ -197,16 +256,8 @@ wait:
 				break wait
 			}
 		case <-l.ended:
-			t := time.NewTimer(c.cfg.StopGrace)
-			select {
-			case <-waitCh:
-				t.Stop()
-			case <-s.stopCh:
-				t.Stop()
-				terminate("agent stopped")
-			case <-t.C:
-				terminate("connection ended")
-			}
+			// Stopping or not, the agent has its grace to exit after its session ended.
+			exitOrTerminate("connection ended")
 			break wait
 		}
 	}

@@ -140,23 +140,31 @@ func cmdWaitPending(ts *testscript.TestScript, neg bool, args []string) {
 	}
 }
 
-// waitcall DIR FROM TO TOOL INPUT: call until the call is answered, such as
-// after a change the gateways take up within seconds.
+// waitcall DIR FROM TO TOOL INPUT [CLS]: call until the call is answered,
+// such as after a change the gateways take up within seconds; negated,
+// until it is refused.
 func cmdWaitCall(ts *testscript.TestScript, neg bool, args []string) {
-	if len(args) != 5 {
-		ts.Fatalf("usage: waitcall DIR FROM TO TOOL INPUT")
+	if len(args) != 5 && len(args) != 6 {
+		ts.Fatalf("usage: [!] waitcall DIR FROM TO TOOL INPUT [CLS]")
+	}
+	cls := ""
+	if len(args) == 6 {
+		cls = args[5]
 	}
 	c := dialScript(ts, args[0], localbridge.ClientOptions{})
 	defer c.Close()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		_, err := c.Query(ctx, localbridge.QueryRequest{From: args[1], To: args[2], Tool: args[3], Input: json.RawMessage(args[4])}, nil)
+		_, err := c.Query(ctx, localbridge.QueryRequest{From: args[1], To: args[2], Tool: args[3], Input: json.RawMessage(args[4]), Class: cls}, nil)
 		cancel()
-		if err == nil {
+		if (err == nil) != neg {
 			return
 		}
 		if time.Now().After(deadline) {
+			if neg {
+				ts.Fatalf("call still answered")
+			}
 			ts.Fatalf("call not answered: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)

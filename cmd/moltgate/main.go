@@ -13,7 +13,8 @@
 //	moltgate init --dir DIR --org ORG [--listen HOST:PORT]
 //	moltgate peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] < them.json
 //	moltgate serve --dir DIR
-//	moltgate agent add --dir DIR --id AGENT --exec "CMD ARGS" [--capability C]... [--max-cls LEVEL]
+//	moltgate agent add --dir DIR --id AGENT --exec "CMD ARGS" [--capability C]... [--max-cls LEVEL] [--replace]
+//	moltgate agent remove --dir DIR --id AGENT
 //	moltgate register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG]
 //	moltgate discover --dir DIR --capability C [--org ORG] [--limit N] [--json]
 //	moltgate agents --dir DIR [--capability C] [--org ORG] [--json]
@@ -25,6 +26,11 @@
 //	moltgate pii scan [--jsonl] < text
 //	moltgate demo
 //	moltgate bench [--duration 3s] [--concurrency 16] [--size 1024] [--json] [--doc FILE]
+//
+// A serving gateway takes up peer import, agent add (--replace changes an
+// agent) and agent remove within seconds, and at once on SIGHUP: new
+// agents are launched, changed ones updated or relaunched, removed ones
+// stopped and withdrawn from the directory, without a restart.
 //
 // Errors go to standard error as one line that starts with the protocol
 // error code, and the exit status is non-zero.
@@ -84,7 +90,7 @@ func commands() []command {
 		{"init", "init --dir DIR --org ORG [--listen HOST:PORT]", runInit},
 		{"peer", "peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] < them.json", runPeer},
 		{"serve", "serve --dir DIR", runServe},
-		{"agent", "agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL]", runAgent},
+		{"agent", "agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL] [--replace] | agent remove --dir DIR --id AGENT", runAgent},
 		{"register", "register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG] [--json]", runRegister},
 		{"discover", "discover --dir DIR --capability C [--org ORG] [--limit N] [--json]", runDiscover},
 		{"agents", "agents --dir DIR [--capability C] [--org ORG] [--json]", runAgents},

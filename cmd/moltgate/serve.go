@@ -44,14 +44,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(e.stderr, "moltgate serve: %s listening on %s (gRPC %s)\n", s.Org(), s.Config().Listen.Address, s.Config().Listen.GRPC)
-	// SIGHUP reads the peers again at once; the gateway also notices an
-	// import by itself within seconds.
+	// SIGHUP reads the peers and the local agents again at once; the
+	// gateway also notices peer import, agent add and agent remove by
+	// itself within seconds.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer func() { signal.Stop(hup); close(hup) }()
 	go func() {
 		for range hup {
-			if err := s.ReloadPeers(ctx); err != nil {
+			if err := s.Reload(ctx); err != nil {
 				fmt.Fprintf(e.stderr, "moltgate serve: %s\n", describe(err))
 			}
 		}

@@ -114,9 +114,19 @@ func runPeer(ctx context.Context, e *env, args []string) error {
 }
 
 func runAgent(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] != "add" {
-		return usagef("agent needs the subcommand add")
+	if len(args) == 0 {
+		return usagef("agent needs a subcommand: add or remove")
 	}
+	switch args[0] {
+	case "add":
+		return runAgentAdd(e, args[1:])
+	case "remove":
+		return runAgentRemove(e, args[1:])
+	}
+	return usagef("unknown agent subcommand %q (want add or remove)", args[0])
+}
+
+func runAgentAdd(e *env, args []string) error {
 	fs := newFlags(e, "agent add")
 	dir := fs.String("dir", "", "gateway directory")
 	id := fs.String("id", "", "agent id")
@@ -127,7 +137,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	queryTool := fs.String("query-tool", "", "tool that answers query messages")
 	approval := fs.Bool("approval", false, "hold every call for approval by a local human")
 	visibility := fs.String("visibility", "public", "directory visibility: public, unlisted or private")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	replace := fs.Bool("replace", false, "rewrite the record of an agent already added (every setting as given here), keeping its key")
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	d, err := requireDir(*dir)
@@ -142,10 +153,39 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	a, err := gateway.AddAgent(d, gateway.AddAgentOptions{ID: *id, Exec: *execLine, Capabilities: caps, MaxCls: *maxCls,
-		QueryTool: *queryTool, Approval: *approval, Visibility: *visibility, Passphrase: pass})
+		QueryTool: *queryTool, Approval: *approval, Visibility: *visibility, Passphrase: pass, Replace: *replace})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Added agent %s (up to %s); it starts with moltgate serve\n", a.ID, a.MaxCls)
+	if *replace {
+		fmt.Fprintf(e.stdout, "Replaced agent %s (up to %s)\n", a.ID, a.MaxCls)
+		fmt.Fprintln(e.stdout, "A running gateway applies the change within seconds (or at once on SIGHUP); a new --exec restarts the agent.")
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "Added agent %s (up to %s)\n", a.ID, a.MaxCls)
+	fmt.Fprintln(e.stdout, "A running gateway starts it within seconds (or at once on SIGHUP); otherwise moltgate serve does.")
+	return nil
+}
+
+func runAgentRemove(e *env, args []string) error {
+	fs := newFlags(e, "agent remove")
+	dir := fs.String("dir", "", "gateway directory")
+	id := fs.String("id", "", "agent id")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	if *id == "" {
+		return usagef("--id is required")
+	}
+	a, err := gateway.RemoveAgent(d, *id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Removed agent %s and its key\n", a.ID)
+	fmt.Fprintln(e.stdout, "A running gateway stops it and withdraws its directory entry within seconds (or at once on SIGHUP).")
 	return nil
 }
