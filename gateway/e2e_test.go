@@ -91,9 +91,17 @@ func trustEachOther(t testing.TB, a, b Dir, maxCls string) {
 // tests sync when they say; withSync turns it back on.
 func start(t testing.TB, d Dir, ls *Listeners, transport string, opts ...func(*Server)) *testGateway {
 	t.Helper()
+	return startWith(t, d, ls, transport, Options{}, opts...)
+}
+
+// startWith is start with Options of the test's own (Dir and Logger are
+// filled in).
+func startWith(t testing.TB, d Dir, ls *Listeners, transport string, o Options, opts ...func(*Server)) *testGateway {
+	t.Helper()
 	g := &testGateway{t: t, dir: d, ls: ls, log: &bytes.Buffer{}, mu: &sync.Mutex{}}
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{g.mu, g.log}, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	s, err := Open(Options{Dir: d, Logger: logger})
+	o.Dir, o.Logger = d, logger
+	s, err := Open(o)
 	if err != nil {
 		t.Fatal(err)
 	}

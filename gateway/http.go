@@ -71,18 +71,17 @@ func readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, bool) 
 	return b, true
 }
 
-// deadline is the request's deadline: its X-Moltgate-Deadline header, at
-// most the gateway's request timeout.
+// deadline is the request's deadline on the process's clock: its
+// X-Moltgate-Deadline header (unix milliseconds, on the gateway's clock
+// like every time in a message), at most the gateway's request timeout.
 func (s *Server) deadline(r *http.Request) time.Time {
-	d := s.now().Add(s.cfg.Listen.RequestTimeout.D())
+	left := s.cfg.Listen.RequestTimeout.D()
 	if v := r.Header.Get(headerDeadline); v != "" {
 		if ms, err := strconv.ParseInt(v, 10, 64); err == nil {
-			if t := time.UnixMilli(ms); t.Before(d) {
-				d = t
-			}
+			left = min(left, time.UnixMilli(ms).Sub(s.now()))
 		}
 	}
-	return d
+	return time.Now().Add(left)
 }
 
 func (s *Server) writeAnswer(w http.ResponseWriter, a answer) {

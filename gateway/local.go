@@ -67,16 +67,15 @@ func (s *Server) localOp(ctx context.Context, in *inbound, emit func([]byte) err
 // callContext bounds a local call by the request's exp and the gateway's
 // request timeout, whichever comes first.
 func (s *Server) callContext(ctx context.Context, m *wire.Message) (context.Context, context.CancelFunc) {
-	deadline := s.now().Add(s.cfg.Listen.RequestTimeout.D())
+	timeout := s.cfg.Listen.RequestTimeout.D()
 	if m.Exp != 0 {
-		if e := time.UnixMilli(m.Exp); e.Before(deadline) {
-			deadline = e
+		// exp is on the gateway's clock; the context's deadline on the
+		// process's, so it is the time left that carries over.
+		if left := time.UnixMilli(m.Exp).Sub(s.now()); left < timeout {
+			timeout = left
 		}
 	}
-	if d, ok := ctx.Deadline(); ok && d.Before(deadline) {
-		deadline = d
-	}
-	return context.WithDeadline(ctx, deadline)
+	return context.WithTimeout(ctx, timeout) // ctx's own deadline still holds
 }
 
 // callTool runs a tool and streams its chunks back as stream messages.
@@ -254,7 +253,8 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		}
 		deadline := time.Time{}
 		if p.Deadline > 0 {
-			deadline = time.UnixMilli(p.Deadline)
+			// On the process's clock, as contexts are.
+			deadline = time.Now().Add(time.UnixMilli(p.Deadline).Sub(s.now()))
 		}
 		req := localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
 			RequestID: m.ID, CorrelationID: p.TaskID, IdempotencyKey: id,

@@ -99,7 +99,7 @@ func (ps *peerState) post(ctx context.Context, body []byte, accept string) (*htt
 		req.Header.Set("Accept", accept)
 	}
 	if d, ok := ctx.Deadline(); ok {
-		req.Header.Set(headerDeadline, fmt.Sprint(d.UnixMilli()))
+		req.Header.Set(headerDeadline, fmt.Sprint(ps.s.now().Add(time.Until(d)).UnixMilli()))
 	}
 	resp, err := ps.client.Do(req)
 	if err != nil {
@@ -157,7 +157,9 @@ const (
 func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (done bool, err error)) error {
 	s := ps.s
 	if d, ok := ctx.Deadline(); ok && m.Exp == 0 {
-		m.Exp = d.UnixMilli()
+		// exp is on the gateway's clock, as ts is; the deadline on the
+		// process's.
+		m.Exp = s.now().Add(time.Until(d)).UnixMilli()
 	}
 	attempts := 1
 	if idempotent(m) {

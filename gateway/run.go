@@ -218,8 +218,8 @@ func (s *Server) Shutdown(ctx context.Context) error {
 }
 
 // startBackground starts the upkeep loops: expired sessions pruned every
-// minute, the directory swept every hour, the local agents' entries renewed
-// before they expire.
+// minute, the directory swept every hour, the local agents' entries and the
+// certificates the gateway issues renewed before they expire.
 func (s *Server) startBackground() {
 	tick := func(every time.Duration, f func(context.Context)) {
 		s.bg.Add(1)
@@ -258,6 +258,7 @@ func (s *Server) startBackground() {
 			s.publishAgent(info)
 		}
 	})
+	tick(renewEvery(s.cfg.Security.CertTTL.D()), s.renewCerts)
 	s.registryBackground(tick)
 	// Peers and local agents added, changed or removed on disk take effect
 	// within seconds. A failed reload is reported once per change, not

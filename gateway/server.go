@@ -67,7 +67,9 @@ type Server struct {
 	codec *wire.Codec
 
 	org     *identity.Agent // gateway@org: the org key and the gateway's X25519 key
-	orgCert *identity.Cert
+	// orgCert is the gateway's own identity certificate, presented in
+	// every handshake; renewCerts replaces it before it expires.
+	orgCert atomic.Pointer[identity.Cert]
 	trust   *identity.TrustStore
 	pins    *keys.PinStore
 	box     *crypto.Box
@@ -186,7 +188,7 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.log = newLogger(opts.Logger, cfg.Log.Level, s.scanner)
 	now := s.now()
-	if s.orgCert, err = s.orgIssuer().IssueIdentity(org.Public(), now.Add(-time.Minute), now.Add(cfg.Security.CertTTL.D())); err != nil {
+	if err = s.certifyGateway(now); err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 	if s.pins, err = keys.OpenPinStore(d.PinsPath(), nil); err != nil {
@@ -256,7 +258,7 @@ func Open(opts Options) (*Server, error) {
 	s.replay = replay.New(rc)
 	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now})
 	s.hsCfg = &handshake.Config{
-		Identity: org, Cert: s.orgCert, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
+		Identity: org, GetCert: s.orgCert.Load, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
 		Capabilities: []string{"query", "task", "stream", "tool.invoke", "consent", "registry"},
 		Timeout:      cfg.Security.HandshakeTimeout.D(), SessionLifetime: cfg.Security.SessionTTL.D(),
 		MaxSessionBytes: cfg.Limits.SessionBytes, Replay: s.replay, Rand: s.rand, Now: s.now,
@@ -351,20 +353,32 @@ func (s *Server) newAgentState(a *LocalAgent, now time.Time) (*agentState, error
 		return nil, fmt.Errorf("agent %s: its enc_key is not the gateway's", a.ID)
 	}
 	st := &agentState{spec: a, id: id, key: key}
-	exp := now.Add(s.cfg.Security.CertTTL.D())
-	if st.cert, err = s.orgIssuer().IssueIdentity(id.Public(), now.Add(-time.Minute), exp); err != nil {
+	if err := s.certify(st, now); err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.ID, err)
+	}
+	return st, nil
+}
+
+// certify has the org issue st's identity and capability certificates,
+// valid for cert_ttl from now.
+func (s *Server) certify(st *agentState, now time.Time) error {
+	exp := now.Add(s.cfg.Security.CertTTL.D())
+	cert, err := s.orgIssuer().IssueIdentity(st.id.Public(), now.Add(-time.Minute), exp)
+	if err != nil {
+		return err
 	}
 	// The org certifies that its agents may invoke peers' tools; the peer
 	// still decides, by its ceilings and policies, what they may reach.
+	var caps []*identity.CapabilityCert
 	for _, c := range []string{"tool.invoke"} {
-		cc, err := s.orgIssuer().IssueCapability(id.Ref, id.Signing.Public(), c, now.Add(-time.Minute), exp)
+		cc, err := s.orgIssuer().IssueCapability(st.id.Ref, st.id.Signing.Public(), c, now.Add(-time.Minute), exp)
 		if err != nil {
-			return nil, fmt.Errorf("agent %s: %w", a.ID, err)
+			return err
 		}
-		st.caps = append(st.caps, cc)
+		caps = append(caps, cc)
 	}
-	return st, nil
+	st.cert, st.caps = cert, caps
+	return nil
 }
 
 // bridgeSpec is what the local bridge is told of a.
