@@ -121,26 +121,15 @@ func (ps *peerState) close() {
 	ps.client.CloseIdleConnections()
 }
 
-// peersStamp is what changes on disk when a peer is imported or removed:
-// the peers directory (files are renamed into it) and the pin file.
-type peersStamp struct {
-	dir, pins time.Time
-	pinsSize  int64
-}
-
-func (s *Server) peersStamp() peersStamp {
-	var st peersStamp
-	if fi, err := os.Stat(s.dir.PeersDir()); err == nil {
-		st.dir = fi.ModTime()
-	}
+// peersStamp is what changes on disk when a peer is imported, removed or
+// edited: the name, time and size of each file in the peers directory, and
+// of the pin file.
+func (s *Server) peersStamp() string {
+	st := dirStamp(s.dir.PeersDir())
 	if fi, err := os.Stat(s.dir.PinsPath()); err == nil {
-		st.pins, st.pinsSize = fi.ModTime(), fi.Size()
+		st += fmt.Sprintf("pins %d %d\n", fi.ModTime().UnixNano(), fi.Size())
 	}
 	return st
-}
-
-func (a peersStamp) same(b peersStamp) bool {
-	return a.dir.Equal(b.dir) && a.pins.Equal(b.pins) && a.pinsSize == b.pinsSize
 }
 
 // purgeOrg removes what this gateway's directory holds of org, which it no
@@ -321,8 +310,12 @@ func (a fileStamp) same(b fileStamp) bool {
 // agentsStamp is what changes on disk when an agent is added, changed or
 // removed: the names, times and sizes of the records. Records are small and
 // few; an edit in place changes the stamp as a rename does.
-func (s *Server) agentsStamp() string {
-	ents, err := os.ReadDir(s.dir.AgentsDir())
+func (s *Server) agentsStamp() string { return dirStamp(s.dir.AgentsDir()) }
+
+// dirStamp is the name, modification time and size of each file in dir:
+// it changes when a file is added, removed, replaced or written in place.
+func dirStamp(dir string) string {
+	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return ""
 	}

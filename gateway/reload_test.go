@@ -78,6 +78,38 @@ func TestReloadPeers(t *testing.T) {
 		t.Fatalf("globex holds %d sessions, want the %d it had", n, sessions)
 	}
 
+	// Edited in place (same file, same directory entry): the watch loop
+	// notices by itself and lowers the ceiling back to int. First the loop
+	// must have taken in the import above, or it would see that instead.
+	time.Sleep(watchEvery + time.Second)
+	path := filepath.Join(db.PeersDir(), "acme.json")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec map[string]any
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	rec["max_cls"] = "int"
+	b, _ = json.MarshalIndent(rec, "", "  ")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.Write(b); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if err := call("conf"); code(err) == wire.ErrClassification {
+			break
+		} else if time.Now().After(deadline) {
+			t.Fatalf("conf still allowed after the ceiling was edited down to int: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+
 	// Removed: trust and sessions end.
 	if err := os.Remove(filepath.Join(db.PeersDir(), "acme.json")); err != nil {
 		t.Fatal(err)

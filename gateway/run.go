@@ -265,7 +265,7 @@ func (s *Server) startBackground() {
 	// every tick.
 	lastPeers := s.peersStamp()
 	tick(watchEvery, func(ctx context.Context) {
-		if st := s.peersStamp(); !st.same(lastPeers) {
+		if st := s.peersStamp(); st != lastPeers {
 			lastPeers = st
 			if err := s.ReloadPeers(ctx); err != nil {
 				s.log.Warn("peers not reloaded", "err", err.Error())
