@@ -66,7 +66,7 @@ type Server struct {
 	rand  io.Reader
 	codec *wire.Codec
 
-	org     *identity.Agent // gateway@org: the org key and the gateway's X25519 key
+	org *identity.Agent // gateway@org: the org key and the gateway's X25519 key
 	// orgCert is the gateway's own identity certificate, presented in
 	// every handshake; renewCerts replaces it before it expires.
 	orgCert atomic.Pointer[identity.Cert]
