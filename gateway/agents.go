@@ -63,15 +63,15 @@ func AddAgent(d Dir, opts AddAgentOptions) (*LocalAgent, error) {
 		return nil, err
 	}
 	if !wire.ValidName(opts.ID) || opts.ID == GatewayAgent {
-		return nil, fmt.Errorf("agent add: --id must match [A-Za-z0-9_-]{1,128} and not be %q", GatewayAgent)
+		return nil, optionErr("agent add", "--id", "--id must match [A-Za-z0-9_-]{1,128} and not be %q", GatewayAgent)
 	}
 	argv, err := SplitCommand(opts.Exec)
 	if err != nil {
-		return nil, fmt.Errorf("agent add: --exec: %w", err)
+		return nil, &OptionError{Cmd: "agent add", Option: "--exec", Msg: "--exec: " + err.Error(), Err: err}
 	}
 	for _, c := range opts.Capabilities {
 		if !wire.ValidCapability(c) {
-			return nil, fmt.Errorf("agent add: --capability %q is not a capability name", c)
+			return nil, optionErr("agent add", "--capability", "--capability %q is not a capability name", c)
 		}
 	}
 	clsText := opts.MaxCls
@@ -80,7 +80,7 @@ func AddAgent(d Dir, opts AddAgentOptions) (*LocalAgent, error) {
 	}
 	cls, ok := wire.ParseClass(clsText)
 	if !ok {
-		return nil, errors.New("agent add: --max-cls must be one of pub, int, conf, pii, sec")
+		return nil, optionErr("agent add", "--max-cls", "--max-cls must be one of pub, int, conf, pii, sec")
 	}
 	vis := opts.Visibility
 	switch vis {
@@ -88,7 +88,7 @@ func AddAgent(d Dir, opts AddAgentOptions) (*LocalAgent, error) {
 		vis = "public"
 	case "public", "unlisted", "private":
 	default:
-		return nil, errors.New("agent add: --visibility must be public, unlisted or private")
+		return nil, optionErr("agent add", "--visibility", "--visibility must be public, unlisted or private")
 	}
 	path := filepath.Join(d.AgentsDir(), opts.ID+".json")
 	_, err = os.Stat(path)
@@ -243,7 +243,7 @@ func (a *LocalAgent) Validate() error {
 // seconds (at once on SIGHUP).
 func RemoveAgent(d Dir, id string) (*LocalAgent, error) {
 	if !wire.ValidName(id) {
-		return nil, errors.New("agent remove: --id must match [A-Za-z0-9_-]{1,128}")
+		return nil, optionErr("agent remove", "--id", "--id must match [A-Za-z0-9_-]{1,128}")
 	}
 	path := filepath.Join(d.AgentsDir(), id+".json")
 	a, err := readAgent(path)

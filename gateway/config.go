@@ -173,6 +173,24 @@ type ConfigError struct {
 
 func (e *ConfigError) Error() string { return "config: " + e.Key + ": " + e.Msg }
 
+// OptionError is a command-line option given to a set-up command (init,
+// agent add and remove, peer import) that is not valid: the caller's
+// mistake, which moltgate reports as E_INVALID_PARAM.
+type OptionError struct {
+	Cmd    string // the command, e.g. "agent add"
+	Option string // the option, e.g. "--id"
+	Msg    string // what is wrong, starting with the option
+	Err    error  // the cause, if any
+}
+
+func (e *OptionError) Error() string { return e.Cmd + ": " + e.Msg }
+
+func (e *OptionError) Unwrap() error { return e.Err }
+
+func optionErr(cmd, option, format string, args ...any) *OptionError {
+	return &OptionError{Cmd: cmd, Option: option, Msg: fmt.Sprintf(format, args...)}
+}
+
 // ParseConfig reads a configuration file's text, fills the defaults and
 // validates it. The first mistake is returned as a *ConfigError; unknown
 // keys are mistakes too, so a misspelt setting is never silently ignored.

@@ -92,14 +92,14 @@ type InitResult struct {
 // refuses a directory that already holds a gateway.
 func Init(d Dir, opts InitOptions) (*InitResult, error) {
 	if !wire.ValidName(opts.Org) {
-		return nil, errors.New("init: --org must match [A-Za-z0-9_-]{1,128}")
+		return nil, optionErr("init", "--org", "--org must match [A-Za-z0-9_-]{1,128}")
 	}
 	if opts.Listen == "" {
 		opts.Listen = "127.0.0.1:7443"
 	}
 	host, port, err := net.SplitHostPort(opts.Listen)
 	if err != nil {
-		return nil, fmt.Errorf("init: --listen must be HOST:PORT")
+		return nil, optionErr("init", "--listen", "--listen must be HOST:PORT")
 	}
 	if opts.GRPC == "" {
 		var p int

@@ -151,7 +151,7 @@ func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
 	}
 	cls, ok := wire.ParseClass(clsText)
 	if !ok {
-		return nil, fmt.Errorf("peer import: --max-cls must be one of pub, int, conf, pii, sec")
+		return nil, optionErr("peer import", "--max-cls", "--max-cls must be one of pub, int, conf, pii, sec")
 	}
 	pins, err := keys.OpenPinStore(d.PinsPath(), nil)
 	if err != nil {

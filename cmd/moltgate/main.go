@@ -156,9 +156,10 @@ func describe(err error) string {
 	code := wire.ErrInternal
 	var ue usageError
 	var ce *gateway.ConfigError
+	var oe *gateway.OptionError
 	var mm *keys.MismatchError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &oe):
 		code = wire.ErrInvalidParam
 	case errors.As(err, &mm):
 		code = wire.ErrAuthFailed
