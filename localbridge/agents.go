@@ -1,6 +1,7 @@
 package localbridge
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,6 +42,10 @@ type agentEntry struct {
 	gen  uint64      // launch generation: sessions of an older one are not attached
 	sess *session    // the live session, if any
 	sup  *supervisor // nil when started elsewhere
+	// removed ends when the agent is removed; a new configuration of the
+	// same agent keeps it. Calls held for approval end with it.
+	removed     context.Context
+	markRemoved context.CancelFunc
 }
 
 // AddAgent configures an agent. One with a Command is launched when Serve runs (at once if it
@@ -59,6 +64,7 @@ func (c *Core) AddAgent(spec AgentSpec) error {
 		return fmt.Errorf("add agent %s: already configured", spec.ID)
 	}
 	e := &agentEntry{spec: spec}
+	e.removed, e.markRemoved = context.WithCancel(context.Background())
 	c.agents[spec.ID] = e
 	if c.started {
 		c.startSupervisorLocked(e)
@@ -84,6 +90,7 @@ func (c *Core) RemoveAgent(id string) error {
 	if !ok {
 		return fmt.Errorf("remove agent %s: not configured", id)
 	}
+	e.markRemoved()
 	c.retire(id, sess, e.sup, "removed")
 	if e.sup != nil {
 		e.sup.stop()
@@ -115,7 +122,7 @@ func (c *Core) UpdateAgent(spec AgentSpec) (relaunched bool, err error) {
 		c.mu.Unlock()
 		return false, fmt.Errorf("update agent %s: not configured", spec.ID)
 	}
-	e := &agentEntry{spec: spec, gen: old.gen}
+	e := &agentEntry{spec: spec, gen: old.gen, removed: old.removed, markRemoved: old.markRemoved}
 	if slices.Equal(old.spec.Command, spec.Command) && old.spec.Dir == spec.Dir {
 		e.sess, e.sup = old.sess, old.sup
 		c.agents[spec.ID] = e

@@ -89,6 +89,8 @@ func (c *Core) approve(ctx context.Context, p *prepared) error {
 	now := c.cfg.Now()
 	actx, cancel := context.WithTimeout(ctx, c.cfg.ApprovalTimeout)
 	defer cancel()
+	// Removing the agent ends the wait: nobody is left to run the call.
+	defer context.AfterFunc(p.entry.removed, cancel)()
 	wait := c.cfg.ApprovalTimeout
 	if dl, ok := ctx.Deadline(); ok {
 		wait = min(wait, time.Until(dl))
@@ -111,6 +113,9 @@ func (c *Core) approve(ctx context.Context, p *prepared) error {
 	switch {
 	case ctx.Err() != nil:
 		return ctxError(ctx)
+	case p.entry.removed.Err() != nil:
+		c.audit(AuditEvent{Event: AuditApprovalRefused, Agent: p.req.Agent, Tool: p.name, PeerUID: -1, PeerPID: -1, Reason: "agent removed"})
+		return &Error{Code: CodeUnknownAgent, Message: "agent " + p.req.Agent + " was removed while the call waited for approval", Where: "core"}
 	case errors.Is(err, context.DeadlineExceeded):
 		return refuse("no approval came in time")
 	case err != nil || !ok:

@@ -101,6 +101,53 @@ func TestApprovals(t *testing.T) {
 	}
 }
 
+// TestApprovalAgentRemoved: removing an agent ends the wait of its calls
+// held for approval at once, as an unknown agent, and withdraws their
+// requests; a new configuration of the agent does not.
+func TestApprovalAgentRemoved(t *testing.T) {
+	approvals := &localbridge.Approvals{}
+	b := newBridge(t, localbridge.Config{Approver: approvals, ApprovalTimeout: time.Hour})
+	b.runAgent(t, "echo", echo.New())
+	events := make(chan localbridge.ApprovalEvent, 10)
+	defer approvals.Subscribe(func(e localbridge.ApprovalEvent) { events <- e })()
+	next := func() localbridge.ApprovalEvent {
+		t.Helper()
+		select {
+		case e := <-events:
+			return e
+		case <-time.After(20 * time.Second):
+			t.Fatal("no approval event")
+		}
+		panic("unreachable")
+	}
+
+	done := callAsync(context.Background(), b.core, localbridge.CallRequest{Agent: "echo", Tool: "count"})
+	next()
+	// A policy change keeps the request waiting.
+	if _, err := b.core.UpdateAgent(localbridge.AgentSpec{ID: "echo", RequireApproval: true}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-done:
+		t.Fatalf("the call ended on a policy change: %v", o.err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	if err := b.core.RemoveAgent("echo"); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case o := <-done:
+		if codeOf(o.err) != localbridge.CodeUnknownAgent || localbridge.MoltSpeakCode(o.err) != "E_AGENT_NOT_FOUND" || !strings.Contains(o.err.Error(), "removed") {
+			t.Fatalf("got %v", o.err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call still waits for approval after its agent was removed")
+	}
+	if e := next(); e.Decision != localbridge.DecisionExpired || len(approvals.Pending()) != 0 {
+		t.Fatalf("resolution %+v, pending %d", e, len(approvals.Pending()))
+	}
+}
+
 func TestApprovalTimeoutAndNoApprover(t *testing.T) {
 	b := newBridge(t, localbridge.Config{Approver: &localbridge.Approvals{}, ApprovalTimeout: 30 * time.Millisecond})
 	b.runAgent(t, "echo", echo.New())
