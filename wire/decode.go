@@ -436,7 +436,11 @@ func (c *Codec) decodeTree(t Value, local any) (*Message, *Error) {
 			return nil, err
 		}
 	}
-	if err := c.validate.Struct(payload); err != nil {
+	if fp, ok := payload.(fastPayload); ok && !isNilPayload(payload) {
+		if err := fp.check("p"); err != nil {
+			return nil, err
+		}
+	} else if err := c.validate.Struct(payload); err != nil {
 		return nil, validationError(err, "p")
 	}
 	m.Payload = payload

@@ -218,7 +218,13 @@ func (m *Message) build() (Value, error) {
 	}
 	add("from", ObjectValue(from...))
 	add("to", ObjectValue(Member{"agent", StringValue(m.To.Agent)}, Member{"org", StringValue(m.To.Org)}))
-	if m.Payload == nil {
+	if fp, ok := m.Payload.(fastPayload); ok && !isNilPayload(m.Payload) {
+		members, err := fp.appendMembers(make([]Member, 0, 8), "p")
+		if err != nil {
+			return Value{}, err
+		}
+		add("p", Value{kind: Object, items: members})
+	} else if m.Payload == nil {
 		add("p", ObjectValue())
 	} else {
 		p, err := valueOf(reflect.ValueOf(m.Payload), "p")

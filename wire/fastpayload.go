@@ -1,0 +1,209 @@
+package wire
+
+import "unicode/utf8"
+
+// The payloads of every call between gateways (tool invocations, their
+// stream chunks and their answers) are built into trees and checked against
+// their validate tags on every message sent, and checked on every message
+// received. Done by reflection and the tag validator, that was 8-10 % of a
+// gateway's CPU. These payloads do both by hand; the reflective path stays
+// the reference, and TestFastPayloads and FuzzFastPayloads hold the two to
+// the same trees and the same errors.
+
+// fastPayload is a payload that builds its tree and checks its rules without
+// reflection.
+type fastPayload interface {
+	// appendMembers appends the payload's members, in field order, as
+	// valueOf would make them; path is the payload's own ("p").
+	appendMembers(items []Member, path string) ([]Member, *Error)
+	// check reports the first broken rule, as the validator would.
+	check(path string) *Error
+}
+
+var (
+	_ fastPayload = (*StreamPayload)(nil)
+	_ fastPayload = (*RespondPayload)(nil)
+	_ fastPayload = (*ToolPayload)(nil)
+)
+
+// isNilPayload reports a typed nil pointer in the Payload interface, which
+// the reflective path handles (as null).
+func isNilPayload(p any) bool {
+	switch p := p.(type) {
+	case *StreamPayload:
+		return p == nil
+	case *RespondPayload:
+		return p == nil
+	case *ToolPayload:
+		return p == nil
+	}
+	return false
+}
+
+func (p *StreamPayload) appendMembers(items []Member, path string) ([]Member, *Error) {
+	var err *Error
+	if items, err = appendString(items, path, "action", p.Action); err != nil {
+		return nil, err
+	}
+	if items, err = appendString(items, path, "stream_id", p.StreamID); err != nil {
+		return nil, err
+	}
+	if p.Type != "" {
+		if items, err = appendString(items, path, "type", p.Type); err != nil {
+			return nil, err
+		}
+	}
+	if p.ChunkSize != 0 {
+		items = append(items, Member{"chunk_size", IntValue(p.ChunkSize)})
+	}
+	if p.Seq != 0 {
+		items = append(items, Member{"seq", IntValue(p.Seq)})
+	}
+	items = appendValue(items, "data", p.Data)
+	if p.Status != "" {
+		if items, err = appendString(items, path, "status", p.Status); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+func (p *StreamPayload) check(path string) *Error {
+	switch {
+	case p.Action == "":
+		return ruleErr(path, "action", "required", "")
+	case !oneOf(p.Action, "start", "chunk", "end"):
+		return ruleErr(path, "action", "oneof", "start chunk end")
+	case p.StreamID == "":
+		return ruleErr(path, "stream_id", "required", "")
+	case utf8.RuneCountInString(p.StreamID) < 1:
+		return ruleErr(path, "stream_id", "min", "1")
+	case utf8.RuneCountInString(p.StreamID) > 128:
+		return ruleErr(path, "stream_id", "max", "128")
+	case utf8.RuneCountInString(p.Type) > 64:
+		return ruleErr(path, "type", "max", "64")
+	case p.ChunkSize < 0:
+		return ruleErr(path, "chunk_size", "gte", "0")
+	case p.Seq < 0:
+		return ruleErr(path, "seq", "gte", "0")
+	case p.Status != "" && !oneOf(p.Status, "success", "error", "cancelled"):
+		return ruleErr(path, "status", "oneof", "success error cancelled")
+	}
+	return nil
+}
+
+func (p *RespondPayload) appendMembers(items []Member, path string) ([]Member, *Error) {
+	var err *Error
+	if items, err = appendString(items, path, "status", p.Status); err != nil {
+		return nil, err
+	}
+	items = appendValue(items, "data", p.Data)
+	if p.Schema != "" {
+		if items, err = appendString(items, path, "schema", p.Schema); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+func (p *RespondPayload) check(path string) *Error {
+	switch {
+	case p.Status == "":
+		return ruleErr(path, "status", "required", "")
+	case !oneOf(p.Status, "success", "error", "partial"):
+		return ruleErr(path, "status", "oneof", "success error partial")
+	case utf8.RuneCountInString(p.Schema) > 256:
+		return ruleErr(path, "schema", "max", "256")
+	}
+	return nil
+}
+
+func (p *ToolPayload) appendMembers(items []Member, path string) ([]Member, *Error) {
+	var err *Error
+	if items, err = appendString(items, path, "action", p.Action); err != nil {
+		return nil, err
+	}
+	if p.Tool != "" {
+		if items, err = appendString(items, path, "tool", p.Tool); err != nil {
+			return nil, err
+		}
+	}
+	return appendValue(items, "input", p.Input), nil
+}
+
+func (p *ToolPayload) check(path string) *Error {
+	switch {
+	case p.Action == "":
+		return ruleErr(path, "action", "required", "")
+	case !oneOf(p.Action, "invoke", "list"):
+		return ruleErr(path, "action", "oneof", "invoke list")
+	case p.Action == "invoke" && p.Tool == "":
+		return ruleErr(path, "tool", "required_if", "Action invoke")
+	case utf8.RuneCountInString(p.Tool) > 256:
+		return ruleErr(path, "tool", "max", "256")
+	}
+	return nil
+}
+
+// appendString appends a string member, refusing invalid UTF-8 as
+// valueOf does.
+func appendString(items []Member, path, key, s string) ([]Member, *Error) {
+	if !utf8.ValidString(s) {
+		return nil, Errorf(ErrInvalidParam, JoinPath(path, key), "string is not valid UTF-8")
+	}
+	return append(items, Member{key, Value{kind: String, s: s}}), nil
+}
+
+// appendValue appends a Value member unless it is absent, as valueOf does
+// for an omitempty Value field.
+func appendValue(items []Member, key string, v Value) []Member {
+	if v.kind == Absent {
+		return items
+	}
+	return append(items, Member{key, v})
+}
+
+func oneOf(s string, options ...string) bool {
+	for _, o := range options {
+		if s == o {
+			return true
+		}
+	}
+	return false
+}
+
+// ruleErr is the error validationError makes of the validator's report
+// that the field key of the payload at path broke tag (with its param).
+func ruleErr(path, key, tag, param string) *Error {
+	e := &Error{Code: ErrInvalidParam, Field: JoinPath(path, key)}
+	switch tag {
+	case "required":
+		e.Message = "must not be empty"
+	case "required_if":
+		e.Code = ErrMissingField
+		e.Message = "required field missing"
+	case "oneof":
+		e.Message = "must be one of: " + joinOptions(param)
+	case "min":
+		e.Message = "too short (minimum " + param + ")"
+	case "max":
+		e.Message = "too long (maximum " + param + ")"
+	case "gte":
+		e.Message = "too small (minimum " + param + ")"
+	default:
+		e.Message = "fails rule " + tag
+	}
+	return e
+}
+
+func joinOptions(param string) string {
+	b := make([]byte, 0, len(param)+8)
+	for i := 0; i < len(param); i++ {
+		if param[i] == ' ' {
+			b = append(b, ',', ' ')
+		} else {
+			b = append(b, param[i])
+		}
+	}
+	return string(b)
+}
