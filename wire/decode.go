@@ -432,7 +432,11 @@ func (c *Codec) decodeTree(t Value, local any) (*Message, *Error) {
 	payload := local
 	if payload == nil {
 		payload = newPayload(m.Op)
-		if err := bind(p, reflect.ValueOf(payload).Elem(), "p"); err != nil {
+		if fp, ok := payload.(fastPayload); ok {
+			if err := fp.bindFrom(p, "p"); err != nil {
+				return nil, err
+			}
+		} else if err := bind(p, reflect.ValueOf(payload).Elem(), "p"); err != nil {
 			return nil, err
 		}
 	}

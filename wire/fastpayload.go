@@ -1,6 +1,9 @@
 package wire
 
-import "unicode/utf8"
+import (
+	"strconv"
+	"unicode/utf8"
+)
 
 // The payloads of every call between gateways (tool invocations, their
 // stream chunks and their answers) are built into trees and checked against
@@ -18,6 +21,8 @@ type fastPayload interface {
 	appendMembers(items []Member, path string) ([]Member, *Error)
 	// check reports the first broken rule, as the validator would.
 	check(path string) *Error
+	// bindFrom fills the payload from a decoded tree, as bind would.
+	bindFrom(v Value, path string) *Error
 }
 
 var (
@@ -143,6 +148,98 @@ func (p *ToolPayload) check(path string) *Error {
 		return ruleErr(path, "tool", "max", "256")
 	}
 	return nil
+}
+
+func (p *StreamPayload) bindFrom(v Value, path string) *Error {
+	if v.kind != Object {
+		return typeErr(path, "object", v.kind)
+	}
+	var err *Error
+	if p.Action, err = bindString(v, path, "action", true); err != nil {
+		return err
+	}
+	if p.StreamID, err = bindString(v, path, "stream_id", true); err != nil {
+		return err
+	}
+	if p.Type, err = bindString(v, path, "type", false); err != nil {
+		return err
+	}
+	if p.ChunkSize, err = bindInt(v, path, "chunk_size"); err != nil {
+		return err
+	}
+	if p.Seq, err = bindInt(v, path, "seq"); err != nil {
+		return err
+	}
+	if d := v.Get("data"); d.kind != Absent {
+		p.Data = d
+	}
+	p.Status, err = bindString(v, path, "status", false)
+	return err
+}
+
+func (p *RespondPayload) bindFrom(v Value, path string) *Error {
+	if v.kind != Object {
+		return typeErr(path, "object", v.kind)
+	}
+	var err *Error
+	if p.Status, err = bindString(v, path, "status", true); err != nil {
+		return err
+	}
+	if d := v.Get("data"); d.kind != Absent {
+		p.Data = d
+	}
+	p.Schema, err = bindString(v, path, "schema", false)
+	return err
+}
+
+func (p *ToolPayload) bindFrom(v Value, path string) *Error {
+	if v.kind != Object {
+		return typeErr(path, "object", v.kind)
+	}
+	var err *Error
+	if p.Action, err = bindString(v, path, "action", true); err != nil {
+		return err
+	}
+	if p.Tool, err = bindString(v, path, "tool", false); err != nil {
+		return err
+	}
+	if in := v.Get("input"); in.kind != Absent {
+		p.Input = in
+	}
+	return nil
+}
+
+// bindString reads the string member key of v, as bind does a string
+// field: absent is "" (or E_MISSING_FIELD if required), any other kind
+// E_SCHEMA.
+func bindString(v Value, path, key string, required bool) (string, *Error) {
+	m := v.Get(key)
+	switch m.kind {
+	case String:
+		return m.s, nil
+	case Absent:
+		if required {
+			return "", Errorf(ErrMissingField, JoinPath(path, key), "required field missing")
+		}
+		return "", nil
+	}
+	return "", typeErr(JoinPath(path, key), "string", m.kind)
+}
+
+// bindInt reads the optional int64 member key of v, as bind does.
+func bindInt(v Value, path, key string) (int64, *Error) {
+	m := v.Get(key)
+	if m.kind == Absent {
+		return 0, nil
+	}
+	if m.kind != Number || !isIntLiteral(m.s) {
+		return 0, typeErr(JoinPath(path, key), "integer", m.kind)
+	}
+	n, err := strconv.ParseInt(m.s, 10, 64)
+	if err != nil {
+		return 0, Errorf(ErrInvalidParam, JoinPath(path, key), "integer out of range")
+	}
+	return n, nil
 }
 
 // appendString appends a string member, refusing invalid UTF-8 as

@@ -109,3 +109,104 @@ func FuzzFastPayloads(f *testing.F) {
 		compareFast(t, codec, makePayload(kind, [4]string{a, b, c, d}, [2]int64{n1, n2}, values[v%len(values)]))
 	})
 }
+
+// randomMember is a value of a random kind for a payload member.
+func randomMember(r *rand.Rand) Value {
+	switch r.IntN(10) {
+	case 0:
+		return NullValue()
+	case 1:
+		return BoolValue(true)
+	case 2:
+		return IntValue(int64(r.IntN(100)) - 50)
+	case 3:
+		return Value{kind: Number, s: "1.5"}
+	case 4:
+		return Value{kind: Number, s: "99999999999999999999"}
+	case 5:
+		return ObjectValue(Member{"a", StringValue("b")})
+	case 6:
+		return ArrayValue(IntValue(1))
+	default:
+		return StringValue(fastStrings[r.IntN(len(fastStrings))])
+	}
+}
+
+var fastKeys = []string{"action", "stream_id", "type", "chunk_size", "seq", "data", "status", "schema", "tool", "input", "extra"}
+
+// compareBind reports whether the tree bound.
+func compareBind(t *testing.T, k int, v Value) bool {
+	t.Helper()
+	fast := makePayload(k, [4]string{}, [2]int64{}, Value{})
+	ref := makePayload(k, [4]string{}, [2]int64{}, Value{})
+	ferr := fast.bindFrom(v, "p")
+	rerr := bind(v, reflect.ValueOf(ref).Elem(), "p")
+	if !sameErr(ferr, errOrNil(rerr)) {
+		t.Fatalf("%s: bindFrom %v, bind says %v", AppendCanonical(nil, v), ferr, rerr)
+	}
+	if ferr == nil && !reflect.DeepEqual(fast, ref) {
+		t.Fatalf("%s: bindFrom %#v, bind %#v", AppendCanonical(nil, v), fast, ref)
+	}
+	return ferr == nil
+}
+
+func errOrNil(e *Error) error {
+	if e == nil {
+		return nil
+	}
+	return e
+}
+
+func TestFastPayloadsBind(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	bound := 0
+	for i := range 20000 {
+		var v Value
+		if r.IntN(20) == 0 {
+			v = randomMember(r) // not an object at all
+		} else {
+			var members []Member
+			typed := r.IntN(2) == 0 // well-typed members, so that binds succeed too
+			for _, key := range fastKeys {
+				if r.IntN(3) == 0 {
+					continue
+				}
+				m := randomMember(r)
+				if typed {
+					switch key {
+					case "chunk_size", "seq":
+						m = IntValue(int64(r.IntN(100)) - 10)
+					case "data", "input", "extra":
+					default:
+						m = StringValue(fastStrings[r.IntN(len(fastStrings))])
+					}
+				}
+				members = append(members, Member{key, m})
+			}
+			v = ObjectValue(members...)
+		}
+		if compareBind(t, i, v) {
+			bound++
+		}
+	}
+	if bound < 2000 {
+		t.Fatalf("only %d of the trees bound: the generator tests refusals only", bound)
+	}
+}
+
+func FuzzFastPayloadsBind(f *testing.F) {
+	f.Add([]byte(`{"action":"chunk","stream_id":"s-1","seq":3,"data":{"t":1},"status":"success"}`))
+	f.Add([]byte(`{"status":"success","data":null,"schema":"x"}`))
+	f.Add([]byte(`{"action":"invoke","tool":"echo","input":{"text":"hi"}}`))
+	f.Add([]byte(`{"action":1,"seq":1.5,"chunk_size":99999999999999999999}`))
+	f.Add([]byte(`[1]`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		v, err := Parse(b, 0)
+		if err != nil {
+			return
+		}
+		for k := range 3 {
+			compareBind(t, k, v)
+		}
+	})
+}
