@@ -34,117 +34,165 @@ const workerLinger = 2 * time.Second
 // back. On shutdown it stops taking envelopes and lets those in flight
 // finish and be answered. Sessions made on the connection end with it. ctx
 // is the connection's; serveFrames cancels it when the peer is gone.
-func (s *Server) serveFrames(ctx context.Context, o origin, recv func() ([]byte, error), send func([]byte) error) frameEnd {
-	ctx, cancel := context.WithCancel(ctx)
-	var mu sync.Mutex
-	var mine []string
-	var established atomic.Bool
-	o.onSession = func(sess *handshake.Session) {
-		mu.Lock()
-		mine = append(mine, sess.ID())
-		mu.Unlock()
-		established.Store(true)
-	}
-
-	// Every envelope taken is counted in inFlight before it is handled;
-	// once stopped is set, none is taken, so Wait sees them all.
-	var (
-		inFlight sync.WaitGroup
-		takeMu   sync.Mutex
-		stopped  bool
-	)
-	take := func() bool {
-		takeMu.Lock()
-		defer takeMu.Unlock()
-		if stopped {
-			return false
-		}
-		inFlight.Add(1)
-		return true
-	}
+//
+// With interrupt, which makes a recv in progress (and every later one)
+// fail at once, the connection is read on the calling goroutine, which
+// shutdown interrupts: an idle WebSocket then holds one goroutine, not two.
+// Without it (gRPC streams, whose reads cannot be interrupted) reading has
+// a goroutine of its own.
+func (s *Server) serveFrames(ctx context.Context, o origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) frameEnd {
+	// One allocation holds the connection's state: an idle WebSocket costs
+	// what it holds, and closures over each variable cost more.
+	fc := &frameConn{s: s, origin: o, recv: recv, send: send, sem: make(chan struct{}, wsInFlight), work: make(chan []byte)}
+	fc.ctx, fc.cancel = context.WithCancel(ctx)
+	fc.origin.onSession = fc.sessionMade
 	end := endPeer
-	defer func() {
-		takeMu.Lock()
-		stopped = true
-		takeMu.Unlock()
-		if end != endShutdown {
-			cancel() // nobody is left to answer
-		}
-		inFlight.Wait()
-		cancel()
-		mu.Lock()
-		for _, id := range mine {
-			s.sessions.Remove(id)
-		}
-		mu.Unlock()
-	}()
+	defer func() { fc.finish(end) }()
 
-	sem := make(chan struct{}, wsInFlight)
-	work := make(chan []byte) // unbuffered: a send succeeds only if a worker waits
-	worker := func(in []byte) {
-		var linger *time.Timer
-		for {
-			if a := s.handle(ctx, o, in, send); a.body != nil && send(a.body) != nil {
-				cancel()
-			}
-			<-sem
-			inFlight.Done()
-			if linger == nil {
-				linger = time.NewTimer(workerLinger)
-			} else {
-				linger.Reset(workerLinger)
-			}
-			select {
-			case in = <-work:
-			case <-linger.C:
-				return
-			case <-ctx.Done():
-				linger.Stop()
-				return
-			}
+	if interrupt != nil {
+		var shutdown atomic.Bool
+		defer context.AfterFunc(s.quitting, func() { shutdown.Store(true); interrupt() })()
+		defer context.AfterFunc(fc.ctx, interrupt)() // a failed write ends reading
+		end = fc.read()
+		if shutdown.Load() {
+			end = endShutdown
 		}
+		return end
 	}
-
 	// Envelopes are read and dispatched on a goroutine of their own, so
 	// that shutdown can stop taking them while the read blocks.
 	readEnd := make(chan frameEnd, 1)
-	go func() {
-		for {
-			in, err := recv()
-			if err != nil || !take() {
-				readEnd <- endPeer
-				return
-			}
-			if !established.Load() {
-				a := s.handle(ctx, o, in, send)
-				failed := a.body != nil && send(a.body) != nil
-				inFlight.Done()
-				if failed {
-					readEnd <- endWrite
-					return
-				}
-				continue
-			}
-			select {
-			case sem <- struct{}{}:
-			case <-ctx.Done():
-				inFlight.Done()
-				readEnd <- endPeer
-				return
-			}
-			select {
-			case work <- in:
-			default:
-				go worker(in)
-			}
-		}
-	}()
+	go func() { readEnd <- fc.read() }()
 	select {
 	case end = <-readEnd:
-	case <-ctx.Done():
-		end = endPeer
-	case <-s.quit:
+	case <-fc.ctx.Done():
+	case <-s.quitting.Done():
 		end = endShutdown
 	}
 	return end
+}
+
+// frameConn is one stream connection being served.
+type frameConn struct {
+	s      *Server
+	origin origin
+	recv   func() ([]byte, error)
+	send   func([]byte) error
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	sem  chan struct{} // a slot per envelope in flight
+	work chan []byte   // unbuffered: a send succeeds only if a worker waits
+
+	established atomic.Bool
+	// Every envelope taken is counted in inFlight before it is handled;
+	// once stopped is set, none is taken, so Wait sees them all.
+	inFlight sync.WaitGroup
+	mu       sync.Mutex
+	stopped  bool
+	sessions []string // made on this connection
+}
+
+func (fc *frameConn) sessionMade(sess *handshake.Session) {
+	fc.mu.Lock()
+	fc.sessions = append(fc.sessions, sess.ID())
+	fc.mu.Unlock()
+	fc.established.Store(true)
+}
+
+// take counts an envelope in, unless the connection stopped taking them.
+func (fc *frameConn) take() bool {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	if fc.stopped {
+		return false
+	}
+	fc.inFlight.Add(1)
+	return true
+}
+
+// finish stops taking envelopes, lets those taken finish (cancelled first
+// unless the gateway is shutting down, when they are answered), and ends
+// the connection's sessions.
+func (fc *frameConn) finish(end frameEnd) {
+	fc.mu.Lock()
+	fc.stopped = true
+	fc.mu.Unlock()
+	if end != endShutdown {
+		fc.cancel() // nobody is left to answer
+	}
+	fc.inFlight.Wait()
+	fc.cancel()
+	fc.mu.Lock()
+	for _, id := range fc.sessions {
+		fc.s.sessions.Remove(id)
+	}
+	fc.mu.Unlock()
+}
+
+// read reads and dispatches envelopes until reading fails.
+func (fc *frameConn) read() frameEnd {
+	for {
+		in, err := fc.recv()
+		if err != nil || !fc.take() {
+			return endPeer
+		}
+		if !fc.established.Load() {
+			// In order, and on a goroutine of its own: the handshake's
+			// stack would stay with the reader for as long as the
+			// connection lives.
+			handled := make(chan bool, 1)
+			go func() { handled <- fc.handle(in) }()
+			ok := <-handled
+			fc.inFlight.Done()
+			if !ok {
+				return endWrite
+			}
+			continue
+		}
+		select {
+		case fc.sem <- struct{}{}:
+		case <-fc.ctx.Done():
+			fc.inFlight.Done()
+			return endPeer
+		}
+		select {
+		case fc.work <- in:
+		default:
+			go fc.worker(in)
+		}
+	}
+}
+
+// handle runs one envelope through the pipeline and sends the answer. It
+// reports false if the answer could not be written.
+func (fc *frameConn) handle(in []byte) bool {
+	a := fc.s.handle(fc.ctx, fc.origin, in, fc.send)
+	return a.body == nil || fc.send(a.body) == nil
+}
+
+// worker handles in, then each envelope handed to it, until none comes for
+// workerLinger.
+func (fc *frameConn) worker(in []byte) {
+	var linger *time.Timer
+	for {
+		if !fc.handle(in) {
+			fc.cancel()
+		}
+		<-fc.sem
+		fc.inFlight.Done()
+		if linger == nil {
+			linger = time.NewTimer(workerLinger)
+		} else {
+			linger.Reset(workerLinger)
+		}
+		select {
+		case in = <-fc.work:
+		case <-linger.C:
+			return
+		case <-fc.ctx.Done():
+			linger.Stop()
+			return
+		}
+	}
 }

@@ -173,7 +173,7 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		return nil
 	}
 	s.log.Info("gateway shutting down", "in_flight", s.flight.count())
-	close(s.quit)
+	s.quit()
 	s.lnMu.Lock()
 	servers := s.servers
 	s.lnMu.Unlock()

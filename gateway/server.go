@@ -124,10 +124,12 @@ type Server struct {
 	async   *asyncReplies
 
 	closing atomic.Bool
-	quit    chan struct{}  // closed when shutdown begins: stream faces stop reading
-	bg      sync.WaitGroup // background loops
-	stopBG  context.CancelFunc
-	bgCtx   context.Context
+	// quitting ends when shutdown begins (quit): stream faces stop reading.
+	quitting context.Context
+	quit     context.CancelFunc
+	bg       sync.WaitGroup // background loops
+	stopBG   context.CancelFunc
+	bgCtx    context.Context
 
 	lnMu      sync.Mutex
 	servers   []shutdowner
@@ -180,9 +182,9 @@ func Open(opts Options) (*Server, error) {
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
 		peers: map[string]*peerState{}, passphrase: bytes.Clone(opts.Passphrase),
-		quit: make(chan struct{}),
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
+	s.quitting, s.quit = context.WithCancel(context.Background())
 	if s.scanner, err = pii.New(nil); err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}

@@ -52,7 +52,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		// write borrows a buffer of a TLS record's size from a pool for
 		// as long as it lasts. 64 KiB buffers of its own made an idle
 		// session cost about 190 KiB.
-		ReadBufferSize: 2 << 10, WriteBufferSize: 16 << 10, WriteBufferPool: &s.wsWriteBufs,
+		ReadBufferSize: 512, WriteBufferSize: 16 << 10, WriteBufferPool: &s.wsWriteBufs,
 		// Peers are gateways, not browsers: there is no origin to check.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
@@ -73,16 +73,36 @@ func (s *Server) serveStreamConn(base context.Context, c *websocket.Conn, remote
 	c.SetReadLimit(int64(s.frameLimit()))
 	stopPing := keepAlive(conn)
 	defer stopPing()
-	c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
-	c.SetPongHandler(func(string) error { c.SetReadDeadline(time.Now().Add(3 * wsPingEvery)); return nil })
+	// Reading is given up if the other end is silent for three pings, or
+	// at once when the gateway shuts down (interrupt): once interrupted,
+	// nothing extends the deadline again.
+	var (
+		readMu      sync.Mutex
+		interrupted bool
+	)
+	extend := func() {
+		readMu.Lock()
+		if !interrupted {
+			c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
+		}
+		readMu.Unlock()
+	}
+	interrupt := func() {
+		readMu.Lock()
+		interrupted = true
+		c.SetReadDeadline(time.Now())
+		readMu.Unlock()
+	}
+	extend()
+	c.SetPongHandler(func(string) error { extend(); return nil })
 	recv := func() ([]byte, error) {
 		frame, err := readWS(c)
 		if err == nil {
-			c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
+			extend()
 		}
 		return frame, err
 	}
-	if s.serveFrames(base, origin{face: faceWS, remote: remote}, recv, conn.write) == endShutdown {
+	if s.serveFrames(base, origin{face: faceWS, remote: remote}, recv, conn.write, interrupt) == endShutdown {
 		conn.mu.Lock()
 		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
 		conn.mu.Unlock()
