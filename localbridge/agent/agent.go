@@ -166,7 +166,7 @@ func (a *Agent) Serve(ctx context.Context, conn net.Conn, token string) error {
 	if a.MaxConcurrent <= 0 {
 		s.sem = make(chan struct{}, 256)
 	}
-	s.idle = make(chan chan func(), maxIdleWorkers)
+	s.idle = make(chan chan func(), cap(s.sem))
 	s.stopWorkers = make(chan struct{})
 	defer close(s.stopWorkers)
 	defer conn.Close()
@@ -492,11 +492,10 @@ func (s *session) startCall(ctx context.Context, env *osp.Envelope) {
 	})
 }
 
-// maxIdleWorkers is how many finished call goroutines wait for the next call. Reusing them
-// spares each call a fresh goroutine whose stack must grow again.
-const maxIdleWorkers = 64
-
-// work runs fn on an idle worker goroutine, or a new one.
+// work runs fn on an idle worker goroutine, or a new one. As many finished call goroutines
+// as calls may run at once (MaxConcurrent) wait for the next call: reusing them spares each
+// call a fresh goroutine whose stack must grow again, even when the gateway keeps its whole
+// in-flight limit busy.
 func (s *session) work(fn func()) {
 	select {
 	case w := <-s.idle:
