@@ -19,12 +19,27 @@ import (
 // is recorded, skipped, and reported only if the rest of the text is well formed.
 type parser struct {
 	b        []byte
+	s        string // b as a string, if decoded strings may share it; else ""
 	i        int
 	depth    int
 	maxDepth int
 	syntax   bool // the text is not valid JSON, or nests too deep
 	tooDeep  bool
 	kind     bool // a member's value has the wrong kind
+	nameAt   int  // where the name members last passed to its fn starts in b; -1 if unquoted
+}
+
+// shareLimit is the largest text whose decoded strings share one copy of it rather than
+// taking one allocation each. Larger texts keep them apart, so that a short string kept
+// for long (a call id) does not hold a frame of megabytes.
+const shareLimit = 4 << 10
+
+// name returns the member name members just passed to fn, as a string.
+func (p *parser) name(name []byte) string {
+	if p.s != "" && p.nameAt >= 0 {
+		return p.s[p.nameAt : p.nameAt+len(name)]
+	}
+	return string(name)
 }
 
 func (p *parser) fail() { p.syntax = true }
@@ -296,8 +311,10 @@ func (p *parser) members(fn func(name []byte)) {
 			return
 		}
 		name := lit[1 : len(lit)-1]
+		p.nameAt = at + 1
 		if esc {
 			name = []byte(unquote(lit))
+			p.nameAt = -1
 		}
 		// A member named twice is an error, as it is for the reflective decoder.
 		if many == nil && (esc || n == len(offs)) {
@@ -351,13 +368,15 @@ func (p *parser) end() {
 func (p *parser) str(dst *string) {
 	switch p.next() {
 	case '"':
+		at := p.i
 		lit, esc := p.string()
-		if p.syntax {
-			return
-		}
-		if esc {
+		switch {
+		case p.syntax:
+		case esc:
 			*dst = unquote(lit)
-		} else {
+		case p.s != "":
+			*dst = p.s[at+1 : p.i-1]
+		default:
 			*dst = intern(lit[1 : len(lit)-1])
 		}
 		return
@@ -818,7 +837,8 @@ func UnmarshalAny(b []byte) (any, error) {
 	if !utf8.Valid(b) {
 		return nil, Errorf(CodeInvalidInput, "not valid UTF-8")
 	}
-	p := &parser{b: b, maxDepth: MaxDepth}
+	// The value is short-lived (a validator reads it), so its strings always share one copy.
+	p := &parser{b: b, s: string(b), maxDepth: MaxDepth}
 	v := p.any()
 	p.end()
 	if p.syntax {
@@ -832,7 +852,8 @@ func (p *parser) any() any {
 	case c == '{':
 		m := map[string]any{}
 		p.members(func(name []byte) {
-			m[string(name)] = p.any()
+			k := p.name(name)
+			m[k] = p.any()
 		})
 		return m
 	case c == '[':
