@@ -112,6 +112,10 @@ func (r *Reader) ReadFrame() ([]byte, error) {
 	return b, nil
 }
 
+// Buffered returns how many bytes of further frames have been read from the connection and
+// wait in the Reader's buffer.
+func (r *Reader) Buffered() int { return r.r.Buffered() }
+
 // AppendFrame appends the header for msg and msg itself to dst.
 func AppendFrame(dst, msg []byte) []byte {
 	dst = binary.BigEndian.AppendUint32(dst, uint32(len(msg)))
