@@ -547,8 +547,8 @@ func (s *session) stream(env *osp.Envelope) {
 }
 
 func (s *session) result(env *osp.Envelope) {
-	var p osp.ToolResult
-	if err := env.DecodePayload(&p); err != nil {
+	p, err := osp.PayloadOf[osp.ToolResult](env)
+	if err != nil {
 		s.reject(env.ID, err.(*osp.Error))
 		return
 	}

@@ -282,9 +282,10 @@ func (s *session) send(h *osp.Header, p any) error { return s.sendWith(h, p, nil
 // whatever it makes visible to other senders cannot overtake the message.
 func (s *session) sendWith(h *osp.Header, p any, hook func()) error {
 	err := s.w.WriteEncoded(func(b []byte) ([]byte, error) { return osp.AppendMarshal(b, h, p) }, hook)
-	var tl *osp.FrameTooLargeError
-	if err != nil && !errors.As(err, &tl) && s.w.Err() != nil {
-		go s.close(CodeDisconnected)
+	if err != nil {
+		if tl := (*osp.FrameTooLargeError)(nil); !errors.As(err, &tl) && s.w.Err() != nil {
+			go s.close(CodeDisconnected)
+		}
 	}
 	return err
 }

@@ -521,8 +521,8 @@ func (s *session) cancelCall(env *osp.Envelope, p osp.ToolCancel) {
 // startCall admits a call and returns the work of running it, and the flag that tells whether
 // its tool has been slow; nil if the message is no call.
 func (s *session) startCall(ctx context.Context, env *osp.Envelope) (func(), *atomic.Bool) {
-	var p osp.ToolCall
-	if err := env.DecodePayload(&p); err != nil || p.CallID == "" {
+	p, err := osp.PayloadOf[osp.ToolCall](env)
+	if err != nil || p.CallID == "" {
 		return nil, nil
 	}
 	name, ok := cut(p.ToolID, s.id+"/")

@@ -140,6 +140,23 @@ func (e *Envelope) DecodePayload(v any) error {
 	return nil
 }
 
+// PayloadOf returns the envelope's payload as a *T. The payloads of the call path, decoded
+// with the envelope, are returned as they are, without the copy DecodePayload makes; others
+// are decoded as DecodePayload does.
+func PayloadOf[T any](e *Envelope) (*T, error) {
+	if h, ok := e.hot.(*T); ok {
+		if e.hotKind {
+			return nil, Errorf(CodeInvalidMessage, "payload of %s does not match its schema", e.Type)
+		}
+		return h, nil
+	}
+	v := new(T)
+	if err := e.DecodePayload(v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
 // unmarshalRare decodes what the fast path leaves to the reflective decoder.
 func unmarshalRare(b []byte, v any) error { return jsonv2.Unmarshal(b, v) }
 
