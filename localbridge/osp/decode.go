@@ -522,8 +522,9 @@ func hex4(b []byte) uint16 {
 	return v
 }
 
-// decodeEnvelope validates frame and fills e.
-func decodeEnvelope(p *parser, e *Envelope) {
+// decodeEnvelope validates frame and fills e. When the payload is of the call path, it is
+// decoded into a value allocated together with the Envelope that is to hold e: *home.
+func decodeEnvelope(p *parser, e *Envelope, home **Envelope) {
 	p.members(func(name []byte) {
 		switch string(name) {
 		case "v":
@@ -543,14 +544,20 @@ func decodeEnvelope(p *parser, e *Envelope) {
 		case "causation_id":
 			p.str(&e.CausationID)
 		case "actor":
-			p.rare(&e.Actor)
+			// Through a variable of its own, so that e stays where its caller put it.
+			var a *Actor
+			p.rare(&a)
+			e.Actor = a
 		case "error":
-			p.rare(&e.Error)
+			var x *Error
+			p.rare(&x)
+			e.Error = x
 		case "payload":
 			// The type is usually known by now (moltgate sends it first): the payload of a
 			// message of the call path is decoded in the same pass.
 			start := p.i
-			if hot := hotPayload(e.Type); hot != nil && p.next() == '{' {
+			if hot, h := hotPayload(e.Type); hot != nil && p.next() == '{' {
+				*home = h
 				kind := p.kind
 				p.kind = false
 				decodeInto(p, hot)
@@ -736,23 +743,47 @@ func decodeInto(p *parser, v any) bool {
 }
 
 // hotPayload returns a value to decode the payload of a message of type typ into while the
-// envelope is read, for the messages of the call path.
-func hotPayload(typ string) any {
+// envelope is read, for the messages of the call path, and the Envelope allocated with it.
+func hotPayload(typ string) (any, *Envelope) {
 	switch typ {
 	case TypeToolCall:
-		return new(ToolCall)
+		h := new(struct {
+			e Envelope
+			p ToolCall
+		})
+		return &h.p, &h.e
 	case TypeToolResult:
-		return new(ToolResult)
+		h := new(struct {
+			e Envelope
+			p ToolResult
+		})
+		return &h.p, &h.e
 	case TypeToolStream:
-		return new(ToolStream)
+		h := new(struct {
+			e Envelope
+			p ToolStream
+		})
+		return &h.p, &h.e
 	case TypeHeartbeat:
-		return new(Heartbeat)
+		h := new(struct {
+			e Envelope
+			p Heartbeat
+		})
+		return &h.p, &h.e
 	case TypeCancelAck:
-		return new(CancelAck)
+		h := new(struct {
+			e Envelope
+			p CancelAck
+		})
+		return &h.p, &h.e
 	case TypeToolCancel:
-		return new(ToolCancel)
+		h := new(struct {
+			e Envelope
+			p ToolCancel
+		})
+		return &h.p, &h.e
 	}
-	return nil
+	return nil, nil
 }
 
 // takeHot copies a payload decoded with the envelope into v, if it is of v's type.

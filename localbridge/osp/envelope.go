@@ -91,8 +91,11 @@ func Decode(frame []byte) (*Envelope, error) {
 	if p.next() != '{' {
 		return nil, Errorf(CodeInvalidFrame, "frame is not a JSON object")
 	}
-	e := &Envelope{valid: true}
-	decodeEnvelope(p, e)
+	// e is filled where it is and moved to the heap once it is known to be good, together
+	// with its payload when that was decoded in the same pass: one allocation for both.
+	e := Envelope{valid: true}
+	var home *Envelope
+	decodeEnvelope(p, &e, &home)
 	switch {
 	case p.tooDeep:
 		return nil, Errorf(CodeInvalidFrame, "frame nests deeper than %d levels", MaxDepth)
@@ -110,7 +113,11 @@ func Decode(frame []byte) (*Envelope, error) {
 	if p := e.Payload; len(p) > 0 && p[0] != '{' && !bytes.Equal(p, []byte("null")) {
 		return nil, Errorf(CodeInvalidMessage, "payload is not a JSON object")
 	}
-	return e, nil
+	if home == nil {
+		home = new(Envelope)
+	}
+	*home = e
+	return home, nil
 }
 
 // DecodePayload decodes the envelope's payload into v. Member names match exactly; unknown
