@@ -151,3 +151,60 @@ func TestCallsWhileHandlerBlocks(t *testing.T) {
 		waitFor(t, "agent finished the call", func() bool { a, _ := b.core.Agent("echo"); return a.InFlight == 0 })
 	}
 }
+
+// Many callers at once, mixing the ways a call can go: answered at once, streamed to a slow
+// consumer, cancelled while it waits and while it reads for the others. Every call ends as it
+// should and every slot comes back.
+func TestReadRoleMixedLoad(t *testing.T) {
+	b := newBridge(t, localbridge.Config{CancelGrace: 5 * time.Second})
+	b.runAgent(t, "echo", echo.New())
+	const workers, rounds = 24, 40
+	errs := make(chan error, workers)
+	for w := range workers {
+		go func() {
+			errs <- func() error {
+				for i := range rounds {
+					switch (w + i) % 4 {
+					case 0: // answered at once; the caller may read for the others
+						text := fmt.Sprintf(`{"text":"%d-%d"}`, w, i)
+						res, err := b.core.Call(context.Background(), localbridge.CallRequest{Agent: "echo", Tool: "echo", Input: json.RawMessage(text)}, nil)
+						if err != nil || string(res.Output) != text {
+							return fmt.Errorf("echo: %s, %v", res.Output, err)
+						}
+					case 1: // streamed to a consumer that takes its time
+						n := 0
+						res, err := b.core.Call(context.Background(), localbridge.CallRequest{Agent: "echo", Tool: "echo", Input: json.RawMessage(`{"text":"s","repeat":20}`)},
+							func(localbridge.Chunk) error {
+								n++
+								if n%5 == 0 {
+									time.Sleep(time.Millisecond)
+								}
+								return nil
+							})
+						if err != nil || n != 20 || res.Chunks != 20 {
+							return fmt.Errorf("stream: %d chunks, %v", n, err)
+						}
+					case 2: // cancelled while its caller waits (and perhaps reads for the others)
+						ctx, cancel := context.WithTimeout(context.Background(), time.Duration(1+i%3)*time.Millisecond)
+						_, err := b.core.Call(ctx, localbridge.CallRequest{Agent: "echo", Tool: "sleep", Input: json.RawMessage(`{"ms":3600000}`)}, nil)
+						cancel()
+						if s := localbridge.OutcomeOf(err).Status; s != localbridge.OutcomeTimeout && s != localbridge.OutcomeCancelled {
+							return fmt.Errorf("sleep: %v", err)
+						}
+					case 3: // a short sleep that finishes
+						if _, err := b.core.Call(context.Background(), localbridge.CallRequest{Agent: "echo", Tool: "sleep", Input: json.RawMessage(`{"ms":1}`)}, nil); err != nil {
+							return fmt.Errorf("short sleep: %v", err)
+						}
+					}
+				}
+				return nil
+			}()
+		}()
+	}
+	for range workers {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "slots released", func() bool { a, _ := b.core.Agent("echo"); return a.InFlight == 0 })
+}
