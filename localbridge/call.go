@@ -196,6 +196,9 @@ type call struct {
 	failed     bool // the Core already failed the call; what the agent still sends is dropped
 	released   bool // its in-flight slot was given back
 	grace      *time.Timer
+
+	// Touched only by the call's caller while it holds the read role.
+	tookOver bool // a delivery that would block took the role over from it
 }
 
 type callEvent struct {
@@ -281,19 +284,39 @@ func (s *session) wait(ctx context.Context, cl *call, onChunk func(Chunk) error)
 			return true, nil
 		}
 	}
+	stopped := func() (Result, error) {
+		reason := "canceled"
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			reason = "deadline"
+		}
+		s.abandonCall(cl, reason)
+		return res, ctxError(ctx)
+	}
+	// A caller whose onChunk may block never reads for the others; run reads for it.
+	lead := s.lead
+	if onChunk != nil {
+		lead = nil
+		s.streamers.Add(1)
+		defer s.streamers.Add(-1)
+	} else {
+		s.waiters.Add(1)
+		defer s.waiters.Add(-1)
+	}
 	for {
 		select {
 		case ev := <-cl.events:
 			if end, err := handle(ev); end {
 				return res, err
 			}
-		case <-ctx.Done():
-			reason := "canceled"
-			if errors.Is(ctx.Err(), context.DeadlineExceeded) {
-				reason = "deadline"
+		case <-lead:
+			if end, err := s.readFor(ctx, cl, handle); end {
+				return res, err
 			}
-			s.abandonCall(cl, reason)
-			return res, ctxError(ctx)
+			if ctx.Err() != nil {
+				return stopped()
+			}
+		case <-ctx.Done():
+			return stopped()
 		case <-s.done:
 			// What arrived before the connection ended still counts.
 			for {
@@ -307,6 +330,42 @@ func (s *session) wait(ctx context.Context, cl *call, onChunk func(Chunk) error)
 					return res, s.lost()
 				}
 			}
+		}
+	}
+}
+
+// readFor reads the agent's frames for every call, as run does, until cl's outcome is in or
+// its caller stops waiting. The caller holds the read role: the frame that ends its wait is
+// its own read, not a hand-off from another goroutine. It gives the role back, unless a
+// delivery that would block took it over. It reports whether handle ended the call.
+func (s *session) readFor(ctx context.Context, cl *call, handle func(callEvent) (bool, error)) (bool, error) {
+	s.leader, cl.tookOver = cl, false
+	if ctx.Done() != nil {
+		// A read in progress when ctx ends returns at once; a late interruption of
+		// another reader costs it one retry.
+		defer context.AfterFunc(ctx, s.interruptRead)()
+	}
+	for {
+		select {
+		case ev := <-cl.events:
+			if end, err := handle(ev); end {
+				s.release()
+				return true, err
+			}
+			continue
+		default:
+		}
+		if ctx.Err() != nil || s.closed() {
+			s.release()
+			return false, nil
+		}
+		err := s.readOne()
+		if cl.tookOver {
+			return false, nil
+		}
+		if err != nil && err != errInterrupted {
+			s.release()
+			return false, nil
 		}
 	}
 }
@@ -365,6 +424,20 @@ func (s *session) deliver(cl *call, ev callEvent) {
 		return
 	default:
 	}
+	if l := s.leader; l != nil {
+		// The reader is a caller, who must not wait on another: a goroutine of its own takes
+		// the role over, waits to deliver, and gives the role back.
+		s.leader, l.tookOver = nil, true
+		go func() {
+			s.deliverWait(cl, ev)
+			s.release()
+		}()
+		return
+	}
+	s.deliverWait(cl, ev)
+}
+
+func (s *session) deliverWait(cl *call, ev callEvent) {
 	s.mu.Lock()
 	s.blocked = true
 	s.mu.Unlock()
@@ -474,8 +547,8 @@ func (s *session) stream(env *osp.Envelope) {
 }
 
 func (s *session) result(env *osp.Envelope) {
-	var p osp.ToolResult
-	if err := env.DecodePayload(&p); err != nil {
+	p, err := osp.PayloadOf[osp.ToolResult](env)
+	if err != nil {
 		s.reject(env.ID, err.(*osp.Error))
 		return
 	}

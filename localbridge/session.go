@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"os"
 	"regexp"
 	"sort"
 	"sync"
@@ -69,18 +70,40 @@ type session struct {
 	unblockedAt time.Time // when it last stopped waiting
 	protoErrors int
 
+	// The read role: one goroutine at a time reads the agent's frames and dispatches them.
+	// A caller waiting for its result takes the role when it is free (see session.lead), so
+	// that the frame that wakes it is its own read rather than another goroutine's hand-off;
+	// run takes it back when it stays free (see idleSoon).
+	lead      chan struct{} // holds the role's token while no goroutine has it
+	leader    *call         // the call whose caller has the role, if one has; only the role's holder touches it
+	waiters   atomic.Int32  // callers waiting for an outcome who may take the role
+	streamers atomic.Int32  // callers waiting for an outcome who may not (they stream)
+	resume    chan struct{} // gives the token to run
+	idleTimer *time.Timer
+	idleArmed atomic.Bool
+	freeSince atomic.Int64 // when the role was last freed, in Unix nanoseconds
+
 	done      chan struct{}
+	gone      chan struct{} // closed once close has finished
 	endOnce   sync.Once
 	closeOnce sync.Once
 	closeCode string // why calls in flight fail: CodeDisconnected or CodeShuttingDown
 }
+
+// idleReadDelay is how long the read role may stay free before run takes it back. Calls
+// that follow each other closely pass the role from one caller to the next; when they stop,
+// the agent's heartbeats, goodbye or end are read at most this much later.
+const idleReadDelay = time.Millisecond
+
+// errInterrupted reports a read cut short by a caller that stopped waiting; nothing is lost.
+var errInterrupted = errors.New("read interrupted")
 
 func newSession(c *Core, conn net.Conn, fr *osp.Reader, e *agentEntry, l *launch, hello osp.Hello, uid, pid int64) *session {
 	version := hello.AgentVersion
 	if len(version) > 64 {
 		version = version[:64]
 	}
-	return &session{
+	s := &session{
 		c:           c,
 		conn:        conn,
 		fr:          fr,
@@ -99,37 +122,110 @@ func newSession(c *Core, conn net.Conn, fr *osp.Reader, e *agentEntry, l *launch
 		recent:      make(map[string]uint8),
 		recentRing:  make([]string, recentCalls),
 		lastBeat:    time.Now(),
+		lead:        make(chan struct{}, 1),
+		resume:      make(chan struct{}, 1),
 		done:        make(chan struct{}),
+		gone:        make(chan struct{}),
+	}
+	s.idleTimer = time.AfterFunc(time.Hour, s.idleFire)
+	s.idleTimer.Stop()
+	return s
+}
+
+// run reads the agent's messages until the connection ends. It holds the read role at first,
+// gives it to callers while they wait for results, and takes it back when it stays free.
+func (s *session) run() {
+	go s.watchdog()
+	for {
+		if err := s.readOne(); err != nil && err != errInterrupted {
+			return
+		}
+		if s.waiters.Load() == 0 {
+			continue
+		}
+		s.release()
+		select {
+		case <-s.resume:
+		case <-s.gone:
+			return
+		}
 	}
 }
 
-// run reads the agent's messages until the connection ends.
-func (s *session) run() {
-	defer s.close(CodeDisconnected)
-	go s.watchdog()
-	for {
-		frame, err := s.fr.ReadFrame()
-		switch {
-		case err == nil:
-		case errors.Is(err, osp.ErrEmptyFrame):
-			// The framing is intact: the length said zero and nothing followed.
-			s.reject("", osp.Errorf(osp.CodeInvalidFrame, "empty frame"))
-			continue
-		default:
-			var tl *osp.FrameTooLargeError
-			if errors.As(err, &tl) {
-				s.c.audit(AuditEvent{Event: AuditFrameTooLarge, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid, Size: int64(tl.Size)})
-				s.goodbye("frame_too_large")
-			}
-			return
-		}
-		env, err := osp.Decode(frame)
-		if err != nil {
-			s.reject("", err.(*osp.Error))
-			continue
-		}
-		s.dispatch(env)
+// release gives up the read role: a waiting caller takes it, or run does soon; at once if a
+// streaming call needs a reader.
+func (s *session) release() {
+	s.leader = nil
+	if s.streamers.Load() > 0 {
+		s.resume <- struct{}{} // never blocks: there is one token
+		return
 	}
+	s.freeSince.Store(time.Now().UnixNano())
+	s.lead <- struct{}{}
+	s.idleSoon(idleReadDelay)
+}
+
+// idleSoon makes sure the role goes back to run if it stays free for idleReadDelay. Calls
+// that follow each other closely arm the timer once per delay, not once per call.
+func (s *session) idleSoon(d time.Duration) {
+	if s.idleArmed.CompareAndSwap(false, true) {
+		s.idleTimer.Reset(d)
+	}
+}
+
+// idleFire gives the read role to run if it has been free for idleReadDelay. The timer may
+// find the role freed only lately: then it waits for the rest.
+func (s *session) idleFire() {
+	s.idleArmed.Store(false) // first: a release from now on arms the timer again
+	if s.closed() {
+		return
+	}
+	select {
+	case <-s.lead:
+	default:
+		return // a caller reads
+	}
+	if left := idleReadDelay - time.Duration(time.Now().UnixNano()-s.freeSince.Load()); left > 0 {
+		s.lead <- struct{}{}
+		s.idleSoon(left)
+		return
+	}
+	s.resume <- struct{}{}
+}
+
+// interruptRead makes the read in progress, if any, return errInterrupted at once.
+func (s *session) interruptRead() { s.conn.SetReadDeadline(time.Unix(1, 0)) }
+
+// readOne reads and dispatches one frame; the caller holds the read role. An error other than
+// errInterrupted means the session has closed.
+func (s *session) readOne() error {
+	frame, err := s.fr.ReadFrame()
+	switch {
+	case err == nil:
+	case errors.Is(err, osp.ErrEmptyFrame):
+		// The framing is intact: the length said zero and nothing followed.
+		s.reject("", osp.Errorf(osp.CodeInvalidFrame, "empty frame"))
+		return nil
+	case errors.Is(err, os.ErrDeadlineExceeded) && !s.closed():
+		// A caller that led stopped waiting; the frame in progress is kept.
+		s.conn.SetReadDeadline(time.Time{})
+		return errInterrupted
+	default:
+		var tl *osp.FrameTooLargeError
+		if errors.As(err, &tl) {
+			s.c.audit(AuditEvent{Event: AuditFrameTooLarge, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid, Size: int64(tl.Size)})
+			s.goodbye("frame_too_large")
+		}
+		s.close(CodeDisconnected)
+		return err
+	}
+	env, err := osp.Decode(frame)
+	if err != nil {
+		s.reject("", err.(*osp.Error))
+		return nil
+	}
+	s.dispatch(env)
+	return nil
 }
 
 func (s *session) dispatch(env *osp.Envelope) {
@@ -186,9 +282,10 @@ func (s *session) send(h *osp.Header, p any) error { return s.sendWith(h, p, nil
 // whatever it makes visible to other senders cannot overtake the message.
 func (s *session) sendWith(h *osp.Header, p any, hook func()) error {
 	err := s.w.WriteEncoded(func(b []byte) ([]byte, error) { return osp.AppendMarshal(b, h, p) }, hook)
-	var tl *osp.FrameTooLargeError
-	if err != nil && !errors.As(err, &tl) && s.w.Err() != nil {
-		go s.close(CodeDisconnected)
+	if err != nil {
+		if tl := (*osp.FrameTooLargeError)(nil); !errors.As(err, &tl) && s.w.Err() != nil {
+			go s.close(CodeDisconnected)
+		}
 	}
 	return err
 }
@@ -253,11 +350,13 @@ func (s *session) close(code string) {
 	s.closeOnce.Do(func() {
 		s.end(code)
 		s.conn.Close()
+		s.idleTimer.Stop()
 		s.c.detach(s)
 		if s.launch != nil {
 			s.launch.sessionEnded()
 		}
 		s.c.audit(AuditEvent{Event: AuditAgentDisconnected, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid})
+		close(s.gone)
 	})
 }
 

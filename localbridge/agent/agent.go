@@ -166,7 +166,10 @@ func (a *Agent) Serve(ctx context.Context, conn net.Conn, token string) error {
 	if a.MaxConcurrent <= 0 {
 		s.sem = make(chan struct{}, 256)
 	}
-	s.idle = make(chan chan func(), maxIdleWorkers)
+	s.idle = make(chan chan func(), cap(s.sem))
+	s.lead = make(chan struct{}, 1)
+	s.outcome = make(chan error, 1)
+	s.slow = make([]atomic.Bool, len(a.tools))
 	s.stopWorkers = make(chan struct{})
 	defer close(s.stopWorkers)
 	defer conn.Close()
@@ -205,6 +208,16 @@ type session struct {
 
 	mu    sync.Mutex
 	calls map[string]*Call
+
+	// The read role (see read): one goroutine at a time reads the gateway's messages.
+	ctx         context.Context
+	lead        chan struct{} // holds the role's token while no goroutine has it
+	outcome     chan error    // how the connection ended, from the goroutine that read last
+	idleTimer   *time.Timer
+	idleArmed   atomic.Bool
+	freeSince   atomic.Int64  // when the role was last freed, in Unix nanoseconds
+	slow        []atomic.Bool // per tool: a call outlasted idleReadDelay on the reading goroutine
+	unknownSlow atomic.Bool
 }
 
 func (s *session) header(typ string) osp.Header {
@@ -354,8 +367,57 @@ func (s *session) heartbeats(ctx context.Context) {
 	}
 }
 
-// serve reads the gateway's messages until the connection ends.
+// serve reads the gateway's messages until the connection ends, and returns how it ended.
 func (s *session) serve(ctx context.Context) error {
+	s.ctx = ctx
+	s.idleTimer = time.AfterFunc(time.Hour, s.idleFire)
+	s.idleTimer.Stop()
+	defer s.idleTimer.Stop()
+	s.read()
+	return <-s.outcome
+}
+
+// idleReadDelay is how long the read role may stay free while a call runs on the goroutine
+// that read it before another goroutine takes the role: a cancel or another call that comes
+// in meanwhile is read at most this much later, and a tool whose call outlasts it has its
+// later calls run on goroutines of their own.
+const idleReadDelay = time.Millisecond
+
+// release gives up the read role while the goroutine that read a call runs it.
+func (s *session) release() {
+	s.freeSince.Store(time.Now().UnixNano())
+	s.lead <- struct{}{} // never blocks: there is one token
+	if s.idleArmed.CompareAndSwap(false, true) {
+		s.idleTimer.Reset(idleReadDelay)
+	}
+}
+
+// idleFire takes the read role if it has been free for idleReadDelay. The timer is armed
+// once per delay, not once per call, so it may find the role freed only lately: then it
+// waits for the rest.
+func (s *session) idleFire() {
+	s.idleArmed.Store(false) // first: a release from now on arms the timer again
+	select {
+	case <-s.lead:
+	default:
+		return // the role was taken back
+	}
+	if left := idleReadDelay - time.Duration(time.Now().UnixNano()-s.freeSince.Load()); left > 0 {
+		s.lead <- struct{}{}
+		if s.idleArmed.CompareAndSwap(false, true) {
+			s.idleTimer.Reset(left)
+		}
+		return
+	}
+	s.read()
+}
+
+// read reads and dispatches the gateway's messages while it holds the read role. A call that
+// arrives when nothing else waits to be read runs on this goroutine, which saves a hand-off
+// to another; the role is free meanwhile, and taken back after the call if no other
+// goroutine took it. When the connection ends, the outcome goes to serve.
+func (s *session) read() {
+	ctx := s.ctx
 	for {
 		env, err := s.next()
 		if err != nil {
@@ -365,13 +427,39 @@ func (s *session) serve(ctx context.Context) error {
 				continue
 			}
 			if errors.Is(err, io.EOF) || errors.Is(err, net.ErrClosed) || ctx.Err() != nil {
-				return nil
+				s.outcome <- nil
+				return
 			}
-			return fmt.Errorf("read from gateway: %w", err)
+			s.outcome <- fmt.Errorf("read from gateway: %w", err)
+			return
 		}
 		switch env.Type {
 		case osp.TypeToolCall:
-			s.startCall(ctx, env)
+			run, slow := s.startCall(ctx, env)
+			switch {
+			case run == nil:
+			case s.fr.Buffered() > 0:
+				s.work(run)
+			case slow.Load():
+				// A call may have been slow by chance (the machine was busy): one that is
+				// quick now lets the tool's calls run on the reading goroutine again.
+				s.work(func() {
+					start := time.Now()
+					run()
+					if time.Since(start) < idleReadDelay/2 {
+						slow.Store(false)
+					}
+				})
+			default:
+				s.release()
+				run()
+				select {
+				case <-s.lead:
+				default:
+					slow.Store(true)
+					return
+				}
+			}
 		case osp.TypeToolCancel:
 			var p osp.ToolCancel
 			if env.DecodePayload(&p) == nil {
@@ -381,9 +469,11 @@ func (s *session) serve(ctx context.Context) error {
 			var p osp.Goodbye
 			env.DecodePayload(&p)
 			if p.Reason == "shutting_down" {
-				return nil
+				s.outcome <- nil
+			} else {
+				s.outcome <- &GoodbyeError{Reason: p.Reason, RetryAfter: time.Duration(p.RetryAfterMS) * time.Millisecond}
 			}
-			return &GoodbyeError{Reason: p.Reason, RetryAfter: time.Duration(p.RetryAfterMS) * time.Millisecond}
+			return
 		case osp.TypePing:
 			h := s.header(osp.TypePong)
 			h.InReplyTo = env.ID
@@ -391,11 +481,13 @@ func (s *session) serve(ctx context.Context) error {
 		case osp.TypeToolsRegistered:
 			var reg osp.ToolsRegistered
 			if env.DecodePayload(&reg) == nil && env.InReplyTo == s.registerID && len(reg.Rejected) > 0 {
-				return &RegistrationError{Rejected: reg.Rejected}
+				s.outcome <- &RegistrationError{Rejected: reg.Rejected}
+				return
 			}
 		case osp.TypeError:
 			if env.Error != nil && env.InReplyTo != "" && env.InReplyTo == s.registerID {
-				return fmt.Errorf("register tools: %w", env.Error)
+				s.outcome <- fmt.Errorf("register tools: %w", env.Error)
+				return
 			}
 			if env.Error != nil {
 				s.log.Warn("gateway reported a protocol error", "code", env.Error.Code, "message", env.Error.Message)
@@ -426,17 +518,20 @@ func (s *session) cancelCall(env *osp.Envelope, p osp.ToolCancel) {
 	go s.send(&h, osp.CancelAck{CallID: p.CallID, Accepted: c != nil})
 }
 
-func (s *session) startCall(ctx context.Context, env *osp.Envelope) {
-	var p osp.ToolCall
-	if err := env.DecodePayload(&p); err != nil || p.CallID == "" {
-		return
+// startCall admits a call and returns the work of running it, and the flag that tells whether
+// its tool has been slow; nil if the message is no call.
+func (s *session) startCall(ctx context.Context, env *osp.Envelope) (func(), *atomic.Bool) {
+	p, err := osp.PayloadOf[osp.ToolCall](env)
+	if err != nil || p.CallID == "" {
+		return nil, nil
 	}
 	name, ok := cut(p.ToolID, s.id+"/")
 	var handler Handler
+	slow := &s.unknownSlow
 	if ok {
-		for _, t := range s.a.tools {
+		for i, t := range s.a.tools {
 			if t.Name == name {
-				handler = t.Handler
+				handler, slow = t.Handler, &s.slow[i]
 				break
 			}
 		}
@@ -460,7 +555,7 @@ func (s *session) startCall(ctx context.Context, env *osp.Envelope) {
 	s.calls[c.ID] = c
 	s.mu.Unlock()
 	s.wg.Add(1)
-	s.work(func() {
+	return func() {
 		defer s.wg.Done()
 		defer func() {
 			s.mu.Lock()
@@ -489,14 +584,13 @@ func (s *session) startCall(ctx context.Context, env *osp.Envelope) {
 		started := time.Now()
 		out, err := c.invoke(cctx, handler)
 		c.finish(started, out, err, cctx)
-	})
+	}, slow
 }
 
-// maxIdleWorkers is how many finished call goroutines wait for the next call. Reusing them
-// spares each call a fresh goroutine whose stack must grow again.
-const maxIdleWorkers = 64
-
-// work runs fn on an idle worker goroutine, or a new one.
+// work runs fn on an idle worker goroutine, or a new one. As many finished call goroutines
+// as calls may run at once (MaxConcurrent) wait for the next call: reusing them spares each
+// call a fresh goroutine whose stack must grow again, even when the gateway keeps its whole
+// in-flight limit busy.
 func (s *session) work(fn func()) {
 	select {
 	case w := <-s.idle:

@@ -19,12 +19,27 @@ import (
 // is recorded, skipped, and reported only if the rest of the text is well formed.
 type parser struct {
 	b        []byte
+	s        string // b as a string, if decoded strings may share it; else ""
 	i        int
 	depth    int
 	maxDepth int
 	syntax   bool // the text is not valid JSON, or nests too deep
 	tooDeep  bool
 	kind     bool // a member's value has the wrong kind
+	nameAt   int  // where the name members last passed to its fn starts in b; -1 if unquoted
+}
+
+// shareLimit is the largest text whose decoded strings share one copy of it rather than
+// taking one allocation each. Larger texts keep them apart, so that a short string kept
+// for long (a call id) does not hold a frame of megabytes.
+const shareLimit = 4 << 10
+
+// name returns the member name members just passed to fn, as a string.
+func (p *parser) name(name []byte) string {
+	if p.s != "" && p.nameAt >= 0 {
+		return p.s[p.nameAt : p.nameAt+len(name)]
+	}
+	return string(name)
 }
 
 func (p *parser) fail() { p.syntax = true }
@@ -296,8 +311,10 @@ func (p *parser) members(fn func(name []byte)) {
 			return
 		}
 		name := lit[1 : len(lit)-1]
+		p.nameAt = at + 1
 		if esc {
 			name = []byte(unquote(lit))
+			p.nameAt = -1
 		}
 		// A member named twice is an error, as it is for the reflective decoder.
 		if many == nil && (esc || n == len(offs)) {
@@ -351,13 +368,15 @@ func (p *parser) end() {
 func (p *parser) str(dst *string) {
 	switch p.next() {
 	case '"':
+		at := p.i
 		lit, esc := p.string()
-		if p.syntax {
-			return
-		}
-		if esc {
+		switch {
+		case p.syntax:
+		case esc:
 			*dst = unquote(lit)
-		} else {
+		case p.s != "":
+			*dst = p.s[at+1 : p.i-1]
+		default:
 			*dst = intern(lit[1 : len(lit)-1])
 		}
 		return
@@ -503,8 +522,9 @@ func hex4(b []byte) uint16 {
 	return v
 }
 
-// decodeEnvelope validates frame and fills e.
-func decodeEnvelope(p *parser, e *Envelope) {
+// decodeEnvelope validates frame and fills e. When the payload is of the call path, it is
+// decoded into a value allocated together with the Envelope that is to hold e: *home.
+func decodeEnvelope(p *parser, e *Envelope, home **Envelope) {
 	p.members(func(name []byte) {
 		switch string(name) {
 		case "v":
@@ -524,14 +544,20 @@ func decodeEnvelope(p *parser, e *Envelope) {
 		case "causation_id":
 			p.str(&e.CausationID)
 		case "actor":
-			p.rare(&e.Actor)
+			// Through a variable of its own, so that e stays where its caller put it.
+			var a *Actor
+			p.rare(&a)
+			e.Actor = a
 		case "error":
-			p.rare(&e.Error)
+			var x *Error
+			p.rare(&x)
+			e.Error = x
 		case "payload":
 			// The type is usually known by now (moltgate sends it first): the payload of a
 			// message of the call path is decoded in the same pass.
 			start := p.i
-			if hot := hotPayload(e.Type); hot != nil && p.next() == '{' {
+			if hot, h := hotPayload(e.Type); hot != nil && p.next() == '{' {
+				*home = h
 				kind := p.kind
 				p.kind = false
 				decodeInto(p, hot)
@@ -548,6 +574,23 @@ func decodeEnvelope(p *parser, e *Envelope) {
 		}
 	})
 	p.end()
+}
+
+// rawMaxDepth bounds the nesting of a raw value checked on its own, as the reflective
+// decoders bound it; the frame that carries it is held to MaxDepth by its receiver.
+const rawMaxDepth = 10000
+
+// validValue reports whether b is one JSON value, with surrounding whitespace allowed, by
+// the rules the decoder applies to frames: UTF-8, the grammar, no member named twice. It is
+// what jsontext.Value.IsValid reports, at a fraction of the cost (fuzzed against it).
+func validValue(b []byte) bool {
+	if !utf8.Valid(b) {
+		return false
+	}
+	p := &parser{b: b, maxDepth: rawMaxDepth}
+	p.value()
+	p.end()
+	return !p.syntax
 }
 
 // decodeFast decodes the payloads of the call path, validating as it goes; it reports false
@@ -700,23 +743,47 @@ func decodeInto(p *parser, v any) bool {
 }
 
 // hotPayload returns a value to decode the payload of a message of type typ into while the
-// envelope is read, for the messages of the call path.
-func hotPayload(typ string) any {
+// envelope is read, for the messages of the call path, and the Envelope allocated with it.
+func hotPayload(typ string) (any, *Envelope) {
 	switch typ {
 	case TypeToolCall:
-		return new(ToolCall)
+		h := new(struct {
+			e Envelope
+			p ToolCall
+		})
+		return &h.p, &h.e
 	case TypeToolResult:
-		return new(ToolResult)
+		h := new(struct {
+			e Envelope
+			p ToolResult
+		})
+		return &h.p, &h.e
 	case TypeToolStream:
-		return new(ToolStream)
+		h := new(struct {
+			e Envelope
+			p ToolStream
+		})
+		return &h.p, &h.e
 	case TypeHeartbeat:
-		return new(Heartbeat)
+		h := new(struct {
+			e Envelope
+			p Heartbeat
+		})
+		return &h.p, &h.e
 	case TypeCancelAck:
-		return new(CancelAck)
+		h := new(struct {
+			e Envelope
+			p CancelAck
+		})
+		return &h.p, &h.e
 	case TypeToolCancel:
-		return new(ToolCancel)
+		h := new(struct {
+			e Envelope
+			p ToolCancel
+		})
+		return &h.p, &h.e
 	}
-	return nil
+	return nil, nil
 }
 
 // takeHot copies a payload decoded with the envelope into v, if it is of v's type.
@@ -801,7 +868,8 @@ func UnmarshalAny(b []byte) (any, error) {
 	if !utf8.Valid(b) {
 		return nil, Errorf(CodeInvalidInput, "not valid UTF-8")
 	}
-	p := &parser{b: b, maxDepth: MaxDepth}
+	// The value is short-lived (a validator reads it), so its strings always share one copy.
+	p := &parser{b: b, s: string(b), maxDepth: MaxDepth}
 	v := p.any()
 	p.end()
 	if p.syntax {
@@ -815,7 +883,8 @@ func (p *parser) any() any {
 	case c == '{':
 		m := map[string]any{}
 		p.members(func(name []byte) {
-			m[string(name)] = p.any()
+			k := p.name(name)
+			m[k] = p.any()
 		})
 		return m
 	case c == '[':

@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
-
-	"github.com/go-json-experiment/json/jsontext"
 )
 
 // The messages exchanged for every call are encoded here by hand: they are the bridge's hot
@@ -252,9 +250,9 @@ func appendOptRaw(b []byte, name string, v json.RawMessage) ([]byte, error) {
 }
 
 // appendRaw appends a JSON value after checking that it is one, as json.Marshal does for a
-// json.RawMessage.
+// json.RawMessage; like the decoder at the other end, it refuses a member named twice.
 func appendRaw(b []byte, v json.RawMessage) ([]byte, error) {
-	if !jsontext.Value(v).IsValid() {
+	if !validValue(v) {
 		return nil, errInvalidRaw
 	}
 	return append(b, v...), nil

@@ -82,13 +82,20 @@ func Decode(frame []byte) (*Envelope, error) {
 		return nil, Errorf(CodeInvalidFrame, "frame is not valid UTF-8")
 	}
 	// One copy of the frame, which the caller reuses: the payload and the raw values in it
-	// point into it.
+	// point into it. The strings of a small frame share a second copy, made as a string, so
+	// that they cost one allocation rather than one each.
 	p := &parser{b: append([]byte(nil), frame...), maxDepth: MaxDepth}
+	if len(frame) <= shareLimit {
+		p.s = string(frame)
+	}
 	if p.next() != '{' {
 		return nil, Errorf(CodeInvalidFrame, "frame is not a JSON object")
 	}
-	e := &Envelope{valid: true}
-	decodeEnvelope(p, e)
+	// e is filled where it is and moved to the heap once it is known to be good, together
+	// with its payload when that was decoded in the same pass: one allocation for both.
+	e := Envelope{valid: true}
+	var home *Envelope
+	decodeEnvelope(p, &e, &home)
 	switch {
 	case p.tooDeep:
 		return nil, Errorf(CodeInvalidFrame, "frame nests deeper than %d levels", MaxDepth)
@@ -106,7 +113,11 @@ func Decode(frame []byte) (*Envelope, error) {
 	if p := e.Payload; len(p) > 0 && p[0] != '{' && !bytes.Equal(p, []byte("null")) {
 		return nil, Errorf(CodeInvalidMessage, "payload is not a JSON object")
 	}
-	return e, nil
+	if home == nil {
+		home = new(Envelope)
+	}
+	*home = e
+	return home, nil
 }
 
 // DecodePayload decodes the envelope's payload into v. Member names match exactly; unknown
@@ -134,6 +145,23 @@ func (e *Envelope) DecodePayload(v any) error {
 		return Errorf(CodeInvalidMessage, "payload of %s does not match its schema", e.Type)
 	}
 	return nil
+}
+
+// PayloadOf returns the envelope's payload as a *T. The payloads of the call path, decoded
+// with the envelope, are returned as they are, without the copy DecodePayload makes; others
+// are decoded as DecodePayload does.
+func PayloadOf[T any](e *Envelope) (*T, error) {
+	if h, ok := e.hot.(*T); ok {
+		if e.hotKind {
+			return nil, Errorf(CodeInvalidMessage, "payload of %s does not match its schema", e.Type)
+		}
+		return h, nil
+	}
+	v := new(T)
+	if err := e.DecodePayload(v); err != nil {
+		return nil, err
+	}
+	return v, nil
 }
 
 // unmarshalRare decodes what the fast path leaves to the reflective decoder.

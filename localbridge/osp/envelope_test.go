@@ -121,3 +121,26 @@ func TestNewID(t *testing.T) {
 		t.Fatal("short random source accepted")
 	}
 }
+
+func TestPayloadOf(t *testing.T) {
+	e, err := Decode([]byte(`{"v":1,"type":"agent.tool.result","id":"1","payload":{"call_id":"c","status":"succeeded","output":{"a":1}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := PayloadOf[ToolResult](e)
+	if err != nil || r.CallID != "c" || r.Status != StatusSucceeded || string(r.Output) != `{"a":1}` {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	if e, err = Decode([]byte(`{"v":1,"type":"agent.tool.result","id":"1","payload":{"call_id":7}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := PayloadOf[ToolResult](e); err == nil {
+		t.Fatal("a call_id of the wrong kind was accepted")
+	}
+	if e, err = Decode([]byte(`{"v":1,"type":"core.goodbye","id":"1","payload":{"reason":"r"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	if g, err := PayloadOf[Goodbye](e); err != nil || g.Reason != "r" {
+		t.Fatalf("%+v, %v", g, err)
+	}
+}

@@ -40,6 +40,10 @@ type Reader struct {
 	limit int
 	hdr   [HeaderLen]byte
 	buf   []byte
+
+	// A frame read in part when a read deadline passed, to be finished by the next call.
+	got  int    // bytes of the header and then of the body read so far
+	body []byte // the frame's bytes, once its header is in
 }
 
 // NewReader returns a Reader that accepts frames of at most limit bytes (DefaultMaxFrameBytes
@@ -64,35 +68,53 @@ func (r *Reader) SetLimit(limit int) {
 }
 
 // ReadFrame returns the JSON bytes of the next frame. The slice is valid until the next call.
-// After an error the Reader must not be used again: the stream has lost its framing.
+// After an error the Reader must not be used again, as the stream has lost its framing, with
+// two exceptions: after ErrEmptyFrame the next frame follows, and after a read deadline
+// passed (an error that matches os.ErrDeadlineExceeded) the next call goes on with the frame
+// where the deadline cut it off.
 func (r *Reader) ReadFrame() ([]byte, error) {
-	if _, err := io.ReadFull(r.r, r.hdr[:]); err != nil {
-		return nil, err
-	}
-	n := binary.BigEndian.Uint32(r.hdr[:])
-	if n == 0 {
-		return nil, ErrEmptyFrame
-	}
-	if uint64(n) > uint64(r.limit) {
-		return nil, &FrameTooLargeError{Size: n, Limit: r.limit}
-	}
-	var b []byte
-	if int(n) <= keepBuffer {
-		if cap(r.buf) < int(n) {
-			r.buf = make([]byte, keepBuffer)
+	if r.body == nil {
+		k, err := io.ReadFull(r.r, r.hdr[r.got:])
+		r.got += k
+		if err != nil {
+			if err == io.EOF && r.got > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
 		}
-		b = r.buf[:n]
-	} else {
-		b = make([]byte, n)
+		r.got = 0
+		n := binary.BigEndian.Uint32(r.hdr[:])
+		if n == 0 {
+			return nil, ErrEmptyFrame
+		}
+		if uint64(n) > uint64(r.limit) {
+			return nil, &FrameTooLargeError{Size: n, Limit: r.limit}
+		}
+		if int(n) <= keepBuffer {
+			if cap(r.buf) < int(n) {
+				r.buf = make([]byte, keepBuffer)
+			}
+			r.body = r.buf[:n]
+		} else {
+			r.body = make([]byte, n)
+		}
 	}
-	if _, err := io.ReadFull(r.r, b); err != nil {
+	k, err := io.ReadFull(r.r, r.body[r.got:])
+	r.got += k
+	if err != nil {
 		if err == io.EOF {
 			err = io.ErrUnexpectedEOF
 		}
 		return nil, err
 	}
+	b := r.body
+	r.got, r.body = 0, nil
 	return b, nil
 }
+
+// Buffered returns how many bytes of further frames have been read from the connection and
+// wait in the Reader's buffer.
+func (r *Reader) Buffered() int { return r.r.Buffered() }
 
 // AppendFrame appends the header for msg and msg itself to dst.
 func AppendFrame(dst, msg []byte) []byte {

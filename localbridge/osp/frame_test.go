@@ -5,9 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"net"
+	"os"
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 func frames(msgs ...string) []byte {
@@ -86,5 +89,53 @@ func TestWriteFrame(t *testing.T) {
 	}
 	if err := WriteFrame(&buf, nil, 0); err != ErrEmptyFrame {
 		t.Fatalf("empty write: got %v", err)
+	}
+}
+
+// A read deadline that passes inside a frame loses nothing: the next ReadFrame finishes it.
+func TestReadFrameResumesAfterDeadline(t *testing.T) {
+	client, server := net.Pipe()
+	defer client.Close()
+	defer server.Close()
+	msg := []byte(`{"v":1,"type":"agent.heartbeat","id":"x"}`)
+	frame := AppendFrame(nil, msg)
+	frame = AppendFrame(frame, []byte(`{"next":true}`))
+	written := make(chan struct{})
+	goOn := make(chan struct{})
+	go func() {
+		// Each piece is written once the reader has taken the one before it.
+		for i, piece := range [][]byte{frame[:2], frame[2:9], frame[9:]} {
+			if _, err := client.Write(piece); err != nil {
+				t.Error(err)
+				return
+			}
+			if i < 2 {
+				written <- struct{}{}
+				<-goOn
+			}
+		}
+	}()
+	r := NewReader(server, 0)
+	for range 2 {
+		done := make(chan error, 1)
+		go func() {
+			_, err := r.ReadFrame()
+			done <- err
+		}()
+		// The reader took a piece and waits for the next; a deadline in the past interrupts it.
+		<-written
+		server.SetReadDeadline(time.Unix(1, 0))
+		if err := <-done; !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Fatalf("interrupted read: %v", err)
+		}
+		server.SetReadDeadline(time.Time{})
+		goOn <- struct{}{}
+	}
+	got, err := r.ReadFrame()
+	if err != nil || string(got) != string(msg) {
+		t.Fatalf("resumed read: %q, %v", got, err)
+	}
+	if got, err = r.ReadFrame(); err != nil || string(got) != `{"next":true}` {
+		t.Fatalf("next frame: %q, %v", got, err)
 	}
 }

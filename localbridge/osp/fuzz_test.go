@@ -3,7 +3,10 @@ package osp
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // FuzzReader feeds arbitrary bytes to the frame reader and the decoder. Neither may panic, a
@@ -55,6 +58,20 @@ func FuzzReader(f *testing.F) {
 			if e2.Header != e.Header {
 				t.Fatalf("header changed: %+v != %+v", e2.Header, e.Header)
 			}
+		}
+	})
+}
+
+// FuzzValidValue holds the check of raw values that the encoder applies to the reflective
+// decoder's.
+func FuzzValidValue(f *testing.F) {
+	for _, s := range []string{`{}`, ` {"a":[1,2.5e3,"x\u00e9"]} `, `{"a":1,"a":2}`, `[`, `"\ud800"`, "\"\xff\"", `nul`, `1 2`, `{"a":{"b":{"b":1}}}`, `-0.0e-0`, `01`, ``, ` `} {
+		f.Add([]byte(s))
+	}
+	f.Add([]byte(strings.Repeat("[", 10001) + strings.Repeat("]", 10001)))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := validValue(b), jsontext.Value(b).IsValid(); got != want {
+			t.Fatalf("validValue(%q) = %v, jsontext says %v", b, got, want)
 		}
 	})
 }
