@@ -90,7 +90,11 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	if *asJSON {
 		progress = nil
 	}
-	b := &bench{o: o, exe: exe, root: root, progress: progress, now: e.now}
+	gogc := e.getenv("GOGC")
+	if gogc == "" {
+		gogc = fmt.Sprintf("%d (moltgate serve's default)", servingGCPercent)
+	}
+	b := &bench{o: o, exe: exe, root: root, progress: progress, now: e.now, gogc: gogc}
 	rep, err := b.run(ctx)
 	if err != nil {
 		return err
@@ -129,6 +133,7 @@ type bench struct {
 	root     string
 	progress interface{ Write([]byte) (int, error) }
 	now      func() time.Time
+	gogc     string // the gateways' GOGC
 
 	acme, globex, idle gateway.Dir
 	globexDoc          *gateway.PeerDoc
@@ -157,6 +162,7 @@ type machineInfo struct {
 	Go         string  `json:"go"`
 	LoadBefore float64 `json:"load_before"`
 	LoadAfter  float64 `json:"load_after"`
+	GOGC       string  `json:"gateway_gogc"`
 }
 
 // rawResult is the yardstick: Ed25519 sign plus verify of a message of the
@@ -211,7 +217,7 @@ func (c cpuSplit) total() float64 { return c.Acme + c.Globex + c.Agent + c.LoadG
 
 func (b *bench) run(ctx context.Context) (*benchReport, error) {
 	rep := &benchReport{Version: Version, Date: b.now().UTC(), Options: b.o,
-		Machine: machineInfo{CPUs: runtime.NumCPU(), Model: cpuModel(), Go: runtime.Version(), LoadBefore: loadAverage()}}
+		Machine: machineInfo{CPUs: runtime.NumCPU(), Model: cpuModel(), Go: runtime.Version(), LoadBefore: loadAverage(), GOGC: b.gogc}}
 	// The signed request is the payload, the JSON around it and the
 	// header with its capability certificate: 1,967 bytes for a 1 KiB
 	// payload (BenchmarkCrossOrgRoundTrip's request-bytes).

@@ -48,6 +48,7 @@ func runBenchGateway(ctx context.Context, e *env, args []string) error {
 	if *mem != "" {
 		reportMemory(ctx, *mem)
 	}
+	setServingGC(e)
 	s, err := gateway.Open(gateway.Options{Dir: d, Now: e.now})
 	if err != nil {
 		return err

@@ -25,8 +25,8 @@ func (r *benchReport) title() string {
 }
 
 func (r *benchReport) machine() string {
-	return fmt.Sprintf("%d CPUs (%s), %s; load average %.2f at the start, %.2f at the end",
-		r.Machine.CPUs, r.Machine.Model, r.Machine.Go, r.Machine.LoadBefore, r.Machine.LoadAfter)
+	return fmt.Sprintf("%d CPUs (%s), %s, gateways at GOGC=%s; load average %.2f at the start, %.2f at the end",
+		r.Machine.CPUs, r.Machine.Model, r.Machine.Go, r.Machine.GOGC, r.Machine.LoadBefore, r.Machine.LoadAfter)
 }
 
 func (r *benchReport) yardstick() string {

@@ -17,6 +17,18 @@ import (
 // when GOGC is not set.
 const servingGCPercent = 400
 
+// setServingGC sets the garbage collector's target for a serving gateway,
+// unless GOGC is set. A gateway's live heap is small (its caches and
+// sessions, tens of MiB) and it allocates for every message, so with Go's
+// default of 100 it collected several times a second: 8-12 % of its CPU.
+// 400 collects a quarter as often for a peak heap of five times the live
+// one. GOGC and GOMEMLIMIT in the environment still decide.
+func setServingGC(e *env) {
+	if e.getenv("GOGC") == "" {
+		debug.SetGCPercent(servingGCPercent)
+	}
+}
+
 func runServe(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "serve")
 	dir := fs.String("dir", "", "gateway directory")
@@ -31,14 +43,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if e.getenv("GOGC") == "" {
-		// A gateway's live heap is small (its caches and sessions, tens of
-		// MiB) and it allocates for every message, so with Go's default of
-		// 100 it collected several times a second: 8-12 % of its CPU. 400
-		// collects a quarter as often for a peak heap of five times the
-		// live one. GOGC and GOMEMLIMIT in the environment still decide.
-		debug.SetGCPercent(servingGCPercent)
-	}
+	setServingGC(e)
 	s, err := gateway.Open(gateway.Options{Dir: d, Passphrase: pass, Now: e.now})
 	if err != nil {
 		return err
