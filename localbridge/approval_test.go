@@ -12,14 +12,12 @@ import (
 	"github.com/moltgate/moltgate/localbridge/agent/echo"
 )
 
-func TestApprovals(t *testing.T) {
-	approvals := &localbridge.Approvals{}
-	b := newBridge(t, localbridge.Config{Approver: approvals})
-	b.runAgent(t, "echo", echo.New())
-	b.runAgent(t, "careful", echo.New(), localbridge.AgentSpec{RequireApproval: true})
+// approvalEvents subscribes to approvals for the rest of the test and
+// returns a function that waits for the next event.
+func approvalEvents(t *testing.T, approvals *localbridge.Approvals) func() localbridge.ApprovalEvent {
 	events := make(chan localbridge.ApprovalEvent, 10)
-	defer approvals.Subscribe(func(e localbridge.ApprovalEvent) { events <- e })()
-	next := func() localbridge.ApprovalEvent {
+	t.Cleanup(approvals.Subscribe(func(e localbridge.ApprovalEvent) { events <- e }))
+	return func() localbridge.ApprovalEvent {
 		t.Helper()
 		select {
 		case e := <-events:
@@ -29,6 +27,14 @@ func TestApprovals(t *testing.T) {
 		}
 		panic("unreachable")
 	}
+}
+
+func TestApprovals(t *testing.T) {
+	approvals := &localbridge.Approvals{}
+	b := newBridge(t, localbridge.Config{Approver: approvals})
+	b.runAgent(t, "echo", echo.New())
+	b.runAgent(t, "careful", echo.New(), localbridge.AgentSpec{RequireApproval: true})
+	next := approvalEvents(t, approvals)
 
 	// A tool with side effects waits for a human; the arguments shown are masked by class.
 	done := callAsync(context.Background(), b.core, localbridge.CallRequest{
@@ -108,18 +114,7 @@ func TestApprovalAgentRemoved(t *testing.T) {
 	approvals := &localbridge.Approvals{}
 	b := newBridge(t, localbridge.Config{Approver: approvals, ApprovalTimeout: time.Hour})
 	b.runAgent(t, "echo", echo.New())
-	events := make(chan localbridge.ApprovalEvent, 10)
-	defer approvals.Subscribe(func(e localbridge.ApprovalEvent) { events <- e })()
-	next := func() localbridge.ApprovalEvent {
-		t.Helper()
-		select {
-		case e := <-events:
-			return e
-		case <-time.After(20 * time.Second):
-			t.Fatal("no approval event")
-		}
-		panic("unreachable")
-	}
+	next := approvalEvents(t, approvals)
 
 	done := callAsync(context.Background(), b.core, localbridge.CallRequest{Agent: "echo", Tool: "count"})
 	next()

@@ -191,29 +191,36 @@ func validationError(err error, prefix string) *Error {
 			path = prefix + "." + path
 		}
 	}
+	return ruleError(path, fe.Tag(), fe.Param())
+}
+
+// ruleError is the error for the field at path that broke a validate tag
+// (with its param): from the validator's report, or from a payload that
+// checks itself (fastpayload.go).
+func ruleError(path, tag, param string) *Error {
 	e := &Error{Code: ErrInvalidParam, Field: path}
-	switch fe.Tag() {
+	switch tag {
 	case "required":
 		e.Message = "must not be empty"
 	case "required_if":
 		e.Code = ErrMissingField
 		e.Message = "required field missing"
 	case "oneof":
-		e.Message = "must be one of: " + strings.ReplaceAll(fe.Param(), " ", ", ")
+		e.Message = "must be one of: " + strings.ReplaceAll(param, " ", ", ")
 	case "min":
-		e.Message = "too short (minimum " + fe.Param() + ")"
+		e.Message = "too short (minimum " + param + ")"
 	case "max":
-		e.Message = "too long (maximum " + fe.Param() + ")"
+		e.Message = "too long (maximum " + param + ")"
 	case "gte", "gt":
-		e.Message = "too small (minimum " + fe.Param() + ")"
+		e.Message = "too small (minimum " + param + ")"
 	case "lte", "lt":
-		e.Message = "too large (maximum " + fe.Param() + ")"
+		e.Message = "too large (maximum " + param + ")"
 	case "name":
 		e.Message = "must match [A-Za-z0-9_-]{1,128}"
 	case "capability":
 		e.Message = "not a capability name (dot-separated [A-Za-z0-9_-] labels, at most 128 bytes)"
 	default:
-		e.Message = "fails rule " + fe.Tag()
+		e.Message = "fails rule " + tag
 	}
 	return e
 }

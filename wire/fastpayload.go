@@ -270,37 +270,7 @@ func oneOf(s string, options ...string) bool {
 }
 
 // ruleErr is the error validationError makes of the validator's report
-// that the field key of the payload at path broke tag (with its param).
+// that the member key of the payload at path broke tag (with its param).
 func ruleErr(path, key, tag, param string) *Error {
-	e := &Error{Code: ErrInvalidParam, Field: JoinPath(path, key)}
-	switch tag {
-	case "required":
-		e.Message = "must not be empty"
-	case "required_if":
-		e.Code = ErrMissingField
-		e.Message = "required field missing"
-	case "oneof":
-		e.Message = "must be one of: " + joinOptions(param)
-	case "min":
-		e.Message = "too short (minimum " + param + ")"
-	case "max":
-		e.Message = "too long (maximum " + param + ")"
-	case "gte":
-		e.Message = "too small (minimum " + param + ")"
-	default:
-		e.Message = "fails rule " + tag
-	}
-	return e
-}
-
-func joinOptions(param string) string {
-	b := make([]byte, 0, len(param)+8)
-	for i := 0; i < len(param); i++ {
-		if param[i] == ' ' {
-			b = append(b, ',', ' ')
-		} else {
-			b = append(b, param[i])
-		}
-	}
-	return string(b)
+	return ruleError(JoinPath(path, key), tag, param)
 }
