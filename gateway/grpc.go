@@ -153,21 +153,9 @@ func grpcCode(httpStatus int) codes.Code {
 
 // grpcClient is this gateway's gRPC connection and stream to one peer.
 type grpcClient struct {
-	cc     *grpc.ClientConn
+	*pooled
 	stream grpc.ClientStream
-	sess   *handshake.Session
 	wmu    sync.Mutex
-	dead   chan struct{}
-	once   sync.Once
-	cancel context.CancelFunc
-}
-
-func (c *grpcClient) close() {
-	c.once.Do(func() {
-		close(c.dead)
-		c.cancel()
-		c.cc.Close()
-	})
 }
 
 func (c *grpcClient) send(b []byte) error {
@@ -200,11 +188,14 @@ func (t grpcTransport) Receive(ctx context.Context) ([]byte, error) {
 	}
 }
 
+// grpcFor returns the peer's gRPC stream, with a call counted on it,
+// opening it and running the handshake on it if there is none.
 func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
 	ps.gMu.Lock()
 	defer ps.gMu.Unlock()
 	if ps.gc != nil {
-		if ps.reusable(ps.gc.dead, ps.gc.sess, ps.gc.close) {
+		if ps.reuse(ps.gc.pooled) {
+			ps.gc.acquire()
 			return ps.gc, nil
 		}
 		ps.gc = nil
@@ -240,7 +231,8 @@ func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
 		return nil, err
 	}
 	ps.s.sessions.Add(sess)
-	gc := &grpcClient{cc: cc, stream: st, sess: sess, dead: make(chan struct{}), cancel: cancel}
+	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() }), stream: st}
+	gc.acquire()
 	ps.gc = gc
 	go ps.s.readReplies(ps, gc.dead, gc.close, func() ([]byte, error) {
 		var b []byte
@@ -267,6 +259,7 @@ func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25
 	if err != nil {
 		return err
 	}
+	defer gc.release()
 	m.Sig = keys.Signature{}
 	body, err := gc.sess.SignAndSeal(m, sk)
 	if err != nil {
@@ -278,5 +271,5 @@ func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25
 		gc.close()
 		return errors.Join(errTransport, err)
 	}
-	return ps.s.awaitStream(ctx, ps, m, replies, gc.dead, onMsg)
+	return gc.lost(ps.s.awaitStream(ctx, ps, m, replies, gc.dead, onMsg))
 }

@@ -122,17 +122,38 @@ func (ps *peerState) exchange(ctx context.Context, body []byte) ([]byte, error) 
 }
 
 // session returns a live session with the peer's gateway, running a
-// handshake over HTTP if there is none.
+// handshake over HTTP if there is none. When the session is due for
+// renewal, one call makes a new one while the others go on in the old.
 func (ps *peerState) session(ctx context.Context) (*handshake.Session, error) {
 	s := ps.s
 	if sess, err := s.sessions.Peer(ps.ref); err == nil {
-		return sess, nil
+		if !ps.renewDue(sess) || !ps.hsMu.TryLock() {
+			return sess, nil
+		}
+		defer ps.hsMu.Unlock()
+		if cur, err := s.sessions.Peer(ps.ref); err == nil && cur != sess {
+			return cur, nil // renewed meanwhile
+		}
+		renewed, err := ps.handshakeHTTP(ctx)
+		if err != nil {
+			// The old session still works; the next call tries again.
+			s.log.Warn("cannot renew the session with a peer", "peer", ps.ref.String(), "err", err.Error())
+			return sess, nil
+		}
+		return renewed, nil
 	}
 	ps.hsMu.Lock()
 	defer ps.hsMu.Unlock()
 	if sess, err := s.sessions.Peer(ps.ref); err == nil {
 		return sess, nil
 	}
+	return ps.handshakeHTTP(ctx)
+}
+
+// handshakeHTTP runs a handshake with the peer's gateway over HTTP and
+// keeps the session it makes. The caller holds hsMu.
+func (ps *peerState) handshakeHTTP(ctx context.Context) (*handshake.Session, error) {
+	s := ps.s
 	sess, err := handshake.NewInitiator(s.hsCfg, handshake.Peer{Ref: ps.ref, Key: ps.p.OrgKey}).Run(ctx, handshake.RoundTrip(ps.exchange))
 	if err != nil {
 		return nil, err
@@ -172,7 +193,9 @@ func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message
 		}
 		err := ps.callOnce(ctx, transport, m, sk, onMsg)
 		retryable := errors.Is(err, errTransport) || code(err) == wire.ErrPeerUnavailable
-		ps.br.record(err == nil || !retryable)
+		if !errors.As(err, new(lossCounted)) {
+			ps.br.record(err == nil || !retryable)
+		}
 		if err == nil {
 			return nil
 		}

@@ -349,9 +349,16 @@ func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) a
 		a.op = req.Op
 	}
 	var body []byte
+	inClear := true
 	if sess != nil && req != nil && req.From.Org == sess.Peer().Ref().Org {
 		body, err = sess.SignAndSeal(m, s.org.Signing)
-	} else {
+		inClear = code(err) == wire.ErrSessionExpired
+	}
+	if inClear {
+		// No session, or one that has just ended: the error goes in the
+		// clear, signed by this gateway, which the peer accepts for
+		// errors (they carry a code and a rule, never content).
+		m.Sig = keys.Signature{}
 		body, err = crypto.Sign(s.codec, m, s.org.Signing)
 	}
 	if err != nil {

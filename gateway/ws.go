@@ -146,17 +146,8 @@ func keepAlive(conn *wsConn) (stop func()) {
 // wsClient is this gateway's WebSocket connection to one peer gateway, with
 // the session its handshake made.
 type wsClient struct {
+	*pooled
 	conn *wsConn
-	sess *handshake.Session
-	dead chan struct{}
-	once sync.Once
-}
-
-func (c *wsClient) close() {
-	c.once.Do(func() {
-		close(c.dead)
-		c.conn.c.Close()
-	})
 }
 
 // wsTransport carries the handshake over the connection before anything
@@ -208,13 +199,14 @@ func readWS(c *websocket.Conn) ([]byte, error) {
 	}
 }
 
-// wsConnFor returns the peer's connection, dialling it and running the
-// handshake on it if there is none.
+// wsConnFor returns the peer's connection, with a call counted on it,
+// dialling it and running the handshake on it if there is none.
 func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
 	ps.wsMu.Lock()
 	defer ps.wsMu.Unlock()
 	if ps.ws != nil {
-		if ps.reusable(ps.ws.dead, ps.ws.sess, ps.ws.close) {
+		if ps.reuse(ps.ws.pooled) {
+			ps.ws.acquire()
 			return ps.ws, nil
 		}
 		ps.ws = nil
@@ -240,7 +232,8 @@ func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
 	c.SetReadDeadline(time.Time{})
 	c.SetWriteDeadline(time.Time{})
 	ps.s.sessions.Add(sess)
-	wc := &wsClient{conn: &wsConn{c: c}, sess: sess, dead: make(chan struct{})}
+	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: &wsConn{c: c}}
+	wc.acquire()
 	ps.ws = wc
 	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) { return readWS(c) })
 	stop := keepAlive(wc.conn)
@@ -291,6 +284,7 @@ func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed2551
 	if err != nil {
 		return err
 	}
+	defer wc.release()
 	m.Sig = keys.Signature{}
 	body, err := wc.sess.SignAndSeal(m, sk)
 	if err != nil {
@@ -302,23 +296,5 @@ func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed2551
 		wc.close()
 		return errors.Join(errTransport, err)
 	}
-	return ps.s.awaitStream(ctx, ps, m, replies, wc.dead, onMsg)
-}
-
-// reusable reports whether a pooled connection to the peer, with its
-// session, may carry another call: it is alive and its session has more
-// than a minute left. One whose session is running out is renewed before
-// it does under a call; it is closed a minute later, when the calls on it
-// are done.
-func (ps *peerState) reusable(dead <-chan struct{}, sess *handshake.Session, closeConn func()) bool {
-	select {
-	case <-dead:
-		return false
-	default:
-	}
-	if sess.Expires().After(ps.s.now().Add(time.Minute)) {
-		return true
-	}
-	time.AfterFunc(time.Minute, closeConn)
-	return false
+	return wc.lost(ps.s.awaitStream(ctx, ps, m, replies, wc.dead, onMsg))
 }

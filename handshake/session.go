@@ -163,6 +163,12 @@ func (s *Session) Expires() time.Time { return time.UnixMilli(s.expires) }
 // Close ends the session: from now on it seals and opens nothing.
 func (s *Session) Close() { s.closed.Store(true) }
 
+// Worn reports whether the session has carried half of the bytes it may
+// carry. A side that keeps a session for many messages makes a new one
+// then, while this one still has room for the calls in flight: a session
+// that reaches its limit ends mid-call, and the peer refuses what follows.
+func (s *Session) Worn() bool { return s.bytes.Load() > s.env.maxBytes/2 }
+
 // alive refuses a session that has expired at now (unix ms), was closed or
 // has used up its bytes or counters.
 func (s *Session) alive(now int64) error {

@@ -242,6 +242,46 @@ func TestSessionByteLimit(t *testing.T) {
 	wantExpired(t, err)
 }
 
+// TestSessionWorn checks that a session says it is worn once half its bytes
+// are spent, on both sides, while it still seals and opens: its owner then
+// has the other half to make a new one in.
+func TestSessionWorn(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, func(ci, cr *Config) {
+		ci.MaxSessionBytes = 8000
+		cr.MaxSessionBytes = 8000
+	})
+	if si.Worn() || sr.Worn() {
+		t.Fatal("a new session is worn")
+	}
+	var spent int
+	for i := 0; !si.Worn(); i++ {
+		b, err := si.SignAndSeal(query(c.alice, c.gw, uuid(i), t0, wire.Int), c.alice.agent.Signing)
+		if err != nil {
+			t.Fatalf("message %d: %v", i, err)
+		}
+		if _, err := sr.Open(mustEnv(t, b)); err != nil {
+			t.Fatalf("open message %d: %v", i, err)
+		}
+		spent += len(b)
+		if spent > 8000 {
+			t.Fatal("never worn")
+		}
+	}
+	if !sr.Worn() {
+		t.Fatal("the receiver, which counted the same bytes, is not worn")
+	}
+	// Worn is a hint, not a limit: the session still carries messages.
+	b, err := si.SignAndSeal(query(c.alice, c.gw, uuid(500), t0, wire.Int), c.alice.agent.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sr.Open(mustEnv(t, b)); err != nil {
+		t.Fatal(err)
+	}
+}
+
 func TestStoreBoundedLRU(t *testing.T) {
 	c := newCast(t)
 	clk := newClock(t0)
