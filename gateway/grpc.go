@@ -265,11 +265,11 @@ func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25
 	if err != nil {
 		return err
 	}
-	replies, done := ps.s.pending.wait(m.ID)
+	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
 	if err := gc.send(body); err != nil {
 		gc.close()
 		return errors.Join(errTransport, err)
 	}
-	return gc.lost(ps.s.awaitStream(ctx, ps, m, replies, gc.dead, onMsg))
+	return gc.lost(ps.s.awaitStream(ctx, ps, m, pc, gc.dead, onMsg))
 }

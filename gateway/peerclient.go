@@ -273,7 +273,7 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 	if err != nil {
 		return err
 	}
-	replies, done := ps.s.pending.wait(m.ID)
+	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
 	resp, err := ps.post(ctx, body, contentNDJSON)
 	if err != nil {
@@ -281,7 +281,7 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusAccepted {
-		return ps.s.awaitStream(ctx, ps, m, replies, nil, onMsg)
+		return ps.s.awaitStream(ctx, ps, m, pc, nil, onMsg)
 	}
 	br := bufio.NewReaderSize(resp.Body, 64<<10)
 	limit := ps.s.envelopeLimit()
@@ -347,10 +347,10 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 // pending calls from a stream connection's reader, or from the pipeline
 // when the peer delivers them later. dead, if not nil, closes when the
 // connection they would come on is lost.
-func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Message, replies <-chan delivered, dead <-chan struct{}, onMsg func(*wire.Message) (bool, error)) error {
+func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Message, pc *pendingCall, dead <-chan struct{}, onMsg func(*wire.Message) (bool, error)) error {
 	for {
 		select {
-		case d := <-replies:
+		case d := <-pc.replies:
 			r, err := s.checkReply(ctx, ps, d)
 			if err != nil {
 				return err
@@ -358,6 +358,8 @@ func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Messa
 			if fin, err := onMsg(r); err != nil || fin {
 				return err
 			}
+		case <-pc.overrun:
+			return wire.Errorf(wire.ErrTimeout, "", "the reply from %s was abandoned: its stream was not taken for %v", ps.p.Org, stallLimit)
 		case <-dead:
 			return wire.Errorf(wire.ErrPeerUnavailable, "", "connection to peer %s lost before the reply", ps.p.Org)
 		case <-ctx.Done():

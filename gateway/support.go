@@ -5,7 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -73,44 +72,6 @@ type delivered struct {
 	m      *wire.Message
 	sess   *handshake.Session // the session it came in, if any
 	sealed bool
-}
-
-// pendingCalls are this gateway's outbound calls waiting for replies, by
-// the id of the request.
-type pendingCalls struct {
-	mu sync.Mutex
-	m  map[string]chan delivered
-}
-
-func newPendingCalls() *pendingCalls { return &pendingCalls{m: map[string]chan delivered{}} }
-
-// wait registers a call; replies to it arrive on the channel until done.
-func (p *pendingCalls) wait(id string) (<-chan delivered, func()) {
-	ch := make(chan delivered, 64)
-	p.mu.Lock()
-	p.m[id] = ch
-	p.mu.Unlock()
-	return ch, func() {
-		p.mu.Lock()
-		delete(p.m, id)
-		p.mu.Unlock()
-	}
-}
-
-// deliverTo hands a reply to the call it answers; false if none waits.
-func (p *pendingCalls) deliverTo(d delivered) bool {
-	p.mu.Lock()
-	ch, ok := p.m[d.m.Re]
-	p.mu.Unlock()
-	if !ok {
-		return false
-	}
-	select {
-	case ch <- d:
-		return true
-	default:
-		return false // a caller that does not read is not waited for
-	}
 }
 
 // asyncReplies remembers nothing yet beyond what pending holds; replies made

@@ -290,11 +290,11 @@ func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed2551
 	if err != nil {
 		return err
 	}
-	replies, done := ps.s.pending.wait(m.ID)
+	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
 	if err := wc.conn.write(body); err != nil {
 		wc.close()
 		return errors.Join(errTransport, err)
 	}
-	return wc.lost(ps.s.awaitStream(ctx, ps, m, replies, wc.dead, onMsg))
+	return wc.lost(ps.s.awaitStream(ctx, ps, m, pc, wc.dead, onMsg))
 }

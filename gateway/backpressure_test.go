@@ -1,0 +1,96 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// TestSlowCallerGetsWholeStream: a caller that takes each streamed chunk a
+// little slower than the agent makes them still gets every one, and the
+// reply. The stream is held back to the caller's pace; nothing is dropped.
+func TestSlowCallerGetsWholeStream(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC, TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			acme, _ := twoGateways(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			const chunks = 4 * replyBuffer
+			n := 0
+			out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+				Input: json.RawMessage(`{"text":"slow","repeat":256}`)},
+				func(ev localbridge.StreamEvent) error {
+					n++
+					time.Sleep(200 * time.Microsecond)
+					return nil
+				})
+			if err != nil {
+				t.Fatalf("call: %v (after %d chunks)", err, n)
+			}
+			if n != chunks {
+				t.Fatalf("got %d chunks, want %d", n, chunks)
+			}
+			if !json.Valid(out) || len(out) == 0 {
+				t.Fatalf("result %q", out)
+			}
+		})
+	}
+}
+
+// TestStuckCallerIsAbandoned: a caller that stops taking its stream fails
+// with E_TIMEOUT once delivery has waited stallLimit for it, and a call on
+// the same connection is held up at most that long, not until its deadline.
+func TestStuckCallerIsAbandoned(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC} {
+		t.Run(tr, func(t *testing.T) {
+			acme, _ := twoGateways(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			release := make(chan struct{})
+			defer close(release)
+			stuck := make(chan error, 1)
+			go func() {
+				first := true
+				_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+					Input: json.RawMessage(`{"text":"stuck","repeat":1000}`)},
+					func(localbridge.StreamEvent) error {
+						if first {
+							first = false
+							select {
+							case <-release:
+							case <-ctx.Done():
+							}
+						}
+						return nil
+					})
+				stuck <- err
+			}()
+			// Let the stuck call fill its buffer and hold up the reader.
+			time.Sleep(300 * time.Millisecond)
+			start := time.Now()
+			if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+				Input: json.RawMessage(`{"text":"other"}`)}, nil); err != nil {
+				t.Fatalf("a call beside the stuck one: %v", err)
+			}
+			if d := time.Since(start); d > stallLimit+5*time.Second {
+				t.Fatalf("the other call took %v", d)
+			}
+			// The stuck caller sees why once it looks again.
+			release <- struct{}{}
+			select {
+			case err := <-stuck:
+				var we *wire.Error
+				if !errors.As(err, &we) || we.Code != wire.ErrTimeout {
+					t.Fatalf("stuck call: got %v, want E_TIMEOUT", err)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the stuck call never ended")
+			}
+		})
+	}
+}
