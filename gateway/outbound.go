@@ -21,10 +21,7 @@ const (
 	contentNDJSON  = "application/x-ndjson"
 )
 
-var (
-	verifySig   = crypto.Verify
-	signMessage = crypto.Sign
-)
+var signMessage = crypto.Sign
 
 // target parses "agent@org", or "agent" for one of this organisation's.
 func (s *Server) target(to string) (wire.Ref, error) {

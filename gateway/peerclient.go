@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -391,7 +392,7 @@ func (s *Server) openFrame(ps *peerState, b []byte) (delivered, error) {
 	if r == nil || r.Op != wire.OpError {
 		return delivered{}, wire.Errorf(wire.ErrAuthFailed, "", "peer %s replied outside the session", ps.p.Org)
 	}
-	if r.From.Org != ps.p.Org || !r.From.Key.Equal(ps.p.OrgKey) || verifySig(r) != nil {
+	if r.From.Org != ps.p.Org || !r.From.Key.Equal(ps.p.OrgKey) || crypto.VerifyUsing(ps.s.verifier, r) != nil {
 		return delivered{}, wire.Errorf(wire.ErrAuthFailed, "", "error reply not signed by peer %s", ps.p.Org)
 	}
 	return delivered{m: r}, nil

@@ -124,7 +124,7 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 		}
 		return s.handshakeStep(ctx, o, env)
 	default:
-		op := &crypto.Opener{Codec: s.codec, Box: s.box, Accept: func(to wire.Ref) bool { return to.Org == s.cfg.Org }}
+		op := &crypto.Opener{Codec: s.codec, Box: s.box, Verifier: s.verifier, Accept: func(to wire.Ref) bool { return to.Org == s.cfg.Org }}
 		m, err := op.OpenEnvelope(env)
 		if err != nil {
 			return s.refuse(nil, nil, err)

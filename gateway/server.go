@@ -65,6 +65,9 @@ type Server struct {
 	now   func() time.Time
 	rand  io.Reader
 	codec *wire.Codec
+	// verifier checks message signatures, keeping the keys of peers and
+	// their agents expanded; shared by every face.
+	verifier *keys.Verifier
 
 	org *identity.Agent // gateway@org: the org key and the gateway's X25519 key
 	// orgCert is the gateway's own identity certificate, presented in
@@ -258,12 +261,13 @@ func Open(opts Options) (*Server, error) {
 		rc.Storage = s.shared.Replay()
 	}
 	s.replay = replay.New(rc)
+	s.verifier = keys.NewVerifier(0)
 	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now})
 	s.hsCfg = &handshake.Config{
 		Identity: org, GetCert: s.orgCert.Load, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
 		Capabilities: []string{"query", "task", "stream", "tool.invoke", "consent", "registry"},
 		Timeout:      cfg.Security.HandshakeTimeout.D(), SessionLifetime: cfg.Security.SessionTTL.D(),
-		MaxSessionBytes: cfg.Limits.SessionBytes, Replay: s.replay, Rand: s.rand, Now: s.now,
+		MaxSessionBytes: cfg.Limits.SessionBytes, Replay: s.replay, Verifier: s.verifier, Rand: s.rand, Now: s.now,
 	}
 	s.acceptor = handshake.NewAcceptor(s.hsCfg, s.sessions)
 

@@ -76,6 +76,10 @@ type Config struct {
 	// on any face is refused on every other. Default a Window private to
 	// this Config, with Rand and Now.
 	Replay *replay.Window
+	// Verifier checks the signatures of messages in sessions, keeping the
+	// keys it has seen sign expanded. Share the gateway's. Default one
+	// private to this Config, of keys.DefaultVerifierKeys keys.
+	Verifier *keys.Verifier
 	// Rand is the source of ephemeral keys, nonces, challenges and ids.
 	// Default crypto/rand.Reader. It must be safe for concurrent use if the
 	// Config is shared.
@@ -86,6 +90,7 @@ type Config struct {
 	once      sync.Once
 	defCodec  *wire.Codec
 	defReplay *replay.Window
+	defVerify *keys.Verifier
 	certValue wire.Value
 	envOnce   sync.Once
 	env       *sessionEnv
@@ -105,10 +110,21 @@ func (c *Config) init() {
 		if c.Replay == nil {
 			c.defReplay = replay.New(replay.Config{Rand: c.Rand, Now: c.Now})
 		}
+		if c.Verifier == nil {
+			c.defVerify = keys.NewVerifier(0)
+		}
 		if c.Cert != nil {
 			c.certValue = c.Cert.Value()
 		}
 	})
+}
+
+func (c *Config) verifier() *keys.Verifier {
+	if c.Verifier != nil {
+		return c.Verifier
+	}
+	c.init()
+	return c.defVerify
 }
 
 func (c *Config) codec() *wire.Codec {

@@ -75,12 +75,13 @@ type sessionEnv struct {
 	now      func() time.Time
 	self     wire.Sender
 	maxBytes int64
+	verifier *keys.Verifier
 }
 
 func (c *Config) sessionEnv() *sessionEnv {
 	c.init()
 	c.envOnce.Do(func() {
-		c.env = &sessionEnv{codec: c.codec(), skew: c.replay().Skew(), now: c.now, self: c.Identity.Sender(), maxBytes: c.maxSessionBytes()}
+		c.env = &sessionEnv{codec: c.codec(), skew: c.replay().Skew(), now: c.now, self: c.Identity.Sender(), maxBytes: c.maxSessionBytes(), verifier: c.verifier()}
 	})
 	return c.env
 }
@@ -286,7 +287,7 @@ func (s *Session) Open(env *wire.Envelope) (*wire.Message, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := crypto.Verify(m); err != nil {
+	if err := crypto.VerifyUsing(s.env.verifier, m); err != nil {
 		return nil, err
 	}
 	switch {

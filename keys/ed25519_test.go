@@ -3,6 +3,7 @@ package keys
 import (
 	"bytes"
 	"crypto/ed25519"
+	cryptorand "crypto/rand"
 	"crypto/sha512"
 	"encoding/hex"
 	"fmt"
@@ -134,10 +135,18 @@ func concat(a, b []byte) []byte { return append(append([]byte(nil), a...), b...)
 
 func TestVerifyMatchesStdlibOnEdgeCases(t *testing.T) {
 	accepted := 0
+	v := NewVerifier(0)
 	for i, c := range edgeCases(t) {
 		got, want := verifyBoth(c[0], c[1], c[2])
 		if got != want {
 			t.Errorf("case %d (key %x, sig %x): Verify = %v, crypto/ed25519 says %v", i, c[0], c[2], got, want)
+		}
+		// Twice through a Verifier: with the key new, then (if it signed
+		// validly before) expanded from its cache.
+		for round := range 2 {
+			if got := verifyCached(v, c[0], c[1], c[2]); got != want {
+				t.Errorf("case %d (key %x, sig %x), Verifier round %d: %v, crypto/ed25519 says %v", i, c[0], c[2], round, got, want)
+			}
 		}
 		if want {
 			accepted++
@@ -157,16 +166,30 @@ func verifyBoth(pub, msg, sig []byte) (got, want bool) {
 	return k.Verify(msg, s), ed25519.Verify(pub, msg, sig)
 }
 
+func verifyCached(v *Verifier, pub, msg, sig []byte) bool {
+	var k Ed25519Public
+	var s Signature
+	copy(k[:], pub)
+	copy(s[:], sig)
+	return v.Verify(k, msg, s)
+}
+
 func FuzzVerifyMatchesStdlib(f *testing.F) {
 	for _, c := range edgeCases(f) {
 		f.Add(c[0], c[1], c[2])
 	}
+	v := NewVerifier(64)
 	f.Fuzz(func(t *testing.T, pub, msg, sig []byte) {
 		if len(pub) != ed25519.PublicKeySize || len(sig) != ed25519.SignatureSize {
 			return
 		}
-		if got, want := verifyBoth(pub, msg, sig); got != want {
+		got, want := verifyBoth(pub, msg, sig)
+		if got != want {
 			t.Fatalf("Verify = %v, crypto/ed25519 says %v", got, want)
+		}
+		// The key may be expanded in v's cache from an earlier input.
+		if got := verifyCached(v, pub, msg, sig); got != want {
+			t.Fatalf("Verifier.Verify = %v, crypto/ed25519 says %v", got, want)
 		}
 	})
 }
@@ -174,5 +197,39 @@ func FuzzVerifyMatchesStdlib(f *testing.F) {
 func fill(r *rand.Rand, b []byte) {
 	for i := range b {
 		b[i] = byte(r.Uint32())
+	}
+}
+
+// TestVerifierCachesOnlyValidSigners: forged signatures under fresh keys
+// leave the cache as it was; a valid one adds its key.
+func TestVerifierCachesOnlyValidSigners(t *testing.T) {
+	v := NewVerifier(8)
+	r := rand.New(rand.NewPCG(1, 2))
+	msg := []byte("a message")
+	for range 100 {
+		sk, err := GenerateEd25519(cryptorand.Reader)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var forged Signature
+		fill(r, forged[:])
+		if v.Verify(sk.Public(), msg, forged) {
+			t.Fatal("a random signature verifies")
+		}
+	}
+	if v.Len() != 0 {
+		t.Fatalf("%d keys cached from forged signatures", v.Len())
+	}
+	sk, _ := GenerateEd25519(cryptorand.Reader)
+	sig := sk.Sign(msg)
+	if !v.Verify(sk.Public(), msg, sig) || v.Len() != 1 {
+		t.Fatalf("valid signature: cached %d", v.Len())
+	}
+	if v.Verify(sk.Public(), []byte("another message"), sig) {
+		t.Fatal("a cached key verifies a signature of another message")
+	}
+	var nilV *Verifier
+	if !nilV.Verify(sk.Public(), msg, sig) {
+		t.Fatal("a nil Verifier refuses a valid signature")
 	}
 }

@@ -57,6 +57,7 @@ func unhex(t *testing.T, s string) []byte {
 func TestWycheproofEd25519(t *testing.T) {
 	f := loadWycheproof(t, "ed25519_test.json")
 	n := 0
+	v := NewVerifier(0)
 	for _, g := range f.TestGroups {
 		pk, err := ParseEd25519Public(Ed25519Prefix + base64.StdEncoding.EncodeToString(unhex(t, g.PublicKey.PK)))
 		if err != nil {
@@ -68,6 +69,11 @@ func TestWycheproofEd25519(t *testing.T) {
 			ok := false
 			if sig, err := ParseSignature(Ed25519Prefix + base64.StdEncoding.EncodeToString(sigBytes)); err == nil {
 				ok = pk.Verify(unhex(t, tc.Msg), sig)
+				// And through a Verifier, whose cache holds the group's
+				// key once a vector has signed validly with it.
+				if cached := v.Verify(pk, unhex(t, tc.Msg), sig); cached != ok {
+					t.Errorf("tc %d (%s): Verifier says %v, Verify %v", tc.TcID, tc.Comment, cached, ok)
+				}
 			} else if len(sigBytes) == ed25519.SignatureSize {
 				t.Fatalf("tc %d: well-sized signature refused: %v", tc.TcID, err)
 			}
