@@ -326,7 +326,7 @@ func (s *RPCServer) liveQuery(id string) string {
 }
 
 func notification(method string, params any) []byte {
-	p, err := json.Marshal(params)
+	p, err := jsonrpc.MarshalValue(params)
 	if err != nil {
 		return nil
 	}
@@ -694,10 +694,9 @@ func decodeParams(raw json.RawMessage, v any) *jsonrpc.Error {
 	if raw[0] != '{' {
 		return invalidParams("", "params must be an object")
 	}
-	if err := json.Unmarshal(raw, v); err != nil {
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return invalidParams(te.Field, "a parameter has the wrong type")
+	if err := jsonrpc.Unmarshal(raw, v); err != nil {
+		if jsonrpc.IsTypeError(err) {
+			return invalidParams(jsonrpc.FieldOf(err), "a parameter has the wrong type")
 		}
 		return invalidParams("", "params cannot be read")
 	}
@@ -855,7 +854,7 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 		channel := ev.Channel
 		if len(ev.Block) > 0 {
 			blocks++
-			if json.Valid(ev.Block) && bytes.IndexByte(ev.Block, '\n') < 0 {
+			if jsonrpc.Valid(ev.Block) && bytes.IndexByte(ev.Block, '\n') < 0 {
 				return c.write(blockNotification(rq.id, blocks, ev.Block, channel))
 			}
 			return c.notify(NotifyBlock, map[string]any{
@@ -892,7 +891,7 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 			res = json.RawMessage("{}")
 		}
 		switch {
-		case !json.Valid(res):
+		case !jsonrpc.Valid(res):
 			err = errors.New("the reply's result is not valid JSON")
 		case bytes.IndexByte(res, '\n') < 0:
 			c.write(completeNotification(rq.id, res, meta))

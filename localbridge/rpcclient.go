@@ -43,7 +43,7 @@ func rpcError(err error) error {
 	}
 	e := &RPCError{Code: je.Code, Message: je.Message}
 	var d rpcErrorData
-	if len(je.Data) > 0 && json.Unmarshal(je.Data, &d) == nil {
+	if len(je.Data) > 0 && jsonrpc.Unmarshal(je.Data, &d) == nil {
 		e.MoltSpeakCode, e.Field, e.Recoverable, e.Status, e.Suggestion = d.MoltSpeakCode, d.Field, d.Recoverable, d.Status, d.Suggestion
 	}
 	return e
@@ -135,12 +135,12 @@ func (c *Client) notified(method string, params json.RawMessage) {
 		var n ApprovalNotice
 		if method == NotifyRequestApproval {
 			n.Request = &ApprovalInfo{}
-			if json.Unmarshal(params, n.Request) != nil {
+			if jsonrpc.Unmarshal(params, n.Request) != nil {
 				return
 			}
 		} else {
 			n.Resolved = &ApprovalResolved{}
-			if json.Unmarshal(params, n.Resolved) != nil {
+			if jsonrpc.Unmarshal(params, n.Resolved) != nil {
 				return
 			}
 		}
@@ -149,7 +149,7 @@ func (c *Client) notified(method string, params json.RawMessage) {
 		var p struct {
 			QueryID string `json:"query_id"`
 		}
-		if json.Unmarshal(params, &p) != nil {
+		if jsonrpc.Unmarshal(params, &p) != nil {
 			return
 		}
 		c.mu.Lock()
@@ -176,7 +176,7 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 		var r struct {
 			QueryID string `json:"query_id"`
 		}
-		if err := json.Unmarshal(raw, &r); err != nil || r.QueryID == "" {
+		if err := jsonrpc.Unmarshal(raw, &r); err != nil || r.QueryID == "" {
 			return errors.New("agent.query answered without a query_id")
 		}
 		c.mu.Lock()
@@ -213,7 +213,7 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 				Status string          `json:"status"`
 				Result json.RawMessage `json:"result"`
 			}
-			if err := json.Unmarshal(ev.params, &p); err != nil {
+			if err := jsonrpc.Unmarshal(ev.params, &p); err != nil {
 				c.cancel(qid)
 				return nil, fmt.Errorf("read %s: %w", ev.method, err)
 			}

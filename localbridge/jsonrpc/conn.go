@@ -49,10 +49,10 @@ func (c *Conn) read() {
 		}
 		var msgs []*Message
 		if len(line) > 0 && line[0] == '[' {
-			err = json.Unmarshal(line, &msgs)
+			err = Unmarshal(line, &msgs)
 		} else {
 			var m Message
-			err = json.Unmarshal(line, &m)
+			err = Unmarshal(line, &m)
 			msgs = []*Message{&m}
 		}
 		if err != nil {
@@ -144,7 +144,7 @@ type callResult struct {
 func (c *Conn) Call(ctx context.Context, method string, params, result any) error {
 	var then func(json.RawMessage) error
 	if result != nil {
-		then = func(raw json.RawMessage) error { return json.Unmarshal(raw, result) }
+		then = func(raw json.RawMessage) error { return Unmarshal(raw, result) }
 	}
 	return c.CallThen(ctx, method, params, then)
 }
@@ -205,5 +205,5 @@ func encodeParams(params any) (json.RawMessage, error) {
 	if params == nil {
 		return nil, nil
 	}
-	return json.Marshal(params)
+	return MarshalValue(params)
 }

@@ -102,16 +102,16 @@ func Parse(line []byte) (reqs []*Request, errs []*Response, batch bool) {
 	if !depthOK(line, MaxDepth) {
 		return nil, fail(nil, Errorf(CodeInvalidRequest, "the message nests deeper than %d levels", MaxDepth)), false
 	}
-	// json.Unmarshal checks the whole line before it decodes any of it, so
-	// the line is only checked on its own when decoding fails, to tell a
-	// parse error from an invalid request.
+	// Unmarshal checks the whole line before it decodes any of it, so the
+	// line is only checked on its own when decoding fails, to tell a parse
+	// error from an invalid request.
 	notJSON := func() []*Response {
 		return fail(nil, Errorf(CodeParseError, "the message is not valid JSON"))
 	}
 	if len(line) > 0 && line[0] == '[' {
 		var members []json.RawMessage
-		if err := json.Unmarshal(line, &members); err != nil {
-			if !json.Valid(line) {
+		if err := Unmarshal(line, &members); err != nil {
+			if !Valid(line) {
 				return nil, notJSON(), false
 			}
 			return nil, fail(nil, Errorf(CodeParseError, "the batch cannot be read")), true
@@ -131,7 +131,7 @@ func Parse(line []byte) (reqs []*Request, errs []*Response, batch bool) {
 	}
 	r, e := decodeRequest(line)
 	if e != nil {
-		if !json.Valid(line) {
+		if !Valid(line) {
 			return nil, notJSON(), false
 		}
 		return nil, []*Response{e}, false
@@ -142,7 +142,7 @@ func Parse(line []byte) (reqs []*Request, errs []*Response, batch bool) {
 // decodeRequest checks one request object.
 func decodeRequest(b json.RawMessage) (*Request, *Response) {
 	var m map[string]json.RawMessage
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := Unmarshal(b, &m); err != nil {
 		return nil, &Response{JSONRPC: Version, ID: null, Error: Errorf(CodeInvalidRequest, "a request is a JSON object")}
 	}
 	id, hasID := m["id"]
@@ -157,10 +157,10 @@ func decodeRequest(b json.RawMessage) (*Request, *Response) {
 		return nil, &Response{JSONRPC: Version, ID: respID, Error: Errorf(CodeInvalidRequest, "%s", msg)}
 	}
 	var version, method string
-	if json.Unmarshal(m["jsonrpc"], &version) != nil || version != Version {
+	if Unmarshal(m["jsonrpc"], &version) != nil || version != Version {
 		return bad(`jsonrpc must be "2.0"`)
 	}
-	if json.Unmarshal(m["method"], &method) != nil || method == "" {
+	if Unmarshal(m["method"], &method) != nil || method == "" {
 		return bad("method must be a non-empty string")
 	}
 	if _, ok := m["result"]; ok {
@@ -219,7 +219,7 @@ func depthOK(b []byte, max int) bool {
 // Marshal encodes v as one line, newline included. JSON never holds a raw newline, so the
 // line cannot be split.
 func Marshal(v any) ([]byte, error) {
-	b, err := json.Marshal(v)
+	b, err := MarshalValue(v)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func Result(v any) (json.RawMessage, error) {
 	if raw, ok := v.(json.RawMessage); ok {
 		return raw, nil
 	}
-	return json.Marshal(v)
+	return MarshalValue(v)
 }
 
 // ErrMessageTooLarge is returned by Reader for a line over its limit.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"reflect"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -188,6 +189,54 @@ func FuzzReader(f *testing.F) {
 					t.Fatalf("round trip changed %+v into %+v %+v", q, again, errs2)
 				}
 			}
+		}
+	})
+}
+
+func TestUnmarshalFieldOf(t *testing.T) {
+	var v struct {
+		To string `json:"to"`
+		A  struct {
+			B []int `json:"b"`
+		} `json:"a"`
+	}
+	for in, want := range map[string]string{`{"to":7}`: "to", `{"a":{"b":[1,"x"]}}`: "a.b", `{"TO":false}`: "TO"} {
+		err := Unmarshal([]byte(in), &v)
+		if !IsTypeError(err) || FieldOf(err) != want {
+			t.Errorf("%s: %v, field %q, want %q", in, err, FieldOf(err), want)
+		}
+	}
+	if err := Unmarshal([]byte(`{"to":`), &v); err == nil || IsTypeError(err) {
+		t.Errorf("truncated input: %v", err)
+	}
+	// encoding/json's rules: names without regard to case, the last of
+	// duplicates winning.
+	if err := Unmarshal([]byte(`{"To":"a","to":"b"}`), &v); err != nil || v.To != "b" {
+		t.Errorf("got %q, %v", v.To, err)
+	}
+	if !Valid([]byte(`{"a":1,"a":2}`)) || Valid([]byte(`{"a":}`)) {
+		t.Error("Valid disagrees with encoding/json")
+	}
+}
+
+// FuzzCodecMatchesEncodingJSON holds Valid and Unmarshal to encoding/json's
+// answers: whether the input is JSON, whether it decodes, and to what.
+func FuzzCodecMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{`{"jsonrpc":"2.0","id":1,"method":"agent.query","params":{"to":"a@b","input":{"x":[1,2.5e3,"\u00e9"]}}}`,
+		`[1,{"a":null}]`, `{"a":1,"A":2}`, `"\ud800"`, "\"\xff\"", `1e400`, `{"a":}`, ` true `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if got, want := Valid(b), json.Valid(b); got != want {
+			t.Fatalf("Valid(%q) = %v, encoding/json says %v", b, got, want)
+		}
+		var got, want any
+		gerr, werr := Unmarshal(b, &got), json.Unmarshal(b, &want)
+		if (gerr == nil) != (werr == nil) {
+			t.Fatalf("Unmarshal(%q): %v, encoding/json: %v", b, gerr, werr)
+		}
+		if gerr == nil && !reflect.DeepEqual(got, want) {
+			t.Fatalf("Unmarshal(%q) = %#v, encoding/json gives %#v", b, got, want)
 		}
 	})
 }
