@@ -451,7 +451,7 @@ func (c *rpcConn) serve() {
 		// initialize is answered before the next line is read, so that requests pipelined
 		// behind it find the connection initialised.
 		if !batch && len(reqs) == 1 && reqs[0].Method == MethodInitialize {
-			c.handle(reqs, errs, batch)
+			runAfters(c.handle(reqs, errs, batch))
 			continue
 		}
 		select {
@@ -461,15 +461,19 @@ func (c *rpcConn) serve() {
 		}
 		wg.Add(1)
 		go func() {
-			defer wg.Done()
-			defer func() { <-c.sem }()
-			c.handle(reqs, errs, batch)
+			// The request is done once answered: a query's exchange that
+			// follows counts against MaxQueries, not MaxRequests, and a
+			// connection that closes does not wait for it.
+			afters := c.handle(reqs, errs, batch)
+			<-c.sem
+			wg.Done()
+			runAfters(afters)
 		}()
 	}
 }
 
-// handle answers the requests of one line and then runs what must follow the answer.
-func (c *rpcConn) handle(reqs []*jsonrpc.Request, errs []*jsonrpc.Response, batch bool) {
+// handle answers the requests of one line and returns what must follow the answers.
+func (c *rpcConn) handle(reqs []*jsonrpc.Request, errs []*jsonrpc.Response, batch bool) []func() {
 	responses := errs
 	var afters []func()
 	for _, r := range reqs {
@@ -492,8 +496,19 @@ func (c *rpcConn) handle(reqs []*jsonrpc.Request, errs []*jsonrpc.Response, batc
 		responses = append(responses, resp)
 	}
 	c.respond(batch, responses)
-	for _, f := range afters {
-		f()
+	return afters
+}
+
+// runAfters runs what must follow the answers of a line: a query's whole
+// exchange, for one. The last runs on the calling goroutine, which has
+// nothing else to do, and any others of a batch beside it.
+func runAfters(afters []func()) {
+	for i, f := range afters {
+		if i == len(afters)-1 {
+			f()
+		} else {
+			go f()
+		}
 	}
 }
 
@@ -821,16 +836,12 @@ func (c *rpcConn) query(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 	s.queries[rq.id] = rq
 	s.wg.Add(1)
 	s.mu.Unlock()
-	start := make(chan struct{})
-	go func() {
+	// The query runs once its query_id has been answered, so that no
+	// notification of it comes first.
+	return map[string]string{"query_id": rq.id, "status": "processing"}, nil, func() {
 		defer s.wg.Done()
-		select {
-		case <-start:
-		case <-ctx.Done():
-		}
 		c.runQuery(ctx, rq, q)
-	}()
-	return map[string]string{"query_id": rq.id, "status": "processing"}, nil, func() { close(start) }
+	}
 }
 
 // runQuery streams one query's reply as notifications and ends it with stream.complete.
