@@ -46,10 +46,11 @@ func capKey(cert wire.Value, from wire.Sender, capability string) string {
 	return string(b)
 }
 
-// verify is trust.VerifyCapability for the certificate cert (parsed as cc)
-// carried by a message from from, answered from the cache when the same
-// certificate verified before.
-func (cc *capabilityCache) verify(trust *identity.TrustStore, cert wire.Value, c *identity.CapabilityCert, from wire.Sender, capability string, now time.Time) error {
+// check is trust.VerifyCapability for the certificate cert carried by a
+// message from from, answered from the cache when the same certificate
+// verified before: a hit costs neither the parse nor the verification.
+// The key holds the capability, so a hit was verified for it.
+func (cc *capabilityCache) check(trust *identity.TrustStore, cert wire.Value, from wire.Sender, capability string, now time.Time) error {
 	nowMS := now.UnixMilli()
 	key := capKey(cert, from, capability)
 	cc.mu.Lock()
@@ -57,6 +58,10 @@ func (cc *capabilityCache) verify(trust *identity.TrustStore, cert wire.Value, c
 	cc.mu.Unlock()
 	if ok && e.issued <= nowMS && nowMS < e.expires && trust.Trusts(e.org, e.issuer) {
 		return nil
+	}
+	c, err := identity.ParseCapabilityCert(cert)
+	if err != nil {
+		return err
 	}
 	if err := trust.VerifyCapability(c, from.Ref(), from.Key, capability, now); err != nil {
 		return err
