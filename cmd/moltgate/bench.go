@@ -178,8 +178,12 @@ type rawResult struct {
 // phase is one measured phase.
 type phase struct {
 	Transport string `json:"transport"`
-	Kind      string `json:"kind"` // "round_trip" or "one_way"
+	Kind      string `json:"kind"` // "round_trip", "paced" or "one_way"
 	Callers   int    `json:"callers"`
+	// Rate is the round trips a second a paced phase starts, whatever
+	// the replies do; 0 in the other phases, whose callers start the next
+	// call when the last one ends.
+	Rate float64 `json:"rate,omitempty"`
 	Seconds   float64
 	// Ops are round trips, or one-way messages, completed in the window;
 	// Messages the signed, sealed messages between the gateways they
@@ -382,16 +386,25 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 	gpid := globex.cmd.Process.Pid
 	pids := [3][]int{{acme.cmd.Process.Pid}, {gpid}, nil}
 	var out []phase
-	for _, ph := range []struct {
+	type phaseSpec struct {
 		kind    string
 		callers int
+		rate    float64
 		work    func(ctx context.Context, w int, end time.Time, l *load)
 		msgs    int
-	}{
-		{"round_trip", 1, roundTrips(clients, echoReq), 2},
-		{"round_trip", b.o.Concurrency, roundTrips(clients, echoReq), 2},
-		{"one_way", b.o.Concurrency, oneWay(clients, stampReq), 1},
-	} {
+	}
+	specs := []phaseSpec{
+		{"round_trip", 1, 0, roundTrips(clients, echoReq), 2},
+		{"round_trip", b.o.Concurrency, 0, roundTrips(clients, echoReq), 2},
+		{"paced", pacedCallers, 0, nil, 2}, // at half the rate of the phase before
+		{"one_way", b.o.Concurrency, 0, oneWay(clients, stampReq), 1},
+	}
+	for i := 0; i < len(specs); i++ {
+		ph := specs[i]
+		if ph.kind == "paced" {
+			ph.rate = out[len(out)-1].OpsPerSec / 2
+			ph.work = paced(clients, echoReq, ph.rate/float64(ph.callers))
+		}
 		b.say("%s: %s, %d callers, %v", tr, ph.kind, ph.callers, b.o.Duration)
 		var c0, c1 [4]time.Duration
 		var agentGone bool
@@ -408,7 +421,7 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 			}
 		}
 		l := window(ctx, ph.callers, b.o.Duration, at, ph.work)
-		p := phase{Transport: tr, Kind: ph.kind, Callers: ph.callers, Seconds: l.elapsed.Seconds(),
+		p := phase{Transport: tr, Kind: ph.kind, Callers: ph.callers, Rate: ph.rate, Seconds: l.elapsed.Seconds(),
 			Ops: l.ops, Messages: l.ops * ph.msgs, Errors: l.errs,
 			P50MS: ms(percentile(l.lat, 50)), P99MS: ms(percentile(l.lat, 99))}
 		p.OpsPerSec = float64(p.Ops) / p.Seconds

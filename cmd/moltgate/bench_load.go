@@ -112,6 +112,39 @@ func roundTrips(clients []*localbridge.Client, req localbridge.QueryRequest) fun
 	}
 }
 
+// pacedCallers is how many callers share the paced phase's rate: enough
+// that a slow reply does not hold up the next call's start.
+const pacedCallers = 64
+
+// paced calls the echo tool from each worker at a fixed rate (calls a
+// second), whatever the replies do: the load of a steady stream of
+// requests, below what the gateways can take. Each call's latency runs
+// from the moment it was due, so a call that starts late because the one
+// before it was slow counts its wait too.
+func paced(clients []*localbridge.Client, req localbridge.QueryRequest, rate float64) func(ctx context.Context, w int, end time.Time, l *load) {
+	every := time.Duration(float64(time.Second) / rate)
+	return func(ctx context.Context, w int, end time.Time, l *load) {
+		cl := clients[w%len(clients)]
+		// Workers start spread over one interval, not all at once.
+		due := time.Now().Add(every * time.Duration(w) / pacedCallers)
+		for due.Before(end) {
+			time.Sleep(time.Until(due))
+			_, err := cl.Query(ctx, req, nil)
+			done := time.Now()
+			if done.After(end) {
+				return
+			}
+			if err != nil {
+				l.fail(err)
+			} else {
+				l.ops++
+				l.lat = append(l.lat, done.Sub(due))
+			}
+			due = due.Add(every)
+		}
+	}
+}
+
 // errWindowEnd stops a stream when the measured window is over.
 var errWindowEnd = errors.New("the measured window ended")
 

@@ -41,8 +41,11 @@ func (r *benchReport) idle() string {
 }
 
 func (p *phase) name() string {
-	if p.Kind == "one_way" {
+	switch p.Kind {
+	case "one_way":
 		return fmt.Sprintf("one-way, %d streams", p.Callers)
+	case "paced":
+		return fmt.Sprintf("round trip, paced at %.0f/s", p.Rate)
 	}
 	if p.Callers == 1 {
 		return "round trip, 1 caller"
