@@ -183,8 +183,8 @@ type phase struct {
 	// Rate is the round trips a second a paced phase starts, whatever
 	// the replies do; 0 in the other phases, whose callers start the next
 	// call when the last one ends.
-	Rate float64 `json:"rate,omitempty"`
-	Seconds   float64
+	Rate    float64 `json:"rate,omitempty"`
+	Seconds float64
 	// Ops are round trips, or one-way messages, completed in the window;
 	// Messages the signed, sealed messages between the gateways they
 	// took (two per round trip).
