@@ -95,21 +95,26 @@ func window(ctx context.Context, workers int, d time.Duration, at func(), work f
 func roundTrips(clients []*localbridge.Client, req localbridge.QueryRequest) func(ctx context.Context, w int, end time.Time, l *load) {
 	return func(ctx context.Context, w int, end time.Time, l *load) {
 		cl := clients[w%len(clients)]
-		for time.Now().Before(end) {
-			t := time.Now()
-			_, err := cl.Query(ctx, req, nil)
-			done := time.Now()
-			if done.After(end) {
-				return
-			}
-			if err != nil {
-				l.fail(err)
-				continue
-			}
-			l.ops++
-			l.lat = append(l.lat, done.Sub(t))
+		for time.Now().Before(end) && l.call(ctx, cl, req, time.Now(), end) {
 		}
 	}
+}
+
+// call makes one call and counts it, its latency taken from start. It
+// reports false if the window ended before the call did.
+func (l *load) call(ctx context.Context, cl *localbridge.Client, req localbridge.QueryRequest, start, end time.Time) bool {
+	_, err := cl.Query(ctx, req, nil)
+	done := time.Now()
+	if done.After(end) {
+		return false
+	}
+	if err != nil {
+		l.fail(err)
+	} else {
+		l.ops++
+		l.lat = append(l.lat, done.Sub(start))
+	}
+	return true
 }
 
 // pacedCallers is how many callers share the paced phase's rate: enough
@@ -129,16 +134,8 @@ func paced(clients []*localbridge.Client, req localbridge.QueryRequest, rate flo
 		due := time.Now().Add(every * time.Duration(w) / pacedCallers)
 		for due.Before(end) {
 			time.Sleep(time.Until(due))
-			_, err := cl.Query(ctx, req, nil)
-			done := time.Now()
-			if done.After(end) {
+			if !l.call(ctx, cl, req, due, end) {
 				return
-			}
-			if err != nil {
-				l.fail(err)
-			} else {
-				l.ops++
-				l.lat = append(l.lat, done.Sub(due))
 			}
 			due = due.Add(every)
 		}
