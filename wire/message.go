@@ -2,6 +2,7 @@ package wire
 
 import (
 	"strings"
+	"sync"
 
 	"github.com/moltgate/moltgate/keys"
 )
@@ -263,10 +264,18 @@ func (m *Message) AppendWire(dst []byte) ([]byte, error) {
 	return appendTop(dst, t, "sig", &sig), nil
 }
 
+// signingBufs recycles the buffers signing bytes are built in: they live
+// for one signature, and a message's bytes are then copied out with the
+// signature spliced in.
+var signingBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxPooledSigning bounds the buffers kept for reuse.
+const maxPooledSigning = 64 << 10
+
 // SignWith signs m: it gives sign the signing bytes and returns m's wire
 // bytes with the signature it returned, which it also sets in m.Sig. The
 // signature is spliced into the canonical bytes rather than serialising the
-// message twice.
+// message twice. sign must not keep signingBytes: the buffer is reused.
 func (m *Message) SignWith(sign func(signingBytes []byte) keys.Signature) ([]byte, error) {
 	t := m.tree
 	if !m.fresh && !m.decoded {
@@ -276,7 +285,12 @@ func (m *Message) SignWith(sign func(signingBytes []byte) keys.Signature) ([]byt
 		}
 	}
 	m.fresh = false
-	buf, mark, before, after := appendTopMarked(make([]byte, 0, 1024), t)
+	bp := signingBufs.Get().(*[]byte)
+	defer signingBufs.Put(bp)
+	buf, mark, before, after := appendTopMarked((*bp)[:0], t)
+	if cap(buf) <= maxPooledSigning {
+		*bp = buf
+	}
 	m.Sig = sign(buf)
 	var member [112]byte
 	ins := member[:0]
@@ -289,7 +303,8 @@ func (m *Message) SignWith(sign func(signingBytes []byte) keys.Signature) ([]byt
 	if after && !before {
 		ins = append(ins, ',')
 	}
-	out := make([]byte, 0, len(buf)+len(ins))
+	// Room for a session's tag: sealing then encrypts in place.
+	out := make([]byte, 0, len(buf)+len(ins)+SessionOverhead)
 	out = append(out, buf[:mark]...)
 	out = append(out, ins...)
 	return append(out, buf[mark:]...), nil
