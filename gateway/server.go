@@ -120,6 +120,8 @@ type Server struct {
 	peerGates     *gates
 	capCerts      *capabilityCache
 	wsWriteBufs   sync.Pool // write buffers of the WebSocket face's connections
+	corkBufs      sync.Pool // batches being written to WebSocket connections
+	wsQueues      sync.Pool // messages queued for WebSocket connections
 	flight        *inflight
 	metrics       *metrics
 

@@ -26,19 +26,6 @@ const (
 	wsInFlight = 256
 )
 
-// wsConn serialises writes to a WebSocket connection.
-type wsConn struct {
-	c  *websocket.Conn
-	mu sync.Mutex
-}
-
-func (w *wsConn) write(b []byte) error {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.c.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
-	return w.c.WriteMessage(websocket.TextMessage, b)
-}
-
 // serveStream is GET /moltspeak/v0.1/stream: a WebSocket on which each
 // message is one envelope. The handshake runs on it; the sessions it makes
 // end with the connection. Messages are pipelined: each is answered as soon
@@ -56,7 +43,8 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		// Peers are gateways, not browsers: there is no origin to check.
 		CheckOrigin: func(*http.Request) bool { return true },
 	}
-	c, err := up.Upgrade(w, r, nil)
+	hj := &corkHijacker{ResponseWriter: w, bufs: &s.corkBufs}
+	c, err := up.Upgrade(hj, r, nil)
 	if err != nil {
 		return
 	}
@@ -64,12 +52,12 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	// returns: the HTTP server's goroutine has the stack its TLS handshake
 	// grew, and it would hold that for as long as the connection lives.
 	// The connection outlives the request that opened it.
-	go s.serveStreamConn(context.WithoutCancel(r.Context()), c, r.RemoteAddr)
+	go s.serveStreamConn(context.WithoutCancel(r.Context()), newWSConn(c, hj.cork, &s.wsQueues), r.RemoteAddr)
 }
 
 // serveStreamConn reads and answers one WebSocket connection's frames.
-func (s *Server) serveStreamConn(base context.Context, c *websocket.Conn, remote string) {
-	conn := &wsConn{c: c}
+func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote string) {
+	c := conn.c
 	c.SetReadLimit(int64(s.frameLimit()))
 	stopPing := keepAlive(conn)
 	defer stopPing()
@@ -102,10 +90,11 @@ func (s *Server) serveStreamConn(base context.Context, c *websocket.Conn, remote
 		}
 		return frame, err
 	}
-	if s.serveFrames(base, origin{face: faceWS, remote: remote}, recv, conn.write, interrupt) == endShutdown {
-		conn.mu.Lock()
-		c.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
-		conn.mu.Unlock()
+	end := s.serveFrames(base, origin{face: faceWS, remote: remote}, recv, conn.write, interrupt)
+	// The answers may still be queued: they go out before the connection ends.
+	conn.q.Sync()
+	if end == endShutdown {
+		conn.control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
 	}
 	c.Close()
 }
@@ -126,9 +115,7 @@ func keepAlive(conn *wsConn) (stop func()) {
 	mu.Lock()
 	defer mu.Unlock()
 	t = time.AfterFunc(wsPingEvery, func() {
-		conn.mu.Lock()
-		err := conn.c.WriteControl(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
-		conn.mu.Unlock()
+		err := conn.control(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
 		mu.Lock()
 		defer mu.Unlock()
 		if err == nil && !stopped {
@@ -213,7 +200,8 @@ func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
 	}
 	u := strings.TrimRight(ps.p.Endpoint, "/") + "/moltspeak/v0.1/stream"
 	u = "ws" + strings.TrimPrefix(u, "http")
-	d := websocket.Dialer{TLSClientConfig: ps.tls, HandshakeTimeout: 5 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
+	cd := &corkDialer{tls: ps.tls, bufs: &ps.s.corkBufs}
+	d := websocket.Dialer{NetDialContext: cd.dial, NetDialTLSContext: cd.dialTLS, HandshakeTimeout: 5 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
 	c, resp, err := d.DialContext(ctx, u, nil)
 	if err != nil {
 		if resp != nil {
@@ -232,7 +220,7 @@ func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
 	c.SetReadDeadline(time.Time{})
 	c.SetWriteDeadline(time.Time{})
 	ps.s.sessions.Add(sess)
-	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: &wsConn{c: c}}
+	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues)}
 	wc.acquire()
 	ps.ws = wc
 	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) { return readWS(c) })

@@ -7,7 +7,6 @@ import (
 	"io"
 	"sync"
 	"testing"
-	"time"
 )
 
 // slowWriter records writes and can block them.
@@ -106,105 +105,5 @@ func TestWriterErrorsAndLimits(t *testing.T) {
 	}
 	if err := NewWriter(&slowWriter{}, 10, 0).WriteFrame(nil); err != ErrEmptyFrame {
 		t.Fatalf("got %v", err)
-	}
-}
-
-// TestWriterBackpressure holds the connection: writers stop once a megabyte is queued.
-func TestWriterBackpressure(t *testing.T) {
-	sw := &slowWriter{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
-	w := NewWriter(sw, 0, 0)
-	go w.WriteFrame([]byte("held"))
-	<-sw.entered
-	chunk := make([]byte, 64<<10)
-	queued := make(chan int, 100)
-	go func() {
-		for i := range 40 {
-			w.WriteFrame(chunk)
-			queued <- i
-		}
-	}()
-	n := 0
-	for n < 16 {
-		<-queued
-		n++
-	}
-	select {
-	case <-queued:
-		// At most one more may squeeze in at the boundary.
-		select {
-		case <-queued:
-			t.Fatal("writers were not held back")
-		default:
-		}
-	default:
-	}
-	close(sw.gate)
-	for n < 39 {
-		<-queued
-		n++
-	}
-}
-
-// jitterWriter writes slowly, in pieces, so that writers keep appending
-// while a batch is on its way out.
-type jitterWriter struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (j *jitterWriter) Write(p []byte) (int, error) {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	for len(p) > 0 {
-		n := min(len(p), 4096)
-		j.buf.Write(p[:n])
-		p = p[n:]
-		time.Sleep(time.Microsecond)
-	}
-	return 0, nil
-}
-
-// TestWriterLargeBatchesStayIntact: once a batch grew past maxPending, the
-// buffer writers appended to next was the one being written, and frames
-// came out interleaved. Every frame must arrive whole and in each writer's
-// order.
-func TestWriterLargeBatchesStayIntact(t *testing.T) {
-	jw := &jitterWriter{}
-	w := NewWriter(jw, 0, 0)
-	const writers, frames = 8, 200
-	var wg sync.WaitGroup
-	for g := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range frames {
-				body := bytes.Repeat([]byte{byte('a' + g)}, 40<<10)
-				copy(body, fmt.Sprintf("%d/%04d", g, i))
-				if err := w.WriteFrame(body); err != nil {
-					t.Error(err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err := w.Sync(); err != nil {
-		t.Fatal(err)
-	}
-	r := NewReader(bytes.NewReader(jw.buf.Bytes()), 1<<20)
-	next := make([]int, writers)
-	for n := 0; n < writers*frames; n++ {
-		f, err := r.ReadFrame()
-		if err != nil {
-			t.Fatalf("frame %d: %v", n, err)
-		}
-		var g, i int
-		if _, err := fmt.Sscanf(string(f[:6]), "%d/%04d", &g, &i); err != nil || g >= writers {
-			t.Fatalf("frame %d is corrupt: %q", n, f[:16])
-		}
-		if i != next[g] || len(f) != 40<<10 || bytes.Count(f[6:], []byte{byte('a' + g)}) != len(f)-6 {
-			t.Fatalf("frame %d of writer %d is corrupt or out of order (want %d)", i, g, next[g])
-		}
-		next[g]++
 	}
 }
