@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/coalesce"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -203,6 +204,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests)}
+		c.q = coalesce.NewWriter(c.flush, nil)
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -413,7 +415,7 @@ type rpcConn struct {
 	ctx    context.Context // ends with the connection
 	cancel context.CancelFunc
 	sem    chan struct{}
-	wmu    sync.Mutex
+	q      *coalesce.Writer // what is written to the client
 
 	mu          sync.Mutex
 	initialized bool
@@ -435,6 +437,7 @@ func (c *rpcConn) close() {
 
 func (c *rpcConn) serve() {
 	defer c.close()
+	defer c.q.Sync() // the answers go out before the connection closes
 	r := jsonrpc.NewReader(c.c, c.s.cfg.MaxMessageBytes)
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -527,12 +530,13 @@ func (c *rpcConn) respond(batch bool, responses []*jsonrpc.Response) {
 	c.write(b)
 }
 
-// write sends one line; a client that does not take it within WriteTimeout is disconnected.
-func (c *rpcConn) write(b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+// write sends one line. Lines sent while a write is in progress go out together in the
+// next; a client that does not take them within WriteTimeout is disconnected.
+func (c *rpcConn) write(b []byte) error { return c.q.Write(b) }
+
+func (c *rpcConn) flush(buf []byte, _ []int) error {
 	c.c.SetWriteDeadline(time.Now().Add(c.s.cfg.WriteTimeout))
-	if _, err := c.c.Write(b); err != nil {
+	if _, err := c.c.Write(buf); err != nil {
 		go c.close()
 		return err
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/moltgate/moltgate/internal/coalesce"
 )
 
 // ErrClosed is returned by calls on a closed Conn.
@@ -21,8 +23,7 @@ type Conn struct {
 	r        *Reader
 	onNotify func(method string, params json.RawMessage)
 	nextID   atomic.Int64
-
-	wmu sync.Mutex
+	q        *coalesce.Writer
 
 	mu      sync.Mutex
 	pending map[string]*pendingCall
@@ -34,6 +35,7 @@ type Conn struct {
 // goroutine for each notification; while it runs no other message is read.
 func NewConn(c net.Conn, limit int, onNotify func(method string, params json.RawMessage)) *Conn {
 	cn := &Conn{c: c, r: NewReader(c, limit), onNotify: onNotify, pending: make(map[string]*pendingCall), done: make(chan struct{})}
+	cn.q = coalesce.NewWriter(cn.flush, nil)
 	go cn.read()
 	return cn
 }
@@ -108,21 +110,25 @@ func (c *Conn) Err() error {
 	return c.err
 }
 
-// Close ends the connection.
+// Close ends the connection, once what was sent on it is written.
 func (c *Conn) Close() error {
+	c.q.Sync()
 	c.fail(ErrClosed)
 	return nil
 }
 
+// write sends v. Messages sent while a write is in progress go out together in the next.
 func (c *Conn) write(v any) error {
 	b, err := Marshal(v)
 	if err != nil {
 		return err
 	}
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
+	return c.q.Write(b)
+}
+
+func (c *Conn) flush(buf []byte, _ []int) error {
 	c.c.SetWriteDeadline(time.Now().Add(30 * time.Second))
-	if _, err := c.c.Write(b); err != nil {
+	if _, err := c.c.Write(buf); err != nil {
 		c.fail(err)
 		return err
 	}
