@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"math"
 	"strconv"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
@@ -56,9 +57,16 @@ func parse(b []byte, maxDepth int) (Value, parseInfo, *Error) {
 	own := make([]byte, len(b))
 	copy(own, b)
 	p := parser{b: own, maxDepth: maxDepth, canonical: true}
-	p.stack = make([]Member, 0, 32)
+	sp := parseStacks.Get().(*[]Member)
+	p.stack = (*sp)[:0]
 	p.skipSpace()
 	v, err := p.value()
+	if cap(p.stack) <= maxPooledStack {
+		// Members point into own: none may be kept past this parse.
+		clear(p.stack[:cap(p.stack)])
+		*sp = p.stack[:0]
+		parseStacks.Put(sp)
+	}
 	if err != nil {
 		return Value{}, parseInfo{}, err
 	}
@@ -68,6 +76,14 @@ func parse(b []byte, maxDepth int) (Value, parseInfo, *Error) {
 	}
 	return v, parseInfo{canonical: p.canonical, own: own, sigStart: p.sigStart, sigEnd: p.sigEnd}, nil
 }
+
+// parseStacks recycles the parser's stack of members: it lives for one
+// parse (each object's and array's members are copied out when it ends),
+// and allocating it afresh was a tenth of the bytes a gateway allocates.
+var parseStacks = sync.Pool{New: func() any { s := make([]Member, 0, 32); return &s }}
+
+// maxPooledStack bounds the stacks kept for reuse.
+const maxPooledStack = 1024
 
 type parser struct {
 	b        []byte
