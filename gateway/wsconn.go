@@ -29,7 +29,7 @@ type wsConn struct {
 
 func newWSConn(c *websocket.Conn, cork *corkConn, bufs *sync.Pool) *wsConn {
 	w := &wsConn{c: c, cork: cork}
-	w.q = coalesce.NewWriter(w.flush, bufs)
+	w.q = coalesce.NewWriter(w.flush, coalesce.Options{Pool: bufs, Yield: true})
 	return w
 }
 

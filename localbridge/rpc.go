@@ -204,7 +204,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests)}
-		c.q = coalesce.NewWriter(c.flush, nil)
+		c.q = coalesce.NewWriter(c.flush, coalesce.Options{Yield: true})
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()

@@ -58,7 +58,7 @@ func (c *conn) written() ([]string, int) {
 // order their hooks ran, in one or two more batches, each message whole.
 func TestOrderAndBatching(t *testing.T) {
 	c := &conn{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
-	w := NewWriter(c.flush, nil)
+	w := NewWriter(c.flush, Options{})
 	first := make(chan error)
 	go func() { first <- w.Write([]byte("first")) }()
 	<-c.entered
@@ -96,7 +96,7 @@ func TestOrderAndBatching(t *testing.T) {
 
 func TestEncodeErrorQueuesNothing(t *testing.T) {
 	c := &conn{}
-	w := NewWriter(c.flush, nil)
+	w := NewWriter(c.flush, Options{})
 	bad := errors.New("no encoding")
 	err := w.Append(func(dst []byte) ([]byte, error) { return append(dst, "half"...), bad }, func() { t.Error("hook ran for a failed encoding") })
 	if err != bad {
@@ -115,7 +115,7 @@ func TestEncodeErrorQueuesNothing(t *testing.T) {
 
 func TestWriteErrorIsSticky(t *testing.T) {
 	c := &conn{fail: errors.New("broken pipe")}
-	w := NewWriter(c.flush, nil)
+	w := NewWriter(c.flush, Options{})
 	if err := w.Write([]byte("x")); err == nil || w.Err() == nil {
 		t.Fatal("write error lost")
 	}
@@ -130,7 +130,7 @@ func TestWriteErrorIsSticky(t *testing.T) {
 // TestBackpressure holds the connection: writers stop once a megabyte is queued.
 func TestBackpressure(t *testing.T) {
 	c := &conn{gate: make(chan struct{}), entered: make(chan struct{}, 1)}
-	w := NewWriter(c.flush, nil)
+	w := NewWriter(c.flush, Options{})
 	go w.Write([]byte("held"))
 	<-c.entered
 	chunk := make([]byte, 64<<10)
@@ -186,7 +186,7 @@ func TestWriterIsNotKeptWriting(t *testing.T) {
 			time.Sleep(time.Millisecond) // let it queue
 		}
 		return nil
-	}, nil)
+	}, Options{})
 	returned := make(chan error)
 	go func() { returned <- w.Write([]byte("0")) }()
 	select {
@@ -244,7 +244,7 @@ func (s *slowConn) flush(buf []byte, ends []int) error {
 // in each writer's order.
 func TestLargeBatchesStayIntact(t *testing.T) {
 	s := &slowConn{}
-	w := NewWriter(s.flush, nil)
+	w := NewWriter(s.flush, Options{})
 	const writers, msgs, size = 8, 200, 40 << 10
 	var wg sync.WaitGroup
 	for g := range writers {
@@ -288,7 +288,7 @@ func TestLargeBatchesStayIntact(t *testing.T) {
 func TestIdleWriterHoldsNoBuffers(t *testing.T) {
 	var pool sync.Pool
 	c := &conn{}
-	w := NewWriter(c.flush, &pool)
+	w := NewWriter(c.flush, Options{Pool: &pool})
 	for i := range 3 {
 		if err := w.Write([]byte(fmt.Sprint(i))); err != nil {
 			t.Fatal(err)
@@ -315,7 +315,7 @@ func TestSharedPool(t *testing.T) {
 	var wg sync.WaitGroup
 	for i := range conns {
 		cs[i] = &conn{}
-		ws[i] = NewWriter(cs[i].flush, &pool)
+		ws[i] = NewWriter(cs[i].flush, Options{Pool: &pool, Yield: i%2 == 0})
 		for g := range 2 {
 			wg.Add(1)
 			go func() {

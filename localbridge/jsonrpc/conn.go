@@ -35,7 +35,7 @@ type Conn struct {
 // goroutine for each notification; while it runs no other message is read.
 func NewConn(c net.Conn, limit int, onNotify func(method string, params json.RawMessage)) *Conn {
 	cn := &Conn{c: c, r: NewReader(c, limit), onNotify: onNotify, pending: make(map[string]*pendingCall), done: make(chan struct{})}
-	cn.q = coalesce.NewWriter(cn.flush, nil)
+	cn.q = coalesce.NewWriter(cn.flush, coalesce.Options{Yield: true})
 	go cn.read()
 	return cn
 }

@@ -30,7 +30,7 @@ func NewWriter(w io.Writer, limit int, timeout time.Duration) *Writer {
 		}
 		_, err := w.Write(buf)
 		return err
-	}, nil)
+	}, coalesce.Options{Yield: true})
 	return wr
 }
 
