@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -151,5 +152,42 @@ func TestWSConnBatches(t *testing.T) {
 	t.Logf("%d messages in %d writes", senders*each, writes)
 	if writes >= senders*each {
 		t.Fatalf("%d messages took %d writes: nothing was batched", senders*each, writes)
+	}
+}
+
+// TestWSConnWriteFailureEndsConnection: a write that fails (the other end is gone) closes
+// the connection, so that the reader waiting on it, and every call waiting for a reply on
+// it, learns at once; and every later write fails.
+func TestWSConnWriteFailureEndsConnection(t *testing.T) {
+	var bufs, queues sync.Pool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+		if err != nil {
+			return
+		}
+		c.NetConn().(*net.TCPConn).SetLinger(0) // reset, not a clean close
+		c.NetConn().Close()
+	}))
+	defer srv.Close()
+	cd := &corkDialer{bufs: &bufs}
+	c, _, err := (&websocket.Dialer{NetDialContext: cd.dial}).Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conn := newWSConn(c, cd.cork, &queues)
+	msg := []byte(strings.Repeat("x", 16<<10))
+	deadline := time.Now().Add(10 * time.Second)
+	for conn.write(msg) == nil && conn.q.Sync() == nil {
+		if time.Now().After(deadline) {
+			t.Fatal("writes to a reset connection kept succeeding")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if conn.write([]byte("later")) == nil {
+		t.Fatal("a write after the failure succeeded")
+	}
+	// Closed by this side, not merely reset by the other.
+	if _, err := cd.cork.Conn.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+		t.Fatalf("the connection is still open after a failed write: read gave %v", err)
 	}
 }
