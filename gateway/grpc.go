@@ -191,15 +191,11 @@ func (t grpcTransport) Receive(ctx context.Context) ([]byte, error) {
 // grpcFor returns the peer's gRPC stream, with a call counted on it,
 // opening it and running the handshake on it if there is none.
 func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
-	ps.gMu.Lock()
-	defer ps.gMu.Unlock()
-	if ps.gc != nil {
-		if ps.reuse(ps.gc.pooled) {
-			ps.gc.acquire()
-			return ps.gc, nil
-		}
-		ps.gc = nil
-	}
+	return ps.gc.get(ctx, &ps.slots, ps.dialGRPC)
+}
+
+// dialGRPC opens a gRPC stream to the peer and runs the handshake on it.
+func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	creds := insecure.NewCredentials()
 	if ps.tls != nil {
 		creds = credentials.NewTLS(ps.tls)
@@ -232,8 +228,6 @@ func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
 	}
 	ps.s.sessions.Add(sess)
 	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() }), stream: st}
-	gc.acquire()
-	ps.gc = gc
 	go ps.s.readReplies(ps, gc.dead, gc.close, func() ([]byte, error) {
 		var b []byte
 		err := st.RecvMsg(&b)
@@ -243,14 +237,7 @@ func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
 	return gc, nil
 }
 
-func (ps *peerState) closeGRPC() {
-	ps.gMu.Lock()
-	defer ps.gMu.Unlock()
-	if ps.gc != nil {
-		ps.gc.close()
-		ps.gc = nil
-	}
-}
+func (ps *peerState) closeGRPC() { ps.gc.close() }
 
 // callGRPC sends a message on the peer's gRPC stream and waits for its
 // replies.

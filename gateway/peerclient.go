@@ -33,10 +33,9 @@ type peerState struct {
 
 	hsMu sync.Mutex // one handshake at a time per peer
 
-	wsMu sync.Mutex
-	ws   *wsClient
-	gMu  sync.Mutex
-	gc   *grpcClient
+	slots slotPolicy
+	ws    streamSlot[*wsClient]
+	gc    streamSlot[*grpcClient]
 }
 
 func (s *Server) addPeer(p *Peer) error {
@@ -53,6 +52,9 @@ func (s *Server) addPeer(p *Peer) error {
 // newPeerState makes what this gateway needs to call peer p.
 func (s *Server) newPeerState(p *Peer) (*peerState, error) {
 	ps := &peerState{s: s, p: p, ref: wire.Ref{Agent: GatewayAgent, Org: p.Org}}
+	ps.slots = slotPolicy{due: ps.sessionDue, now: s.now, base: s.quitting, failed: func(err error) {
+		s.log.Warn("session renewal with peer failed; calls stay on the current session", "peer", p.Org, "err", err.Error())
+	}}
 	ps.br = newBreaker(5, time.Second, s.now, func(st breakerState) {
 		s.metrics.setBreaker(p.Org, st)
 		s.log.Warn("peer circuit changed", "peer", p.Org, "state", st.String())
@@ -128,7 +130,7 @@ func (ps *peerState) exchange(ctx context.Context, body []byte) ([]byte, error) 
 func (ps *peerState) session(ctx context.Context) (*handshake.Session, error) {
 	s := ps.s
 	if sess, err := s.sessions.Peer(ps.ref); err == nil {
-		if !ps.renewDue(sess) || !ps.hsMu.TryLock() {
+		if renew, _ := ps.sessionDue(sess); !renew || !ps.hsMu.TryLock() {
 			return sess, nil
 		}
 		defer ps.hsMu.Unlock()

@@ -87,24 +87,16 @@ func (p *pooled) retire() {
 	time.AfterFunc(retireGrace, p.close)
 }
 
-// renewDue reports whether a session should be replaced before its next
-// call: it has carried half its bytes, or has less than a minute left.
-func (ps *peerState) renewDue(sess *handshake.Session) bool {
-	return sess.Worn() || !sess.Expires().After(ps.s.now().Add(time.Minute))
-}
-
-// reuse reports whether a pooled connection may carry another call, and
-// retires it if its session is due for renewal. The caller holds the lock
-// that guards the pool's slot.
-func (ps *peerState) reuse(p *pooled) bool {
-	if p.isDead() {
-		return false
-	}
-	if ps.renewDue(p.sess) {
-		p.retire()
-		return false
-	}
-	return true
+// sessionDue tells a stream slot whether a session should be replaced
+// before its next call (it has carried half its bytes, or has less than a
+// minute left), and if so whether it may still take calls while a new one
+// is made (less than three quarters of its bytes carried, and more than ten
+// seconds left).
+func (ps *peerState) sessionDue(sess *handshake.Session) (renew, room bool) {
+	now := ps.s.now()
+	renew = sess.Worn() || !sess.Expires().After(now.Add(time.Minute))
+	room = sess.Wear() < 0.75 && sess.Expires().After(now.Add(10*time.Second))
+	return renew, room
 }
 
 // lossCounted marks a call's failure on a connection whose loss the breaker

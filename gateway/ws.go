@@ -189,15 +189,12 @@ func readWS(c *websocket.Conn) ([]byte, error) {
 // wsConnFor returns the peer's connection, with a call counted on it,
 // dialling it and running the handshake on it if there is none.
 func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
-	ps.wsMu.Lock()
-	defer ps.wsMu.Unlock()
-	if ps.ws != nil {
-		if ps.reuse(ps.ws.pooled) {
-			ps.ws.acquire()
-			return ps.ws, nil
-		}
-		ps.ws = nil
-	}
+	return ps.ws.get(ctx, &ps.slots, ps.dialWS)
+}
+
+// dialWS opens a WebSocket connection to the peer and runs the handshake
+// on it.
+func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 	u := strings.TrimRight(ps.p.Endpoint, "/") + "/moltspeak/v0.1/stream"
 	u = "ws" + strings.TrimPrefix(u, "http")
 	cd := &corkDialer{tls: ps.tls, bufs: &ps.s.corkBufs}
@@ -221,22 +218,13 @@ func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
 	c.SetWriteDeadline(time.Time{})
 	ps.s.sessions.Add(sess)
 	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues)}
-	wc.acquire()
-	ps.ws = wc
 	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) { return readWS(c) })
 	stop := keepAlive(wc.conn)
 	go func() { <-wc.dead; stop(); ps.s.sessions.Remove(sess.ID()) }()
 	return wc, nil
 }
 
-func (ps *peerState) closeWS() {
-	ps.wsMu.Lock()
-	defer ps.wsMu.Unlock()
-	if ps.ws != nil {
-		ps.ws.close()
-		ps.ws = nil
-	}
-}
+func (ps *peerState) closeWS() { ps.ws.close() }
 
 // readReplies reads a stream connection's frames, opens each, and hands it
 // to the call it answers.

@@ -170,6 +170,12 @@ func (s *Session) Close() { s.closed.Store(true) }
 // that reaches its limit ends mid-call, and the peer refuses what follows.
 func (s *Session) Worn() bool { return s.bytes.Load() > s.env.maxBytes/2 }
 
+// Wear returns the share of the bytes the session may carry that it has
+// carried, from 0 to 1.
+func (s *Session) Wear() float64 {
+	return min(float64(s.bytes.Load())/float64(s.env.maxBytes), 1)
+}
+
 // alive refuses a session that has expired at now (unix ms), was closed or
 // has used up its bytes or counters.
 func (s *Session) alive(now int64) error {

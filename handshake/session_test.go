@@ -272,6 +272,9 @@ func TestSessionWorn(t *testing.T) {
 	if !sr.Worn() {
 		t.Fatal("the receiver, which counted the same bytes, is not worn")
 	}
+	if w := si.Wear(); w <= 0.5 || w > 0.7 {
+		t.Fatalf("worn at a wear of %.3f", w)
+	}
 	// Worn is a hint, not a limit: the session still carries messages.
 	b, err := si.SignAndSeal(query(c.alice, c.gw, uuid(500), t0, wire.Int), c.alice.agent.Signing)
 	if err != nil {
