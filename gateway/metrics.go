@@ -17,6 +17,7 @@ type metrics struct {
 	inflight  prometheus.Gauge
 	breaker   *prometheus.GaugeVec // peer, state
 	rateLimit *prometheus.CounterVec
+	renewals  *prometheus.CounterVec // peer, way
 }
 
 func newMetrics() *metrics {
@@ -44,7 +45,12 @@ func newMetrics() *metrics {
 		Namespace: "moltgate", Name: "rate_limited_total",
 		Help: "Requests refused by a rate or concurrency limit, by scope.",
 	}, []string{"scope"})
-	m.reg.MustRegister(m.messages, m.latency, m.sessions, m.inflight, m.breaker, m.rateLimit,
+	m.renewals = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "moltgate", Name: "peer_session_renewals_total",
+		Help: "Stream sessions with peers replaced before they ran out: in the background while calls went on (background), " +
+			"with calls waiting for the new one (waited), or attempts in the background that failed (failed).",
+	}, []string{"peer", "way"})
+	m.reg.MustRegister(m.messages, m.latency, m.sessions, m.inflight, m.breaker, m.rateLimit, m.renewals,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -52,8 +52,11 @@ func (s *Server) addPeer(p *Peer) error {
 // newPeerState makes what this gateway needs to call peer p.
 func (s *Server) newPeerState(p *Peer) (*peerState, error) {
 	ps := &peerState{s: s, p: p, ref: wire.Ref{Agent: GatewayAgent, Org: p.Org}}
-	ps.slots = slotPolicy{due: ps.sessionDue, now: s.now, base: s.quitting, failed: func(err error) {
-		s.log.Warn("session renewal with peer failed; calls stay on the current session", "peer", p.Org, "err", err.Error())
+	ps.slots = slotPolicy{due: ps.sessionDue, now: s.now, base: s.quitting, renewed: func(way string, err error) {
+		s.metrics.renewals.WithLabelValues(p.Org, way).Inc()
+		if err != nil {
+			s.log.Warn("session renewal with peer failed; calls stay on the current session", "peer", p.Org, "err", err.Error())
+		}
 	}}
 	ps.br = newBreaker(5, time.Second, s.now, func(st breakerState) {
 		s.metrics.setBreaker(p.Org, st)

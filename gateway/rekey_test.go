@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -87,6 +89,12 @@ func TestSessionRenewalUnderLoad(t *testing.T) {
 			}
 			if tr == TransportHTTP {
 				return
+			}
+			// Renewed ahead, while calls went on over the worn session.
+			var m dto.Metric
+			if err := acme.s.metrics.renewals.WithLabelValues("globex", "background").Write(&m); err != nil || m.GetCounter().GetValue() < 1 {
+				n := m.GetCounter().GetValue()
+				t.Errorf("%v renewals in the background; want at least one", n)
 			}
 			// Retired connections close once their calls are done: what is
 			// left is the connection in use (its session on each side).

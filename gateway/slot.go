@@ -30,8 +30,10 @@ type slotPolicy struct {
 	now func() time.Time
 	// base ends renewals in the background (at shutdown).
 	base context.Context
-	// failed is told of a renewal in the background that failed.
-	failed func(error)
+	// renewed is told of each renewal: "background", "waited" (calls
+	// waited for a new connection in place of one that had been in use)
+	// or "failed" (a renewal in the background, with its error).
+	renewed func(way string, err error)
 }
 
 // streamSlot holds a peer's stream connection of one transport. A session
@@ -56,6 +58,7 @@ type streamSlot[C pooledConn] struct {
 func (sl *streamSlot[C]) get(ctx context.Context, pol *slotPolicy, dial func(context.Context) (C, error)) (C, error) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
+	replacing := false
 	if sl.has {
 		p := sl.cur.base()
 		renew, room := pol.due(p.sess)
@@ -75,6 +78,7 @@ func (sl *streamSlot[C]) get(ctx context.Context, pol *slotPolicy, dial func(con
 			p.retire()
 		}
 		sl.drop()
+		replacing = true
 	}
 	c, err := dial(ctx)
 	if err != nil {
@@ -84,6 +88,9 @@ func (sl *streamSlot[C]) get(ctx context.Context, pol *slotPolicy, dial func(con
 	c.base().acquire()
 	sl.cur, sl.has = c, true
 	sl.gen++
+	if replacing {
+		pol.renewed("waited", nil)
+	}
 	return c, nil
 }
 
@@ -99,7 +106,7 @@ func (sl *streamSlot[C]) renew(pol *slotPolicy, dial func(context.Context) (C, e
 	sl.renewing = false
 	if err != nil {
 		sl.failed = pol.now()
-		pol.failed(err)
+		pol.renewed("failed", err)
 		return
 	}
 	if sl.gen != gen {
@@ -112,6 +119,7 @@ func (sl *streamSlot[C]) renew(pol *slotPolicy, dial func(context.Context) (C, e
 	}
 	sl.cur, sl.has = c, true
 	sl.gen++
+	pol.renewed("background", nil)
 }
 
 // close closes the connection, with the calls on it.

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -29,6 +30,7 @@ type slotRig struct {
 	renew  bool // what due answers
 	room   bool
 	failed []error
+	ways   []string
 	pol    slotPolicy
 }
 
@@ -42,9 +44,12 @@ func newSlotRig() *slotRig {
 		},
 		now:  time.Now,
 		base: context.Background(),
-		failed: func(err error) {
+		renewed: func(way string, err error) {
 			r.mu.Lock()
-			r.failed = append(r.failed, err)
+			r.ways = append(r.ways, way)
+			if err != nil {
+				r.failed = append(r.failed, err)
+			}
 			r.mu.Unlock()
 		},
 	}
@@ -107,8 +112,8 @@ func TestSlotRenewsAhead(t *testing.T) {
 		c.release()
 		return c != first
 	})
-	if r.dials != 2 {
-		t.Fatalf("%d dials, want 2: one renewal, started once", r.dials)
+	if r.dials != 2 || fmt.Sprint(r.ways) != "[background]" {
+		t.Fatalf("%d dials and renewals %v, want 2 and one in the background", r.dials, r.ways)
 	}
 	if first.closed.Load() {
 		t.Fatal("the old connection closed with a call still on it")
@@ -140,6 +145,9 @@ func TestSlotWaitsWhenNoRoom(t *testing.T) {
 		t.Fatalf("dead connection: got %+v (%v)", third, err)
 	}
 	third.release()
+	if fmt.Sprint(r.ways) != "[waited waited]" {
+		t.Fatalf("renewals %v, want two that callers waited for", r.ways)
+	}
 }
 
 // TestSlotRenewalFailure: a renewal that fails leaves calls on the old connection, is
@@ -169,8 +177,8 @@ func TestSlotRenewalFailure(t *testing.T) {
 	r.mu.Lock()
 	dials := r.dials
 	r.mu.Unlock()
-	if dials != 2 {
-		t.Fatalf("%d dials within renewRetry of a failure, want 2", dials)
+	if dials != 2 || fmt.Sprint(r.ways) != "[failed]" {
+		t.Fatalf("%d dials within renewRetry of a failure and renewals %v, want 2 and one failure", dials, r.ways)
 	}
 }
 
