@@ -106,7 +106,9 @@ func (sl *streamSlot[C]) renew(pol *slotPolicy, dial func(context.Context) (C, e
 	sl.renewing = false
 	if err != nil {
 		sl.failed = pol.now()
-		pol.renewed("failed", err)
+		if pol.base.Err() == nil { // not merely cut short by shutdown
+			pol.renewed("failed", err)
+		}
 		return
 	}
 	if sl.gen != gen {
