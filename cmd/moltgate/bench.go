@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -48,7 +49,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	transports := fs.String("transports", "websocket,grpc,http", "transports between the gateways to measure, in order")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	doc := fs.String("doc", "", "update the generated part of the \"End to end\" section of this Markdown file (docs/benchmarks.md)")
-	fs.StringVar(&o.Profile, "cpuprofile", "", "write CPU profiles of the gateways (and of this load generator) to this directory")
+	fs.StringVar(&o.Profile, "cpuprofile", "", "write CPU profiles of the gateways and of this load generator to this directory")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -248,13 +249,19 @@ func (b *bench) run(ctx context.Context) (*benchReport, error) {
 	if len(childrenOf(globex.cmd.Process.Pid)) == 0 {
 		return nil, errors.New("globex's echo agent process not found")
 	}
+	stopProfile, err := startCPUProfile(b.profile("load-generator"))
+	if err != nil {
+		return nil, err
+	}
 	for _, tr := range b.o.Transports {
 		ps, err := b.transport(ctx, tr, globex)
 		if err != nil {
+			stopProfile()
 			return nil, err
 		}
 		rep.Phases = append(rep.Phases, ps...)
 	}
+	stopProfile()
 	if b.o.Idle > 0 {
 		b.say("%d idle WebSocket sessions", b.o.Idle)
 		idle, err := b.idleSessions(ctx, globex, b.o.Idle)
@@ -277,6 +284,26 @@ func (b *bench) run(ctx context.Context) (*benchReport, error) {
 		}
 	}
 	return rep, nil
+}
+
+// startCPUProfile profiles this process into path until stop is called;
+// with an empty path it does nothing.
+func startCPUProfile(path string) (stop func(), err error) {
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("create CPU profile: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start CPU profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 func (b *bench) profile(name string) string {
