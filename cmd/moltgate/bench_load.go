@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"slices"
 	"sync"
 	"time"
 
 	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 )
 
 // load is what one measured phase's callers did.
@@ -163,7 +163,7 @@ func oneWay(clients []*localbridge.Client, req localbridge.QueryRequest) func(ct
 				var s struct {
 					SentUS int64 `json:"sent_us"`
 				}
-				if err := json.Unmarshal(ev.Block, &s); err != nil || s.SentUS == 0 {
+				if err := jsonrpc.Unmarshal(ev.Block, &s); err != nil || s.SentUS == 0 {
 					return errors.New("a streamed message without its time")
 				}
 				l.ops++
