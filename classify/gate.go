@@ -203,6 +203,17 @@ func header(key string) bool {
 //     request_consent with the missing types). A reply (re set) may carry back without a
 //     consent of its own the types that its request's valid consent covered.
 func (g *Gate) Check(ctx context.Context, m *wire.Message, d Direction, peer string, s *Session) Decision {
+	return g.check(ctx, m, nil, d, peer, s)
+}
+
+// CheckTree is Check for a message whose tree the caller has at hand, as
+// wire.Codec.CheckTree returns it: the message is not serialised again to
+// be scanned. tree must be m as it is now.
+func (g *Gate) CheckTree(ctx context.Context, m *wire.Message, tree wire.Value, d Direction, peer string, s *Session) Decision {
+	return g.check(ctx, m, &tree, d, peer, s)
+}
+
+func (g *Gate) check(ctx context.Context, m *wire.Message, given *wire.Value, d Direction, peer string, s *Session) Decision {
 	if s == nil {
 		s = &Session{}
 	}
@@ -224,9 +235,14 @@ func (g *Gate) Check(ctx context.Context, m *wire.Message, d Direction, peer str
 	if d == Inbound && dec.Handling.Encrypt && !s.Sealed {
 		return g.block(dec, d, ReasonNotSealed, classErr(ReasonNotSealed, m.Cls), nil)
 	}
-	tree, err := m.Tree()
-	if err != nil {
-		return g.block(dec, d, ReasonInvalidClass, &wire.Error{Code: wire.ErrInternal, Message: "message has no tree", Err: err}, nil)
+	var tree wire.Value
+	if given != nil {
+		tree = *given
+	} else {
+		var err error
+		if tree, err = m.Tree(); err != nil {
+			return g.block(dec, d, ReasonInvalidClass, &wire.Error{Code: wire.ErrInternal, Message: "message has no tree", Err: err}, nil)
+		}
 	}
 	findings := g.sc.ScanTree("", tree, header)
 	if len(findings) == 0 && m.Cls != wire.PII {

@@ -376,3 +376,25 @@ func TestGateCleanAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations for a clean message", n)
 	}
 }
+
+// TestGateCheckTreeAgrees: given the message's own tree, the gate decides as it does when
+// it builds the tree itself, for a message built by hand and checked.
+func TestGateCheckTreeAgrees(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	for _, text := range []string{"Summarise the Q3 plan.", email, "deploy with GITHUB_TOKEN=ghp_R7kq2mZp9XvL4sT8wN3bY6cJ1dF5gH0aQeUi"} {
+		params, _ := wire.ValueOf(map[string]any{"text": text})
+		m := &wire.Message{V: wire.Version, ID: f.id(), TS: t0.UnixMilli(), Op: wire.OpQuery,
+			From: wire.Sender{Agent: alice.Agent, Org: alice.Org}, To: bob, Cls: wire.Int,
+			Payload: &wire.QueryPayload{Domain: "crm", Params: params}}
+		tree, err := codec.CheckTree(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := f.gate.Check(ctx, m, Outbound, "globex", nil)
+		got := f.gate.CheckTree(ctx, m, tree, Outbound, "globex", nil)
+		if got.Allow != want.Allow || got.Reason != want.Reason || fmt.Sprint(got.Findings) != fmt.Sprint(want.Findings) {
+			t.Errorf("%.20q: CheckTree decided %+v, Check %+v", text, got, want)
+		}
+	}
+}

@@ -352,3 +352,46 @@ func FuzzOpen(f *testing.F) {
 		}
 	})
 }
+
+// TestSignAfterCheck: a message checked once is not checked again when it is signed
+// unchanged, but every change after the check is seen: signed if valid, refused if not.
+func TestSignAfterCheck(t *testing.T) {
+	codec := wire.NewCodec(wire.Limits{})
+	a, b := newParty(t, codec, "alice", "acme", 1), newParty(t, codec, "bob", "globex", 2)
+	m := a.message(b, wire.Int, "first")
+	tree, err := codec.CheckTree(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := codec.CheckTree(m)
+	if err != nil || !again.Equal(tree) {
+		t.Fatalf("a second check of the same message: %v", err)
+	}
+	// Changed after the check: the signature covers the change.
+	m.Exp = 1800000060000
+	data, _ := wire.ValueOf(map[string]any{"text": "second"})
+	m.Payload = &wire.RespondPayload{Status: "success", Data: data}
+	signed, err := Sign(codec, m, a.id.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := codec.Decode(signed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(got); err != nil {
+		t.Fatal(err)
+	}
+	if text, _ := got.Payload.(*wire.RespondPayload).Data.Get("text").Str(); text != "second" || got.Exp != 1800000060000 {
+		t.Fatalf("signed %q with exp %d: the change after the check was lost", text, got.Exp)
+	}
+	// A change that makes the message invalid is refused, even after a check.
+	bad := a.message(b, wire.Int, "x")
+	if _, err := codec.CheckTree(bad); err != nil {
+		t.Fatal(err)
+	}
+	bad.To.Agent = "no such agent!"
+	if _, err := Sign(codec, bad, a.id.Signing); err == nil {
+		t.Fatal("signed a message made invalid after its check")
+	}
+}

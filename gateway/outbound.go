@@ -168,11 +168,17 @@ func (s *Server) send(ctx context.Context, m *wire.Message, st *agentState, onMs
 	if ps == nil {
 		return wire.Errorf(wire.ErrAgentNotFound, "to.org", "%s is not a peer of this gateway (import it with moltgate peer import)", m.To.Org)
 	}
-	if err := s.codec.Check(m); err != nil {
+	if d, ok := ctx.Deadline(); ok && m.Exp == 0 {
+		// Set here rather than by the call, so that the message checked,
+		// gated and signed is one and the same: signing finds it checked.
+		m.Exp = s.now().Add(time.Until(d)).UnixMilli()
+	}
+	t, err := s.codec.CheckTree(m)
+	if err != nil {
 		return err
 	}
 	sess, _ := s.sessions.Peer(ps.ref)
-	if d := s.gate.Check(ctx, m, gateOutbound, m.To.Org, s.gateSession(sess, true, true)); !d.Allow {
+	if d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, s.gateSession(sess, true, true)); !d.Allow {
 		s.logBlock(m, gateOutbound, d)
 		return d.Err
 	}

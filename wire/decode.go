@@ -142,6 +142,11 @@ func (c *Codec) Check(m *Message) error {
 	if err != nil {
 		return err
 	}
+	if m.fresh && t.Equal(m.tree) {
+		// Checked already, and the fields give the same message: the
+		// check would come to the same answer.
+		return nil
+	}
 	if m.Payload != nil {
 		if want := newPayload(m.Op); want == nil || reflect.TypeOf(want) != reflect.TypeOf(m.Payload) {
 			return Errorf(ErrSchema, "p", "payload type %T does not match op %q", m.Payload, m.Op)
@@ -159,6 +164,15 @@ func (c *Codec) Check(m *Message) error {
 	m.fresh = true
 	m.Sig = sig
 	return nil
+}
+
+// CheckTree is Check, returning the tree of the message it checked: the
+// one SignWith signs next, unless a field changes (then Check again).
+func (c *Codec) CheckTree(m *Message) (Value, error) {
+	if err := c.Check(m); err != nil {
+		return Value{}, err
+	}
+	return m.tree, nil
 }
 
 // ValidateStruct runs the validate tags of a struct (or pointer to one) and

@@ -149,3 +149,39 @@ func TestWordScanners(t *testing.T) {
 		check(w[:])
 	}
 }
+
+func TestValueEqual(t *testing.T) {
+	parse := func(s string) Value {
+		t.Helper()
+		v, err := Parse([]byte(s), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	same := [][2]string{
+		{`{"a":1,"b":[true,null,"x"]}`, `{"a":1,"b":[true,null,"x"]}`},
+		{`[]`, `[]`},
+		{`"é"`, `"\u00e9"`},
+	}
+	for _, c := range same {
+		if !parse(c[0]).Equal(parse(c[1])) {
+			t.Errorf("%s and %s differ", c[0], c[1])
+		}
+	}
+	differ := [][2]string{
+		{`{"a":1}`, `{"a":2}`},
+		{`{"a":1}`, `{"b":1}`},
+		{`{"a":1,"b":2}`, `{"b":2,"a":1}`}, // order counts: the same value, not the same message
+		{`[1]`, `[1,1]`},
+		{`1`, `1.0`},
+		{`"1"`, `1`},
+		{`{}`, `[]`},
+		{`{"a":{"b":[1,{"c":"x"}]}}`, `{"a":{"b":[1,{"c":"y"}]}}`},
+	}
+	for _, c := range differ {
+		if parse(c[0]).Equal(parse(c[1])) {
+			t.Errorf("%s and %s are equal", c[0], c[1])
+		}
+	}
+}

@@ -47,6 +47,21 @@ type Member struct {
 	Value Value
 }
 
+// Equal reports whether v and w are the same JSON value written the same
+// way: the same kinds, the same number texts and strings, and the same
+// members in the same order.
+func (v Value) Equal(w Value) bool {
+	if v.kind != w.kind || v.s != w.s || len(v.items) != len(w.items) {
+		return false
+	}
+	for i := range v.items {
+		if v.items[i].Key != w.items[i].Key || !v.items[i].Value.Equal(w.items[i].Value) {
+			return false
+		}
+	}
+	return true
+}
+
 // Kind returns v's JSON type.
 func (v Value) Kind() Kind { return v.kind }
 
