@@ -41,7 +41,8 @@ type slotPolicy struct {
 // it still has half its bytes, so a new connection and handshake are made
 // while it carries the calls that come meanwhile. Renewing in line held
 // every call to the peer for the length of a TLS and a MoltSpeak handshake
-// (milliseconds under load, which were the slowest round trips). Only a
+// (milliseconds on loopback under load; several round trips across a
+// wide-area link), every few seconds on a busy link. Only a
 // session that is nearly used up or about to expire, or a connection that
 // died, makes callers wait for a new one.
 type streamSlot[C pooledConn] struct {
