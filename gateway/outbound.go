@@ -168,12 +168,7 @@ func (s *Server) send(ctx context.Context, m *wire.Message, st *agentState, onMs
 	if ps == nil {
 		return wire.Errorf(wire.ErrAgentNotFound, "to.org", "%s is not a peer of this gateway (import it with moltgate peer import)", m.To.Org)
 	}
-	if d, ok := ctx.Deadline(); ok && m.Exp == 0 {
-		// Set here rather than by the call, so that the message checked,
-		// gated and signed is one and the same: signing finds it checked.
-		m.Exp = s.now().Add(time.Until(d)).UnixMilli()
-	}
-	t, err := s.codec.CheckTree(m)
+	t, err := s.prepareOutbound(ctx, m)
 	if err != nil {
 		return err
 	}
@@ -277,10 +272,23 @@ func (s *Server) callAsGateway(ctx context.Context, ps *peerState, m *wire.Messa
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.Listen.RequestTimeout.D())
 		defer cancel()
 	}
-	if err := s.codec.Check(m); err != nil {
+	if _, err := s.prepareOutbound(ctx, m); err != nil {
 		return err
 	}
 	return ps.call(ctx, s.cfg.Peers.Transport, m, s.org.Signing, onMsg)
+}
+
+// prepareOutbound gives a message for a peer the caller's deadline as its
+// exp, then checks it and returns its tree. The deadline goes in first, so
+// that the message checked, gated and signed is one and the same: signing
+// finds it checked.
+func (s *Server) prepareOutbound(ctx context.Context, m *wire.Message) (wire.Value, error) {
+	if d, ok := ctx.Deadline(); ok && m.Exp == 0 {
+		// exp is on the gateway's clock, as ts is; the deadline on the
+		// process's.
+		m.Exp = s.now().Add(time.Until(d)).UnixMilli()
+	}
+	return s.codec.CheckTree(m)
 }
 
 // Ping answers agent.ping for an agent of this organisation or a peer's.

@@ -180,14 +180,10 @@ const (
 // call sends m, signed with sk, to the peer and passes each message of the
 // reply to onMsg, stream chunks first, until the final one (respond, pong
 // or error). It retries idempotent operations on transport failures, and
-// any operation once when the peer no longer knows the session.
+// any operation once when the peer no longer knows the session. m has been
+// through prepareOutbound.
 func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (done bool, err error)) error {
 	s := ps.s
-	if d, ok := ctx.Deadline(); ok && m.Exp == 0 {
-		// exp is on the gateway's clock, as ts is; the deadline on the
-		// process's.
-		m.Exp = s.now().Add(time.Until(d)).UnixMilli()
-	}
 	attempts := 1
 	if idempotent(m) {
 		attempts = 3

@@ -23,15 +23,14 @@ func (f *fakeConn) base() *pooled { return f.pooled }
 
 // slotRig dials fakeConns, each dial waiting for a go-ahead if hold is set.
 type slotRig struct {
-	mu     sync.Mutex
-	dials  int
-	hold   chan struct{}
-	fail   error
-	renew  bool // what due answers
-	room   bool
-	failed []error
-	ways   []string
-	pol    slotPolicy
+	mu    sync.Mutex
+	dials int
+	hold  chan struct{}
+	fail  error
+	renew bool // what due answers
+	room  bool
+	ways  []string // what renewed was told, in order
+	pol   slotPolicy
 }
 
 func newSlotRig() *slotRig {
@@ -45,11 +44,11 @@ func newSlotRig() *slotRig {
 		now:  time.Now,
 		base: context.Background(),
 		renewed: func(way string, err error) {
+			if (way == "failed") != (err != nil) {
+				panic("a failure without its error, or an error on success")
+			}
 			r.mu.Lock()
 			r.ways = append(r.ways, way)
-			if err != nil {
-				r.failed = append(r.failed, err)
-			}
 			r.mu.Unlock()
 		},
 	}
@@ -82,16 +81,33 @@ func (r *slotRig) dial(ctx context.Context) (*fakeConn, error) {
 	return f, nil
 }
 
+// start returns a slot holding a first connection with no call on it.
+func (r *slotRig) start(t *testing.T) (*streamSlot[*fakeConn], *fakeConn) {
+	t.Helper()
+	var sl streamSlot[*fakeConn]
+	first, err := sl.get(context.Background(), &r.pol, r.dial)
+	if err != nil || first.n != 1 {
+		t.Fatalf("first get: %v, %+v", err, first)
+	}
+	first.release()
+	return &sl, first
+}
+
+func (r *slotRig) renewals() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return fmt.Sprint(r.ways)
+}
+
 // TestSlotRenewsAhead: a connection due for renewal with room left keeps taking calls,
 // without waiting, while its replacement is dialled; then new calls go to the
 // replacement, and the old connection closes when its last call ends.
 func TestSlotRenewsAhead(t *testing.T) {
 	r := newSlotRig()
-	var sl streamSlot[*fakeConn]
+	sl, first := r.start(t)
 	ctx := context.Background()
-	first, err := sl.get(ctx, &r.pol, r.dial)
-	if err != nil || first.n != 1 {
-		t.Fatalf("first get: %v, %+v", err, first)
+	if held, _ := sl.get(ctx, &r.pol, r.dial); held != first { // a call that stays on it
+		t.Fatal("a second call went elsewhere")
 	}
 	r.set(true, true)
 	r.hold = make(chan struct{})
@@ -112,8 +128,8 @@ func TestSlotRenewsAhead(t *testing.T) {
 		c.release()
 		return c != first
 	})
-	if r.dials != 2 || fmt.Sprint(r.ways) != "[background]" {
-		t.Fatalf("%d dials and renewals %v, want 2 and one in the background", r.dials, r.ways)
+	if r.dials != 2 || r.renewals() != "[background]" {
+		t.Fatalf("%d dials and renewals %v, want 2 and one in the background", r.dials, r.renewals())
 	}
 	if first.closed.Load() {
 		t.Fatal("the old connection closed with a call still on it")
@@ -128,10 +144,8 @@ func TestSlotRenewsAhead(t *testing.T) {
 // caller wait for a new one.
 func TestSlotWaitsWhenNoRoom(t *testing.T) {
 	r := newSlotRig()
-	var sl streamSlot[*fakeConn]
+	sl, first := r.start(t)
 	ctx := context.Background()
-	first, _ := sl.get(ctx, &r.pol, r.dial)
-	first.release()
 	r.set(true, false)
 	second, err := sl.get(ctx, &r.pol, r.dial)
 	if err != nil || second == first || !first.closed.Load() {
@@ -145,8 +159,8 @@ func TestSlotWaitsWhenNoRoom(t *testing.T) {
 		t.Fatalf("dead connection: got %+v (%v)", third, err)
 	}
 	third.release()
-	if fmt.Sprint(r.ways) != "[waited waited]" {
-		t.Fatalf("renewals %v, want two that callers waited for", r.ways)
+	if r.renewals() != "[waited waited]" {
+		t.Fatalf("renewals %v, want two that callers waited for", r.renewals())
 	}
 }
 
@@ -154,19 +168,13 @@ func TestSlotWaitsWhenNoRoom(t *testing.T) {
 // reported, and is not tried again at once.
 func TestSlotRenewalFailure(t *testing.T) {
 	r := newSlotRig()
-	var sl streamSlot[*fakeConn]
+	sl, first := r.start(t)
 	ctx := context.Background()
-	first, _ := sl.get(ctx, &r.pol, r.dial)
-	first.release()
 	r.fail = errors.New("handshake refused")
 	r.set(true, true)
 	c, _ := sl.get(ctx, &r.pol, r.dial)
 	c.release()
-	waitFor(t, func() bool {
-		r.mu.Lock()
-		defer r.mu.Unlock()
-		return len(r.failed) == 1
-	})
+	waitFor(t, func() bool { return r.renewals() == "[failed]" })
 	for range 10 {
 		c, err := sl.get(ctx, &r.pol, r.dial)
 		if err != nil || c != first {
@@ -177,8 +185,8 @@ func TestSlotRenewalFailure(t *testing.T) {
 	r.mu.Lock()
 	dials := r.dials
 	r.mu.Unlock()
-	if dials != 2 || fmt.Sprint(r.ways) != "[failed]" {
-		t.Fatalf("%d dials within renewRetry of a failure and renewals %v, want 2 and one failure", dials, r.ways)
+	if dials != 2 || r.renewals() != "[failed]" {
+		t.Fatalf("%d dials within renewRetry of a failure and renewals %v, want 2 and one failure", dials, r.renewals())
 	}
 }
 
@@ -186,10 +194,8 @@ func TestSlotRenewalFailure(t *testing.T) {
 // bring a connection back.
 func TestSlotCloseDuringRenewal(t *testing.T) {
 	r := newSlotRig()
-	var sl streamSlot[*fakeConn]
+	sl, _ := r.start(t)
 	ctx := context.Background()
-	first, _ := sl.get(ctx, &r.pol, r.dial)
-	first.release()
 	r.set(true, true)
 	r.hold = make(chan struct{})
 	c, _ := sl.get(ctx, &r.pol, r.dial)
