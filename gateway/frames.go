@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/internal/workers"
 )
 
 // frameEnd says why a stream connection's loop ended.
@@ -19,10 +20,7 @@ const (
 )
 
 // workerLinger is how long a connection's worker goroutine waits for the
-// next envelope before it exits. Reusing a worker keeps the stack it has
-// grown on the pipeline: a fresh goroutine per envelope grew its stack
-// every time, 4 to 5 % of a gateway's CPU under load. Idle connections hold
-// no workers.
+// next envelope before it exits (see package workers).
 const workerLinger = 2 * time.Second
 
 // serveFrames runs the pipeline over one stream connection (a WebSocket or
@@ -43,8 +41,9 @@ const workerLinger = 2 * time.Second
 func (s *Server) serveFrames(ctx context.Context, o origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) frameEnd {
 	// One allocation holds the connection's state: an idle WebSocket costs
 	// what it holds, and closures over each variable cost more.
-	fc := &frameConn{s: s, origin: o, recv: recv, send: send, sem: make(chan struct{}, wsInFlight), work: make(chan []byte)}
+	fc := &frameConn{s: s, origin: o, recv: recv, send: send, sem: make(chan struct{}, wsInFlight)}
 	fc.ctx, fc.cancel = context.WithCancel(ctx)
+	fc.workers = workers.New(fc.ctx.Done(), workerLinger, fc.work)
 	fc.origin.onSession = fc.sessionMade
 	end := endPeer
 	defer func() { fc.finish(end) }()
@@ -81,8 +80,8 @@ type frameConn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 
-	sem  chan struct{} // a slot per envelope in flight
-	work chan []byte   // unbuffered: a send succeeds only if a worker waits
+	sem     chan struct{} // a slot per envelope in flight
+	workers *workers.Pool[[]byte]
 
 	established atomic.Bool
 	// Every envelope taken is counted in inFlight before it is handled;
@@ -156,11 +155,7 @@ func (fc *frameConn) read() frameEnd {
 			fc.inFlight.Done()
 			return endPeer
 		}
-		select {
-		case fc.work <- in:
-		default:
-			go fc.worker(in)
-		}
+		fc.workers.Go(in)
 	}
 }
 
@@ -171,28 +166,11 @@ func (fc *frameConn) handle(in []byte) bool {
 	return a.body == nil || fc.send(a.body) == nil
 }
 
-// worker handles in, then each envelope handed to it, until none comes for
-// workerLinger.
-func (fc *frameConn) worker(in []byte) {
-	var linger *time.Timer
-	for {
-		if !fc.handle(in) {
-			fc.cancel()
-		}
-		<-fc.sem
-		fc.inFlight.Done()
-		if linger == nil {
-			linger = time.NewTimer(workerLinger)
-		} else {
-			linger.Reset(workerLinger)
-		}
-		select {
-		case in = <-fc.work:
-		case <-linger.C:
-			return
-		case <-fc.ctx.Done():
-			linger.Stop()
-			return
-		}
+// work handles an envelope taken in flight.
+func (fc *frameConn) work(in []byte) {
+	if !fc.handle(in) {
+		fc.cancel()
 	}
+	<-fc.sem
+	fc.inFlight.Done()
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/internal/coalesce"
+	"github.com/moltgate/moltgate/internal/workers"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -205,6 +206,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 		ctx, cancel := context.WithCancel(context.Background())
 		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests)}
 		c.q = coalesce.NewWriter(c.flush, coalesce.Options{Yield: true})
+		c.lines = workers.New(ctx.Done(), rpcWorkerLinger, c.answer)
 		s.mu.Lock()
 		if s.closed {
 			s.mu.Unlock()
@@ -415,6 +417,8 @@ type rpcConn struct {
 	ctx    context.Context // ends with the connection
 	cancel context.CancelFunc
 	sem    chan struct{}
+	lines  *workers.Pool[rpcLine]
+	wg     sync.WaitGroup   // lines being answered
 	q      *coalesce.Writer // what is written to the client
 
 	mu          sync.Mutex
@@ -439,8 +443,7 @@ func (c *rpcConn) serve() {
 	defer c.close()
 	defer c.q.Sync() // the answers go out before the connection closes
 	r := jsonrpc.NewReader(c.c, c.s.cfg.MaxMessageBytes)
-	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer c.wg.Wait()
 	for {
 		line, err := r.ReadLine()
 		if err != nil {
@@ -462,17 +465,31 @@ func (c *rpcConn) serve() {
 		case <-c.ctx.Done():
 			return
 		}
-		wg.Add(1)
-		go func() {
-			// The request is done once answered: a query's exchange that
-			// follows counts against MaxQueries, not MaxRequests, and a
-			// connection that closes does not wait for it.
-			afters := c.handle(reqs, errs, batch)
-			<-c.sem
-			wg.Done()
-			runAfters(afters)
-		}()
+		c.wg.Add(1)
+		c.lines.Go(rpcLine{reqs, errs, batch})
 	}
+}
+
+// rpcLine is one line's requests, parsed.
+type rpcLine struct {
+	reqs  []*jsonrpc.Request
+	errs  []*jsonrpc.Response
+	batch bool
+}
+
+// rpcWorkerLinger is how long a connection's worker goroutine waits for the
+// next line before it exits (see package workers).
+const rpcWorkerLinger = 2 * time.Second
+
+// answer answers a line taken in, then runs what follows.
+func (c *rpcConn) answer(l rpcLine) {
+	// The request is done once answered: a query's exchange that
+	// follows counts against MaxQueries, not MaxRequests, and a
+	// connection that closes does not wait for it.
+	afters := c.handle(l.reqs, l.errs, l.batch)
+	<-c.sem
+	c.wg.Done()
+	runAfters(afters)
 }
 
 // handle answers the requests of one line and returns what must follow the answers.
