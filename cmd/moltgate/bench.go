@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -37,6 +38,10 @@ func runBench(ctx context.Context, e *env, args []string) error {
 			return runBenchGateway(ctx, e, args[1:])
 		case "agent":
 			return runBenchAgent(ctx, args[1:])
+		case "relay":
+			return runBenchRelay(ctx, e, args[1:])
+		case "echo":
+			return runBenchEcho(ctx, e, args[1:])
 		}
 	}
 	fs := newFlags(e, "bench")
@@ -174,6 +179,10 @@ type rawResult struct {
 	Before float64 `json:"before_per_cpu_second"`
 	After  float64 `json:"after_per_cpu_second"`
 	PerCPU float64 `json:"per_cpu_second"`
+	// Moltgate is the same with the primitives the gateways use (package
+	// keys: curve25519-voi under crypto/ed25519's rules, the verifying
+	// key kept expanded), once, after the phases.
+	Moltgate float64 `json:"moltgate_per_cpu_second"`
 }
 
 // phase is one measured phase.
@@ -262,6 +271,26 @@ func (b *bench) run(ctx context.Context) (*benchReport, error) {
 		rep.Phases = append(rep.Phases, ps...)
 	}
 	stopProfile()
+	// The floor is also paced at the rates the gateways carried over the
+	// first transport, with --concurrency callers and in the paced phase,
+	// so that the two are compared at the same load.
+	var rates []float64
+	for _, p := range rep.Phases {
+		if p.Transport != b.o.Transports[0] {
+			break
+		}
+		if p.Kind == "paced" {
+			rates = append(rates, p.Rate)
+		}
+		if p.Kind == "round_trip" && p.Callers == b.o.Concurrency {
+			rates = append(rates, p.OpsPerSec)
+		}
+	}
+	fl, err := b.floor(ctx, rep.Raw.Bytes, rates)
+	if err != nil {
+		return nil, fmt.Errorf("floor: %w", err)
+	}
+	rep.Phases = append(rep.Phases, fl...)
 	if b.o.Idle > 0 {
 		b.say("%d idle WebSocket sessions", b.o.Idle)
 		idle, err := b.idleSessions(ctx, globex, b.o.Idle)
@@ -275,6 +304,7 @@ func (b *bench) run(ctx context.Context) (*benchReport, error) {
 	}
 	rep.Raw.After = rawSignVerify(time.Second, rep.Raw.Bytes)
 	rep.Raw.PerCPU = (rep.Raw.Before + rep.Raw.After) / 2
+	rep.Raw.Moltgate = keysSignVerify(time.Second, rep.Raw.Bytes)
 	rep.Machine.LoadAfter = loadAverage()
 	for i := range rep.Phases {
 		p := &rep.Phases[i]
@@ -510,6 +540,37 @@ func rawSignVerify(d time.Duration, n int) float64 {
 		for range 16 {
 			sig := ed25519.Sign(sk, msg)
 			if !ed25519.Verify(pk, msg, sig) {
+				panic("ed25519 verification failed")
+			}
+			msg[0]++
+		}
+		ops += 16
+	}
+	cpu := threadCPU() - c0
+	if cpu <= 0 {
+		cpu = time.Since(t0)
+	}
+	return float64(ops) / cpu.Seconds()
+}
+
+// keysSignVerify is rawSignVerify with package keys, as the gateways sign
+// and verify: the verifying key expanded once and kept.
+func keysSignVerify(d time.Duration, n int) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	sk, err := keys.GenerateEd25519(rand.Reader)
+	if err != nil {
+		return 0
+	}
+	pk := sk.Public()
+	v := keys.NewVerifier(1)
+	msg := make([]byte, n)
+	rand.Read(msg)
+	ops := 0
+	c0, t0 := threadCPU(), time.Now()
+	for time.Since(t0) < d {
+		for range 16 {
+			if !v.Verify(pk, msg, sk.Sign(msg)) {
 				panic("ed25519 verification failed")
 			}
 			msg[0]++

@@ -67,6 +67,39 @@ func (p *phase) errors() string {
 	return strings.Join(s, " ")
 }
 
+// floorNote says what the floor phases are, and what they and the
+// gateways' own Ed25519 primitives bound; "" when the run has none.
+func (r *benchReport) floorNote() string {
+	var fl *phase
+	for i := range r.Phases {
+		// The bound is read at the load the targets are: the floor paced
+		// at the rate the gateways carried with --concurrency callers
+		// (the fastest paced phase), else its loaded phase.
+		p := &r.Phases[i]
+		if p.Transport != "floor" {
+			continue
+		}
+		if fl == nil || (p.Kind == "paced") != (fl.Kind == "paced") && p.Kind == "paced" ||
+			p.Kind == fl.Kind && p.Rate+float64(p.Callers) > fl.Rate+float64(fl.Callers) {
+			fl = p
+		}
+	}
+	if fl == nil {
+		return ""
+	}
+	s := "floor: the same four processes and three hops (Unix socket, TLS over loopback TCP, Unix socket) relaying each round trip's bytes and doing nothing else; in its rows acme and globex are the two relays and agent the echo process"
+	if r.Raw.Moltgate <= 0 || fl.Ops == 0 {
+		return s
+	}
+	// Two sign+verify pairs a round trip: each gateway signs what it sends
+	// and verifies what it receives.
+	crypto := 2000 / r.Raw.Moltgate
+	relays := fl.per1000(fl.CPU.Acme + fl.CPU.Globex)
+	ratio := 2000 / (relays + crypto) / r.Raw.PerCPU
+	return s + fmt.Sprintf(". The least a round trip on this path can cost (%s): the floor's %.3f CPU-s per 1,000 plus %.3f for its four Ed25519 operations with the gateways' primitives (%s sign+verify per CPU-second) = %.3f (target %.2f); the highest ratio gateways on it can reach: %.2f (target %.1f)",
+		fl.name(), fl.CPUPer1000, crypto, thousands(r.Raw.Moltgate), fl.CPUPer1000+crypto, targetCPUPer1000, ratio, targetRatio)
+}
+
 // per1000 is a process's CPU seconds per 1,000 ops.
 func (p *phase) per1000(sec float64) float64 { return sec / float64(max(p.Ops, 1)) * 1000 }
 
@@ -85,6 +118,9 @@ func (r *benchReport) writeText(w io.Writer) {
 			p.per1000(p.CPU.Acme), p.per1000(p.CPU.Globex), p.per1000(p.CPU.Agent), p.per1000(p.CPU.LoadGen), p.errors())
 	}
 	tw.Flush()
+	if n := r.floorNote(); n != "" {
+		fmt.Fprintf(w, "\n%s\n", n)
+	}
 	if r.Idle != nil {
 		fmt.Fprintf(w, "\n%s\n", r.idle())
 	}
@@ -110,6 +146,9 @@ func (r *benchReport) markdown() string {
 			p.per1000(p.CPU.Acme), p.per1000(p.CPU.Globex), p.per1000(p.CPU.Agent), p.per1000(p.CPU.LoadGen), p.errors())
 	}
 	b.WriteString("\nOps are round trips, or one-way messages; the last four columns split the CPU-s per 1,000 ops by process.\n")
+	if n := r.floorNote(); n != "" {
+		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(n[:1]), n[1:])
+	}
 	if r.Idle != nil {
 		idle := r.idle()
 		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(idle[:1]), idle[1:])

@@ -1,0 +1,492 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/binary"
+	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/moltgate/moltgate/internal/coalesce"
+)
+
+// The floor is what moving a round trip's bytes through the same four
+// processes and three hops costs when nothing else is done to them: the
+// load generator writes each request on a Unix socket to a relay in place
+// of acme's gateway, which passes the bytes over TLS on loopback TCP to a
+// relay in place of globex's, which passes them on a Unix socket to an
+// echo process in place of the agent; the reply comes back the same way.
+// Each relay is a plain copy in both directions (read what has arrived,
+// write it on): no framing, no goroutine per message, no parsing. The
+// callers share one connection per 16, with the same kind of writer and
+// reader as the JSON-RPC client of the main phases, so the floor counts
+// the system calls, thread wake-ups and TLS records of the path and
+// nothing of moltgate's own work. Measured in the same run as the
+// gateways, it is the machine's own limit for this shape of path: no
+// gateway on it can use less CPU per round trip than the relays, nor the
+// four processes less than the floor's total.
+
+// floorCert writes a self-signed certificate for 127.0.0.1 and its key to
+// dir as cert.pem and key.pem: the TLS between the two relays.
+func floorCert(dir string) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("make the floor's TLS key: %w", err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		Subject:      pkix.Name{CommonName: "moltgate bench floor"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(24 * time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		return fmt.Errorf("make the floor's TLS certificate: %w", err)
+	}
+	kder, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(dir, "cert.pem"), pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		return err
+	}
+	return os.WriteFile(filepath.Join(dir, "key.pem"), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: kder}), 0o600)
+}
+
+// floorListen listens on addr: "unix:PATH", or "tls:HOST:PORT" with the
+// certificate in certDir.
+func floorListen(addr, certDir string) (net.Listener, error) {
+	kind, where, _ := strings.Cut(addr, ":")
+	switch kind {
+	case "unix":
+		return net.Listen("unix", where)
+	case "tls":
+		cert, err := tls.LoadX509KeyPair(filepath.Join(certDir, "cert.pem"), filepath.Join(certDir, "key.pem"))
+		if err != nil {
+			return nil, fmt.Errorf("load the floor's TLS certificate: %w", err)
+		}
+		return tls.Listen("tcp", where, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13})
+	}
+	return nil, usagef("bench: address %q is neither unix:PATH nor tls:HOST:PORT", addr)
+}
+
+// floorDial connects to addr (as floorListen takes it), trying again for
+// up to 10 s while nothing listens there yet.
+func floorDial(ctx context.Context, addr, certDir string) (net.Conn, error) {
+	kind, where, _ := strings.Cut(addr, ":")
+	var dial func(ctx context.Context) (net.Conn, error)
+	switch kind {
+	case "unix":
+		var d net.Dialer
+		dial = func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "unix", where) }
+	case "tls":
+		pemBytes, err := os.ReadFile(filepath.Join(certDir, "cert.pem"))
+		if err != nil {
+			return nil, err
+		}
+		roots := x509.NewCertPool()
+		if !roots.AppendCertsFromPEM(pemBytes) {
+			return nil, errors.New("the floor's TLS certificate does not parse")
+		}
+		d := &tls.Dialer{Config: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS13}}
+		dial = func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "tcp", where) }
+	default:
+		return nil, usagef("bench: address %q is neither unix:PATH nor tls:HOST:PORT", addr)
+	}
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	for {
+		c, err := dial(ctx)
+		if err == nil {
+			return c, nil
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("connect to %s: %w", addr, err)
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// runBenchRelay is `moltgate bench relay --in ADDR --out ADDR --tls DIR`,
+// not listed in the usage: for each connection taken on --in it opens one
+// to --out and copies bytes both ways until either end closes.
+func runBenchRelay(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bench relay")
+	in := fs.String("in", "", "address to listen on: unix:PATH or tls:HOST:PORT")
+	out := fs.String("out", "", "address to pass each connection on to")
+	certDir := fs.String("tls", "", "directory of cert.pem and key.pem")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	l, err := floorListen(*in, *certDir)
+	if err != nil {
+		return err
+	}
+	return serveFloor(ctx, l, func(c net.Conn) {
+		defer c.Close()
+		d, err := floorDial(ctx, *out, *certDir)
+		if err != nil {
+			fmt.Fprintln(e.stderr, err)
+			return
+		}
+		defer d.Close()
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			relayBytes(c, d)
+		}()
+		relayBytes(d, c)
+		<-done
+	})
+}
+
+// runBenchEcho is `moltgate bench echo --in ADDR`, not listed in the usage:
+// it writes back whatever each connection sends.
+func runBenchEcho(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bench echo")
+	in := fs.String("in", "", "address to listen on: unix:PATH")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	l, err := floorListen(*in, "")
+	if err != nil {
+		return err
+	}
+	return serveFloor(ctx, l, func(c net.Conn) {
+		defer c.Close()
+		relayBytes(c, c)
+	})
+}
+
+// serveFloor runs handle for each connection l takes until ctx ends.
+func serveFloor(ctx context.Context, l net.Listener, handle func(net.Conn)) error {
+	go func() {
+		<-ctx.Done()
+		l.Close()
+	}()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			handle(c)
+		}()
+	}
+}
+
+// relayBytes copies from src to dst until either fails: each read's bytes
+// in one write, as they came.
+func relayBytes(dst io.Writer, src io.Reader) {
+	buf := make([]byte, 64<<10)
+	for {
+		n, err := src.Read(buf)
+		if n > 0 {
+			if _, werr := dst.Write(buf[:n]); werr != nil {
+				return
+			}
+		}
+		if err != nil {
+			if c, ok := dst.(interface{ CloseWrite() error }); ok {
+				c.CloseWrite()
+			}
+			return
+		}
+	}
+}
+
+// floorConn is the load generator's end of the floor: calls share it as
+// they share a JSON-RPC connection, each frame (length, call id, payload)
+// queued on a coalescing writer and its echo handed back by one reader.
+type floorConn struct {
+	c     net.Conn
+	w     *coalesce.Writer
+	next  atomic.Uint64
+	zeros []byte // a payload
+
+	mu      sync.Mutex
+	pending map[uint64]chan struct{}
+	err     error
+}
+
+// floorHeader is the bytes before a frame's payload: its length (of what
+// follows the length) and the call's id.
+const floorHeader = 4 + 8
+
+func newFloorConn(c net.Conn) *floorConn {
+	f := &floorConn{c: c, pending: make(map[uint64]chan struct{}), zeros: make([]byte, 64<<10)}
+	f.w = coalesce.NewWriter(func(buf []byte, _ []int) error {
+		_, err := c.Write(buf)
+		return err
+	}, coalesce.Options{Yield: true})
+	go f.read()
+	return f
+}
+
+func (f *floorConn) read() {
+	r := bufio.NewReaderSize(f.c, 64<<10)
+	var hdr [floorHeader]byte
+	var err error
+	for {
+		if _, err = io.ReadFull(r, hdr[:]); err != nil {
+			break
+		}
+		n := int(binary.BigEndian.Uint32(hdr[:4])) - 8
+		if n < 0 {
+			err = errors.New("floor: a frame shorter than its header")
+			break
+		}
+		if _, err = r.Discard(n); err != nil {
+			break
+		}
+		id := binary.BigEndian.Uint64(hdr[4:])
+		f.mu.Lock()
+		ch := f.pending[id]
+		delete(f.pending, id)
+		f.mu.Unlock()
+		if ch != nil {
+			ch <- struct{}{}
+		}
+	}
+	f.mu.Lock()
+	f.err = err
+	for id, ch := range f.pending {
+		delete(f.pending, id)
+		close(ch)
+	}
+	f.mu.Unlock()
+}
+
+// call sends a frame of size bytes and waits for its echo.
+func (f *floorConn) call(ctx context.Context, size int, ch chan struct{}) error {
+	id := f.next.Add(1)
+	f.mu.Lock()
+	if f.err != nil {
+		f.mu.Unlock()
+		return f.err
+	}
+	f.pending[id] = ch
+	f.mu.Unlock()
+	err := f.w.Append(func(dst []byte) ([]byte, error) {
+		dst = binary.BigEndian.AppendUint32(dst, uint32(size-4))
+		dst = binary.BigEndian.AppendUint64(dst, id)
+		return append(dst, f.zeros[:size-floorHeader]...), nil
+	}, nil)
+	if err != nil {
+		return err
+	}
+	select {
+	case _, ok := <-ch:
+		if !ok {
+			return fmt.Errorf("floor: the connection ended: %v", f.err)
+		}
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// floorTrips makes round trips of size-byte frames from each worker, as
+// roundTrips does through the gateways.
+func floorTrips(conns []*floorConn, size int) func(ctx context.Context, w int, end time.Time, l *load) {
+	return func(ctx context.Context, w int, end time.Time, l *load) {
+		fc := conns[w%len(conns)]
+		ch := make(chan struct{}, 1)
+		for time.Now().Before(end) {
+			start := time.Now()
+			err := fc.call(ctx, size, ch)
+			done := time.Now()
+			if done.After(end) {
+				return
+			}
+			if err != nil {
+				l.fail(err)
+				return
+			}
+			l.ops++
+			l.lat = append(l.lat, done.Sub(start))
+		}
+	}
+}
+
+// floorPaced makes round trips from each worker at rate a second, as
+// paced does through the gateways.
+func floorPaced(conns []*floorConn, size int, rate float64) func(ctx context.Context, w int, end time.Time, l *load) {
+	every := time.Duration(float64(time.Second) / rate)
+	return func(ctx context.Context, w int, end time.Time, l *load) {
+		fc := conns[w%len(conns)]
+		ch := make(chan struct{}, 1)
+		due := time.Now().Add(every * time.Duration(w) / pacedCallers)
+		for due.Before(end) {
+			time.Sleep(time.Until(due))
+			err := fc.call(ctx, size, ch)
+			done := time.Now()
+			if done.After(end) {
+				return
+			}
+			if err != nil {
+				l.fail(err)
+				return
+			}
+			l.ops++
+			l.lat = append(l.lat, done.Sub(due))
+			due = due.Add(every)
+		}
+	}
+}
+
+// floorProc is one process of the floor.
+type floorProc struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startFloorProc(exe, logPath string, args ...string) (*floorProc, error) {
+	lf, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, err
+	}
+	defer lf.Close()
+	cmd := exec.Command(exe, append([]string{"bench"}, args...)...)
+	cmd.Stdout, cmd.Stderr = lf, lf
+	cmd.SysProcAttr = childAttr()
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start bench %s: %w", args[0], err)
+	}
+	p := &floorProc{cmd: cmd, done: make(chan error, 1)}
+	go func() { p.done <- cmd.Wait() }()
+	return p, nil
+}
+
+func (p *floorProc) stop() {
+	p.cmd.Process.Kill()
+	<-p.done
+}
+
+// floor measures the floor's round trips with one caller, with
+// --concurrency callers, and paced at each of rates (round trips a second:
+// the rates the gateways carried), size bytes each way.
+func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, error) {
+	dir := filepath.Join(b.root, "floor")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if err := floorCert(dir); err != nil {
+		return nil, err
+	}
+	ports, err := freePorts(1)
+	if err != nil {
+		return nil, err
+	}
+	echoAddr, midAddr, inAddr := "unix:"+filepath.Join(dir, "echo.sock"), "tls:"+ports[0], "unix:"+filepath.Join(dir, "in.sock")
+	logPath := filepath.Join(dir, "floor.log")
+	var procs []*floorProc
+	defer func() {
+		for _, p := range procs {
+			p.stop()
+		}
+	}()
+	for _, args := range [][]string{
+		{"echo", "--in", echoAddr},
+		{"relay", "--in", midAddr, "--out", echoAddr, "--tls", dir},
+		{"relay", "--in", inAddr, "--out", midAddr, "--tls", dir},
+	} {
+		p, err := startFloorProc(b.exe, logPath, args...)
+		if err != nil {
+			return nil, err
+		}
+		procs = append(procs, p)
+	}
+	var conns []*floorConn
+	defer func() {
+		for _, c := range conns {
+			c.c.Close()
+		}
+	}()
+	for range (b.o.Concurrency + 15) / 16 {
+		c, err := floorDial(ctx, inAddr, "")
+		if err != nil {
+			return nil, err
+		}
+		conns = append(conns, newFloorConn(c))
+	}
+	// The relays open their onward connections when the first bytes come.
+	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	err = conns[0].call(wctx, size, make(chan struct{}, 1))
+	cancel()
+	if err != nil {
+		b, _ := os.ReadFile(logPath)
+		return nil, fmt.Errorf("the floor's processes do not answer: %w\n%s", err, b)
+	}
+	b.say("floor: warming up")
+	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, floorTrips(conns, size))
+	pids := [3][]int{{procs[2].cmd.Process.Pid}, {procs[1].cmd.Process.Pid}, {procs[0].cmd.Process.Pid}}
+	var out []phase
+	type spec struct {
+		kind    string
+		callers int
+		rate    float64
+		work    func(ctx context.Context, w int, end time.Time, l *load)
+	}
+	specs := []spec{
+		{"round_trip", 1, 0, floorTrips(conns, size)},
+		{"round_trip", b.o.Concurrency, 0, floorTrips(conns, size)},
+	}
+	for _, rate := range rates {
+		specs = append(specs, spec{"paced", pacedCallers, rate, floorPaced(conns, size, rate/pacedCallers)})
+	}
+	for _, sp := range specs {
+		callers := sp.callers
+		b.say("floor: %s, %d callers, %v", sp.kind, callers, b.o.Duration)
+		var c0, c1 [4]time.Duration
+		first := true
+		l := window(ctx, callers, b.o.Duration, func() {
+			if first {
+				c0, first = clocks(pids), false
+			} else {
+				c1 = clocks(pids)
+			}
+		}, sp.work)
+		if l.ops == 0 {
+			return nil, fmt.Errorf("floor, %d callers: no round trip completed (errors %v)", callers, l.errs)
+		}
+		p := phase{Transport: "floor", Kind: sp.kind, Callers: callers, Rate: sp.rate, Seconds: l.elapsed.Seconds(),
+			Ops: l.ops, Messages: 2 * l.ops, Errors: l.errs,
+			P50MS: ms(percentile(l.lat, 50)), P99MS: ms(percentile(l.lat, 99))}
+		p.OpsPerSec = float64(p.Ops) / p.Seconds
+		p.MessagesPerSec = float64(p.Messages) / p.Seconds
+		p.CPU = cpuSplit{Acme: (c1[0] - c0[0]).Seconds(), Globex: (c1[1] - c0[1]).Seconds(),
+			Agent: (c1[2] - c0[2]).Seconds(), LoadGen: (c1[3] - c0[3]).Seconds()}
+		p.CPUPer1000 = p.CPU.total() / float64(p.Ops) * 1000
+		out = append(out, p)
+	}
+	return out, nil
+}

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"net"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestFloorPath runs the floor's path in one process: a caller through two
+// relays (the second hop over TLS) to the echo, with calls of several sizes
+// from several goroutines, each answered with its own frame.
+func TestFloorPath(t *testing.T) {
+	dir, err := os.MkdirTemp("", "mgf")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	if err := floorCert(dir); err != nil {
+		t.Fatal(err)
+	}
+	ports, err := freePorts(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	echoAddr, midAddr, inAddr := "unix:"+filepath.Join(dir, "e.sock"), "tls:"+ports[0], "unix:"+filepath.Join(dir, "i.sock")
+	ctx, cancel := context.WithCancel(context.Background())
+	var servers sync.WaitGroup
+	serve := func(addr string, handle func(ctx context.Context, c net.Conn)) {
+		l, err := floorListen(addr, dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		servers.Add(1)
+		go func() {
+			defer servers.Done()
+			if err := serveFloor(ctx, l, func(c net.Conn) { handle(ctx, c) }); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	relayTo := func(out string) func(ctx context.Context, c net.Conn) {
+		return func(ctx context.Context, c net.Conn) {
+			defer c.Close()
+			d, err := floorDial(ctx, out, dir)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			defer d.Close()
+			go relayBytes(c, d)
+			relayBytes(d, c)
+		}
+	}
+	serve(echoAddr, func(_ context.Context, c net.Conn) { defer c.Close(); relayBytes(c, c) })
+	serve(midAddr, relayTo(echoAddr))
+	serve(inAddr, relayTo(midAddr))
+
+	c, err := floorDial(ctx, inAddr, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fc := newFloorConn(c)
+	var callers sync.WaitGroup
+	for g := range 8 {
+		callers.Add(1)
+		go func() {
+			defer callers.Done()
+			ch := make(chan struct{}, 1)
+			cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+			defer ccancel()
+			for i := range 50 {
+				if err := fc.call(cctx, floorHeader+g*700+i, ch); err != nil {
+					t.Errorf("caller %d, call %d: %v", g, i, err)
+					return
+				}
+			}
+		}()
+	}
+	callers.Wait()
+	fc.mu.Lock()
+	left := len(fc.pending)
+	fc.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d calls still pending", left)
+	}
+	// A connection that ends fails the calls waiting on it.
+	c.Close()
+	if err := fc.call(ctx, 100, make(chan struct{}, 1)); err == nil {
+		t.Error("a call on a closed connection succeeded")
+	}
+	cancel()
+	servers.Wait()
+}
