@@ -57,3 +57,25 @@ func TestThousands(t *testing.T) {
 		}
 	}
 }
+
+func TestFloorNote(t *testing.T) {
+	r := &benchReport{Raw: rawResult{PerCPU: 10000, Moltgate: 20000}}
+	if r.floorNote() != "" {
+		t.Fatal("a note without floor phases")
+	}
+	r.Phases = []phase{
+		{Transport: "websocket", Kind: "round_trip", Callers: 16, Ops: 1000},
+		{Transport: "floor", Kind: "round_trip", Callers: 16, Ops: 1000, CPU: cpuSplit{Acme: 0.001, Globex: 0.001}},
+		{Transport: "floor", Kind: "paced", Rate: 2000, Callers: 64, Ops: 1000, CPU: cpuSplit{Acme: 0.01, Globex: 0.01, Agent: 0.01, LoadGen: 1}},
+		// The bound is read at the fastest paced phase.
+		{Transport: "floor", Kind: "paced", Rate: 4000, Callers: 64, Ops: 2000, CPU: cpuSplit{Acme: 0.08, Globex: 0.06, Agent: 0.06, LoadGen: 1}},
+	}
+	// Per 1,000: relays 0.070, echo 0.030; crypto 2000/20000 = 0.100.
+	// Ratio: 2000 / (0.070 + 0.100) / 10000 = 1.18.
+	n := r.floorNote()
+	for _, want := range []string{"At round trip, paced at 4000/s,", "cost 0.100 CPU-s per 1,000", "round trip 0.100 with", "(20,000 sign+verify", ": 0.200 of the 0.21 target", "can reach: 1.18 (target 0.6)"} {
+		if !strings.Contains(n, want) {
+			t.Errorf("note lacks %q:\n%s", want, n)
+		}
+	}
+}
