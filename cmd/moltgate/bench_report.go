@@ -100,8 +100,12 @@ func (r *benchReport) floorNote() string {
 	relays := fl.per1000(fl.CPU.Acme + fl.CPU.Globex)
 	path := relays + fl.per1000(fl.CPU.Agent)
 	ratio := 2000 / (relays + crypto) / r.Raw.PerCPU
-	return s + fmt.Sprintf(". At %s, the relays and the echo process cost %.3f CPU-s per 1,000 round trips and the four Ed25519 operations of a round trip %.3f with the gateways' primitives (%s sign+verify per CPU-second): %.3f of the %.2f target before the caller and before anything moltgate does to a message. The highest ratio gateways on this path can reach: %.2f (target %.1f)",
-		fl.name(), path, crypto, thousands(r.Raw.Moltgate), path+crypto, targetCPUPer1000, ratio, targetRatio)
+	at := fl.name() + ","
+	if fl.Kind == "paced" {
+		at = fmt.Sprintf("%s round trips a second, evenly paced,", thousands(fl.Rate))
+	}
+	return s + fmt.Sprintf(". At %s the relays and the echo process cost %.3f CPU-s per 1,000 round trips and the four Ed25519 operations of a round trip %.3f with the gateways' primitives (%s sign+verify per CPU-second): %.3f of the %.2f target before the caller and before anything moltgate does to a message. The highest ratio gateways on this path can reach: %.2f (target %.1f)",
+		at, path, crypto, thousands(r.Raw.Moltgate), path+crypto, targetCPUPer1000, ratio, targetRatio)
 }
 
 // per1000 is a process's CPU seconds per 1,000 ops.

@@ -73,7 +73,7 @@ func TestFloorNote(t *testing.T) {
 	// Per 1,000: relays 0.070, echo 0.030; crypto 2000/20000 = 0.100.
 	// Ratio: 2000 / (0.070 + 0.100) / 10000 = 1.18.
 	n := r.floorNote()
-	for _, want := range []string{"At round trip, paced at 4000/s,", "cost 0.100 CPU-s per 1,000", "round trip 0.100 with", "(20,000 sign+verify", ": 0.200 of the 0.21 target", "can reach: 1.18 (target 0.6)"} {
+	for _, want := range []string{"At 4,000 round trips a second, evenly paced, the relays", "cost 0.100 CPU-s per 1,000", "round trip 0.100 with", "(20,000 sign+verify", ": 0.200 of the 0.21 target", "can reach: 1.18 (target 0.6)"} {
 		if !strings.Contains(n, want) {
 			t.Errorf("note lacks %q:\n%s", want, n)
 		}
