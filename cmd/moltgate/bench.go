@@ -438,7 +438,7 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 	stampReq := localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "stamp", Input: stampInput, Class: "conf"}
 
 	b.say("%s: warming up", tr)
-	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, roundTrips(clients, echoReq))
+	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, roundTrips(echoCalls(clients, echoReq)))
 
 	gpid := globex.cmd.Process.Pid
 	pids := [3][]int{{acme.cmd.Process.Pid}, {gpid}, nil}
@@ -451,8 +451,8 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 		msgs    int
 	}
 	specs := []phaseSpec{
-		{"round_trip", 1, 0, roundTrips(clients, echoReq), 2},
-		{"round_trip", b.o.Concurrency, 0, roundTrips(clients, echoReq), 2},
+		{"round_trip", 1, 0, roundTrips(echoCalls(clients, echoReq)), 2},
+		{"round_trip", b.o.Concurrency, 0, roundTrips(echoCalls(clients, echoReq)), 2},
 		{"paced", pacedCallers, 0, nil, 2}, // at half the rate of the phase before
 		{"one_way", b.o.Concurrency, 0, oneWay(clients, stampReq), 1},
 	}
@@ -460,7 +460,7 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 		ph := specs[i]
 		if ph.kind == "paced" {
 			ph.rate = out[len(out)-1].OpsPerSec / 2
-			ph.work = paced(clients, echoReq, ph.rate/float64(ph.callers))
+			ph.work = paced(echoCalls(clients, echoReq), ph.rate/float64(ph.callers))
 		}
 		b.say("%s: %s, %d callers, %v", tr, ph.kind, ph.callers, b.o.Duration)
 		var c0, c1 [4]time.Duration
@@ -478,19 +478,11 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 			}
 		}
 		l := window(ctx, ph.callers, b.o.Duration, at, ph.work)
-		p := phase{Transport: tr, Kind: ph.kind, Callers: ph.callers, Rate: ph.rate, Seconds: l.elapsed.Seconds(),
-			Ops: l.ops, Messages: l.ops * ph.msgs, Errors: l.errs,
-			P50MS: ms(percentile(l.lat, 50)), P99MS: ms(percentile(l.lat, 99))}
-		p.OpsPerSec = float64(p.Ops) / p.Seconds
-		p.MessagesPerSec = float64(p.Messages) / p.Seconds
-		p.CPU = cpuSplit{Acme: (c1[0] - c0[0]).Seconds(), Globex: (c1[1] - c0[1]).Seconds(),
-			Agent: (c1[2] - c0[2]).Seconds(), LoadGen: (c1[3] - c0[3]).Seconds()}
+		p := newPhase(tr, ph.kind, ph.callers, ph.rate, ph.msgs, l, c0, c1)
 		if agentGone {
 			// An agent that exited took its CPU time with it.
 			p.CPU.Agent, p.AgentRestarted = 0, true
-		}
-		if p.Ops > 0 {
-			p.CPUPer1000 = p.CPU.total() / float64(p.Ops) * 1000
+			p.CPUPer1000 = p.CPU.total() / float64(max(p.Ops, 1)) * 1000
 		}
 		if p.Ops == 0 {
 			return nil, fmt.Errorf("over %s, %s: no call completed (errors %v)%s%s", tr, ph.kind, l.errs, acme.tail(), globex.tail())
@@ -505,6 +497,20 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 		return nil, err
 	}
 	return out, nil
+}
+
+// newPhase is what a window l measured, msgs messages between the
+// gateways per op, with the CPU clocks c0 and c1 read at its start and end.
+func newPhase(tr, kind string, callers int, rate float64, msgs int, l *load, c0, c1 [4]time.Duration) phase {
+	p := phase{Transport: tr, Kind: kind, Callers: callers, Rate: rate, Seconds: l.elapsed.Seconds(),
+		Ops: l.ops, Messages: l.ops * msgs, Errors: l.errs,
+		P50MS: ms(percentile(l.lat, 50)), P99MS: ms(percentile(l.lat, 99))}
+	p.OpsPerSec = float64(p.Ops) / p.Seconds
+	p.MessagesPerSec = float64(p.Messages) / p.Seconds
+	p.CPU = cpuSplit{Acme: (c1[0] - c0[0]).Seconds(), Globex: (c1[1] - c0[1]).Seconds(),
+		Agent: (c1[2] - c0[2]).Seconds(), LoadGen: (c1[3] - c0[3]).Seconds()}
+	p.CPUPer1000 = p.CPU.total() / float64(max(p.Ops, 1)) * 1000
+	return p
 }
 
 // clocks reads the CPU time of acme's gateway, globex's, its agents and
@@ -523,54 +529,39 @@ func clocks(pids [3][]int) [4]time.Duration {
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
-// rawSignVerify measures Ed25519 sign plus verify of an n-byte message on
-// one locked thread for about d, and returns the pairs per second of that
-// thread's CPU time: on a shared machine, time the thread waited for a
-// core is not counted against it.
+// rawSignVerify measures Ed25519 sign plus verify of an n-byte message
+// with crypto/ed25519: the yardstick.
 func rawSignVerify(d time.Duration, n int) float64 {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	_, sk, _ := ed25519.GenerateKey(rand.Reader)
 	pk := sk.Public().(ed25519.PublicKey)
-	msg := make([]byte, n)
-	rand.Read(msg)
-	ops := 0
-	c0, t0 := threadCPU(), time.Now()
-	for time.Since(t0) < d {
-		for range 16 {
-			sig := ed25519.Sign(sk, msg)
-			if !ed25519.Verify(pk, msg, sig) {
-				panic("ed25519 verification failed")
-			}
-			msg[0]++
-		}
-		ops += 16
-	}
-	cpu := threadCPU() - c0
-	if cpu <= 0 {
-		cpu = time.Since(t0)
-	}
-	return float64(ops) / cpu.Seconds()
+	return signVerifyRate(d, n, func(msg []byte) bool { return ed25519.Verify(pk, msg, ed25519.Sign(sk, msg)) })
 }
 
 // keysSignVerify is rawSignVerify with package keys, as the gateways sign
 // and verify: the verifying key expanded once and kept.
 func keysSignVerify(d time.Duration, n int) float64 {
-	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
 	sk, err := keys.GenerateEd25519(rand.Reader)
 	if err != nil {
 		return 0
 	}
-	pk := sk.Public()
-	v := keys.NewVerifier(1)
+	pk, v := sk.Public(), keys.NewVerifier(1)
+	return signVerifyRate(d, n, func(msg []byte) bool { return v.Verify(pk, msg, sk.Sign(msg)) })
+}
+
+// signVerifyRate runs signVerify on n-byte messages on one locked thread
+// for about d, and returns the runs per second of that thread's CPU time:
+// on a shared machine, time the thread waited for a core is not counted
+// against it.
+func signVerifyRate(d time.Duration, n int, signVerify func(msg []byte) bool) float64 {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	msg := make([]byte, n)
 	rand.Read(msg)
 	ops := 0
 	c0, t0 := threadCPU(), time.Now()
 	for time.Since(t0) < d {
 		for range 16 {
-			if !v.Verify(pk, msg, sk.Sign(msg)) {
+			if !signVerify(msg) {
 				panic("ed25519 verification failed")
 			}
 			msg[0]++

@@ -314,52 +314,13 @@ func (f *floorConn) call(ctx context.Context, size int, ch chan struct{}) error 
 	}
 }
 
-// floorTrips makes round trips of size-byte frames from each worker, as
-// roundTrips does through the gateways.
-func floorTrips(conns []*floorConn, size int) func(ctx context.Context, w int, end time.Time, l *load) {
-	return func(ctx context.Context, w int, end time.Time, l *load) {
+// floorCalls gives worker w a round trip of a size-byte frame over one of
+// conns.
+func floorCalls(conns []*floorConn, size int) func(w int) roundTrip {
+	return func(w int) roundTrip {
 		fc := conns[w%len(conns)]
 		ch := make(chan struct{}, 1)
-		for time.Now().Before(end) {
-			start := time.Now()
-			err := fc.call(ctx, size, ch)
-			done := time.Now()
-			if done.After(end) {
-				return
-			}
-			if err != nil {
-				l.fail(err)
-				return
-			}
-			l.ops++
-			l.lat = append(l.lat, done.Sub(start))
-		}
-	}
-}
-
-// floorPaced makes round trips from each worker at rate a second, as
-// paced does through the gateways.
-func floorPaced(conns []*floorConn, size int, rate float64) func(ctx context.Context, w int, end time.Time, l *load) {
-	every := time.Duration(float64(time.Second) / rate)
-	return func(ctx context.Context, w int, end time.Time, l *load) {
-		fc := conns[w%len(conns)]
-		ch := make(chan struct{}, 1)
-		due := time.Now().Add(every * time.Duration(w) / pacedCallers)
-		for due.Before(end) {
-			time.Sleep(time.Until(due))
-			err := fc.call(ctx, size, ch)
-			done := time.Now()
-			if done.After(end) {
-				return
-			}
-			if err != nil {
-				l.fail(err)
-				return
-			}
-			l.ops++
-			l.lat = append(l.lat, done.Sub(due))
-			due = due.Add(every)
-		}
+		return func(ctx context.Context) error { return fc.call(ctx, size, ch) }
 	}
 }
 
@@ -447,7 +408,8 @@ func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, 
 		return nil, fmt.Errorf("the floor's processes do not answer: %w\n%s", err, b)
 	}
 	b.say("floor: warming up")
-	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, floorTrips(conns, size))
+	calls := floorCalls(conns, size)
+	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, roundTrips(calls))
 	pids := [3][]int{{procs[2].cmd.Process.Pid}, {procs[1].cmd.Process.Pid}, {procs[0].cmd.Process.Pid}}
 	var out []phase
 	type spec struct {
@@ -457,18 +419,17 @@ func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, 
 		work    func(ctx context.Context, w int, end time.Time, l *load)
 	}
 	specs := []spec{
-		{"round_trip", 1, 0, floorTrips(conns, size)},
-		{"round_trip", b.o.Concurrency, 0, floorTrips(conns, size)},
+		{"round_trip", 1, 0, roundTrips(calls)},
+		{"round_trip", b.o.Concurrency, 0, roundTrips(calls)},
 	}
 	for _, rate := range rates {
-		specs = append(specs, spec{"paced", pacedCallers, rate, floorPaced(conns, size, rate/pacedCallers)})
+		specs = append(specs, spec{"paced", pacedCallers, rate, paced(calls, rate/pacedCallers)})
 	}
 	for _, sp := range specs {
-		callers := sp.callers
-		b.say("floor: %s, %d callers, %v", sp.kind, callers, b.o.Duration)
+		b.say("floor: %s, %d callers, %v", sp.kind, sp.callers, b.o.Duration)
 		var c0, c1 [4]time.Duration
 		first := true
-		l := window(ctx, callers, b.o.Duration, func() {
+		l := window(ctx, sp.callers, b.o.Duration, func() {
 			if first {
 				c0, first = clocks(pids), false
 			} else {
@@ -476,17 +437,9 @@ func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, 
 			}
 		}, sp.work)
 		if l.ops == 0 {
-			return nil, fmt.Errorf("floor, %d callers: no round trip completed (errors %v)", callers, l.errs)
+			return nil, fmt.Errorf("floor, %s with %d callers: no round trip completed (errors %v)", sp.kind, sp.callers, l.errs)
 		}
-		p := phase{Transport: "floor", Kind: sp.kind, Callers: callers, Rate: sp.rate, Seconds: l.elapsed.Seconds(),
-			Ops: l.ops, Messages: 2 * l.ops, Errors: l.errs,
-			P50MS: ms(percentile(l.lat, 50)), P99MS: ms(percentile(l.lat, 99))}
-		p.OpsPerSec = float64(p.Ops) / p.Seconds
-		p.MessagesPerSec = float64(p.Messages) / p.Seconds
-		p.CPU = cpuSplit{Acme: (c1[0] - c0[0]).Seconds(), Globex: (c1[1] - c0[1]).Seconds(),
-			Agent: (c1[2] - c0[2]).Seconds(), LoadGen: (c1[3] - c0[3]).Seconds()}
-		p.CPUPer1000 = p.CPU.total() / float64(p.Ops) * 1000
-		out = append(out, p)
+		out = append(out, newPhase("floor", sp.kind, sp.callers, sp.rate, 2, l, c0, c1))
 	}
 	return out, nil
 }

@@ -90,20 +90,37 @@ func window(ctx context.Context, workers int, d time.Duration, at func(), work f
 	return total
 }
 
-// roundTrips calls the echo tool of the peer's agent in a loop from each
-// worker: one request and one reply cross between the gateways per call.
-func roundTrips(clients []*localbridge.Client, req localbridge.QueryRequest) func(ctx context.Context, w int, end time.Time, l *load) {
-	return func(ctx context.Context, w int, end time.Time, l *load) {
+// A roundTrip makes one call and waits for its answer. Each worker has
+// its own (see callers), so it may keep state of its own between calls.
+type roundTrip func(ctx context.Context) error
+
+// echoCalls gives worker w a call of the echo tool over one of the
+// clients, answered by the peer's agent: one request and one reply cross
+// between the gateways per call.
+func echoCalls(clients []*localbridge.Client, req localbridge.QueryRequest) func(w int) roundTrip {
+	return func(w int) roundTrip {
 		cl := clients[w%len(clients)]
-		for time.Now().Before(end) && l.call(ctx, cl, req, time.Now(), end) {
+		return func(ctx context.Context) error {
+			_, err := cl.Query(ctx, req, nil)
+			return err
+		}
+	}
+}
+
+// roundTrips makes calls in a loop from each worker, the next when the
+// last one ends.
+func roundTrips(calls func(w int) roundTrip) func(ctx context.Context, w int, end time.Time, l *load) {
+	return func(ctx context.Context, w int, end time.Time, l *load) {
+		call := calls(w)
+		for time.Now().Before(end) && l.call(ctx, call, time.Now(), end) {
 		}
 	}
 }
 
 // call makes one call and counts it, its latency taken from start. It
 // reports false if the window ended before the call did.
-func (l *load) call(ctx context.Context, cl *localbridge.Client, req localbridge.QueryRequest, start, end time.Time) bool {
-	_, err := cl.Query(ctx, req, nil)
+func (l *load) call(ctx context.Context, call roundTrip, start, end time.Time) bool {
+	err := call(ctx)
 	done := time.Now()
 	if done.After(end) {
 		return false
@@ -121,20 +138,20 @@ func (l *load) call(ctx context.Context, cl *localbridge.Client, req localbridge
 // that a slow reply does not hold up the next call's start.
 const pacedCallers = 64
 
-// paced calls the echo tool from each worker at a fixed rate (calls a
-// second), whatever the replies do: the load of a steady stream of
-// requests, below what the gateways can take. Each call's latency runs
-// from the moment it was due, so a call that starts late because the one
-// before it was slow counts its wait too.
-func paced(clients []*localbridge.Client, req localbridge.QueryRequest, rate float64) func(ctx context.Context, w int, end time.Time, l *load) {
+// paced makes calls from each worker at a fixed rate (calls a second),
+// whatever the replies do: the load of a steady stream of requests, below
+// what the gateways can take. Each call's latency runs from the moment it
+// was due, so a call that starts late because the one before it was slow
+// counts its wait too.
+func paced(calls func(w int) roundTrip, rate float64) func(ctx context.Context, w int, end time.Time, l *load) {
 	every := time.Duration(float64(time.Second) / rate)
 	return func(ctx context.Context, w int, end time.Time, l *load) {
-		cl := clients[w%len(clients)]
+		call := calls(w)
 		// Workers start spread over one interval, not all at once.
 		due := time.Now().Add(every * time.Duration(w) / pacedCallers)
 		for due.Before(end) {
 			time.Sleep(time.Until(due))
-			if !l.call(ctx, cl, req, due, end) {
+			if !l.call(ctx, call, due, end) {
 				return
 			}
 			due = due.Add(every)
