@@ -227,10 +227,10 @@ func relayBytes(dst io.Writer, src io.Reader) {
 // they share a JSON-RPC connection, each frame (length, call id, payload)
 // queued on a coalescing writer and its echo handed back by one reader.
 type floorConn struct {
-	c     net.Conn
-	w     *coalesce.Writer
-	next  atomic.Uint64
-	zeros []byte // a payload
+	c       net.Conn
+	w       *coalesce.Writer
+	next    atomic.Uint64
+	payload []byte // what follows each frame's header
 
 	mu      sync.Mutex
 	pending map[uint64]chan struct{}
@@ -241,8 +241,10 @@ type floorConn struct {
 // follows the length) and the call's id.
 const floorHeader = 4 + 8
 
-func newFloorConn(c net.Conn) *floorConn {
-	f := &floorConn{c: c, pending: make(map[uint64]chan struct{}), zeros: make([]byte, 64<<10)}
+// newFloorConn starts reading c; its frames are size bytes, header
+// included.
+func newFloorConn(c net.Conn, size int) *floorConn {
+	f := &floorConn{c: c, pending: make(map[uint64]chan struct{}), payload: make([]byte, max(size-floorHeader, 0))}
 	f.w = coalesce.NewWriter(func(buf []byte, _ []int) error {
 		_, err := c.Write(buf)
 		return err
@@ -285,8 +287,9 @@ func (f *floorConn) read() {
 	f.mu.Unlock()
 }
 
-// call sends a frame of size bytes and waits for its echo.
-func (f *floorConn) call(ctx context.Context, size int, ch chan struct{}) error {
+// call sends a frame and waits for its echo, which the reader signals on
+// ch.
+func (f *floorConn) call(ctx context.Context, ch chan struct{}) error {
 	id := f.next.Add(1)
 	f.mu.Lock()
 	if f.err != nil {
@@ -296,9 +299,9 @@ func (f *floorConn) call(ctx context.Context, size int, ch chan struct{}) error 
 	f.pending[id] = ch
 	f.mu.Unlock()
 	err := f.w.Append(func(dst []byte) ([]byte, error) {
-		dst = binary.BigEndian.AppendUint32(dst, uint32(size-4))
+		dst = binary.BigEndian.AppendUint32(dst, uint32(8+len(f.payload)))
 		dst = binary.BigEndian.AppendUint64(dst, id)
-		return append(dst, f.zeros[:size-floorHeader]...), nil
+		return append(dst, f.payload...), nil
 	}, nil)
 	if err != nil {
 		return err
@@ -314,13 +317,12 @@ func (f *floorConn) call(ctx context.Context, size int, ch chan struct{}) error 
 	}
 }
 
-// floorCalls gives worker w a round trip of a size-byte frame over one of
-// conns.
-func floorCalls(conns []*floorConn, size int) func(w int) roundTrip {
+// floorCalls gives worker w a round trip of a frame over one of conns.
+func floorCalls(conns []*floorConn) func(w int) roundTrip {
 	return func(w int) roundTrip {
 		fc := conns[w%len(conns)]
 		ch := make(chan struct{}, 1)
-		return func(ctx context.Context) error { return fc.call(ctx, size, ch) }
+		return func(ctx context.Context) error { return fc.call(ctx, ch) }
 	}
 }
 
@@ -397,18 +399,18 @@ func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, 
 		if err != nil {
 			return nil, err
 		}
-		conns = append(conns, newFloorConn(c))
+		conns = append(conns, newFloorConn(c, size))
 	}
 	// The relays open their onward connections when the first bytes come.
 	wctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	err = conns[0].call(wctx, size, make(chan struct{}, 1))
+	err = conns[0].call(wctx, make(chan struct{}, 1))
 	cancel()
 	if err != nil {
 		b, _ := os.ReadFile(logPath)
 		return nil, fmt.Errorf("the floor's processes do not answer: %w\n%s", err, b)
 	}
 	b.say("floor: warming up")
-	calls := floorCalls(conns, size)
+	calls := floorCalls(conns)
 	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, roundTrips(calls))
 	pids := [3][]int{{procs[2].cmd.Process.Pid}, {procs[1].cmd.Process.Pid}, {procs[0].cmd.Process.Pid}}
 	var out []phase
