@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/moltgate/moltgate/internal/benchcpu"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -47,6 +48,7 @@ func BenchmarkRPCQuery(b *testing.B) {
 	in, _ := json.Marshal(map[string]string{"text": strings.Repeat("a quick brown fox ", 57)})
 	req := localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: in}
 	b.ReportAllocs()
+	defer benchcpu.Start(b)()
 	for b.Loop() {
 		out, err := c.Query(ctx, req, nil)
 		if err != nil || len(out) != len(in) {

@@ -83,8 +83,11 @@ type Client struct {
 type clientQuery struct {
 	events chan clientEvent
 	done   chan struct{}
+	err    error // why agent.query failed; set before its event is sent
 }
 
+// clientEvent is a notification of a query; one without a method says
+// its agent.query request failed (clientQuery.err).
 type clientEvent struct {
 	method string
 	params json.RawMessage
@@ -159,7 +162,7 @@ func (c *Client) notified(method string, params json.RawMessage) {
 			return
 		}
 		select {
-		case q.events <- clientEvent{method, params}:
+		case q.events <- clientEvent{method: method, params: params}:
 		case <-q.done:
 		}
 	}
@@ -170,38 +173,66 @@ func (c *Client) notified(method string, params json.RawMessage) {
 // face. Failures from the face are *RPCError values.
 func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(StreamEvent) error) (json.RawMessage, error) {
 	q := &clientQuery{events: make(chan clientEvent, 64), done: make(chan struct{})}
-	defer close(q.done)
+	// The query's id comes with the face's response, which the reading
+	// goroutine takes without waking this one: the caller wakes for the
+	// query's events (for a quick query, only for stream.complete). id is
+	// guarded by c.mu, and so is q.done's closing, so that a response that
+	// comes after the caller gave up is cancelled at the face, and one
+	// that came before is cancelled here.
 	var id string
-	err := c.conn.CallThen(ctx, MethodQuery, req, func(raw json.RawMessage) error {
-		var r struct {
-			QueryID string `json:"query_id"`
-		}
-		if err := jsonrpc.Unmarshal(raw, &r); err != nil || r.QueryID == "" {
-			return errors.New("agent.query answered without a query_id")
-		}
+	leave := func() string {
 		c.mu.Lock()
-		id = r.QueryID
-		c.queries[id] = q
-		c.mu.Unlock()
-		return nil
-	})
-	defer func() {
-		c.mu.Lock()
+		defer c.mu.Unlock()
+		close(q.done)
 		if id != "" {
 			delete(c.queries, id)
 		}
-		c.mu.Unlock()
-	}()
+		return id
+	}
+	qid := func() string {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return id
+	}
+	err := c.conn.Send(MethodQuery, req, func(raw json.RawMessage, err error) {
+		if err == nil {
+			var r struct {
+				QueryID string `json:"query_id"`
+			}
+			if jsonrpc.Unmarshal(raw, &r) != nil || r.QueryID == "" {
+				err = errors.New("agent.query answered without a query_id")
+			} else {
+				c.mu.Lock()
+				select {
+				case <-q.done:
+					c.mu.Unlock()
+					go c.cancel(r.QueryID) // on another goroutine: this one reads the answer
+				default:
+					id = r.QueryID
+					c.queries[id] = q
+					c.mu.Unlock()
+				}
+				return
+			}
+		}
+		q.err = err
+		select {
+		case q.events <- clientEvent{}:
+		case <-q.done:
+		}
+	})
 	if err != nil {
+		leave()
 		return nil, rpcError(err)
 	}
-	c.mu.Lock()
-	qid := id
-	c.mu.Unlock()
 	var streamErr *RPCError
 	for {
 		select {
 		case ev := <-q.events:
+			if ev.method == "" {
+				leave()
+				return nil, rpcError(q.err)
+			}
 			var p struct {
 				Token    string                   `json:"token"`
 				Metadata struct{ Channel string } `json:"metadata"`
@@ -214,7 +245,8 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 				Result json.RawMessage `json:"result"`
 			}
 			if err := jsonrpc.Unmarshal(ev.params, &p); err != nil {
-				c.cancel(qid)
+				c.cancel(qid())
+				leave()
 				return nil, fmt.Errorf("read %s: %w", ev.method, err)
 			}
 			var err error
@@ -232,6 +264,7 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 					streamErr, _ = rpcError(p.Error).(*RPCError)
 				}
 			case NotifyComplete:
+				leave()
 				switch p.Status {
 				case OutcomeSuccess:
 					return p.Result, nil
@@ -245,13 +278,17 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 				return nil, streamErr
 			}
 			if err != nil {
-				c.cancel(qid)
+				c.cancel(qid())
+				leave()
 				return nil, err
 			}
 		case <-ctx.Done():
-			c.cancel(qid)
+			if id := leave(); id != "" {
+				c.cancel(id)
+			}
 			return nil, ctx.Err()
 		case <-c.conn.Done():
+			leave()
 			return nil, fmt.Errorf("connection to gateway lost: %w", c.conn.Err())
 		}
 	}

@@ -77,6 +77,14 @@ func (c *Conn) read() {
 			if p == nil {
 				continue
 			}
+			if p.reply != nil {
+				if m.Error != nil {
+					p.reply(nil, m.Error)
+				} else {
+					p.reply(m.Result, nil)
+				}
+				continue
+			}
 			var err error
 			if m.Error == nil && p.then != nil {
 				err = p.then(m.Result)
@@ -135,9 +143,12 @@ func (c *Conn) flush(buf []byte, _ []int) error {
 	return nil
 }
 
+// pendingCall is a request waiting for its response: a caller waits on ch,
+// with then run first, or reply takes it on the reading goroutine.
 type pendingCall struct {
-	ch   chan callResult
-	then func(json.RawMessage) error
+	ch    chan callResult
+	then  func(json.RawMessage) error
+	reply func(json.RawMessage, error)
 }
 
 type callResult struct {
@@ -160,28 +171,15 @@ func (c *Conn) Call(ctx context.Context, method string, params, result any) erro
 // place for the notifications the response announces. then does not run when the call fails
 // or ctx ends first; its error is CallThen's.
 func (c *Conn) CallThen(ctx context.Context, method string, params any, then func(json.RawMessage) error) error {
-	id := strconv.FormatInt(c.nextID.Add(1), 10)
 	p := &pendingCall{ch: make(chan callResult, 1), then: then}
-	c.mu.Lock()
-	if c.err != nil {
-		c.mu.Unlock()
-		return ErrClosed
+	id, err := c.send(method, params, p)
+	if err != nil {
+		return err
 	}
-	c.pending[id] = p
-	c.mu.Unlock()
 	forget := func() {
 		c.mu.Lock()
 		delete(c.pending, id)
 		c.mu.Unlock()
-	}
-	raw, err := encodeParams(params)
-	if err != nil {
-		forget()
-		return err
-	}
-	if err := c.write(Request{JSONRPC: Version, ID: json.RawMessage(id), Method: method, Params: raw}); err != nil {
-		forget()
-		return err
 	}
 	select {
 	case r := <-p.ch:
@@ -195,6 +193,41 @@ func (c *Conn) CallThen(ctx context.Context, method string, params any, then fun
 	case <-c.done:
 		return c.Err()
 	}
+}
+
+// Send sends a request without waiting for its response: reply takes the
+// response on the goroutine that reads the connection, before any message
+// that follows it is read, with the result or the server's *Error. reply
+// must not block, nor call the Conn's blocking methods; it is not called
+// if the connection ends first (Done is closed then). A caller that waits
+// for something the response sets up is woken once, by that, rather than
+// once by the response and again by what follows it.
+func (c *Conn) Send(method string, params any, reply func(result json.RawMessage, err error)) error {
+	_, err := c.send(method, params, &pendingCall{reply: reply})
+	return err
+}
+
+// send registers p under a new id and writes the request.
+func (c *Conn) send(method string, params any, p *pendingCall) (id string, err error) {
+	id = strconv.FormatInt(c.nextID.Add(1), 10)
+	c.mu.Lock()
+	if c.err != nil {
+		c.mu.Unlock()
+		return "", ErrClosed
+	}
+	c.pending[id] = p
+	c.mu.Unlock()
+	raw, err := encodeParams(params)
+	if err == nil {
+		err = c.write(Request{JSONRPC: Version, ID: json.RawMessage(id), Method: method, Params: raw})
+	}
+	if err != nil {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		return "", err
+	}
+	return id, nil
 }
 
 // Notify sends a notification.

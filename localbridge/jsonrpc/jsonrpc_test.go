@@ -151,6 +151,81 @@ func TestConn(t *testing.T) {
 	}
 }
 
+// TestConnSend: a response to Send goes to its reply on the reading
+// goroutine, before the message after it is read; a server error comes as
+// an *Error; a reply whose response never comes is never called.
+func TestConnSend(t *testing.T) {
+	a, b := net.Pipe()
+	var order []string // appended on the reading goroutine only
+	notes := make(chan struct{})
+	c := NewConn(a, 0, func(m string, p json.RawMessage) {
+		order = append(order, "note "+string(p))
+		close(notes)
+	})
+	defer c.Close()
+	lines := make(chan *Request, 4)
+	go func() {
+		r := NewReader(b, 0)
+		for {
+			line, err := r.ReadLine()
+			if err != nil {
+				return
+			}
+			reqs, _, _ := Parse(line)
+			lines <- reqs[0]
+		}
+	}()
+	type answer struct {
+		result string
+		err    error
+	}
+	answers := make(chan answer, 3)
+	reply := func(res json.RawMessage, err error) {
+		order = append(order, "reply "+string(res))
+		answers <- answer{string(res), err}
+	}
+	if err := c.Send("first", map[string]int{"x": 1}, reply); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send("second", nil, reply); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Send("unanswered", nil, reply); err != nil {
+		t.Fatal(err)
+	}
+	first, second := <-lines, <-lines
+	if first.Method != "first" || string(first.Params) != `{"x":1}` || second.Method != "second" || second.Params != nil {
+		t.Fatalf("requests %+v %+v", first, second)
+	}
+	// The first's response and a notification arrive in one write.
+	out, _ := Marshal(Response{JSONRPC: Version, ID: first.ID, Result: json.RawMessage(`{"ok":true}`)})
+	n, _ := Marshal(Request{JSONRPC: Version, Method: "note", Params: json.RawMessage(`{"n":1}`)})
+	e, _ := Marshal(Response{JSONRPC: Version, ID: second.ID, Error: Errorf(CodeInvalidParams, "bad")})
+	b.Write(append(append(out, n...), e...))
+	if got := <-answers; got.result != `{"ok":true}` || got.err != nil {
+		t.Fatalf("first answer %+v", got)
+	}
+	var je *Error
+	if got := <-answers; got.result != "" || !errors.As(got.err, &je) || je.Code != CodeInvalidParams {
+		t.Fatalf("second answer %+v", got)
+	}
+	<-notes
+	if want := []string{`reply {"ok":true}`, `note {"n":1}`, "reply "}; !reflect.DeepEqual(order, want) {
+		t.Fatalf("order %q, want %q", order, want)
+	}
+	<-lines
+	b.Close()
+	<-c.Done()
+	select {
+	case got := <-answers:
+		t.Fatalf("a reply without a response: %+v", got)
+	default:
+	}
+	if err := c.Send("late", nil, reply); err == nil {
+		t.Fatal("Send on a closed connection")
+	}
+}
+
 // FuzzReader feeds arbitrary bytes to the line reader and the request parser. Nothing may
 // panic; every line yields requests or error responses; every valid request survives an
 // encode-parse round trip.
