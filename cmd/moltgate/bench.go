@@ -30,7 +30,8 @@ import (
 // and one-way messages (the agent streaming partial results back), and
 // reads the CPU time of every process from /proc. In the same run it
 // measures raw Ed25519 sign+verify on one core, the yardstick of the
-// ratios.
+// ratios, and the floor of the path: the same processes and hops relaying
+// the bytes and doing nothing else (bench_floor.go).
 func runBench(ctx context.Context, e *env, args []string) error {
 	if len(args) > 0 {
 		switch args[0] {
