@@ -180,20 +180,21 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 	// comes after the caller gave up is cancelled at the face, and one
 	// that came before is cancelled here.
 	var id string
-	leave := func() string {
+	// On the way out the query is cancelled at the face unless it completed
+	// there (or was never taken).
+	completed := false
+	defer func() {
 		c.mu.Lock()
-		defer c.mu.Unlock()
 		close(q.done)
-		if id != "" {
-			delete(c.queries, id)
+		qid := id
+		if qid != "" {
+			delete(c.queries, qid)
 		}
-		return id
-	}
-	qid := func() string {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		return id
-	}
+		c.mu.Unlock()
+		if qid != "" && !completed {
+			c.cancel(qid)
+		}
+	}()
 	err := c.conn.Send(MethodQuery, req, func(raw json.RawMessage, err error) {
 		if err == nil {
 			var r struct {
@@ -222,7 +223,6 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 		}
 	})
 	if err != nil {
-		leave()
 		return nil, rpcError(err)
 	}
 	var streamErr *RPCError
@@ -230,7 +230,6 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 		select {
 		case ev := <-q.events:
 			if ev.method == "" {
-				leave()
 				return nil, rpcError(q.err)
 			}
 			var p struct {
@@ -245,8 +244,6 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 				Result json.RawMessage `json:"result"`
 			}
 			if err := jsonrpc.Unmarshal(ev.params, &p); err != nil {
-				c.cancel(qid())
-				leave()
 				return nil, fmt.Errorf("read %s: %w", ev.method, err)
 			}
 			var err error
@@ -264,7 +261,7 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 					streamErr, _ = rpcError(p.Error).(*RPCError)
 				}
 			case NotifyComplete:
-				leave()
+				completed = true
 				switch p.Status {
 				case OutcomeSuccess:
 					return p.Result, nil
@@ -278,17 +275,12 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 				return nil, streamErr
 			}
 			if err != nil {
-				c.cancel(qid())
-				leave()
 				return nil, err
 			}
 		case <-ctx.Done():
-			if id := leave(); id != "" {
-				c.cancel(id)
-			}
 			return nil, ctx.Err()
 		case <-c.conn.Done():
-			leave()
+			completed = true // nothing is left at the face to cancel
 			return nil, fmt.Errorf("connection to gateway lost: %w", c.conn.Err())
 		}
 	}

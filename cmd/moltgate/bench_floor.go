@@ -143,11 +143,18 @@ func runBenchRelay(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return serveFloor(ctx, l, func(c net.Conn) {
+	return serveFloor(ctx, l, relayTo(ctx, *out, *certDir, e.stderr))
+}
+
+// relayTo handles a connection taken by a relay: it opens one to out and
+// copies bytes both ways until either end closes. A failure to connect is
+// reported on errs.
+func relayTo(ctx context.Context, out, certDir string, errs io.Writer) func(net.Conn) {
+	return func(c net.Conn) {
 		defer c.Close()
-		d, err := floorDial(ctx, *out, *certDir)
+		d, err := floorDial(ctx, out, certDir)
 		if err != nil {
-			fmt.Fprintln(e.stderr, err)
+			fmt.Fprintln(errs, err)
 			return
 		}
 		defer d.Close()
@@ -158,7 +165,7 @@ func runBenchRelay(ctx context.Context, e *env, args []string) error {
 		}()
 		relayBytes(d, c)
 		<-done
-	})
+	}
 }
 
 // runBenchEcho is `moltgate bench echo --in ADDR`, not listed in the usage:
@@ -173,10 +180,13 @@ func runBenchEcho(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return serveFloor(ctx, l, func(c net.Conn) {
-		defer c.Close()
-		relayBytes(c, c)
-	})
+	return serveFloor(ctx, l, echoBytes)
+}
+
+// echoBytes writes back whatever c sends, until it closes.
+func echoBytes(c net.Conn) {
+	defer c.Close()
+	relayBytes(c, c)
 }
 
 // serveFloor runs handle for each connection l takes until ctx ends.
@@ -298,12 +308,18 @@ func (f *floorConn) call(ctx context.Context, ch chan struct{}) error {
 	}
 	f.pending[id] = ch
 	f.mu.Unlock()
+	forget := func() {
+		f.mu.Lock()
+		delete(f.pending, id)
+		f.mu.Unlock()
+	}
 	err := f.w.Append(func(dst []byte) ([]byte, error) {
 		dst = binary.BigEndian.AppendUint32(dst, uint32(8+len(f.payload)))
 		dst = binary.BigEndian.AppendUint64(dst, id)
 		return append(dst, f.payload...), nil
 	}, nil)
 	if err != nil {
+		forget()
 		return err
 	}
 	select {
@@ -313,6 +329,7 @@ func (f *floorConn) call(ctx context.Context, ch chan struct{}) error {
 		}
 		return nil
 	case <-ctx.Done():
+		forget()
 		return ctx.Err()
 	}
 }

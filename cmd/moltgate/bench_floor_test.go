@@ -29,7 +29,7 @@ func TestFloorPath(t *testing.T) {
 	echoAddr, midAddr, inAddr := "unix:"+filepath.Join(dir, "e.sock"), "tls:"+ports[0], "unix:"+filepath.Join(dir, "i.sock")
 	ctx, cancel := context.WithCancel(context.Background())
 	var servers sync.WaitGroup
-	serve := func(addr string, handle func(ctx context.Context, c net.Conn)) {
+	serve := func(addr string, handle func(c net.Conn)) {
 		l, err := floorListen(addr, dir)
 		if err != nil {
 			t.Fatal(err)
@@ -37,27 +37,14 @@ func TestFloorPath(t *testing.T) {
 		servers.Add(1)
 		go func() {
 			defer servers.Done()
-			if err := serveFloor(ctx, l, func(c net.Conn) { handle(ctx, c) }); err != nil {
+			if err := serveFloor(ctx, l, handle); err != nil {
 				t.Error(err)
 			}
 		}()
 	}
-	relayTo := func(out string) func(ctx context.Context, c net.Conn) {
-		return func(ctx context.Context, c net.Conn) {
-			defer c.Close()
-			d, err := floorDial(ctx, out, dir)
-			if err != nil {
-				t.Error(err)
-				return
-			}
-			defer d.Close()
-			go relayBytes(c, d)
-			relayBytes(d, c)
-		}
-	}
-	serve(echoAddr, func(_ context.Context, c net.Conn) { defer c.Close(); relayBytes(c, c) })
-	serve(midAddr, relayTo(echoAddr))
-	serve(inAddr, relayTo(midAddr))
+	serve(echoAddr, echoBytes)
+	serve(midAddr, relayTo(ctx, echoAddr, dir, testErrors{t}))
+	serve(inAddr, relayTo(ctx, midAddr, dir, testErrors{t}))
 
 	c, err := floorDial(ctx, inAddr, "")
 	if err != nil {
@@ -95,4 +82,12 @@ func TestFloorPath(t *testing.T) {
 	}
 	cancel()
 	servers.Wait()
+}
+
+// testErrors fails the test with whatever is written to it.
+type testErrors struct{ t *testing.T }
+
+func (w testErrors) Write(p []byte) (int, error) {
+	w.t.Errorf("%s", p)
+	return len(p), nil
 }

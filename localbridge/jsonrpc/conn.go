@@ -176,11 +176,6 @@ func (c *Conn) CallThen(ctx context.Context, method string, params any, then fun
 	if err != nil {
 		return err
 	}
-	forget := func() {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
-	}
 	select {
 	case r := <-p.ch:
 		if r.m.Error != nil {
@@ -188,7 +183,7 @@ func (c *Conn) CallThen(ctx context.Context, method string, params any, then fun
 		}
 		return r.err
 	case <-ctx.Done():
-		forget()
+		c.forget(id)
 		return ctx.Err()
 	case <-c.done:
 		return c.Err()
@@ -222,12 +217,17 @@ func (c *Conn) send(method string, params any, p *pendingCall) (id string, err e
 		err = c.write(Request{JSONRPC: Version, ID: json.RawMessage(id), Method: method, Params: raw})
 	}
 	if err != nil {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
+		c.forget(id)
 		return "", err
 	}
 	return id, nil
+}
+
+// forget drops the request id is waiting for: its response, if one comes, is ignored.
+func (c *Conn) forget(id string) {
+	c.mu.Lock()
+	delete(c.pending, id)
+	c.mu.Unlock()
 }
 
 // Notify sends a notification.

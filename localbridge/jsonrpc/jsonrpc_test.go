@@ -107,20 +107,31 @@ func (endless) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-func TestConn(t *testing.T) {
-	a, b := net.Pipe()
-	notes := make(chan string, 10)
-	c := NewConn(a, 0, func(m string, p json.RawMessage) { notes <- m + string(p) })
-	defer c.Close()
+// requests gives the first request of each line read from c, until reading fails.
+func requests(c net.Conn) <-chan *Request {
+	out := make(chan *Request, 4)
 	go func() {
-		r := NewReader(b, 0)
+		defer close(out)
+		r := NewReader(c, 0)
 		for {
 			line, err := r.ReadLine()
 			if err != nil {
 				return
 			}
 			reqs, _, _ := Parse(line)
-			req := reqs[0]
+			out <- reqs[0]
+		}
+	}()
+	return out
+}
+
+func TestConn(t *testing.T) {
+	a, b := net.Pipe()
+	notes := make(chan string, 10)
+	c := NewConn(a, 0, func(m string, p json.RawMessage) { notes <- m + string(p) })
+	defer c.Close()
+	go func() {
+		for req := range requests(b) {
 			var out []byte
 			switch req.Method {
 			case "echo":
@@ -163,18 +174,7 @@ func TestConnSend(t *testing.T) {
 		close(notes)
 	})
 	defer c.Close()
-	lines := make(chan *Request, 4)
-	go func() {
-		r := NewReader(b, 0)
-		for {
-			line, err := r.ReadLine()
-			if err != nil {
-				return
-			}
-			reqs, _, _ := Parse(line)
-			lines <- reqs[0]
-		}
-	}()
+	lines := requests(b)
 	type answer struct {
 		result string
 		err    error
