@@ -5,7 +5,6 @@ import (
 	"net"
 	"os"
 	"syscall"
-	"unsafe"
 )
 
 // maxRW bounds one system call, as package net does: larger reads and
@@ -53,14 +52,14 @@ func (c *Conn) Read(p []byte) (int, error) {
 	var errno syscall.Errno
 	err := c.rc.Read(func(fd uintptr) bool {
 		for {
-			r, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			r, e := read(fd, p)
 			switch e {
 			case syscall.EINTR:
 				continue
 			case syscall.EAGAIN:
 				return false
 			}
-			n, errno = int(r), e
+			n, errno = r, e
 			return true
 		}
 	})
@@ -72,24 +71,21 @@ func (c *Conn) Read(p []byte) (int, error) {
 	case n == 0:
 		return 0, io.EOF
 	}
-	raceAcquire()
-	raceWrite(p[:n])
 	return n, nil
 }
 
 // Write writes all of p, waiting for room in the socket's buffer as
 // net.Conn.Write does.
 func (c *Conn) Write(p []byte) (int, error) {
-	raceReleaseMerge()
 	var n int
 	var errno syscall.Errno
 	err := c.rc.Write(func(fd uintptr) bool {
 		for n < len(p) {
 			chunk := min(len(p)-n, maxRW)
-			r, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(chunk))
+			r, e := write(fd, p[n:n+chunk])
 			switch e {
 			case 0:
-				n += int(r)
+				n += r
 			case syscall.EINTR:
 			case syscall.EAGAIN:
 				return false
@@ -100,7 +96,6 @@ func (c *Conn) Write(p []byte) (int, error) {
 		}
 		return true
 	})
-	raceRead(p[:n])
 	switch {
 	case err != nil:
 		return n, c.opError("write", err)

@@ -1,8 +1,0 @@
-//go:build !race && linux
-
-package sockio
-
-func raceAcquire()       {}
-func raceReleaseMerge()  {}
-func raceWrite(p []byte) {}
-func raceRead(p []byte)  {}
