@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -202,7 +204,10 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	}
 	target := ps.p.GRPC
 	target = strings.TrimPrefix(strings.TrimPrefix(target, "https://"), "http://")
-	cc, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds),
+	var nd sockio.Dialer
+	cc, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds), grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
+		return nd.DialContext(ctx, "tcp", addr)
+	}),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(ps.s.envelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.envelopeLimit())),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: 10 * time.Second, PermitWithoutStream: true}))
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -65,7 +66,7 @@ func (s *Server) newPeerState(p *Peer) (*peerState, error) {
 	s.metrics.setBreaker(p.Org, breakerClosed)
 	tr := &http.Transport{
 		Proxy:                 nil,
-		DialContext:           (&net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
+		DialContext:           (&sockio.Dialer{Dialer: net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}}).DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          256,
 		MaxIdleConnsPerHost:   64,

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -88,8 +89,8 @@ func (s *Server) Run(ctx context.Context) error {
 // face fails, Serve shuts the others down and returns the failure.
 func (s *Server) Serve(ls *Listeners) error {
 	var creds credentials.TransportCredentials
-	httpL := netutil.LimitListener(ls.HTTP, s.cfg.Listen.MaxConnections)
-	grpcL := netutil.LimitListener(ls.GRPC, s.cfg.Listen.MaxConnections)
+	httpL := netutil.LimitListener(sockio.Listener{Listener: ls.HTTP}, s.cfg.Listen.MaxConnections)
+	grpcL := netutil.LimitListener(sockio.Listener{Listener: ls.GRPC}, s.cfg.Listen.MaxConnections)
 	if s.cfg.TLSEnabled() {
 		cert, _, err := loadTLSCert(s.dir.TLSCertPath(), s.dir.TLSKeyPath())
 		if err != nil {

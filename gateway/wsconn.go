@@ -12,6 +12,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/moltgate/moltgate/internal/coalesce"
+	"github.com/moltgate/moltgate/internal/sockio"
 )
 
 // wsConn writes a WebSocket connection's messages for the calls that share it. The
@@ -172,7 +173,7 @@ type corkDialer struct {
 }
 
 func (d *corkDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
-	var nd net.Dialer
+	var nd sockio.Dialer
 	c, err := nd.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
@@ -182,7 +183,7 @@ func (d *corkDialer) dial(ctx context.Context, network, addr string) (net.Conn, 
 }
 
 func (d *corkDialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
-	var nd net.Dialer
+	var nd sockio.Dialer
 	c, err := nd.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge/osp"
 )
 
@@ -315,6 +316,7 @@ func (c *Core) Serve(l net.Listener) error {
 			return fmt.Errorf("accept agent connection: %w", err)
 		}
 		delay = 0
+		conn = sockio.Wrap(conn)
 		c.mu.Lock()
 		if c.closed {
 			c.mu.Unlock()
@@ -433,7 +435,7 @@ func (c *Core) handleConn(conn net.Conn) {
 		delete(c.pending, conn)
 		c.mu.Unlock()
 	}
-	uc, ok := conn.(*net.UnixConn)
+	uc, ok := unixSocket(conn)
 	if !ok {
 		c.audit(AuditEvent{Event: AuditPeerRejected, PeerUID: uid, PeerPID: pid, Reason: "not a unix socket connection"})
 		unregister()

@@ -74,3 +74,13 @@ func checkPrivateDir(dir string) error {
 
 // errPeerCredUnsupported is returned where the platform cannot tell who is at the other end.
 var errPeerCredUnsupported = errors.New("peer credentials are not available on this platform")
+
+// unixSocket returns c as a socket whose peer credentials can be read, if it is a Unix
+// stream socket connection (as package net or sockio makes them).
+func unixSocket(c net.Conn) (syscall.Conn, bool) {
+	if c.LocalAddr().Network() != "unix" {
+		return nil, false
+	}
+	sc, ok := c.(syscall.Conn)
+	return sc, ok
+}

@@ -1,14 +1,14 @@
 package localbridge
 
 import (
-	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // peerCred returns the user id at the other end of c (LOCAL_PEERCRED). The process id is not
 // reported.
-func peerCred(c *net.UnixConn) (uid uint32, pid int32, err error) {
+func peerCred(c syscall.Conn) (uid uint32, pid int32, err error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return 0, 0, err

@@ -1,13 +1,13 @@
 package localbridge
 
 import (
-	"net"
+	"syscall"
 
 	"golang.org/x/sys/unix"
 )
 
 // peerCred returns the user and process id at the other end of c (SO_PEERCRED).
-func peerCred(c *net.UnixConn) (uid uint32, pid int32, err error) {
+func peerCred(c syscall.Conn) (uid uint32, pid int32, err error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return 0, 0, err

@@ -2,10 +2,10 @@
 
 package localbridge
 
-import "net"
+import "syscall"
 
 // peerCred fails where the platform offers no peer credentials, so every agent is refused
 // rather than admitted unchecked.
-func peerCred(c *net.UnixConn) (uid uint32, pid int32, err error) {
+func peerCred(c syscall.Conn) (uid uint32, pid int32, err error) {
 	return 0, 0, errPeerCredUnsupported
 }

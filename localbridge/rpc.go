@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/internal/coalesce"
+	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/internal/workers"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 	"github.com/moltgate/moltgate/wire"
@@ -203,6 +204,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 			nc.Close()
 			continue
 		}
+		nc = sockio.Wrap(nc)
 		ctx, cancel := context.WithCancel(context.Background())
 		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests)}
 		c.q = coalesce.NewWriter(c.flush, coalesce.Options{Yield: true})
@@ -225,7 +227,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 }
 
 func (s *RPCServer) peerAllowed(nc net.Conn) bool {
-	uc, ok := nc.(*net.UnixConn)
+	uc, ok := unixSocket(nc)
 	if !ok {
 		s.log.Warn("rpc connection refused", "reason", "not a unix socket connection")
 		return false

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 )
 
@@ -95,7 +96,7 @@ type clientEvent struct {
 
 // Dial connects to the face at path and initializes the connection.
 func Dial(ctx context.Context, path string, opts ClientOptions) (*Client, error) {
-	var d net.Dialer
+	var d sockio.Dialer
 	nc, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return nil, fmt.Errorf("connect to gateway: %w", err)

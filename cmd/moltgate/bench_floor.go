@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/internal/coalesce"
+	"github.com/moltgate/moltgate/internal/sockio"
 )
 
 // The floor is what moving a round trip's bytes through the same four
@@ -79,13 +80,21 @@ func floorListen(addr, certDir string) (net.Listener, error) {
 	kind, where, _ := strings.Cut(addr, ":")
 	switch kind {
 	case "unix":
-		return net.Listen("unix", where)
+		l, err := net.Listen("unix", where)
+		if err != nil {
+			return nil, err
+		}
+		return sockio.Listener{Listener: l}, nil
 	case "tls":
 		cert, err := tls.LoadX509KeyPair(filepath.Join(certDir, "cert.pem"), filepath.Join(certDir, "key.pem"))
 		if err != nil {
 			return nil, fmt.Errorf("load the floor's TLS certificate: %w", err)
 		}
-		return tls.Listen("tcp", where, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13})
+		l, err := net.Listen("tcp", where)
+		if err != nil {
+			return nil, err
+		}
+		return tls.NewListener(sockio.Listener{Listener: l}, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}), nil
 	}
 	return nil, usagef("bench: address %q is neither unix:PATH nor tls:HOST:PORT", addr)
 }
@@ -97,7 +106,7 @@ func floorDial(ctx context.Context, addr, certDir string) (net.Conn, error) {
 	var dial func(ctx context.Context) (net.Conn, error)
 	switch kind {
 	case "unix":
-		var d net.Dialer
+		var d sockio.Dialer
 		dial = func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "unix", where) }
 	case "tls":
 		pemBytes, err := os.ReadFile(filepath.Join(certDir, "cert.pem"))
@@ -108,8 +117,24 @@ func floorDial(ctx context.Context, addr, certDir string) (net.Conn, error) {
 		if !roots.AppendCertsFromPEM(pemBytes) {
 			return nil, errors.New("the floor's TLS certificate does not parse")
 		}
-		d := &tls.Dialer{Config: &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS13}}
-		dial = func(ctx context.Context) (net.Conn, error) { return d.DialContext(ctx, "tcp", where) }
+		host, _, err := net.SplitHostPort(where)
+		if err != nil {
+			return nil, usagef("bench: address %q: %v", addr, err)
+		}
+		cfg := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS13, ServerName: host}
+		var d sockio.Dialer
+		dial = func(ctx context.Context) (net.Conn, error) {
+			c, err := d.DialContext(ctx, "tcp", where)
+			if err != nil {
+				return nil, err
+			}
+			tc := tls.Client(c, cfg)
+			if err := tc.HandshakeContext(ctx); err != nil {
+				c.Close()
+				return nil, err
+			}
+			return tc, nil
+		}
 	default:
 		return nil, usagef("bench: address %q is neither unix:PATH nor tls:HOST:PORT", addr)
 	}

@@ -17,6 +17,7 @@ import (
 
 	jsonv2 "github.com/go-json-experiment/json"
 
+	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge/osp"
 )
 
@@ -124,7 +125,7 @@ func (a *Agent) Run(ctx context.Context) error {
 	if path == "" || token == "" {
 		return errors.New("agent: OPENSENTIENCE_SOCKET and OPENSENTIENCE_TOKEN must be set; agents are started by the gateway")
 	}
-	var d net.Dialer
+	var d sockio.Dialer
 	c, err := d.DialContext(ctx, "unix", path)
 	if err != nil {
 		return fmt.Errorf("connect to gateway: %w", err)
