@@ -62,6 +62,15 @@ func (rawCodec) Name() string { return "moltgate-raw" }
 
 type grpcHandler interface{}
 
+// grpcWindow is the HTTP/2 flow-control window of gRPC streams and
+// connections, both ways. Setting it turns off grpc-go's bandwidth-delay
+// estimation, which pings the peer as data arrives and grows the window from
+// 64 KiB: on a gateway's steady stream of small messages the pings and their
+// acknowledgements were extra frames, writes and wake-ups on both sides.
+// A peer that stops reading still holds back its sender, once it has 1 MiB
+// unread.
+const grpcWindow = 1 << 20
+
 func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server {
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(rawCodec{}),
@@ -71,6 +80,8 @@ func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server
 		grpc.KeepaliveParams(keepalive.ServerParameters{Time: wsPingEvery, Timeout: 10 * time.Second}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ConnectionTimeout(s.cfg.Listen.ReadHeaderTimeout.D()),
+		grpc.InitialWindowSize(grpcWindow),
+		grpc.InitialConnWindowSize(grpcWindow),
 	}
 	if creds != nil {
 		opts = append(opts, grpc.Creds(creds))
@@ -209,7 +220,8 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		return nd.DialContext(ctx, "tcp", addr)
 	}),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(ps.s.envelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.envelopeLimit())),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: 10 * time.Second, PermitWithoutStream: true}))
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.WithInitialWindowSize(grpcWindow), grpc.WithInitialConnWindowSize(grpcWindow))
 	if err != nil {
 		return nil, errors.Join(errTransport, err)
 	}
