@@ -71,13 +71,30 @@ type grpcHandler interface{}
 // unread.
 const grpcWindow = 1 << 20
 
+// grpcPingTimeout is how long a keepalive ping may go unanswered, and data
+// unacknowledged (TCP_USER_TIMEOUT), before a gRPC connection is dropped.
+const grpcPingTimeout = 10 * time.Second
+
+// grpcListener sets TCP_USER_TIMEOUT on the connections it accepts, which
+// grpc-go does itself only on connections of package net (see
+// setUserTimeout).
+type grpcListener struct{ net.Listener }
+
+func (l grpcListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		setUserTimeout(c, grpcPingTimeout)
+	}
+	return c, err
+}
+
 func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server {
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(rawCodec{}),
 		grpc.MaxRecvMsgSize(s.frameLimit()),
 		grpc.MaxSendMsgSize(s.envelopeLimit()),
 		grpc.MaxConcurrentStreams(uint32(s.cfg.Limits.MaxInFlight)),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: wsPingEvery, Timeout: 10 * time.Second}),
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: wsPingEvery, Timeout: grpcPingTimeout}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ConnectionTimeout(s.cfg.Listen.ReadHeaderTimeout.D()),
 		grpc.InitialWindowSize(grpcWindow),
@@ -217,10 +234,14 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	target = strings.TrimPrefix(strings.TrimPrefix(target, "https://"), "http://")
 	var nd sockio.Dialer
 	cc, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds), grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-		return nd.DialContext(ctx, "tcp", addr)
+		c, err := nd.DialContext(ctx, "tcp", addr)
+		if err == nil {
+			setUserTimeout(c, grpcPingTimeout)
+		}
+		return c, err
 	}),
 		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(ps.s.envelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.envelopeLimit())),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: 10 * time.Second, PermitWithoutStream: true}),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: grpcPingTimeout, PermitWithoutStream: true}),
 		grpc.WithInitialWindowSize(grpcWindow), grpc.WithInitialConnWindowSize(grpcWindow))
 	if err != nil {
 		return nil, errors.Join(errTransport, err)

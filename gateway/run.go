@@ -90,7 +90,7 @@ func (s *Server) Run(ctx context.Context) error {
 func (s *Server) Serve(ls *Listeners) error {
 	var creds credentials.TransportCredentials
 	httpL := netutil.LimitListener(sockio.Listener{Listener: ls.HTTP}, s.cfg.Listen.MaxConnections)
-	grpcL := netutil.LimitListener(sockio.Listener{Listener: ls.GRPC}, s.cfg.Listen.MaxConnections)
+	grpcL := netutil.LimitListener(grpcListener{sockio.Listener{Listener: ls.GRPC}}, s.cfg.Listen.MaxConnections)
 	if s.cfg.TLSEnabled() {
 		cert, _, err := loadTLSCert(s.dir.TLSCertPath(), s.dir.TLSKeyPath())
 		if err != nil {
