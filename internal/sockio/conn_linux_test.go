@@ -285,28 +285,8 @@ func BenchmarkPingPong(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			c, s := pair(b, "unix", wrap)
-			go func() {
-				buf := make([]byte, 2048)
-				for {
-					if _, err := io.ReadFull(s, buf); err != nil {
-						return
-					}
-					if _, err := s.Write(buf); err != nil {
-						return
-					}
-				}
-			}()
-			buf := make([]byte, 2048)
-			b.SetBytes(2 * int64(len(buf)))
-			defer benchcpu.Start(b)()
-			for b.Loop() {
-				if _, err := c.Write(buf); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := io.ReadFull(c, buf); err != nil {
-					b.Fatal(err)
-				}
-			}
+			go echo(s)
+			pingPong(b, c)
 		})
 	}
 }
@@ -348,17 +328,7 @@ func BenchmarkPingPongProcess(b *testing.B) {
 				b.Fatal(err)
 			}
 			defer c.Close()
-			buf := make([]byte, 2048)
-			b.SetBytes(2 * int64(len(buf)))
-			defer benchcpu.Start(b)()
-			for b.Loop() {
-				if _, err := c.Write(buf); err != nil {
-					b.Fatal(err)
-				}
-				if _, err := io.ReadFull(c, buf); err != nil {
-					b.Fatal(err)
-				}
-			}
+			pingPong(b, c)
 		})
 	}
 }
@@ -382,7 +352,30 @@ func TestEchoProcess(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	buf := make([]byte, 2048)
+	echo(c)
+}
+
+// pingSize is what each side of a ping-pong sends: about a signed request.
+const pingSize = 2048
+
+// pingPong sends pingSize bytes on c and reads as many back, b.N times.
+func pingPong(b *testing.B, c net.Conn) {
+	buf := make([]byte, pingSize)
+	b.SetBytes(2 * pingSize)
+	defer benchcpu.Start(b)()
+	for b.Loop() {
+		if _, err := c.Write(buf); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := io.ReadFull(c, buf); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// echo sends back what it reads on c, pingSize bytes at a time, until c ends.
+func echo(c net.Conn) {
+	buf := make([]byte, pingSize)
 	for {
 		if _, err := io.ReadFull(c, buf); err != nil {
 			return
