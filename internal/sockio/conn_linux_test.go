@@ -385,3 +385,24 @@ func echo(c net.Conn) {
 		}
 	}
 }
+
+// A write to a connection its peer has closed fails with EPIPE or
+// ECONNRESET, as through package net, and the SIGPIPE it raises does not
+// end the process.
+func TestWriteAfterPeerClosed(t *testing.T) {
+	eachWay(t, func(t *testing.T, c, s net.Conn) {
+		s.Close()
+		var err error
+		for i := 0; i < 100 && err == nil; i++ {
+			_, err = c.Write(make([]byte, 4096))
+			time.Sleep(time.Millisecond)
+		}
+		if !errors.Is(err, syscall.EPIPE) && !errors.Is(err, syscall.ECONNRESET) {
+			t.Fatalf("writing to a closed peer: %v, want EPIPE or ECONNRESET", err)
+		}
+		var oe *net.OpError
+		if !errors.As(err, &oe) || oe.Op != "write" {
+			t.Fatalf("err = %#v, want a *net.OpError of write", err)
+		}
+	})
+}
