@@ -69,11 +69,7 @@ func pair(t testing.TB, network string, wrap bool) (client, server net.Conn) {
 func eachWay(t *testing.T, f func(t *testing.T, client, server net.Conn)) {
 	for _, network := range []string{"tcp", "unix"} {
 		for _, wrap := range []bool{false, true} {
-			name := network + "/net"
-			if wrap {
-				name = network + "/sockio"
-			}
-			t.Run(name, func(t *testing.T) {
+			t.Run(network+"/"+impl(wrap), func(t *testing.T) {
 				c, s := pair(t, network, wrap)
 				f(t, c, s)
 			})
@@ -279,11 +275,7 @@ func TestWrapLeavesOthersAlone(t *testing.T) {
 // socket, the way a gateway talks to its local agent.
 func BenchmarkPingPong(b *testing.B) {
 	for _, wrap := range []bool{false, true} {
-		name := "net"
-		if wrap {
-			name = "sockio"
-		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(impl(wrap), func(b *testing.B) {
 			c, s := pair(b, "unix", wrap)
 			go echo(s)
 			pingPong(b, c)
@@ -293,15 +285,12 @@ func BenchmarkPingPong(b *testing.B) {
 
 // BenchmarkPingPongProcess is BenchmarkPingPong with the echo in another
 // process, as a gateway's agent is: each side goes idle while the other
-// works, and that is where direct system calls save the most. The CPU time
-// per round trip is this process's alone.
+// works. Two processes alone on a machine are the case where direct system
+// calls lose (see the package comment). The CPU time per round trip is this
+// process's alone.
 func BenchmarkPingPongProcess(b *testing.B) {
 	for _, wrap := range []bool{false, true} {
-		name := "net"
-		if wrap {
-			name = "sockio"
-		}
-		b.Run(name, func(b *testing.B) {
+		b.Run(impl(wrap), func(b *testing.B) {
 			path := filepath.Join(b.TempDir(), "echo")
 			cmd := exec.Command(os.Args[0], "-test.run=^TestEchoProcess$")
 			cmd.Env = append(os.Environ(), "SOCKIO_ECHO="+path, fmt.Sprintf("SOCKIO_WRAP=%v", wrap))
@@ -353,6 +342,14 @@ func TestEchoProcess(t *testing.T) {
 		t.Fatal(err)
 	}
 	echo(c)
+}
+
+// impl names the implementation a test or benchmark runs.
+func impl(wrap bool) string {
+	if wrap {
+		return "sockio"
+	}
+	return "net"
 }
 
 // pingSize is what each side of a ping-pong sends: about a signed request.
