@@ -1,0 +1,40 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"encoding/json"
+	"net"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/internal/sockio"
+	"github.com/moltgate/moltgate/localbridge"
+)
+
+// A peer's WebSocket connection reads and writes its socket with direct
+// system calls (internal/sockio): the cost it saves is not visible in any
+// answer, so this is what keeps it from being lost.
+func TestPeerConnectionReadsDirectly(t *testing.T) {
+	acme, _ := twoGateways(t, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+		Input: json.RawMessage(`{"text":"x"}`), Class: "conf"}, nil); err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	ps := acme.s.peer("globex")
+	ps.ws.mu.Lock()
+	wc, has := ps.ws.cur, ps.ws.has
+	ps.ws.mu.Unlock()
+	if !has || wc.conn.cork == nil {
+		t.Fatal("no WebSocket connection to globex after a call over it")
+	}
+	var c net.Conn = wc.conn.cork.Conn
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	if _, ok := c.(*sockio.Conn); !ok {
+		t.Fatalf("the connection to globex is a %T, not a *sockio.Conn", c)
+	}
+}
