@@ -134,7 +134,7 @@ func Init(d Dir, opts InitOptions) (*InitResult, error) {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	hosts := []string{host, "localhost", "127.0.0.1", "::1"}
-	pin, err := makeTLSCert(d.TLSCertPath(), d.TLSKeyPath(), opts.Org, hosts, opts.Now)
+	pin, err := WriteTLSCert(d.TLSCertPath(), d.TLSKeyPath(), opts.Org, hosts, opts.Now)
 	if err != nil {
 		return nil, fmt.Errorf("init: %w", err)
 	}

@@ -26,10 +26,11 @@ import (
 // SubjectPublicKeyInfo, as in HTTP public key pinning.
 const PinPrefix = "sha256:"
 
-// makeTLSCert writes a self-signed ECDSA P-256 certificate for the given
-// hosts to certPath and its key (0600) to keyPath, and returns its pin.
-// Peers do not check names or chains: they check the pin they imported.
-func makeTLSCert(certPath, keyPath, org string, hosts []string, now time.Time) (string, error) {
+// WriteTLSCert writes a self-signed ECDSA P-256 certificate for the given
+// hosts (IP addresses or names) to certPath and its key (0600) to keyPath,
+// and returns its pin. Peers do not check names or chains: they check the
+// pin they imported. Init makes a gateway's with it.
+func WriteTLSCert(certPath, keyPath, org string, hosts []string, now time.Time) (string, error) {
 	priv, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return "", fmt.Errorf("make TLS certificate: %w", err)
