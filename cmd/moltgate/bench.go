@@ -444,13 +444,6 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 	gpid := globex.cmd.Process.Pid
 	pids := [3][]int{{acme.cmd.Process.Pid}, {gpid}, nil}
 	var out []phase
-	type phaseSpec struct {
-		kind    string
-		callers int
-		rate    float64
-		work    func(ctx context.Context, w int, end time.Time, l *load)
-		msgs    int
-	}
 	specs := []phaseSpec{
 		{"round_trip", 1, 0, roundTrips(echoCalls(clients, echoReq)), 2},
 		{"round_trip", b.o.Concurrency, 0, roundTrips(echoCalls(clients, echoReq)), 2},
@@ -498,6 +491,17 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phas
 		return nil, err
 	}
 	return out, nil
+}
+
+// phaseSpec is a phase to measure: its kind and callers, the rate of a
+// paced one, the work each caller does, and the messages between the
+// gateways (or the relays) per op.
+type phaseSpec struct {
+	kind    string
+	callers int
+	rate    float64
+	work    func(ctx context.Context, w int, end time.Time, l *load)
+	msgs    int
 }
 
 // newPhase is what a window l measured, msgs messages between the

@@ -428,18 +428,12 @@ func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, 
 	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, roundTrips(calls))
 	pids := [3][]int{{procs[2].cmd.Process.Pid}, {procs[1].cmd.Process.Pid}, {procs[0].cmd.Process.Pid}}
 	var out []phase
-	type spec struct {
-		kind    string
-		callers int
-		rate    float64
-		work    func(ctx context.Context, w int, end time.Time, l *load)
-	}
-	specs := []spec{
-		{"round_trip", 1, 0, roundTrips(calls)},
-		{"round_trip", b.o.Concurrency, 0, roundTrips(calls)},
+	specs := []phaseSpec{
+		{"round_trip", 1, 0, roundTrips(calls), 2},
+		{"round_trip", b.o.Concurrency, 0, roundTrips(calls), 2},
 	}
 	for _, rate := range rates {
-		specs = append(specs, spec{"paced", pacedCallers, rate, paced(calls, rate/pacedCallers)})
+		specs = append(specs, phaseSpec{"paced", pacedCallers, rate, paced(calls, rate/pacedCallers), 2})
 	}
 	for _, sp := range specs {
 		b.say("floor: %s, %d callers, %v", sp.kind, sp.callers, b.o.Duration)
@@ -455,7 +449,7 @@ func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, 
 		if l.ops == 0 {
 			return nil, fmt.Errorf("floor, %s with %d callers: no round trip completed (errors %v)", sp.kind, sp.callers, l.errs)
 		}
-		out = append(out, newPhase("floor", sp.kind, sp.callers, sp.rate, 2, l, c0, c1))
+		out = append(out, newPhase("floor", sp.kind, sp.callers, sp.rate, sp.msgs, l, c0, c1))
 	}
 	return out, nil
 }
