@@ -4,6 +4,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"sync"
 	"syscall"
 )
 
@@ -16,6 +17,21 @@ const maxRW = 1 << 30
 type Conn struct {
 	net.Conn
 	rc syscall.RawConn
+
+	// A read's buffer and outcome live here, not in a closure made per
+	// call, so that reading allocates nothing: rmu keeps one read at a
+	// time, as the socket's own read lock would. The same for writes.
+	rmu    sync.Mutex
+	rbuf   []byte
+	rn     int
+	rerrno syscall.Errno
+	readFn func(fd uintptr) bool
+
+	wmu     sync.Mutex
+	wbuf    []byte
+	wn      int
+	werrno  syscall.Errno
+	writeFn func(fd uintptr) bool
 }
 
 // Wrap returns c with direct reads and writes if it is a *net.TCPConn or a
@@ -37,7 +53,9 @@ func Wrap(c net.Conn) net.Conn {
 	if err != nil {
 		return c
 	}
-	return &Conn{Conn: c, rc: rc}
+	w := &Conn{Conn: c, rc: rc}
+	w.readFn, w.writeFn = w.readOnce, w.writeSome
+	return w
 }
 
 // Read reads what the socket holds, waiting for data as net.Conn.Read does.
@@ -48,21 +66,12 @@ func (c *Conn) Read(p []byte) (int, error) {
 	if len(p) > maxRW {
 		p = p[:maxRW]
 	}
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Read(func(fd uintptr) bool {
-		for {
-			r, e := read(fd, p)
-			switch e {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false
-			}
-			n, errno = r, e
-			return true
-		}
-	})
+	c.rmu.Lock()
+	c.rbuf, c.rn, c.rerrno = p, 0, 0
+	err := c.rc.Read(c.readFn)
+	n, errno := c.rn, c.rerrno
+	c.rbuf = nil
+	c.rmu.Unlock()
 	switch {
 	case err != nil:
 		return 0, c.opError("read", err)
@@ -74,28 +83,30 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// readOnce reads into c.rbuf, reporting false if the socket has nothing yet.
+func (c *Conn) readOnce(fd uintptr) bool {
+	for {
+		r, e := read(fd, c.rbuf)
+		switch e {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		c.rn, c.rerrno = r, e
+		return true
+	}
+}
+
 // Write writes all of p, waiting for room in the socket's buffer as
 // net.Conn.Write does.
 func (c *Conn) Write(p []byte) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := c.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			chunk := min(len(p)-n, maxRW)
-			r, e := write(fd, p[n:n+chunk])
-			switch e {
-			case 0:
-				n += r
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	c.wmu.Lock()
+	c.wbuf, c.wn, c.werrno = p, 0, 0
+	err := c.rc.Write(c.writeFn)
+	n, errno := c.wn, c.werrno
+	c.wbuf = nil
+	c.wmu.Unlock()
 	switch {
 	case err != nil:
 		return n, c.opError("write", err)
@@ -103,6 +114,27 @@ func (c *Conn) Write(p []byte) (int, error) {
 		return n, c.opError("write", os.NewSyscallError("write", errno))
 	}
 	return n, nil
+}
+
+// writeSome writes what is left of c.wbuf, reporting false if the socket's
+// buffer fills first.
+func (c *Conn) writeSome(fd uintptr) bool {
+	p := c.wbuf
+	for c.wn < len(p) {
+		chunk := min(len(p)-c.wn, maxRW)
+		r, e := write(fd, p[c.wn:c.wn+chunk])
+		switch e {
+		case 0:
+			c.wn += r
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false
+		default:
+			c.werrno = e
+			return true
+		}
+	}
+	return true
 }
 
 // CloseWrite shuts down the writing side of the socket.

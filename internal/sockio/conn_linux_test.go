@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -400,6 +401,39 @@ func TestWriteAfterPeerClosed(t *testing.T) {
 		var oe *net.OpError
 		if !errors.As(err, &oe) || oe.Op != "write" {
 			t.Fatalf("err = %#v, want a *net.OpError of write", err)
+		}
+	})
+}
+
+// Writes from many goroutines at once each arrive whole, never interleaved
+// with another's, as package net promises.
+func TestConcurrentWritesStayWhole(t *testing.T) {
+	eachWay(t, func(t *testing.T, c, s net.Conn) {
+		const writers, each, size = 8, 50, 10000
+		var wg sync.WaitGroup
+		for w := range writers {
+			wg.Go(func() {
+				rec := bytes.Repeat([]byte{byte('a' + w)}, size)
+				for range each {
+					if _, err := c.Write(rec); err != nil {
+						t.Error(err)
+						return
+					}
+				}
+			})
+		}
+		go func() { wg.Wait(); c.Close() }()
+		got, err := io.ReadAll(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != writers*each*size {
+			t.Fatalf("read %d bytes, want %d", len(got), writers*each*size)
+		}
+		for i := 0; i < len(got); i += size {
+			if rec := got[i : i+size]; bytes.Count(rec, rec[:1]) != size {
+				t.Fatalf("record at %d is interleaved", i)
+			}
 		}
 	})
 }
