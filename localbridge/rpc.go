@@ -498,6 +498,7 @@ func (c *rpcConn) answer(l rpcLine) {
 func (c *rpcConn) handle(reqs []*jsonrpc.Request, errs []*jsonrpc.Response, batch bool) []func() {
 	responses := errs
 	var afters []func()
+	checked := true // every result came from MarshalValue
 	for _, r := range reqs {
 		result, rerr, after := c.dispatch(r)
 		if after != nil {
@@ -508,6 +509,8 @@ func (c *rpcConn) handle(reqs []*jsonrpc.Request, errs []*jsonrpc.Response, batc
 		}
 		resp := &jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: r.ID, Error: rerr}
 		if rerr == nil {
+			_, isRaw := result.(json.RawMessage)
+			checked = checked && !isRaw
 			raw, err := jsonrpc.Result(result)
 			if err != nil {
 				resp.Error = jsonrpc.Errorf(jsonrpc.CodeInternalError, "internal error")
@@ -516,6 +519,12 @@ func (c *rpcConn) handle(reqs []*jsonrpc.Request, errs []*jsonrpc.Response, batc
 			}
 		}
 		responses = append(responses, resp)
+	}
+	if !batch && len(responses) == 1 && checked {
+		if b, err := jsonrpc.MarshalResponse(responses[0]); err == nil {
+			c.write(b)
+		}
+		return afters
 	}
 	c.respond(batch, responses)
 	return afters
@@ -861,10 +870,17 @@ func (c *rpcConn) query(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 	s.mu.Unlock()
 	// The query runs once its query_id has been answered, so that no
 	// notification of it comes first.
-	return map[string]string{"query_id": rq.id, "status": "processing"}, nil, func() {
+	return queryStarted{QueryID: rq.id, Status: "processing"}, nil, func() {
 		defer s.wg.Done()
 		c.runQuery(ctx, rq, q)
 	}
+}
+
+// queryStarted is agent.query's answer: the query runs, and what it sends
+// follows as notifications.
+type queryStarted struct {
+	QueryID string `json:"query_id"`
+	Status  string `json:"status"`
 }
 
 // runQuery streams one query's reply as notifications and ends it with stream.complete.

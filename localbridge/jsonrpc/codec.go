@@ -21,6 +21,13 @@ func Unmarshal(b []byte, v any) error {
 	return jsonv2.Unmarshal(b, v, jsonv1.DefaultOptionsV1())
 }
 
+// unmarshalMembers decodes an object into a struct by JSON-RPC's own rules,
+// not encoding/json's: member names match exactly, and the last of a name
+// given twice wins. b is known to be valid UTF-8.
+func unmarshalMembers(b []byte, v any) error {
+	return jsonv2.Unmarshal(b, v, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+}
+
 // MarshalValue encodes v as encoding/json.Marshal does.
 func MarshalValue(v any) ([]byte, error) {
 	return jsonv2.Marshal(v, jsonv1.DefaultOptionsV1())

@@ -11,6 +11,8 @@ import (
 	"errors"
 	"fmt"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Version is the value of every message's "jsonrpc" member.
@@ -139,13 +141,26 @@ func Parse(line []byte) (reqs []*Request, errs []*Response, batch bool) {
 	return []*Request{r}, nil, false
 }
 
-// decodeRequest checks one request object.
-func decodeRequest(b json.RawMessage) (*Request, *Response) {
-	var m map[string]json.RawMessage
-	if err := Unmarshal(b, &m); err != nil {
+// requestMembers are the members of a request object that are checked.
+// Names match exactly, as JSON-RPC spells them, and of a name given twice
+// the last counts. A jsontext.Value is nil when its member is absent and
+// holds the member's text as sent otherwise, null included.
+type requestMembers struct {
+	JSONRPC jsontext.Value `json:"jsonrpc"`
+	ID      jsontext.Value `json:"id"`
+	Method  jsontext.Value `json:"method"`
+	Params  jsontext.Value `json:"params"`
+	Result  jsontext.Value `json:"result"`
+}
+
+// decodeRequest checks one request object. It reads the object once: the
+// members it checks are copied out as they are read, and the rest skipped.
+func decodeRequest(b []byte) (*Request, *Response) {
+	var m requestMembers
+	if err := unmarshalMembers(b, &m); err != nil {
 		return nil, &Response{JSONRPC: Version, ID: null, Error: Errorf(CodeInvalidRequest, "a request is a JSON object")}
 	}
-	id, hasID := m["id"]
+	id, hasID := json.RawMessage(m.ID), m.ID != nil
 	if hasID && !validID(id) {
 		return nil, &Response{JSONRPC: Version, ID: null, Error: Errorf(CodeInvalidRequest, "id must be a string, a number or null")}
 	}
@@ -156,17 +171,17 @@ func decodeRequest(b json.RawMessage) (*Request, *Response) {
 	bad := func(msg string) (*Request, *Response) {
 		return nil, &Response{JSONRPC: Version, ID: respID, Error: Errorf(CodeInvalidRequest, "%s", msg)}
 	}
-	var version, method string
-	if Unmarshal(m["jsonrpc"], &version) != nil || version != Version {
+	if version, ok := stringOf(m.JSONRPC); !ok || version != Version {
 		return bad(`jsonrpc must be "2.0"`)
 	}
-	if Unmarshal(m["method"], &method) != nil || method == "" {
+	method, ok := stringOf(m.Method)
+	if !ok || method == "" {
 		return bad("method must be a non-empty string")
 	}
-	if _, ok := m["result"]; ok {
+	if m.Result != nil {
 		return bad("a request carries no result")
 	}
-	params := m["params"]
+	params := json.RawMessage(m.Params)
 	if p := bytes.TrimSpace(params); len(p) > 0 && p[0] != '{' && p[0] != '[' {
 		return bad("params must be an object or an array")
 	}
@@ -175,6 +190,22 @@ func decodeRequest(b json.RawMessage) (*Request, *Response) {
 		r.ID = id
 	}
 	return r, nil
+}
+
+// stringOf returns the string a member holds, and false if it holds
+// something else or is absent.
+func stringOf(v jsontext.Value) (string, bool) {
+	if len(v) < 2 || v[0] != '"' {
+		return "", false
+	}
+	if inner := v[1 : len(v)-1]; bytes.IndexByte(inner, '\\') < 0 {
+		return string(inner), true // no escapes: the text is the string
+	}
+	var s string
+	if Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 func validID(id json.RawMessage) bool {
@@ -224,6 +255,24 @@ func Marshal(v any) ([]byte, error) {
 		return nil, err
 	}
 	return append(b, '\n'), nil
+}
+
+// MarshalResponse encodes r as one line, as Marshal does, but for a
+// successful response whose Result came from MarshalValue (and so is
+// compact, checked JSON) it writes the id and result as they are, where
+// Marshal would check and compact them a second time. r.ID must be an id
+// as Parse returns it.
+func MarshalResponse(r *Response) ([]byte, error) {
+	id := bytes.TrimSpace(r.ID)
+	if r.Error != nil || len(r.Result) == 0 || len(id) == 0 || bytes.ContainsAny(id, "<>&\u2028\u2029") {
+		return Marshal(r) // Marshal escapes those for HTML in strings
+	}
+	b := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(r.Result)+1)
+	b = append(b, `{"jsonrpc":"2.0","id":`...)
+	b = append(b, id...)
+	b = append(b, `,"result":`...)
+	b = append(b, r.Result...)
+	return append(b, "}\n"...), nil
 }
 
 // Result encodes a method's result for a Response.

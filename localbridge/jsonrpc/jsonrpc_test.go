@@ -39,6 +39,11 @@ func TestParse(t *testing.T) {
 		{"empty batch", `[]`, 0, []int{CodeInvalidRequest}, []string{"null"}, false, ""},
 		{"invalid batch", `[1,2]`, 0, []int{CodeInvalidRequest, CodeInvalidRequest}, []string{"null", "null"}, true, ""},
 		{"mixed batch", `[{"jsonrpc":"2.0","method":"a","id":"1"},{"foo":"boo"},{"jsonrpc":"2.0","method":"n"}]`, 2, []int{CodeInvalidRequest}, []string{"null"}, true, ""},
+		{"escaped method", `{"jsonrpc":"2.0","id":1,"method":"agent\u002equery"}`, 1, nil, nil, false, "agent.query"},
+		{"names are exact", `{"jsonrpc":"2.0","id":1,"Method":"a","method":"b","Result":1}`, 1, nil, nil, false, "b"},
+		{"last name wins", `{"jsonrpc":"2.0","id":1,"method":"a","method":"b"}`, 1, nil, nil, false, "b"},
+		{"result given", `{"jsonrpc":"2.0","id":4,"method":"m","result":null}`, 0, []int{CodeInvalidRequest}, []string{"4"}, false, ""},
+		{"null method", `{"jsonrpc":"2.0","id":5,"method":null}`, 0, []int{CodeInvalidRequest}, []string{"5"}, false, ""},
 		{"batch not json", `[{"jsonrpc":"2.0","method":"sum","id":"1"},{"jsonrpc":"2.0","method"]`, 0, []int{CodeParseError}, []string{"null"}, false, ""},
 	}
 	for _, c := range cases {
@@ -67,6 +72,52 @@ func TestParse(t *testing.T) {
 	reqs, _, _ = Parse([]byte(`{"jsonrpc":"2.0","method":"n","id":null}`))
 	if reqs[0].IsNotification() {
 		t.Fatal("a null id is not a notification")
+	}
+}
+
+// TestParseKeepsIDAndParams checks that an id and params come back as
+// they were written, so that a response echoes the id exactly.
+func TestParseKeepsIDAndParams(t *testing.T) {
+	reqs, errs, _ := Parse([]byte(`{"params": {"a" : [1, 2]} ,"id" : "x\u0041","jsonrpc":"2.0","method":"m","other":{"id":9}}`))
+	if len(reqs) != 1 || len(errs) != 0 {
+		t.Fatalf("got %d requests, %d errors", len(reqs), len(errs))
+	}
+	if r := reqs[0]; string(r.ID) != `"x\u0041"` || string(r.Params) != `{"a" : [1, 2]}` || r.IsNotification() {
+		t.Fatalf("id %s, params %s", r.ID, r.Params)
+	}
+	reqs, _, _ = Parse([]byte(`{"jsonrpc":"2.0","method":"m","ID":1}`))
+	if len(reqs) != 1 || !reqs[0].IsNotification() {
+		t.Fatal("ID taken for id")
+	}
+}
+
+// TestMarshalResponse checks that the direct encoding of a successful
+// response gives Marshal's bytes.
+func TestMarshalResponse(t *testing.T) {
+	results := []any{map[string]string{"query_id": "q-1", "status": "processing"}, []int{1, 2}, "<b>", nil, struct{ A string }{"a&b"}}
+	ids := []string{`1`, `-2.5e3`, `"x"`, `"a<b"`, `"\u2028"`, `null`}
+	for _, id := range ids {
+		for _, v := range results {
+			raw, err := Result(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &Response{JSONRPC: Version, ID: json.RawMessage(id), Result: raw}
+			got, err := MarshalResponse(r)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := Marshal(r)
+			if !bytes.Equal(got, want) {
+				t.Errorf("id %s, result %v:\n got %s\nwant %s", id, v, got, want)
+			}
+		}
+	}
+	e := &Response{JSONRPC: Version, ID: json.RawMessage(`3`), Error: Errorf(CodeInternalError, "internal error")}
+	got, _ := MarshalResponse(e)
+	want, _ := Marshal(e)
+	if !bytes.Equal(got, want) {
+		t.Errorf("error response:\n got %s\nwant %s", got, want)
 	}
 }
 
@@ -314,4 +365,19 @@ func FuzzCodecMatchesEncodingJSON(f *testing.F) {
 			t.Fatalf("Unmarshal(%q) = %#v, encoding/json gives %#v", b, got, want)
 		}
 	})
+}
+
+// BenchmarkParse reads an agent.query line carrying a 1 KiB input, as the
+// JSON-RPC face reads each call.
+func BenchmarkParse(b *testing.B) {
+	line := []byte(`{"jsonrpc":"2.0","id":7,"method":"agent.query","params":{"to":"echo@globex","from":"client","tool":"echo","input":{"text":"` +
+		strings.Repeat("a quick brown fox ", 57) + `"},"cls":"conf"}}`)
+	b.SetBytes(int64(len(line)))
+	b.ReportAllocs()
+	for b.Loop() {
+		reqs, errs, _ := Parse(line)
+		if len(reqs) != 1 || len(errs) != 0 {
+			b.Fatal("not one request")
+		}
+	}
 }
