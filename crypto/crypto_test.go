@@ -192,6 +192,26 @@ func TestSignVerify(t *testing.T) {
 	wantCode(t, Verify(mu), wire.ErrSignature)
 }
 
+// TestAppendSign checks that AppendSign leaves dst's bytes alone and
+// appends what Sign returns.
+func TestAppendSign(t *testing.T) {
+	codec := wire.NewCodec(wire.Limits{})
+	a, b := newParty(t, codec, "alice", "acme", 1), newParty(t, codec, "bob", "globex", 2)
+	m := a.message(b, wire.Int, "héllo")
+	want, err := Sign(codec, m, a.id.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Sig = keys.Signature{}
+	got, err := AppendSign([]byte("prefix"), codec, m, a.id.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got[:6]) != "prefix" || !bytes.Equal(got[6:], want) {
+		t.Fatalf("AppendSign gave %q, want prefix then %q", got, want)
+	}
+}
+
 // TestVerifyPythonForm: a signature over the reference Python SDK's form is
 // accepted.
 func TestVerifyPythonForm(t *testing.T) {

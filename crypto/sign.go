@@ -15,6 +15,11 @@ var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b 
 // Sign checks m with codec, signs it with sk and returns its wire bytes.
 // m.From.Key must be sk's public key; Sign sets m.Sig.
 func Sign(codec *wire.Codec, m *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
+	return AppendSign(nil, codec, m, sk)
+}
+
+// AppendSign is Sign, appending the wire bytes to dst.
+func AppendSign(dst []byte, codec *wire.Codec, m *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
 	if m.Decoded() {
 		return nil, errors.New("sign: message was decoded; build a new one")
 	}
@@ -25,7 +30,7 @@ func Sign(codec *wire.Codec, m *wire.Message, sk keys.Ed25519Private) ([]byte, e
 	if err := codec.Check(m); err != nil {
 		return nil, err
 	}
-	return m.SignWith(sk.Sign)
+	return m.AppendSignedWith(dst, sk.Sign)
 }
 
 // Verify checks m's signature against the key in m.From.Key. It accepts the

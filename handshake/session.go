@@ -3,6 +3,7 @@ package handshake
 import (
 	"crypto/cipher"
 	"encoding/binary"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -211,14 +212,23 @@ func (s *Session) Seal(m *wire.Message) ([]byte, error) {
 
 // SignAndSeal signs m with sk (see crypto.Sign) and seals it as Seal does.
 func (s *Session) SignAndSeal(m *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
+	return s.AppendSignAndSeal(nil, m, sk)
+}
+
+// AppendSignAndSeal is SignAndSeal, appending the envelope to dst. The
+// signed message is written into a pooled buffer, as it is sealed in place
+// and then copied out as base64.
+func (s *Session) AppendSignAndSeal(dst []byte, m *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
 	if err := s.checkOutbound(m); err != nil {
 		return nil, err
 	}
-	pt, err := crypto.Sign(s.env.codec, m, sk)
+	pt, err := crypto.AppendSign(getPlaintext(4096), s.env.codec, m, sk)
 	if err != nil {
 		return nil, err
 	}
-	return s.sealBytes(pt)
+	out, err := s.appendSealed(dst, pt)
+	putPlaintext(pt)
+	return out, err
 }
 
 func (s *Session) checkOutbound(m *wire.Message) error {
@@ -237,7 +247,10 @@ func (s *Session) checkOutbound(m *wire.Message) error {
 
 // sealBytes seals signed message bytes under the next counter. It
 // encrypts in place: pt is the caller's no more.
-func (s *Session) sealBytes(pt []byte) ([]byte, error) {
+func (s *Session) sealBytes(pt []byte) ([]byte, error) { return s.appendSealed(nil, pt) }
+
+// appendSealed is sealBytes, appending the envelope to dst.
+func (s *Session) appendSealed(dst, pt []byte) ([]byte, error) {
 	if err := s.alive(s.env.now().UnixMilli()); err != nil {
 		return nil, err
 	}
@@ -255,7 +268,7 @@ func (s *Session) sealBytes(pt []byte) ([]byte, error) {
 	var hdr [160]byte
 	aad := wire.AppendSessionHeader(hdr[:0], s.id, ctr)
 	ct := s.seal.Seal(pt[:0], nonce(ctr), pt, aad)
-	out := make([]byte, 0, (len(ct)+2)/3*4+len(aad)+64)
+	out := slices.Grow(dst, (len(ct)+2)/3*4+len(aad)+64)
 	return wire.AppendSessionSealed(out, s.id, ctr, ct), nil
 }
 

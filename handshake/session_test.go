@@ -47,6 +47,33 @@ func wantExpired(t *testing.T, err error) {
 	}
 }
 
+// TestAppendSignAndSeal checks that an envelope appended to a buffer
+// leaves the buffer's bytes alone and opens on the other side, one after
+// another from one reused buffer.
+func TestAppendSignAndSeal(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, nil)
+	buf := []byte("prefix")
+	for i := range 3 {
+		out, err := si.AppendSignAndSeal(buf, query(c.alice, c.gw, uuid(2000+i), t0, wire.Int), c.alice.agent.Signing)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(out[:6]) != "prefix" {
+			t.Fatalf("prefix overwritten: %q", out[:6])
+		}
+		m, err := sr.Open(mustEnv(t, out[6:]))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.ID != uuid(2000+i) {
+			t.Fatalf("opened %s, want %s", m.ID, uuid(2000+i))
+		}
+		buf = out[:6]
+	}
+}
+
 func TestCounterReplayInSession(t *testing.T) {
 	c := newCast(t)
 	clk := newClock(t0)

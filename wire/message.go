@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"slices"
 	"strings"
 	"sync"
 
@@ -277,6 +278,13 @@ const maxPooledSigning = 64 << 10
 // signature is spliced into the canonical bytes rather than serialising the
 // message twice. sign must not keep signingBytes: the buffer is reused.
 func (m *Message) SignWith(sign func(signingBytes []byte) keys.Signature) ([]byte, error) {
+	return m.AppendSignedWith(nil, sign)
+}
+
+// AppendSignedWith is SignWith, appending the wire bytes to dst: a caller
+// that seals them and is then done with them can sign into a buffer it
+// reuses.
+func (m *Message) AppendSignedWith(dst []byte, sign func(signingBytes []byte) keys.Signature) ([]byte, error) {
 	t := m.tree
 	if !m.fresh && !m.decoded {
 		var err error
@@ -304,7 +312,7 @@ func (m *Message) SignWith(sign func(signingBytes []byte) keys.Signature) ([]byt
 		ins = append(ins, ',')
 	}
 	// Room for a session's tag: sealing then encrypts in place.
-	out := make([]byte, 0, len(buf)+len(ins)+SessionOverhead)
+	out := slices.Grow(dst, len(buf)+len(ins)+SessionOverhead)
 	out = append(out, buf[:mark]...)
 	out = append(out, ins...)
 	return append(out, buf[mark:]...), nil
