@@ -310,7 +310,7 @@ func (s *Server) checkCapability(m *wire.Message, capability string) error {
 // and int only) in the clear.
 func (s *Server) reply(in *inbound, r *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
 	if in.sess != nil {
-		return in.sess.SignAndSeal(r, sk)
+		return in.sess.AppendSignAndSeal(getEnvelopeBuf(), r, sk)
 	}
 	if !in.m.From.EncKey.IsZero() {
 		return crypto.SealMessage(s.codec, r, sk, s.box, in.m.From.EncKey)

@@ -84,7 +84,7 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 	extend()
 	c.SetPongHandler(func(string) error { extend(); return nil })
 	recv := func() ([]byte, error) {
-		frame, err := readWS(c)
+		frame, err := readWS(c, nil)
 		if err == nil {
 			extend()
 		}
@@ -154,23 +154,27 @@ func (t wsTransport) Receive(ctx context.Context) ([]byte, error) {
 	if d, ok := ctx.Deadline(); ok {
 		t.c.SetReadDeadline(d)
 	}
-	return readWS(t.c)
+	return readWS(t.c, nil)
 }
 
 // wsReadSize is the buffer a WebSocket message is first read into: a
 // sealed 1 KiB message (about 2.9 KB) fits.
 const wsReadSize = 4 << 10
 
-// readWS reads the next message whole, under the connection's read limit.
-// ReadMessage reads through io.ReadAll, which starts at 512 bytes and
-// grows step by step: five allocations and 6 KB of garbage for a sealed
-// 1 KiB message, where this makes one.
-func readWS(c *websocket.Conn) ([]byte, error) {
+// readWS reads the next message whole, under the connection's read limit,
+// into b's room (a new buffer if b is nil). ReadMessage reads through
+// io.ReadAll, which starts at 512 bytes and grows step by step: five
+// allocations and 6 KB of garbage for a sealed 1 KiB message, where this
+// makes one at most.
+func readWS(c *websocket.Conn, b []byte) ([]byte, error) {
 	_, r, err := c.NextReader()
 	if err != nil {
 		return nil, err
 	}
-	b := make([]byte, 0, wsReadSize)
+	if b == nil {
+		b = make([]byte, 0, wsReadSize)
+	}
+	b = b[:0]
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -218,7 +222,7 @@ func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 	c.SetWriteDeadline(time.Time{})
 	ps.s.sessions.Add(sess)
 	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues)}
-	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) { return readWS(c) })
+	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) { return readWS(c, getEnvelopeBuf()) })
 	stop := keepAlive(wc.conn)
 	go func() { <-wc.dead; stop(); ps.s.sessions.Remove(sess.ID()) }()
 	return wc, nil
@@ -239,6 +243,10 @@ func (s *Server) readReplies(ps *peerState, dead chan struct{}, closeConn func()
 		if err != nil {
 			s.log.Warn("dropped a frame from a peer", "peer", ps.p.Org, "err", err.Error())
 			continue
+		}
+		if d.sealed {
+			// The message was decoded from a copy: nothing keeps b.
+			putEnvelopeBuf(b)
 		}
 		if d.m.Op == wire.OpError && d.m.Re == "" {
 			// The peer could not open something sent on this
@@ -262,13 +270,15 @@ func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed2551
 	}
 	defer wc.release()
 	m.Sig = keys.Signature{}
-	body, err := wc.sess.SignAndSeal(m, sk)
+	body, err := wc.sess.AppendSignAndSeal(getEnvelopeBuf(), m, sk)
 	if err != nil {
 		return err
 	}
 	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
-	if err := wc.conn.write(body); err != nil {
+	err = wc.conn.write(body)
+	putEnvelopeBuf(body) // the writer took a copy
+	if err != nil {
 		wc.close()
 		return errors.Join(errTransport, err)
 	}

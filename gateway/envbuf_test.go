@@ -1,0 +1,68 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/localbridge"
+)
+
+// TestConcurrentCallsGetTheirOwnReplies runs many calls at once on one
+// connection, each with its own text, streamed and not, and checks each
+// gets back exactly its own. Envelope buffers are recycled once written or
+// opened; one given back while still in use would show here as a reply
+// with another call's bytes, or one that fails to open.
+func TestConcurrentCallsGetTheirOwnReplies(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC} {
+		t.Run(tr, func(t *testing.T) {
+			acme, globex := twoGateways(t, tr)
+			for _, s := range []*Server{acme.s, globex.s} {
+				s.orgLimit = newLimiters(1e9, 1<<30, 64, time.Now)
+				s.agentLimit = newLimiters(1e9, 1<<30, 64, time.Now)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			const callers, calls = 24, 15
+			var wg sync.WaitGroup
+			errs := make(chan error, callers)
+			for g := range callers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for i := range calls {
+						text := fmt.Sprintf("caller %d call %d ", g, i) + strings.Repeat(string(rune('a'+(g+i)%26)), 200*(1+i%6))
+						repeat := 1 + i%3
+						in, _ := json.Marshal(map[string]any{"text": text, "repeat": repeat})
+						chunks := 0
+						out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: in},
+							func(ev localbridge.StreamEvent) error {
+								if !strings.Contains(string(ev.Block)+ev.Text, text) {
+									return fmt.Errorf("caller %d call %d: a chunk of another call: %.80s", g, i, string(ev.Block)+ev.Text)
+								}
+								chunks++
+								return nil
+							})
+						if err != nil {
+							errs <- fmt.Errorf("caller %d call %d: %w", g, i, err)
+							return
+						}
+						if !strings.Contains(string(out), text) {
+							errs <- fmt.Errorf("caller %d call %d: the reply of another call: %.80s", g, i, out)
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+		})
+	}
+}
