@@ -65,10 +65,20 @@ func decodeFixed(dst []byte, s, prefix, what string) error {
 }
 
 func encodeFixed(prefix string, b []byte) string {
-	out := make([]byte, len(prefix)+base64.StdEncoding.EncodedLen(len(b)))
-	copy(out, prefix)
-	base64.StdEncoding.Encode(out[len(prefix):], b)
-	return string(out)
+	// Written in place in the string's own memory: every message a gateway
+	// signs spells out its sender's keys, and a []byte then converted would
+	// be allocated twice.
+	var sb strings.Builder
+	sb.Grow(len(prefix) + base64.StdEncoding.EncodedLen(len(b)))
+	sb.WriteString(prefix)
+	var enc [64]byte
+	if n := base64.StdEncoding.EncodedLen(len(b)); n <= len(enc) {
+		base64.StdEncoding.Encode(enc[:n], b)
+		sb.Write(enc[:n])
+	} else {
+		sb.WriteString(base64.StdEncoding.EncodeToString(b))
+	}
+	return sb.String()
 }
 
 // AppendText appends prefix and the padded base64 of b to dst.
