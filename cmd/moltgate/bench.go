@@ -52,6 +52,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	fs.IntVar(&o.Size, "size", 1024, "payload bytes of each message")
 	fs.IntVar(&o.Chunks, "chunks", 20, "messages streamed per one-way call")
 	fs.IntVar(&o.Idle, "idle", 100, "idle WebSocket sessions to open for the memory measurement (0: none)")
+	fs.IntVar(&o.Runs, "runs", 1, "times to measure every transport's phases, in turn; more than one adds a summary of the spread")
 	transports := fs.String("transports", "websocket,grpc,http", "transports between the gateways to measure, in order")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	doc := fs.String("doc", "", "update the generated part of the \"End to end\" section of this Markdown file (docs/benchmarks.md)")
@@ -81,6 +82,8 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		return usagef("--chunks must be between 1 and 100000")
 	case o.Idle < 0 || o.Idle > 10000:
 		return usagef("--idle must be between 0 and 10000")
+	case o.Runs < 1 || o.Runs > 50:
+		return usagef("--runs must be between 1 and 50")
 	}
 	exe, err := os.Executable()
 	if err != nil {
@@ -130,6 +133,7 @@ type benchOptions struct {
 	Size        int           `json:"size"`
 	Chunks      int           `json:"chunks"`
 	Idle        int           `json:"idle_sessions"`
+	Runs        int           `json:"runs"`
 	Transports  []string      `json:"transports"`
 	Profile     string        `json:"-"`
 }
@@ -160,7 +164,9 @@ type benchReport struct {
 	Options benchOptions `json:"options"`
 	Raw     rawResult    `json:"raw_ed25519"`
 	Phases  []phase      `json:"phases"`
-	Idle    *idleResult  `json:"idle_websocket,omitempty"`
+	// Summary is the spread of each phase over the runs, with --runs above 1.
+	Summary []phaseSummary `json:"summary,omitempty"`
+	Idle    *idleResult    `json:"idle_websocket,omitempty"`
 }
 
 type machineInfo struct {
@@ -184,11 +190,17 @@ type rawResult struct {
 	// keys: curve25519-voi under crypto/ed25519's rules, the verifying
 	// key kept expanded), once, after the phases.
 	Moltgate float64 `json:"moltgate_per_cpu_second"`
+	// Between is the yardstick measured again after each run but the
+	// last, with --runs above 1: a run's ratios are read against the
+	// yardstick measured on either side of it, as the machine's speed
+	// drifts over a long measurement.
+	Between []float64 `json:"between_runs_per_cpu_second,omitempty"`
 }
 
 // phase is one measured phase.
 type phase struct {
 	Transport string `json:"transport"`
+	Run       int    `json:"run"`  // from 1; the floor's phases are measured once, after the runs
 	Kind      string `json:"kind"` // "round_trip", "paced" or "one_way"
 	Callers   int    `json:"callers"`
 	// Rate is the round trips a second a paced phase starts, whatever
@@ -263,28 +275,44 @@ func (b *bench) run(ctx context.Context) (*benchReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, tr := range b.o.Transports {
-		ps, err := b.transport(ctx, tr, globex)
-		if err != nil {
-			stopProfile()
-			return nil, err
+	for run := 1; run <= b.o.Runs; run++ {
+		if run > 1 {
+			rep.Raw.Between = append(rep.Raw.Between, rawSignVerify(time.Second, rep.Raw.Bytes))
 		}
-		rep.Phases = append(rep.Phases, ps...)
+		if b.o.Runs > 1 {
+			b.say("run %d of %d", run, b.o.Runs)
+		}
+		for _, tr := range b.o.Transports {
+			ps, err := b.transport(ctx, tr, globex)
+			if err != nil {
+				stopProfile()
+				return nil, err
+			}
+			for i := range ps {
+				ps[i].Run = run
+			}
+			rep.Phases = append(rep.Phases, ps...)
+		}
 	}
 	stopProfile()
 	// The floor is also paced at the rates the gateways carried over the
-	// first transport, with --concurrency callers and in the paced phase,
-	// so that the two are compared at the same load.
-	var rates []float64
+	// first transport, with --concurrency callers and in the paced phase
+	// (the median over the runs), so that the two are compared at the
+	// same load.
+	var loaded, paced []float64
 	for _, p := range rep.Phases {
-		if p.Transport != b.o.Transports[0] {
-			break
+		switch {
+		case p.Transport != b.o.Transports[0]:
+		case p.Kind == "paced":
+			paced = append(paced, p.Rate)
+		case p.Kind == "round_trip" && p.Callers == b.o.Concurrency:
+			loaded = append(loaded, p.OpsPerSec)
 		}
-		if p.Kind == "paced" {
-			rates = append(rates, p.Rate)
-		}
-		if p.Kind == "round_trip" && p.Callers == b.o.Concurrency {
-			rates = append(rates, p.OpsPerSec)
+	}
+	var rates []float64
+	for _, r := range [][]float64{paced, loaded} {
+		if len(r) > 0 {
+			rates = append(rates, median(r))
 		}
 	}
 	fl, err := b.floor(ctx, rep.Raw.Bytes, rates)
@@ -311,10 +339,25 @@ func (b *bench) run(ctx context.Context) (*benchReport, error) {
 		p := &rep.Phases[i]
 		if gw := p.CPU.Acme + p.CPU.Globex; gw > 0 {
 			p.MessagesPerGatewayCPU = float64(p.Messages) / gw
-			p.Ratio = p.MessagesPerGatewayCPU / rep.Raw.PerCPU
+			p.Ratio = p.MessagesPerGatewayCPU / rep.Raw.around(p.Run)
 		}
 	}
+	if b.o.Runs > 1 {
+		rep.Summary = summarize(rep.Phases)
+	}
 	return rep, nil
+}
+
+// around is the yardstick a phase of run (from 1) is read against: the
+// mean of the measurements on either side of its run, or of those before
+// and after all the runs for the floor (run 0) and when there is one run.
+func (r rawResult) around(run int) float64 {
+	if run < 1 || len(r.Between) == 0 {
+		return r.PerCPU
+	}
+	y := append(append([]float64{r.Before}, r.Between...), r.After)
+	run = min(run, len(y)-1)
+	return (y[run-1] + y[run]) / 2
 }
 
 // startCPUProfile profiles this process into path until stop is called;

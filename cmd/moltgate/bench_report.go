@@ -30,8 +30,12 @@ func (r *benchReport) machine() string {
 }
 
 func (r *benchReport) yardstick() string {
-	return fmt.Sprintf("raw Ed25519 sign+verify of %d bytes, one core: %s per CPU-second (%s before the phases, %s after)",
-		r.Raw.Bytes, thousands(r.Raw.PerCPU), thousands(r.Raw.Before), thousands(r.Raw.After))
+	between := ""
+	if len(r.Raw.Between) > 0 {
+		between = ", " + joinThousands(r.Raw.Between) + " between the runs"
+	}
+	return fmt.Sprintf("raw Ed25519 sign+verify of %d bytes, one core: %s per CPU-second (%s before the phases%s, %s after)",
+		r.Raw.Bytes, thousands(r.Raw.PerCPU), thousands(r.Raw.Before), between, thousands(r.Raw.After))
 }
 
 func (r *benchReport) idle() string {
@@ -65,6 +69,14 @@ func (p *phase) errors() string {
 		s = append(s, fmt.Sprintf("%s×%d", k, p.Errors[k]))
 	}
 	return strings.Join(s, " ")
+}
+
+// label is the phase's name in the tables: with several runs, which one.
+func (r *benchReport) label(p *phase) string {
+	if r.Options.Runs > 1 && p.Run > 0 {
+		return fmt.Sprintf("%s, run %d", p.name(), p.Run)
+	}
+	return p.name()
 }
 
 // floorNote says what the floor phases are, and what they and the
@@ -121,11 +133,22 @@ func (r *benchReport) writeText(w io.Writer) {
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n",
-			p.Transport, p.name(), thousands(p.OpsPerSec), thousands(p.MessagesPerSec), p.P50MS, p.P99MS,
+			p.Transport, r.label(p), thousands(p.OpsPerSec), thousands(p.MessagesPerSec), p.P50MS, p.P99MS,
 			thousands(p.MessagesPerGatewayCPU), p.Ratio, p.CPUPer1000,
 			p.per1000(p.CPU.Acme), p.per1000(p.CPU.Globex), p.per1000(p.CPU.Agent), p.per1000(p.CPU.LoadGen), p.errors())
 	}
 	tw.Flush()
+	if len(r.Summary) > 0 {
+		fmt.Fprintf(w, "\nacross the %d runs, min / median / max (runs that met the target):\n", r.Options.Runs)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "transport\tphase\tops/s\tratio\tp99 ms\tCPU-s/1000 ops\t")
+		for i := range r.Summary {
+			s := &r.Summary[i]
+			c := s.cells()
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t\n", s.Transport, s.name(), c[0], c[1], c[2], c[3])
+		}
+		tw.Flush()
+	}
 	if n := r.floorNote(); n != "" {
 		fmt.Fprintf(w, "\n%s\n", n)
 	}
@@ -142,18 +165,35 @@ func (r *benchReport) markdown() string {
 	fmt.Fprintf(&b, "Run of %s: %s.\n\n", r.Date.Format("2006-01-02 15:04 MST"), r.title())
 	fmt.Fprintf(&b, "- Machine: %s.\n", r.machine())
 	fmt.Fprintf(&b, "- Yardstick: %s.\n", r.yardstick())
-	fmt.Fprintf(&b, "- Command: `moltgate bench --duration %v --concurrency %d --size %d --chunks %d --transports %s --doc docs/benchmarks.md`\n\n",
-		r.Options.Duration, r.Options.Concurrency, r.Options.Size, r.Options.Chunks, strings.Join(r.Options.Transports, ","))
+	runs := ""
+	if r.Options.Runs > 1 {
+		runs = fmt.Sprintf(" --runs %d", r.Options.Runs)
+	}
+	fmt.Fprintf(&b, "- Command: `moltgate bench --duration %v --concurrency %d --size %d --chunks %d --transports %s%s --doc docs/benchmarks.md`\n\n",
+		r.Options.Duration, r.Options.Concurrency, r.Options.Size, r.Options.Chunks, strings.Join(r.Options.Transports, ","), runs)
 	b.WriteString("| transport | phase | ops/s | msgs/s | p50 ms | p99 ms | msgs per gateway CPU-s | ratio to raw | CPU-s per 1,000 ops | acme | globex | agent | caller | errors |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %s | **%.2f** | **%.3f** | %.3f | %.3f | %.3f | %.3f | %s |\n",
-			p.Transport, p.name(), thousands(p.OpsPerSec), thousands(p.MessagesPerSec), p.P50MS, p.P99MS,
+			p.Transport, r.label(p), thousands(p.OpsPerSec), thousands(p.MessagesPerSec), p.P50MS, p.P99MS,
 			thousands(p.MessagesPerGatewayCPU), p.Ratio, p.CPUPer1000,
 			p.per1000(p.CPU.Acme), p.per1000(p.CPU.Globex), p.per1000(p.CPU.Agent), p.per1000(p.CPU.LoadGen), p.errors())
 	}
 	b.WriteString("\nOps are round trips, or one-way messages; the last four columns split the CPU-s per 1,000 ops by process.\n")
+	if len(r.Summary) > 0 {
+		fmt.Fprintf(&b, "\nAcross the %d runs, min / median / max (in brackets, the runs that met the target):\n\n", r.Options.Runs)
+		b.WriteString("| transport | phase | ops/s | ratio to raw | p99 ms | CPU-s per 1,000 ops |\n")
+		b.WriteString("|---|---|---:|---:|---:|---:|\n")
+		for i := range r.Summary {
+			s := &r.Summary[i]
+			c := s.cells()
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", s.Transport, s.name(), c[0], c[1], c[2], c[3])
+		}
+		if len(r.Raw.Between) > 0 {
+			b.WriteString("\nEach run's ratios are read against the yardstick measured on either side of it.\n")
+		}
+	}
 	if n := r.floorNote(); n != "" {
 		fmt.Fprintf(&b, "\n%s%s.\n", strings.ToUpper(n[:1]), n[1:])
 	}
@@ -208,6 +248,15 @@ func spliceDoc(old []byte, generated string) ([]byte, error) {
 	}
 	b.WriteString(docSection + "\n\n" + block + "\n")
 	return b.Bytes(), nil
+}
+
+// joinThousands renders each of v as thousands does, comma-separated.
+func joinThousands(v []float64) string {
+	s := make([]string, len(v))
+	for i, x := range v {
+		s[i] = thousands(x)
+	}
+	return strings.Join(s, "; ")
 }
 
 // thousands renders v rounded, with thousands separators.

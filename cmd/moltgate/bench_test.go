@@ -1,6 +1,8 @@
 package main
 
 import (
+	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -79,3 +81,81 @@ func TestFloorNote(t *testing.T) {
 		}
 	}
 }
+
+func TestMedian(t *testing.T) {
+	for _, c := range []struct {
+		v    []float64
+		want float64
+	}{{[]float64{3}, 3}, {[]float64{3, 1, 2}, 2}, {[]float64{4, 1, 3, 2}, 2.5}} {
+		in := append([]float64(nil), c.v...)
+		if got := median(in); got != c.want {
+			t.Errorf("median(%v) = %v, want %v", c.v, got, c.want)
+		}
+		if !slices.Equal(in, c.v) {
+			t.Errorf("median reordered its input: %v", in)
+		}
+	}
+}
+
+// TestRunsYardstick: a run's ratios are read against the yardstick on
+// either side of it; the floor, and a single run, against the mean of the
+// first and last.
+func TestRunsYardstick(t *testing.T) {
+	r := rawResult{Before: 100, After: 400, PerCPU: 250}
+	if r.around(1) != 250 || r.around(0) != 250 {
+		t.Fatal("one run is not read against the mean of before and after")
+	}
+	r.Between = []float64{200, 300}
+	for run, want := range map[int]float64{0: 250, 1: 150, 2: 250, 3: 350} {
+		if got := r.around(run); got != want {
+			t.Errorf("run %d: %v, want %v", run, got, want)
+		}
+	}
+}
+
+func TestSummarize(t *testing.T) {
+	ph := func(tr, kind string, callers, run int, ratio, p99, cpu float64) phase {
+		return phase{Transport: tr, Kind: kind, Callers: callers, Run: run, Ratio: ratio, P99MS: p99, CPUPer1000: cpu, OpsPerSec: 1000 * ratio}
+	}
+	var phases []phase
+	for run, f := range []float64{1, 0.8, 1.2} {
+		phases = append(phases,
+			ph("websocket", "round_trip", 16, run+1, 0.6*f, 5*f, 0.3*f),
+			ph("websocket", "paced", 64, run+1, 0.4*f, 4.5*f, 0.2*f),
+			ph("websocket", "one_way", 16, run+1, 0.7*f, 30*f, 0.1*f),
+			ph("grpc", "round_trip", 16, run+1, 0.5*f, 6*f, 0.35*f))
+	}
+	phases = append(phases, ph("floor", "round_trip", 16, 0, 15, 0.3, 0.02))
+	s := summarize(phases)
+	if len(s) != 4 || s[0].Transport != "websocket" || s[0].Kind != "round_trip" || s[1].Kind != "paced" || s[2].Kind != "one_way" || s[3].Transport != "grpc" {
+		t.Fatalf("summary order or the floor's phases: %+v", s)
+	}
+	ws := s[0]
+	if ws.Runs != 3 || !near(ws.Ratio.Min, 0.48) || !near(ws.Ratio.Median, 0.6) || !near(ws.Ratio.Max, 0.72) {
+		t.Errorf("ratio spread %+v", ws.Ratio)
+	}
+	// Ratios 0.6 and 0.72 meet 0.6, p99s of 5 and 4 ms meet 5 ms, and no
+	// CPU figure (0.24 at least) meets 0.21.
+	if ws.RatioMet != 2 || ws.P99Met != 2 || ws.CPUMet != 0 {
+		t.Errorf("targets met: ratio %d, p99 %d, CPU %d", ws.RatioMet, ws.P99Met, ws.CPUMet)
+	}
+	if paced := s[1]; paced.CPUMet != 2 || paced.name() != "round trip, paced at half the rate" {
+		t.Errorf("paced: CPU met %d, name %q", paced.CPUMet, paced.name())
+	}
+	if ow := s[2]; ow.P99Met != -1 || ow.CPUMet != -1 || ow.RatioMet != 2 {
+		t.Errorf("one-way: p99 %d, CPU %d, ratio %d", ow.P99Met, ow.CPUMet, ow.RatioMet)
+	}
+	c := s[2].cells()
+	if c[2] != "24.00 / 30.00 / 36.00" || c[1] != "0.56 / 0.70 / 0.84 (2 of 3)" {
+		t.Errorf("one-way cells %q", c)
+	}
+	rep := &benchReport{Options: benchOptions{Runs: 3, Transports: []string{"websocket", "grpc"}}, Phases: phases, Summary: s}
+	md := rep.markdown()
+	for _, want := range []string{"--runs 3", "Across the 3 runs", "| websocket | round trip, 16 callers, run 2 |", "| websocket | round trip, 16 callers | 480 / 600 / 720 | 0.48 / 0.60 / 0.72 (2 of 3) | 4.00 / 5.00 / 6.00 (2 of 3) | 0.240 / 0.300 / 0.360 (0 of 3) |"} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
