@@ -49,10 +49,17 @@ func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
 	return mem.BufferSlice{mem.SliceBuffer(*b)}, nil
 }
 
+// Unmarshal copies the message into the room *v has, if it has enough,
+// so that a reader can receive into a buffer it reuses.
 func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	b, ok := v.(*[]byte)
 	if !ok {
 		return errors.New("moltgate gRPC messages are raw bytes")
+	}
+	if n := data.Len(); cap(*b) >= n {
+		*b = (*b)[:n]
+		data.CopyTo(*b)
+		return nil
 	}
 	*b = data.Materialize()
 	return nil
@@ -267,7 +274,7 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	ps.s.sessions.Add(sess)
 	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() }), stream: st}
 	go ps.s.readReplies(ps, gc.dead, gc.close, func() ([]byte, error) {
-		var b []byte
+		b := getEnvelopeBuf() // given back by readReplies once opened
 		err := st.RecvMsg(&b)
 		return b, err
 	})
