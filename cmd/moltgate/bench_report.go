@@ -71,6 +71,41 @@ func (p *phase) errors() string {
 	return strings.Join(s, " ")
 }
 
+// rows are the phases in the order the tables list them: by transport,
+// then phase, then run, so that the runs of a phase stand together; the
+// floor, measured once, last.
+func (r *benchReport) rows() []*phase {
+	type pos struct{ tr, ph, run int }
+	at := map[*phase]pos{}
+	seen := map[[2]int]int{} // phases so far in each run of each transport
+	trIndex := func(tr string) int {
+		if i := slices.Index(r.Options.Transports, tr); i >= 0 {
+			return i
+		}
+		return len(r.Options.Transports) // the floor
+	}
+	out := make([]*phase, len(r.Phases))
+	for i := range r.Phases {
+		p := &r.Phases[i]
+		t := trIndex(p.Transport)
+		k := [2]int{t, p.Run}
+		at[p] = pos{t, seen[k], p.Run}
+		seen[k]++
+		out[i] = p
+	}
+	slices.SortStableFunc(out, func(a, b *phase) int {
+		x, y := at[a], at[b]
+		if x.tr != y.tr {
+			return x.tr - y.tr
+		}
+		if x.ph != y.ph {
+			return x.ph - y.ph
+		}
+		return x.run - y.run
+	})
+	return out
+}
+
 // label is the phase's name in the tables: with several runs, which one.
 func (r *benchReport) label(p *phase) string {
 	if r.Options.Runs > 1 && p.Run > 0 {
@@ -130,8 +165,7 @@ func (r *benchReport) writeText(w io.Writer) {
 	fmt.Fprintf(w, "%s\n\n", r.yardstick())
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "transport\tphase\tops/s\tmsgs/s\tp50 ms\tp99 ms\tmsgs per gw CPU-s\tratio\tCPU-s/1000 ops\tacme\tglobex\tagent\tcaller\terrors\t")
-	for i := range r.Phases {
-		p := &r.Phases[i]
+	for _, p := range r.rows() {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.2f\t%.2f\t%s\t%.2f\t%.3f\t%.3f\t%.3f\t%.3f\t%.3f\t%s\t\n",
 			p.Transport, r.label(p), thousands(p.OpsPerSec), thousands(p.MessagesPerSec), p.P50MS, p.P99MS,
 			thousands(p.MessagesPerGatewayCPU), p.Ratio, p.CPUPer1000,
@@ -173,8 +207,7 @@ func (r *benchReport) markdown() string {
 		r.Options.Duration, r.Options.Concurrency, r.Options.Size, r.Options.Chunks, strings.Join(r.Options.Transports, ","), runs)
 	b.WriteString("| transport | phase | ops/s | msgs/s | p50 ms | p99 ms | msgs per gateway CPU-s | ratio to raw | CPU-s per 1,000 ops | acme | globex | agent | caller | errors |\n")
 	b.WriteString("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n")
-	for i := range r.Phases {
-		p := &r.Phases[i]
+	for _, p := range r.rows() {
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %.2f | %.2f | %s | **%.2f** | **%.3f** | %.3f | %.3f | %.3f | %.3f | %s |\n",
 			p.Transport, r.label(p), thousands(p.OpsPerSec), thousands(p.MessagesPerSec), p.P50MS, p.P99MS,
 			thousands(p.MessagesPerGatewayCPU), p.Ratio, p.CPUPer1000,

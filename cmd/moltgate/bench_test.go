@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -159,3 +160,23 @@ func TestSummarize(t *testing.T) {
 }
 
 func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// TestRowsGroupRuns: the tables list a phase's runs together, transports
+// in the order measured, and the floor last.
+func TestRowsGroupRuns(t *testing.T) {
+	r := &benchReport{Options: benchOptions{Runs: 2, Transports: []string{"websocket", "grpc"}}}
+	for run := 1; run <= 2; run++ {
+		for _, tr := range r.Options.Transports {
+			r.Phases = append(r.Phases, phase{Transport: tr, Run: run, Kind: "round_trip", Callers: 1}, phase{Transport: tr, Run: run, Kind: "round_trip", Callers: 16})
+		}
+	}
+	r.Phases = append(r.Phases, phase{Transport: "floor", Kind: "round_trip", Callers: 1})
+	var got []string
+	for _, p := range r.rows() {
+		got = append(got, fmt.Sprintf("%s/%d/%d", p.Transport, p.Callers, p.Run))
+	}
+	want := []string{"websocket/1/1", "websocket/1/2", "websocket/16/1", "websocket/16/2", "grpc/1/1", "grpc/1/2", "grpc/16/1", "grpc/16/2", "floor/1/0"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("rows %v, want %v", got, want)
+	}
+}
