@@ -42,9 +42,6 @@ func (s *Server) serveFrames(ctx context.Context, o origin, recv func() ([]byte,
 	// One allocation holds the connection's state: an idle WebSocket costs
 	// what it holds, and closures over each variable cost more.
 	fc := &frameConn{s: s, origin: o, recv: recv, send: send, sem: make(chan struct{}, wsInFlight)}
-	// The WebSocket writer queues a copy of what it is given; a gRPC
-	// stream may still hold it after Send returns.
-	fc.sendCopies = o.face == faceWS
 	fc.ctx, fc.cancel = context.WithCancel(ctx)
 	fc.workers = workers.New(fc.ctx.Done(), workerLinger, fc.work)
 	fc.origin.onSession = fc.sessionMade
@@ -82,8 +79,6 @@ type frameConn struct {
 	send   func([]byte) error
 	ctx    context.Context
 	cancel context.CancelFunc
-
-	sendCopies bool // send is done with its argument when it returns
 
 	sem     chan struct{} // a slot per envelope in flight
 	workers *workers.Pool[[]byte]
@@ -172,7 +167,9 @@ func (fc *frameConn) handle(in []byte) bool {
 		return true
 	}
 	err := fc.send(a.body)
-	if fc.sendCopies {
+	if fc.origin.face == faceWS {
+		// The WebSocket writer queues a copy of what it is given; a gRPC
+		// stream may still hold it after Send returns.
 		putEnvelopeBuf(a.body) // an answer is the connection's alone
 	}
 	return err == nil

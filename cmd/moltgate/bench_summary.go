@@ -95,10 +95,10 @@ func summarize(phases []phase) []phaseSummary {
 // name is the phase's name without a paced phase's rate, which differs
 // from run to run.
 func (s *phaseSummary) name() string {
-	p := phase{Kind: s.Kind, Callers: s.Callers}
 	if s.Kind == "paced" {
 		return "round trip, paced at half the rate"
 	}
+	p := phase{Kind: s.Kind, Callers: s.Callers}
 	return p.name()
 }
 
