@@ -116,6 +116,7 @@ type child struct {
 	cmd     *exec.Cmd
 	log     string // its standard error
 	memPath string // where it reports its memory
+	memSeq  int    // readings asked for
 	done    chan error
 }
 

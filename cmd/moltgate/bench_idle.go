@@ -31,10 +31,11 @@ import (
 // memStats is what a benchmark gateway reports of its memory when asked
 // (SIGUSR1), after collecting garbage.
 type memStats struct {
-	Heap   uint64 `json:"heap_alloc"` // live objects, after a collection
-	Stacks uint64 `json:"stack_inuse"`
-	RSS    uint64 `json:"rss"`
-	Seq    int    `json:"seq"`
+	Heap       uint64 `json:"heap_alloc"` // live objects, after a collection
+	Stacks     uint64 `json:"stack_inuse"`
+	RSS        uint64 `json:"rss"`
+	Goroutines int    `json:"goroutines"`
+	Seq        int    `json:"seq"`
 }
 
 // reportMemory writes the process's memory to path, and a heap profile to
@@ -54,7 +55,7 @@ func reportMemory(ctx context.Context, path string) {
 			debug.FreeOSMemory()
 			var ms runtime.MemStats
 			runtime.ReadMemStats(&ms)
-			st := memStats{Heap: ms.HeapAlloc, Stacks: ms.StackInuse, RSS: rss(), Seq: seq}
+			st := memStats{Heap: ms.HeapAlloc, Stacks: ms.StackInuse, RSS: rss(), Goroutines: runtime.NumGoroutine(), Seq: seq}
 			if f, err := os.Create(path + ".heap"); err == nil {
 				pprof.Lookup("heap").WriteTo(f, 0)
 				f.Close()
@@ -81,12 +82,13 @@ func rss() uint64 {
 }
 
 // memory asks the gateway for its memory and waits for the answer.
-func (c *child) memory(ctx context.Context, path string, seq int) (memStats, error) {
+func (c *child) memory(ctx context.Context) (memStats, error) {
+	c.memSeq++
 	c.cmd.Process.Signal(syscall.SIGUSR1)
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
 		var st memStats
-		if b, err := os.ReadFile(path); err == nil && json.Unmarshal(b, &st) == nil && st.Seq >= seq {
+		if b, err := os.ReadFile(c.memPath); err == nil && json.Unmarshal(b, &st) == nil && st.Seq >= c.memSeq {
 			return st, nil
 		}
 		select {
@@ -98,10 +100,34 @@ func (c *child) memory(ctx context.Context, path string, seq int) (memStats, err
 	return memStats{}, fmt.Errorf("gateway %s did not report its memory", c.org)
 }
 
+// settledMemory is the gateway's memory once its goroutines stop
+// exiting: those of earlier work (workers linger for a while after their
+// last message, handshakes end) would otherwise leave between two readings
+// and hide what was added between them.
+func (c *child) settledMemory(ctx context.Context) (memStats, error) {
+	last, err := c.memory(ctx)
+	for i := 0; err == nil && i < 20; i++ {
+		select {
+		case <-time.After(500 * time.Millisecond):
+		case <-ctx.Done():
+			return last, ctx.Err()
+		}
+		var st memStats
+		if st, err = c.memory(ctx); err == nil {
+			if st.Goroutines >= last.Goroutines {
+				return st, nil
+			}
+			last = st
+		}
+	}
+	return last, err
+}
+
 // idleResult is the memory an idle WebSocket session costs the gateway
 // that accepted it.
 type idleResult struct {
 	Sessions      int     `json:"sessions"`
+	Goroutines    float64 `json:"goroutines_per_session"`
 	BytesPerHeap  float64 `json:"heap_and_stack_bytes_per_session"`
 	StackPerSess  float64 `json:"of_which_stack_bytes"`
 	BytesPerRSS   float64 `json:"rss_bytes_per_session"`
@@ -134,8 +160,7 @@ func (b *bench) idleSessions(ctx context.Context, globex *child, n int) (idleRes
 	url := "ws" + strings.TrimPrefix(strings.TrimRight(b.globexDoc.Endpoint, "/"), "http") + "/moltspeak/v0.1/stream"
 	dialer := websocket.Dialer{TLSClientConfig: tlsCfg, HandshakeTimeout: 5 * time.Second, ReadBufferSize: 1024, WriteBufferSize: 1024}
 
-	memPath := globex.memPath
-	before, err := globex.memory(ctx, memPath, 1)
+	before, err := globex.settledMemory(ctx)
 	if err != nil {
 		return res, err
 	}
@@ -168,12 +193,11 @@ func (b *bench) idleSessions(ctx context.Context, globex *child, n int) (idleRes
 		c.SetReadDeadline(time.Time{})
 		conns = append(conns, c)
 	}
-	// Let the handshakes' garbage and goroutines settle.
-	time.Sleep(500 * time.Millisecond)
-	after, err := globex.memory(ctx, memPath, 2)
+	after, err := globex.settledMemory(ctx)
 	if err != nil {
 		return res, err
 	}
+	res.Goroutines = float64(after.Goroutines-before.Goroutines) / float64(n)
 	res.BytesPerHeap = (float64(after.Heap+after.Stacks) - float64(before.Heap+before.Stacks)) / float64(n)
 	res.StackPerSess = (float64(after.Stacks) - float64(before.Stacks)) / float64(n)
 	res.BytesPerRSS = (float64(after.RSS) - float64(before.RSS)) / float64(n)

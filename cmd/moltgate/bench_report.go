@@ -40,8 +40,8 @@ func (r *benchReport) yardstick() string {
 
 func (r *benchReport) idle() string {
 	i := r.Idle
-	return fmt.Sprintf("idle WebSocket sessions: %d opened to globex, each with its handshake; globex's heap and stacks grew by %.1f KiB per session after a collection (%.1f KiB of it stacks; resident set: %.1f KiB); target ≤ %.0f KiB",
-		i.Sessions, i.BytesPerHeap/1024, i.StackPerSess/1024, i.BytesPerRSS/1024, i.TargetPerSess/1024)
+	return fmt.Sprintf("idle WebSocket sessions: %d opened to globex, each with its handshake; once globex's goroutines had settled, its heap and stacks had grown by %.1f KiB per session after a collection (%.1f KiB of it stacks, %.1f goroutines per session; resident set: %.1f KiB); target ≤ %.0f KiB",
+		i.Sessions, i.BytesPerHeap/1024, i.StackPerSess/1024, i.Goroutines, i.BytesPerRSS/1024, i.TargetPerSess/1024)
 }
 
 func (p *phase) name() string {
