@@ -136,9 +136,8 @@ type Server struct {
 	stopBG   context.CancelFunc
 	bgCtx    context.Context
 
-	lnMu      sync.Mutex
-	servers   []shutdowner
-	listeners []io.Closer
+	lnMu    sync.Mutex
+	servers []shutdowner
 }
 
 type shutdowner interface{ Shutdown(context.Context) error }

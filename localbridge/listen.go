@@ -1,7 +1,6 @@
 package localbridge
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"net"
@@ -71,9 +70,6 @@ func checkPrivateDir(dir string) error {
 	}
 	return nil
 }
-
-// errPeerCredUnsupported is returned where the platform cannot tell who is at the other end.
-var errPeerCredUnsupported = errors.New("peer credentials are not available on this platform")
 
 // unixSocket returns c as a socket whose peer credentials can be read, if it is a Unix
 // stream socket connection (as package net or sockio makes them).

@@ -2,7 +2,13 @@
 
 package localbridge
 
-import "syscall"
+import (
+	"errors"
+	"syscall"
+)
+
+// errPeerCredUnsupported is returned where the platform cannot tell who is at the other end.
+var errPeerCredUnsupported = errors.New("peer credentials are not available on this platform")
 
 // peerCred fails where the platform offers no peer credentials, so every agent is refused
 // rather than admitted unchecked.

@@ -456,12 +456,6 @@ func (s *session) healthyLocked() bool {
 	return !s.beatLost && s.beat.Status != osp.HealthUnhealthy
 }
 
-func (s *session) healthy() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.healthyLocked() && !s.closed()
-}
-
 // fill copies the session's state into a.
 func (s *session) fill(a *AgentInfo) {
 	s.mu.Lock()

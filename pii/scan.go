@@ -90,11 +90,6 @@ func (b *bloom) add(p string) {
 	b[h>>6] |= 1 << (h & 63)
 }
 
-func (b *bloom) addKey(k uint32) {
-	h := bloomHash(k)
-	b[h>>6] |= 1 << (h & 63)
-}
-
 func (b *bloom) has(k uint32) bool {
 	h := bloomHash(k)
 	return b[h>>6]&(1<<(h&63)) != 0
@@ -401,17 +396,6 @@ var cueLens = func() (t [256]uint32) {
 	}
 	return t
 }()
-
-// notLower8 returns, for the eight bytes of w, a mask with the high bit set in every byte that
-// is not an ASCII lower-case letter.
-func notLower8(w uint64) uint64 {
-	const hi = 0x8080808080808080
-	// For a byte below 0x80, b+0x1f carries into the high bit iff b >= 'a', and b+0x05 iff
-	// b > 'z'; neither addition carries into the next byte. Bytes from 0x80 up are not letters.
-	lo := w &^ hi
-	isLower := (lo + 0x1f1f1f1f1f1f1f1f) &^ (lo + 0x0505050505050505) &^ w & hi
-	return isLower ^ hi
-}
 
 // trigger handles a non-word trigger byte at i and returns where scanning resumes (<= i: no match).
 func (x *scanCtx) trigger(i int) int {

@@ -482,12 +482,6 @@ func slackWebhook(x *scanCtx, i int) (int, Type, float64, string) {
 	if e-b < 30 {
 		return no(i)
 	}
-	a := i
-	if a >= 8 && s[a-8:a] == "https://" {
-		a -= 8
-	} else if a >= 7 && s[a-7:a] == "http://" {
-		a -= 7
-	}
 	return ok(e, TypeAPIToken, 0.97, "secret.slack-webhook-url")
 }
 
