@@ -82,16 +82,30 @@ type Client struct {
 }
 
 type clientQuery struct {
-	events chan clientEvent
+	events chan *queryNotice
 	done   chan struct{}
 	err    error // why agent.query failed; set before its event is sent
 }
 
-// clientEvent is a notification of a query; one without a method says
-// its agent.query request failed (clientQuery.err).
-type clientEvent struct {
+// queryNotice is a query's notification (stream.token, stream.block,
+// stream.error, stream.complete): the reading goroutine decodes its params
+// once, query_id and all, and the query's caller takes them as they are.
+// One without a method says the query's agent.query request failed
+// (clientQuery.err).
+type queryNotice struct {
 	method string
-	params json.RawMessage
+	err    error // the params did not decode; only QueryID is set
+
+	QueryID  string                   `json:"query_id"`
+	Token    string                   `json:"token"`
+	Metadata struct{ Channel string } `json:"metadata"`
+	Block    struct {
+		Content  json.RawMessage          `json:"content"`
+		Metadata struct{ Channel string } `json:"metadata"`
+	} `json:"block"`
+	Error  *jsonrpc.Error  `json:"error"`
+	Status string          `json:"status"`
+	Result json.RawMessage `json:"result"`
 }
 
 // Dial connects to the face at path and initializes the connection.
@@ -150,20 +164,27 @@ func (c *Client) notified(method string, params json.RawMessage) {
 		}
 		c.opts.OnApproval(n)
 	case NotifyToken, NotifyBlock, NotifyError, NotifyComplete:
-		var p struct {
-			QueryID string `json:"query_id"`
+		n := new(queryNotice)
+		err := jsonrpc.Unmarshal(params, n)
+		if err != nil {
+			// The query it names still hears that it was malformed.
+			var id struct {
+				QueryID string `json:"query_id"`
+			}
+			if jsonrpc.Unmarshal(params, &id) != nil {
+				return
+			}
+			n = &queryNotice{QueryID: id.QueryID, err: err}
 		}
-		if jsonrpc.Unmarshal(params, &p) != nil {
-			return
-		}
+		n.method = method
 		c.mu.Lock()
-		q := c.queries[p.QueryID]
+		q := c.queries[n.QueryID]
 		c.mu.Unlock()
 		if q == nil {
 			return
 		}
 		select {
-		case q.events <- clientEvent{method: method, params: params}:
+		case q.events <- n:
 		case <-q.done:
 		}
 	}
@@ -173,7 +194,7 @@ func (c *Client) notified(method string, params json.RawMessage) {
 // result once the face reports stream.complete. When ctx ends the query is cancelled at the
 // face. Failures from the face are *RPCError values.
 func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(StreamEvent) error) (json.RawMessage, error) {
-	q := &clientQuery{events: make(chan clientEvent, 64), done: make(chan struct{})}
+	q := &clientQuery{events: make(chan *queryNotice, 64), done: make(chan struct{})}
 	// The query's id comes with the face's response, which the reading
 	// goroutine takes without waking this one: the caller wakes for the
 	// query's events (for a quick query, only for stream.complete). id is
@@ -219,7 +240,7 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 		}
 		q.err = err
 		select {
-		case q.events <- clientEvent{}:
+		case q.events <- &queryNotice{}:
 		case <-q.done:
 		}
 	})
@@ -229,26 +250,15 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 	var streamErr *RPCError
 	for {
 		select {
-		case ev := <-q.events:
-			if ev.method == "" {
+		case p := <-q.events:
+			if p.method == "" {
 				return nil, rpcError(q.err)
 			}
-			var p struct {
-				Token    string                   `json:"token"`
-				Metadata struct{ Channel string } `json:"metadata"`
-				Block    struct {
-					Content  json.RawMessage          `json:"content"`
-					Metadata struct{ Channel string } `json:"metadata"`
-				} `json:"block"`
-				Error  *jsonrpc.Error  `json:"error"`
-				Status string          `json:"status"`
-				Result json.RawMessage `json:"result"`
-			}
-			if err := jsonrpc.Unmarshal(ev.params, &p); err != nil {
-				return nil, fmt.Errorf("read %s: %w", ev.method, err)
+			if p.err != nil {
+				return nil, fmt.Errorf("read %s: %w", p.method, p.err)
 			}
 			var err error
-			switch ev.method {
+			switch p.method {
 			case NotifyToken:
 				if onEvent != nil {
 					err = onEvent(StreamEvent{Text: p.Token, Channel: p.Metadata.Channel})

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net"
+	"strings"
 	"testing"
 	"time"
 
@@ -149,5 +150,53 @@ func TestClientQueryAnswers(t *testing.T) {
 	}
 	if r := <-done; r.err != nil || string(r.res) != `{"text":"hi"}` {
 		t.Fatalf("completed query gave %s, %v", r.res, r.err)
+	}
+}
+
+// A query's notifications are decoded once, on the reading goroutine: their
+// text and blocks reach onEvent in order, and one that does not decode still
+// reaches the query it names, which fails with it.
+func TestClientQueryNotices(t *testing.T) {
+	f, c := dialFake(t)
+	type result struct {
+		res    json.RawMessage
+		events []localbridge.StreamEvent
+		err    error
+	}
+	start := func(id string) chan result {
+		done := make(chan result, 1)
+		go func() {
+			var r result
+			r.res, r.err = c.Query(context.Background(), localbridge.QueryRequest{To: "echo@globex", Message: "hi"},
+				func(ev localbridge.StreamEvent) error { r.events = append(r.events, ev); return nil })
+			done <- r
+		}()
+		f.answer(f.next(localbridge.MethodQuery), `{"query_id":"`+id+`","status":"processing"}`)
+		return done
+	}
+	notify := func(method, params string) {
+		f.send(jsonrpc.Request{JSONRPC: jsonrpc.Version, Method: method, Params: json.RawMessage(params)})
+	}
+
+	done := start("q-1")
+	notify(localbridge.NotifyToken, `{"query_id":"q-1","token":"he","index":0,"metadata":{"channel":"stdout"}}`)
+	notify(localbridge.NotifyToken, `{"query_id":"q-other","token":"not mine","index":0}`)
+	notify(localbridge.NotifyBlock, `{"query_id":"q-1","block_id":"q-1-b1","block":{"type":"tool_output","content":{"n":1},"metadata":{"channel":"stderr"}}}`)
+	notify(localbridge.NotifyComplete, `{"query_id":"q-1","status":"success","result":{"text":"hello"}}`)
+	r := <-done
+	if r.err != nil || string(r.res) != `{"text":"hello"}` {
+		t.Fatalf("query gave %s, %v", r.res, r.err)
+	}
+	if len(r.events) != 2 || r.events[0].Text != "he" || r.events[0].Channel != "stdout" ||
+		string(r.events[1].Block) != `{"n":1}` || r.events[1].Channel != "stderr" {
+		t.Fatalf("events %+v", r.events)
+	}
+
+	done = start("q-2")
+	notify(localbridge.NotifyToken, `{"query_id":"q-2","token":5}`)
+	// The query ends without its stream.complete, so it is cancelled at the face.
+	f.answer(f.next(localbridge.MethodCancel), `{"cancelled":true}`)
+	if r := <-done; r.err == nil || !strings.HasPrefix(r.err.Error(), "read "+localbridge.NotifyToken+": ") {
+		t.Fatalf("malformed notice gave %v", r.err)
 	}
 }
