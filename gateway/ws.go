@@ -84,7 +84,9 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 	extend()
 	c.SetPongHandler(func(string) error { extend(); return nil })
 	recv := func() ([]byte, error) {
-		frame, err := readWS(c, nil)
+		// The frame's buffer is given back once it is handled
+		// (frameConn.handle): the pipeline decodes from copies.
+		frame, err := readWS(c, getEnvelopeBuf)
 		if err == nil {
 			extend()
 		}
@@ -162,19 +164,22 @@ func (t wsTransport) Receive(ctx context.Context) ([]byte, error) {
 const wsReadSize = 4 << 10
 
 // readWS reads the next message whole, under the connection's read limit,
-// into b's room (a new buffer if b is nil). ReadMessage reads through
-// io.ReadAll, which starts at 512 bytes and grows step by step: five
-// allocations and 6 KB of garbage for a sealed 1 KiB message, where this
-// makes one at most.
-func readWS(c *websocket.Conn, b []byte) ([]byte, error) {
+// into the room buf gives once the message has begun (a new buffer if buf
+// is nil), so that a connection waiting for its next message holds no
+// buffer. ReadMessage reads through io.ReadAll, which starts at 512 bytes
+// and grows step by step: five allocations and 6 KB of garbage for a sealed
+// 1 KiB message, where this makes one at most.
+func readWS(c *websocket.Conn, buf func() []byte) ([]byte, error) {
 	_, r, err := c.NextReader()
 	if err != nil {
 		return nil, err
 	}
-	if b == nil {
+	var b []byte
+	if buf != nil {
+		b = buf()[:0]
+	} else {
 		b = make([]byte, 0, wsReadSize)
 	}
-	b = b[:0]
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+n]
@@ -222,7 +227,7 @@ func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 	c.SetWriteDeadline(time.Time{})
 	ps.s.sessions.Add(sess)
 	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues)}
-	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) { return readWS(c, getEnvelopeBuf()) })
+	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) { return readWS(c, getEnvelopeBuf) })
 	stop := keepAlive(wc.conn)
 	go func() { <-wc.dead; stop(); ps.s.sessions.Remove(sess.ID()) }()
 	return wc, nil
