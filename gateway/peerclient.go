@@ -351,9 +351,19 @@ func readLine(br *bufio.Reader, limit int) ([]byte, error) {
 // when the peer delivers them later. dead, if not nil, closes when the
 // connection they would come on is lost.
 func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Message, pc *pendingCall, dead <-chan struct{}, onMsg func(*wire.Message) (bool, error)) error {
+	abandoned := func() error {
+		return wire.Errorf(wire.ErrTimeout, "", "the reply from %s was abandoned: its stream was not taken for %v", ps.p.Org, stallLimit)
+	}
 	for {
+		// Replies that came are taken before anything else is looked at,
+		// unless delivery gave up on the call: what is queued then is
+		// not the whole reply.
 		select {
-		case d := <-pc.replies:
+		case <-pc.overrun:
+			return abandoned()
+		default:
+		}
+		if d, ok := pc.next(); ok {
 			r, err := s.checkReply(ctx, ps, d)
 			if err != nil {
 				return err
@@ -361,8 +371,12 @@ func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Messa
 			if fin, err := onMsg(r); err != nil || fin {
 				return err
 			}
+			continue
+		}
+		select {
+		case <-pc.ready:
 		case <-pc.overrun:
-			return wire.Errorf(wire.ErrTimeout, "", "the reply from %s was abandoned: its stream was not taken for %v", ps.p.Org, stallLimit)
+			return abandoned()
 		case <-dead:
 			return wire.Errorf(wire.ErrPeerUnavailable, "", "connection to peer %s lost before the reply", ps.p.Org)
 		case <-ctx.Done():

@@ -26,16 +26,22 @@ func newPendingCalls() *pendingCalls { return &pendingCalls{m: map[string]*pendi
 
 // pendingCall is one call's end of the delivery: its replies, in order,
 // and the signal that it fell so far behind that delivery gave up on it.
+// Most calls have one reply, so the queue holds what has come, not room
+// for replyBuffer of them.
 type pendingCall struct {
-	replies chan delivered
+	mu    sync.Mutex
+	queue []delivered // delivered and not yet taken, oldest first
+
+	ready   chan struct{} // a reply was queued (capacity 1)
+	room    chan struct{} // a reply was taken (capacity 1); made once a delivery waits, guarded by mu
 	ended   chan struct{} // closed by done: nobody takes replies any more
 	overrun chan struct{} // closed when a reply could not be handed over in stallLimit
 	once    sync.Once
 }
 
-// wait registers a call; its replies arrive on pc.replies until done.
+// wait registers a call; its replies are taken with pc.next until done.
 func (p *pendingCalls) wait(id string) (pc *pendingCall, done func()) {
-	pc = &pendingCall{replies: make(chan delivered, replyBuffer), ended: make(chan struct{}), overrun: make(chan struct{})}
+	pc = &pendingCall{ready: make(chan struct{}, 1), ended: make(chan struct{}), overrun: make(chan struct{})}
 	p.mu.Lock()
 	p.m[id] = pc
 	p.mu.Unlock()
@@ -44,6 +50,54 @@ func (p *pendingCalls) wait(id string) (pc *pendingCall, done func()) {
 		delete(p.m, id)
 		p.mu.Unlock()
 		close(pc.ended)
+	}
+}
+
+// next takes the oldest reply not yet taken, if there is one. When there is
+// none, the call waits for pc.ready.
+func (pc *pendingCall) next() (delivered, bool) {
+	pc.mu.Lock()
+	if len(pc.queue) == 0 {
+		pc.mu.Unlock()
+		return delivered{}, false
+	}
+	d := pc.queue[0]
+	pc.queue[0] = delivered{}
+	pc.queue = pc.queue[1:]
+	if len(pc.queue) == 0 {
+		pc.queue = nil // what was taken is not kept alive by the array
+	}
+	room := pc.room
+	pc.mu.Unlock()
+	if room != nil {
+		wake(room)
+	}
+	return d, true
+}
+
+// put queues d unless replyBuffer replies wait already; then it returns
+// the channel on which the call says it took one.
+func (pc *pendingCall) put(d delivered) (bool, chan struct{}) {
+	pc.mu.Lock()
+	if len(pc.queue) >= replyBuffer {
+		if pc.room == nil {
+			pc.room = make(chan struct{}, 1)
+		}
+		room := pc.room
+		pc.mu.Unlock()
+		return false, room
+	}
+	pc.queue = append(pc.queue, d)
+	pc.mu.Unlock()
+	wake(pc.ready)
+	return true, nil
+}
+
+// wake wakes the one waiting on c, or leaves the news for it.
+func wake(c chan struct{}) {
+	select {
+	case c <- struct{}{}:
+	default:
 	}
 }
 
@@ -63,19 +117,27 @@ func (p *pendingCalls) deliverTo(d delivered) bool {
 	select {
 	case <-pc.overrun:
 		return false
-	case pc.replies <- d:
-		return true
+	case <-pc.ended:
+		return false
 	default:
+	}
+	ok, room := pc.put(d)
+	if ok {
+		return true
 	}
 	t := time.NewTimer(stallLimit)
 	defer t.Stop()
-	select {
-	case pc.replies <- d:
-		return true
-	case <-pc.ended:
-		return false
-	case <-t.C:
-		pc.once.Do(func() { close(pc.overrun) })
-		return false
+	for {
+		select {
+		case <-room:
+			if ok, _ = pc.put(d); ok {
+				return true
+			}
+		case <-pc.ended:
+			return false
+		case <-t.C:
+			pc.once.Do(func() { close(pc.overrun) })
+			return false
+		}
 	}
 }
