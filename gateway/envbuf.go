@@ -2,12 +2,14 @@ package gateway
 
 import "sync"
 
-// envelopeBufs recycles the buffers of sealed envelopes whose bytes nothing
-// keeps once handled: those this gateway seals, once the WebSocket writer
-// has taken its copy, and a peer's sealed replies over WebSocket or gRPC,
-// once opened (the message is decoded from a copy of the plaintext). A sealed 1 KiB message is about
-// 2.9 KB, and a round trip sealed two and read one: a tenth of all a
-// gateway allocated. Envelopes are ciphertext, so a buffer is not cleared.
+// envelopeBufs recycles the buffers of envelopes whose bytes nothing keeps
+// once handled: those this gateway seals, once the WebSocket writer has
+// taken its copy; a peer's sealed replies over WebSocket or gRPC, once
+// opened (the message is decoded from a copy of the plaintext); and what
+// the stream faces receive, once the pipeline has handled it (it decodes
+// from copies). A sealed 1 KiB message is about 2.9 KB. Envelopes are
+// mostly ciphertext, and the pipeline refuses without echoing, so a buffer
+// is not cleared.
 var envelopeBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // maxPooledEnvelope is the largest buffer kept: a stream chunk's envelope.

@@ -163,17 +163,14 @@ func (fc *frameConn) read() frameEnd {
 // reports false if the answer could not be written.
 func (fc *frameConn) handle(in []byte) bool {
 	a := fc.s.handle(fc.ctx, fc.origin, in, fc.send)
-	ws := fc.origin.face == faceWS
-	if ws {
-		// The WebSocket face read in into a recycled buffer, and the
-		// pipeline kept nothing of it: it decodes from copies.
-		putEnvelopeBuf(in)
-	}
+	// Both stream faces read in into a recycled buffer, and the pipeline
+	// kept nothing of it: it decodes from copies.
+	putEnvelopeBuf(in)
 	if a.body == nil {
 		return true
 	}
 	err := fc.send(a.body)
-	if ws {
+	if fc.origin.face == faceWS {
 		// The WebSocket writer queues a copy of what it is given; a gRPC
 		// stream may still hold it after Send returns.
 		putEnvelopeBuf(a.body) // an answer is the connection's alone

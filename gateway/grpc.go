@@ -49,11 +49,22 @@ func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
 	return mem.BufferSlice{mem.SliceBuffer(*b)}, nil
 }
 
+// recycledFrame is a message received into a recycled envelope buffer,
+// taken once the message has come: a stream waiting for its next message
+// holds none. Whoever receives one gives it back (putEnvelopeBuf).
+type recycledFrame []byte
+
 // Unmarshal copies the message into the room *v has, if it has enough,
 // so that a reader can receive into a buffer it reuses.
 func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
-	b, ok := v.(*[]byte)
-	if !ok {
+	var b *[]byte
+	switch v := v.(type) {
+	case *[]byte:
+		b = v
+	case *recycledFrame:
+		*v = getEnvelopeBuf()
+		b = (*[]byte)(v)
+	default:
 		return errors.New("moltgate gRPC messages are raw bytes")
 	}
 	if n := data.Len(); cap(*b) >= n {
@@ -147,7 +158,9 @@ func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
 		return stream.SendMsg(&b)
 	}
 	recv := func() ([]byte, error) {
-		var in []byte
+		// Given back once handled (frameConn.handle): the pipeline
+		// decodes from copies.
+		var in recycledFrame
 		err := stream.RecvMsg(&in)
 		return in, err
 	}
@@ -274,7 +287,7 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	ps.s.sessions.Add(sess)
 	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() }), stream: st}
 	go ps.s.readReplies(ps, gc.dead, gc.close, func() ([]byte, error) {
-		b := getEnvelopeBuf() // given back by readReplies once opened
+		var b recycledFrame // given back by readReplies once opened
 		err := st.RecvMsg(&b)
 		return b, err
 	})
