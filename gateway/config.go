@@ -169,9 +169,12 @@ func (d Duration) D() time.Duration { return time.Duration(d) }
 type ConfigError struct {
 	Key string
 	Msg string
+	Err error // the cause, if any
 }
 
 func (e *ConfigError) Error() string { return "config: " + e.Key + ": " + e.Msg }
+
+func (e *ConfigError) Unwrap() error { return e.Err }
 
 // OptionError is a command-line option given to a set-up command (init,
 // agent add and remove, peer import) that is not valid: the caller's

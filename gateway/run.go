@@ -48,11 +48,11 @@ func (s *Server) Listen() (*Listeners, error) {
 		}
 		return nil, e
 	}
-	if ls.HTTP, err = net.Listen("tcp", s.cfg.Listen.Address); err != nil {
-		return fail(fmt.Errorf("listen %s: %w", s.cfg.Listen.Address, err))
+	if ls.HTTP, err = listenTCP("listen.address", s.cfg.Listen.Address); err != nil {
+		return fail(err)
 	}
-	if ls.GRPC, err = net.Listen("tcp", s.cfg.Listen.GRPC); err != nil {
-		return fail(fmt.Errorf("listen %s: %w", s.cfg.Listen.GRPC, err))
+	if ls.GRPC, err = listenTCP("listen.grpc", s.cfg.Listen.GRPC); err != nil {
+		return fail(err)
 	}
 	if ls.Core, err = localbridge.ListenUnix(s.dir.CoreSocket()); err != nil {
 		return fail(fmt.Errorf("listen %s: %w", s.dir.CoreSocket(), err))
@@ -63,6 +63,21 @@ func (s *Server) Listen() (*Listeners, error) {
 	return &ls, nil
 }
 
+// listenTCP listens on the address of the config key key. A failure names
+// the key: an address another process holds is the operator's to change.
+func listenTCP(key, addr string) (net.Listener, error) {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		cause := err
+		var oe *net.OpError
+		if errors.As(err, &oe) && oe.Err != nil {
+			cause = oe.Err // "bind: address already in use", without the address again
+		}
+		return nil, &ConfigError{Key: key, Msg: fmt.Sprintf("cannot listen on %s: %v", addr, cause), Err: err}
+	}
+	return l, nil
+}
+
 // Run listens as configured and serves until ctx ends, then shuts down
 // gracefully: no new work is accepted and calls in flight get up to 30
 // seconds to finish.
@@ -71,6 +86,12 @@ func (s *Server) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	return s.RunOn(ctx, ls)
+}
+
+// RunOn is Run on listeners already opened with Listen, so that a caller
+// can say where the gateway listens once it does, before it serves.
+func (s *Server) RunOn(ctx context.Context, ls *Listeners) error {
 	errc := make(chan error, 1)
 	go func() { errc <- s.Serve(ls) }()
 	select {
@@ -80,7 +101,7 @@ func (s *Server) Run(ctx context.Context) error {
 	}
 	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	err = s.Shutdown(sctx)
+	err := s.Shutdown(sctx)
 	<-errc
 	return err
 }

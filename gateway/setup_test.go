@@ -2,10 +2,12 @@ package gateway
 
 import (
 	"errors"
+	"net"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -207,5 +209,24 @@ func TestSplitCommand(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, want) {
 			t.Errorf("%q: %q %v, want %q", in, got, err, want)
 		}
+	}
+}
+
+// An address another process holds fails with the config key to change,
+// the address, and the system's reason, which errors.Is still finds.
+func TestListenNamesTheKey(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	addr := held.Addr().String()
+	_, err = listenTCP("listen.grpc", addr)
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key != "listen.grpc" || !errors.Is(err, syscall.EADDRINUSE) {
+		t.Fatalf("got %v", err)
+	}
+	if want := "config: listen.grpc: cannot listen on " + addr + ": bind: address already in use"; err.Error() != want {
+		t.Fatalf("got %q, want %q", err, want)
 	}
 }

@@ -25,7 +25,7 @@
 //	moltgate consent issue|verify|revoke (--dir DIR | --identity FILE) ...
 //	moltgate pii scan [--jsonl] < text
 //	moltgate demo
-//	moltgate bench [--duration 3s] [--concurrency 16] [--size 1024] [--json] [--doc FILE]
+//	moltgate bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]
 //
 // A serving gateway takes up peer import, agent add (--replace changes an
 // agent) and agent remove within seconds, and at once on SIGHUP: new
@@ -96,7 +96,7 @@ func commands() []command {
 		{"agents", "agents --dir DIR [--capability C] [--org ORG] [--json]", runAgents},
 		{"sync", "sync --dir DIR [--peer ORG] [--json]", runSync},
 		{"demo", "demo", runDemo},
-		{"bench", "bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--json] [--doc FILE]", runBench},
+		{"bench", "bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]", runBench},
 		{"pii", "pii scan [--jsonl] < text", runPII},
 		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ...", runConsent},
 		{"call", "call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME --input JSON [--cls LEVEL] [--consent TOKEN] [--timeout D]", runCall},

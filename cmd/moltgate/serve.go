@@ -48,7 +48,11 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "moltgate serve: %s listening on %s (gRPC %s)\n", s.Org(), s.Config().Listen.Address, s.Config().Listen.GRPC)
+	ls, err := s.Listen()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stderr, "moltgate serve: %s listening on %s (gRPC %s)\n", s.Org(), ls.HTTP.Addr(), ls.GRPC.Addr())
 	// SIGHUP reads the peers and the local agents again at once; the
 	// gateway also notices peer import, agent add and agent remove by
 	// itself within seconds.
@@ -62,7 +66,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}()
-	if err := s.Run(ctx); err != nil && !errors.Is(err, gateway.ErrServerClosed) {
+	if err := s.RunOn(ctx, ls); err != nil && !errors.Is(err, gateway.ErrServerClosed) {
 		return err
 	}
 	return nil
