@@ -203,13 +203,22 @@ func structFields(t reflect.Type) []fieldInfo {
 
 // build makes the tree of a message from its fields.
 func (m *Message) build() (Value, error) {
-	items := make([]Member, 0, 14+len(m.Extra))
+	// Sized to what the message has (v, id, ts, op, from, to, p and cls,
+	// then the optional fields): a message is built for every one sent.
+	n := 8 + len(m.Extra)
+	for _, has := range [...]bool{m.Re != "", m.Exp != 0, m.Cap != nil, m.Ext.kind != Absent, m.PIIMeta != nil} {
+		if has {
+			n++
+		}
+	}
+	items := make([]Member, 0, n)
 	add := func(k string, v Value) { items = append(items, Member{k, v}) }
 	add("v", StringValue(m.V))
 	add("id", StringValue(m.ID))
 	add("ts", IntValue(m.TS))
 	add("op", StringValue(string(m.Op)))
-	from := []Member{{"agent", StringValue(m.From.Agent)}, {"org", StringValue(m.From.Org)}}
+	from := make([]Member, 2, 4)
+	from[0], from[1] = Member{"agent", StringValue(m.From.Agent)}, Member{"org", StringValue(m.From.Org)}
 	if !m.From.Key.IsZero() {
 		from = append(from, Member{"key", StringValue(m.From.Key.String())})
 	}
