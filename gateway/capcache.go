@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"crypto/sha256"
 	"sync"
 	"time"
 
@@ -15,13 +16,14 @@ import (
 // verified, so that a peer agent's every call does not verify its org's
 // signature on the same certificate again: that was one Ed25519
 // verification per tool call besides the message's own. An entry is keyed
-// by the certificate's exact bytes and everything else the verification
-// depended on (the sender, its key and the capability), and a hit is
+// by the SHA-256 of the certificate's exact bytes and everything else the
+// verification depended on (the sender, its key and the capability), and a hit is
 // checked again for what changes: the time and whether the issuer is still
 // trusted. The set is bounded; forgetting costs only a verification.
 type capabilityCache struct {
-	mu sync.Mutex
-	c  *lru.Cache[string, capEntry]
+	mu   sync.Mutex
+	c    *lru.Cache[[sha256.Size]byte, capEntry]
+	bufs sync.Pool // *[]byte: the bytes a key is hashed from
 }
 
 type capEntry struct {
@@ -31,19 +33,34 @@ type capEntry struct {
 }
 
 func newCapabilityCache(size int) *capabilityCache {
-	c, _ := lru.New[string, capEntry](size)
+	c, _ := lru.New[[sha256.Size]byte, capEntry](size)
 	return &capabilityCache{c: c}
 }
 
-func capKey(cert wire.Value, from wire.Sender, capability string) string {
-	b := wire.AppendCanonical(make([]byte, 0, 640), cert)
+// key hashes what a verification depended on. The fields are separated
+// by a byte none of them holds (canonical JSON, names and the key's text
+// have no NUL), so different inputs cannot give the same bytes; the hash
+// is collision-resistant, so they do not give the same key.
+func (cc *capabilityCache) key(cert wire.Value, from wire.Sender, capability string) [sha256.Size]byte {
+	bp, _ := cc.bufs.Get().(*[]byte)
+	if bp == nil {
+		bp = new([]byte)
+	}
+	b := wire.AppendCanonical((*bp)[:0], cert)
 	b = append(b, 0)
-	b = append(b, from.Ref().String()...)
+	b = append(b, from.Agent...)
+	b = append(b, '@')
+	b = append(b, from.Org...)
 	b = append(b, 0)
-	b = append(b, from.Key.String()...)
+	b, _ = from.Key.AppendText(b)
 	b = append(b, 0)
 	b = append(b, capability...)
-	return string(b)
+	sum := sha256.Sum256(b)
+	if cap(b) <= 16<<10 {
+		*bp = b
+		cc.bufs.Put(bp)
+	}
+	return sum
 }
 
 // check is trust.VerifyCapability for the certificate cert carried by a
@@ -52,7 +69,7 @@ func capKey(cert wire.Value, from wire.Sender, capability string) string {
 // The key holds the capability, so a hit was verified for it.
 func (cc *capabilityCache) check(trust *identity.TrustStore, cert wire.Value, from wire.Sender, capability string, now time.Time) error {
 	nowMS := now.UnixMilli()
-	key := capKey(cert, from, capability)
+	key := cc.key(cert, from, capability)
 	cc.mu.Lock()
 	e, ok := cc.c.Get(key)
 	cc.mu.Unlock()
