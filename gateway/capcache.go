@@ -37,10 +37,11 @@ func newCapabilityCache(size int) *capabilityCache {
 	return &capabilityCache{c: c}
 }
 
-// key hashes what a verification depended on. The fields are separated
-// by a byte none of them holds (canonical JSON, names and the key's text
-// have no NUL), so different inputs cannot give the same bytes; the hash
-// is collision-resistant, so they do not give the same key.
+// key hashes what a verification depended on. The fields are separated by
+// NUL, which none but the last can hold (canonical JSON escapes control
+// characters; names and a key's text are printable), so different inputs
+// give different bytes; the hash is collision-resistant, so they do not
+// give the same key.
 func (cc *capabilityCache) key(cert wire.Value, from wire.Sender, capability string) [sha256.Size]byte {
 	bp, _ := cc.bufs.Get().(*[]byte)
 	if bp == nil {
