@@ -85,29 +85,48 @@ func ExportPeer(d Dir, passphrase []byte, now time.Time) ([]byte, error) {
 func ParsePeerDoc(b []byte) (*PeerDoc, error) {
 	v, err := wire.Parse(b, 8)
 	if err != nil {
-		return nil, fmt.Errorf("peer document: %w", err)
+		return nil, inPeerDoc(err)
 	}
 	doc := new(PeerDoc)
 	if err := wire.Bind(v, doc, ""); err != nil {
-		return nil, fmt.Errorf("peer document: %w", err)
+		return nil, inPeerDoc(err)
+	}
+	// What is wrong with a document is the input's mistake, named by its
+	// field: E_INVALID_PARAM, as for any other bad input to a command.
+	bad := func(field, msg string) (*PeerDoc, error) {
+		return nil, wire.Errorf(wire.ErrInvalidParam, field, "%s", msg)
 	}
 	switch {
 	case doc.Type != PeerDocType:
-		return nil, fmt.Errorf("peer document: type is not %s", PeerDocType)
+		return bad("type", "not a peer document: want "+PeerDocType+", as moltgate peer export prints")
 	case !wire.ValidName(doc.Org):
-		return nil, errors.New("peer document: invalid org name")
-	case doc.OrgKey.IsZero() || doc.EncKey.IsZero():
-		return nil, errors.New("peer document: missing key")
+		return bad("org", "the peer document's org is not a valid name")
+	case doc.OrgKey.IsZero():
+		return bad("org_key", "the peer document has no org key")
+	case doc.EncKey.IsZero():
+		return bad("enc_key", "the peer document has no encryption key")
 	case !strings.HasPrefix(doc.Endpoint, "https://") && !strings.HasPrefix(doc.Endpoint, "http://"):
-		return nil, errors.New("peer document: endpoint is not an http(s) URL")
+		return bad("endpoint", "the peer document's endpoint is not an http(s) URL")
 	case strings.HasPrefix(doc.Endpoint, "https://") && !strings.HasPrefix(doc.TLSPin, PinPrefix):
-		return nil, errors.New("peer document: an https endpoint needs a tls_pin")
+		return bad("tls_pin", "the peer document has an https endpoint and no TLS pin")
 	}
 	msg := wire.AppendCanonical(nil, v.Without("sig"))
 	if !doc.OrgKey.Verify(msg, doc.Sig) {
 		return nil, wire.Errorf(wire.ErrSignature, "sig", "peer document signature does not verify")
 	}
 	return doc, nil
+}
+
+// inPeerDoc says that err, from reading a peer document, is about one: the
+// protocol error keeps its code and field, and its message says where.
+func inPeerDoc(err error) error {
+	var we *wire.Error
+	if !errors.As(err, &we) {
+		return fmt.Errorf("peer document: %w", err)
+	}
+	e := *we
+	e.Message = "peer document: " + e.Message
+	return &e
 }
 
 // Peer is an imported peer organisation.

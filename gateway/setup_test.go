@@ -129,6 +129,22 @@ func TestPeerExportImport(t *testing.T) {
 	if _, err := ImportPeer(globex, doc, ImportOptions{MaxCls: "conf"}); err != nil {
 		t.Fatalf("re-import: %v", err)
 	}
+	// What is not a good peer document is the input's mistake, named by
+	// its field, and says it is about the peer document.
+	for _, c := range []struct {
+		doc, code, field string
+	}{
+		{`not json`, string(wire.ErrParse), ""},
+		{`{"type":"something.else"}`, string(wire.ErrInvalidParam), "type"},
+		{strings.Replace(string(doc), `"endpoint":"https`, `"endpoint":"ftp`, 1), string(wire.ErrInvalidParam), "endpoint"},
+		{`{"type":"moltgate.peer.v1","org":5}`, string(wire.ErrSchema), "org"},
+	} {
+		_, err := ImportPeer(globex, []byte(c.doc), ImportOptions{})
+		var we *wire.Error
+		if !errors.As(err, &we) || string(we.Code) != c.code || we.Field != c.field || !strings.Contains(err.Error(), "peer document") {
+			t.Errorf("%.40s: got %v, want %s at %q", c.doc, err, c.code, c.field)
+		}
+	}
 	// A document altered in transit is refused.
 	bad := strings.Replace(string(doc), "9443", "6666", 1)
 	if _, err := ImportPeer(globex, []byte(bad), ImportOptions{}); err == nil {
