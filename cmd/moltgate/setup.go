@@ -2,8 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
@@ -160,11 +164,35 @@ func runAgentAdd(e *env, args []string) error {
 	if *replace {
 		fmt.Fprintf(e.stdout, "Replaced agent %s (up to %s)\n", a.ID, a.MaxCls)
 		fmt.Fprintln(e.stdout, "A running gateway applies the change within seconds (or at once on SIGHUP); a new --exec restarts the agent.")
+		warnCommand(e, a.ID, a.Exec)
 		return nil
 	}
 	fmt.Fprintf(e.stdout, "Added agent %s (up to %s)\n", a.ID, a.MaxCls)
 	fmt.Fprintln(e.stdout, "A running gateway starts it within seconds (or at once on SIGHUP); otherwise moltgate serve does.")
+	warnCommand(e, a.ID, a.Exec)
 	return nil
+}
+
+// warnCommand says, without failing, when the program of an agent's command
+// is not there to start: an agent may be added before it is installed, but
+// a typo would otherwise only show as launch failures in the gateway's log.
+// A relative path is left alone: it is resolved where moltgate serve runs.
+func warnCommand(e *env, id string, argv []string) {
+	if len(argv) == 0 {
+		return
+	}
+	prog := argv[0]
+	if !filepath.IsAbs(prog) && strings.ContainsRune(prog, filepath.Separator) {
+		return
+	}
+	if _, err := exec.LookPath(prog); err != nil {
+		cause := errors.Unwrap(err) // the exec.Error names prog already
+		var pe *fs.PathError
+		if errors.As(cause, &pe) {
+			cause = pe.Err
+		}
+		fmt.Fprintf(e.stderr, "moltgate agent add: warning: the command of agent %s cannot be run from here (%s: %v); the gateway will not start it until it can\n", id, prog, cause)
+	}
 }
 
 func runAgentRemove(e *env, args []string) error {
