@@ -29,6 +29,9 @@ func dialGateway(ctx context.Context, dir string, opts localbridge.ClientOptions
 	}
 	sock := d.RPCSocket()
 	if _, err := os.Stat(sock); err != nil {
+		if _, cerr := os.Stat(d.ConfigPath()); cerr != nil {
+			return nil, wire.Errorf(wire.ErrInvalidParam, "dir", "%s is not a gateway directory (make one with moltgate init --dir %s --org ORG)", dir, dir)
+		}
 		return nil, wire.Errorf(wire.ErrPeerUnavailable, "", "no gateway is running in %s (start it with moltgate serve --dir %s)", dir, dir)
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
