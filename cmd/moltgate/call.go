@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 	"github.com/moltgate/moltgate/wire"
@@ -29,8 +30,8 @@ func dialGateway(ctx context.Context, dir string, opts localbridge.ClientOptions
 	}
 	sock := d.RPCSocket()
 	if _, err := os.Stat(sock); err != nil {
-		if _, cerr := os.Stat(d.ConfigPath()); cerr != nil {
-			return nil, wire.Errorf(wire.ErrInvalidParam, "dir", "%s is not a gateway directory (make one with moltgate init --dir %s --org ORG)", dir, dir)
+		if err := notAGateway(d); err != nil {
+			return nil, err
 		}
 		return nil, wire.Errorf(wire.ErrPeerUnavailable, "", "no gateway is running in %s (start it with moltgate serve --dir %s)", dir, dir)
 	}
@@ -41,6 +42,15 @@ func dialGateway(ctx context.Context, dir string, opts localbridge.ClientOptions
 		return nil, wire.Errorf(wire.ErrPeerUnavailable, "", "cannot reach the gateway in %s: %v", dir, rpcFailure(err))
 	}
 	return c, nil
+}
+
+// notAGateway reports a directory that holds no gateway: most likely a
+// typo in --dir, the caller's to fix, rather than a gateway to start.
+func notAGateway(d gateway.Dir) error {
+	if _, err := os.Stat(d.ConfigPath()); err != nil {
+		return wire.Errorf(wire.ErrInvalidParam, "dir", "%s is not a gateway directory (make one with moltgate init --dir %s --org ORG)", string(d), string(d))
+	}
+	return nil
 }
 
 // rpcFailure turns an error of the JSON-RPC face into the protocol error it

@@ -245,6 +245,9 @@ func directoryQuery(ctx context.Context, d gateway.Dir, org string, q map[string
 	defer cancel()
 	c, err := localbridge.Dial(ctx, d.RPCSocket(), localbridge.ClientOptions{Name: "moltgate", Version: Version})
 	if err != nil {
+		if err := notAGateway(d); err != nil {
+			return nil, err
+		}
 		return nil, wire.Errorf(wire.ErrRegistryUnavailable, "", "no gateway answers at %s (start it with moltgate serve --dir %s)", d.RPCSocket(), string(d))
 	}
 	defer c.Close()
