@@ -300,7 +300,7 @@ func TestGateCeilingsAndHello(t *testing.T) {
 		{f.msg(t, alice, carol, wire.Conf, "q", nil), Outbound, "initech",
 			"conf is above the ceiling of peer organisation initech (int)", "send at most int, or, if initech may have conf, import its peer document again with --max-cls conf"},
 		{f.msg(t, dave, bob, wire.Sec, "q", nil), Outbound, "globex",
-			"sec is above the ceiling of local agent dave (conf)", "send at most conf, or, if dave may handle sec, raise max_cls in agents/dave.json and restart the gateway"},
+			"sec is above the ceiling of local agent dave (conf)", "send at most conf, or, if dave may handle sec, raise max_cls in agents/dave.json (a running gateway takes it up within seconds)"},
 		{f.msg(t, carol, alice, wire.Conf, "q", nil), Inbound, "initech", "conf is above the ceiling set for the peer organisation", ""},
 		{f.msg(t, bob, dave, wire.Sec, "q", nil), Inbound, "globex", "sec is above the ceiling set for the local agent", ""},
 	}

@@ -180,7 +180,7 @@ func (p *Policy) explain(err *wire.Error, r Reason, c wire.Class, org, agent str
 	case ReasonAgentCeiling:
 		err.Message = fmt.Sprintf("%s is above the ceiling of local agent %s (%s)", c, agent, p.AgentCeiling(agent))
 		err.Suggestion = &wire.Suggestion{Action: wire.ActionRetry,
-			Fix: fmt.Sprintf("send at most %s, or, if %s may handle %s, raise max_cls in agents/%s.json and restart the gateway", p.AgentCeiling(agent), agent, c, agent)}
+			Fix: fmt.Sprintf("send at most %s, or, if %s may handle %s, raise max_cls in agents/%s.json (a running gateway takes it up within seconds)", p.AgentCeiling(agent), agent, c, agent)}
 	}
 	return err
 }
