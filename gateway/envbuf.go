@@ -4,10 +4,10 @@ import "sync"
 
 // envelopeBufs recycles the buffers of envelopes whose bytes nothing keeps
 // once handled: those this gateway seals, once the WebSocket writer has
-// taken its copy; a peer's sealed replies over WebSocket or gRPC, once
-// opened (the message is decoded from a copy of the plaintext); and what
-// the stream faces receive, once the pipeline has handled it (it decodes
-// from copies). A sealed 1 KiB message is about 2.9 KB. Envelopes are
+// taken its copy; a peer's replies over WebSocket or gRPC, once opened;
+// and what the stream faces receive, once the pipeline has handled it.
+// Decoding an envelope copies what it keeps (wire.Codec.DecodeEnvelope:
+// the parser's own copy, the decoded ciphertext, copied strings). A sealed 1 KiB message is about 2.9 KB. Envelopes are
 // mostly ciphertext, and the pipeline refuses without echoing, so a buffer
 // is not cleared.
 var envelopeBufs = sync.Pool{New: func() any { return new([]byte) }}

@@ -245,13 +245,12 @@ func (s *Server) readReplies(ps *peerState, dead chan struct{}, closeConn func()
 			return
 		}
 		d, err := s.openFrame(ps, b)
+		// Opening decodes from copies, sealed or not, as the stream faces'
+		// pipeline does (frameConn.handle): nothing keeps b.
+		putEnvelopeBuf(b)
 		if err != nil {
 			s.log.Warn("dropped a frame from a peer", "peer", ps.p.Org, "err", err.Error())
 			continue
-		}
-		if d.sealed {
-			// The message was decoded from a copy: nothing keeps b.
-			putEnvelopeBuf(b)
 		}
 		if d.m.Op == wire.OpError && d.m.Re == "" {
 			// The peer could not open something sent on this
