@@ -84,17 +84,16 @@ type Client struct {
 type clientQuery struct {
 	events chan *queryNotice
 	done   chan struct{}
-	err    error // why agent.query failed; set before its event is sent
 }
 
 // queryNotice is a query's notification (stream.token, stream.block,
 // stream.error, stream.complete): the reading goroutine decodes its params
 // once, query_id and all, and the query's caller takes them as they are.
-// One without a method says the query's agent.query request failed
-// (clientQuery.err).
+// One without a method says the query's agent.query request failed, and
+// err why.
 type queryNotice struct {
 	method string
-	err    error // the params did not decode; only QueryID is set
+	err    error // the params did not decode (only QueryID is set), or agent.query failed
 
 	QueryID  string                   `json:"query_id"`
 	Token    string                   `json:"token"`
@@ -238,9 +237,8 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 				return
 			}
 		}
-		q.err = err
 		select {
-		case q.events <- &queryNotice{}:
+		case q.events <- &queryNotice{err: err}:
 		case <-q.done:
 		}
 	})
@@ -252,7 +250,7 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 		select {
 		case p := <-q.events:
 			if p.method == "" {
-				return nil, rpcError(q.err)
+				return nil, rpcError(p.err)
 			}
 			if p.err != nil {
 				return nil, fmt.Errorf("read %s: %w", p.method, p.err)
