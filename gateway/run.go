@@ -132,10 +132,21 @@ func (s *Server) Serve(ls *Listeners) error {
 	}
 	gs := s.grpcServer(creds)
 	s.lnMu.Lock()
+	// Shutdown sets closing before it takes the servers under lnMu: so
+	// either it sees these, or Serve sees closing here and stops at once.
+	// Otherwise a signal that came as the gateway started would leave the
+	// faces serving for ever.
+	if s.closing.Load() {
+		s.lnMu.Unlock()
+		for _, l := range []net.Listener{ls.HTTP, ls.GRPC, ls.Core, ls.RPC} {
+			l.Close()
+		}
+		return ErrServerClosed
+	}
 	s.servers = append(s.servers, hs, grpcStopper{gs}, s.core, s.rpc)
+	s.startBackground() // under lnMu too, so that Shutdown waits for what it starts
 	s.lnMu.Unlock()
 
-	s.startBackground()
 	s.log.Info("gateway serving", "org", s.cfg.Org, "https", ls.HTTP.Addr().String(), "grpc", ls.GRPC.Addr().String(),
 		"tls", s.cfg.TLSEnabled(), "agents", len(s.localAgents()))
 
