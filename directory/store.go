@@ -84,6 +84,10 @@ type Store interface {
 	// the deletion is local, not a signed removal, and is not synced.
 	PurgeOrg(ctx context.Context, org string) (int, error)
 
+	// Ping checks that the storage answers, with a query on the path
+	// that reads serve. It is what a gateway's readiness check asks.
+	Ping(ctx context.Context) error
+
 	// Close releases the store's resources.
 	Close() error
 }

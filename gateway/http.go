@@ -12,7 +12,6 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -287,10 +286,19 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
-	_, err := s.store.Capabilities(ctx, &directory.CapabilityQuery{Prefix: "\x00"})
-	if s.closing.Load() || err != nil {
+	w.Header().Set("Content-Type", "application/json")
+	// The reason is one of two fixed words: the storage error itself may
+	// name hosts or users, and this endpoint answers anyone.
+	reason := ""
+	if s.closing.Load() {
+		reason = "shutting_down"
+	} else if err := s.store.Ping(ctx); err != nil {
+		s.log.Warn("readiness check: storage does not answer", "err", err)
+		reason = "storage_unavailable"
+	}
+	if reason != "" {
 		w.WriteHeader(http.StatusServiceUnavailable)
-		fmt.Fprintln(w, `{"status":"not ready"}`)
+		fmt.Fprintf(w, `{"status":"not ready","reason":%q}`+"\n", reason)
 		return
 	}
 	fmt.Fprintln(w, `{"status":"ready"}`)

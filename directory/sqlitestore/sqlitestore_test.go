@@ -76,3 +76,32 @@ func TestBadPath(t *testing.T) {
 		}
 	}
 }
+
+// TestPing: Ping reads the directory's own tables, so it fails on a store
+// that is closed and on a database whose tables are gone, which a bare
+// connection check would not notice.
+func TestPing(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "directory.db")
+	s, err := sqlitestore.Open(t.Context(), path, directory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping on an open store: %v", err)
+	}
+	db, err := sql.Open("sqlite", path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.Exec("ALTER TABLE directory_caps RENAME TO gone"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Ping(t.Context()); err == nil || !strings.Contains(err.Error(), "ping directory database") {
+		t.Errorf("Ping without the directory's tables: %v", err)
+	}
+	s.Close()
+	if err := s.Ping(t.Context()); err == nil {
+		t.Error("Ping on a closed store succeeded")
+	}
+}

@@ -429,6 +429,16 @@ func testSweep(t *testing.T, e *env) {
 	}
 }
 
+func testPing(t *testing.T, e *env) {
+	if err := e.s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping on an empty store: %v", err)
+	}
+	e.put(e.entry("pinged", "acme", "x.y"))
+	if err := e.s.Ping(t.Context()); err != nil {
+		t.Fatalf("Ping on a store with an entry: %v", err)
+	}
+}
+
 func testPurgeOrg(t *testing.T, e *env) {
 	ctx := t.Context()
 	e.put(e.entry("a", "globex", "x.y"))

@@ -37,6 +37,7 @@ func Run(t *testing.T, newDB NewDB) {
 		{"Expiry", testExpiry},
 		{"Sweep", testSweep},
 		{"PurgeOrg", testPurgeOrg},
+		{"Ping", testPing},
 		{"Visibility", testVisibility},
 		{"PeerDisclosure", testPeerDisclosure},
 		{"SearchCapabilities", testSearchCapabilities},

@@ -12,8 +12,10 @@
 package sqlstore
 
 import (
+	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"strconv"
 	"strings"
 	"time"
@@ -70,6 +72,17 @@ func (s *Store) Close() error {
 		err = errors.Join(err, s.closer())
 	}
 	return err
+}
+
+// Ping implements directory.Store. It reads from a table of the
+// directory's schema, not just the connection: a database that answers but
+// was never migrated, or lost its tables, does not serve the directory.
+func (s *Store) Ping(ctx context.Context) error {
+	var n int
+	if err := s.rconn().scanRow(ctx, `SELECT COUNT(*) FROM (SELECT 1 FROM directory_caps LIMIT 1) t`, nil, &n); err != nil {
+		return fmt.Errorf("ping directory database: %w", err)
+	}
+	return nil
 }
 
 // wconn runs statements in the write transaction tx.
