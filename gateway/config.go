@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/netip"
 	"net/url"
 	"os"
 	"strings"
@@ -65,6 +66,31 @@ type ListenConfig struct {
 	IdleTimeout Duration `toml:"idle_timeout"`
 	// RequestTimeout is the deadline of a call that names none. Default 30s.
 	RequestTimeout Duration `toml:"request_timeout"`
+	// MetricsFrom lists the networks ("10.0.0.0/8") and addresses that may
+	// read /metrics, which names the peers and their circuits; anyone else
+	// gets 403. An empty list serves it to nobody. Default loopback only:
+	// ["127.0.0.0/8", "::1/128"].
+	MetricsFrom []string `toml:"metrics_from"`
+}
+
+// MetricsNetworks is MetricsFrom parsed; addresses are networks of one.
+// It is meant for a validated configuration and skips what does not parse.
+func (l *ListenConfig) MetricsNetworks() []netip.Prefix {
+	var out []netip.Prefix
+	for _, v := range l.MetricsFrom {
+		if p, err := parseNetwork(v); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+func parseNetwork(v string) (netip.Prefix, error) {
+	if a, err := netip.ParseAddr(v); err == nil {
+		return netip.PrefixFrom(a, a.BitLen()), nil
+	}
+	p, err := netip.ParsePrefix(v)
+	return p.Masked(), err
 }
 
 // LimitsConfig bounds sizes and counts.
@@ -284,6 +310,9 @@ func (c *Config) fillDefaults() {
 	defDur(&l.ReadHeaderTimeout, 5*time.Second)
 	defDur(&l.IdleTimeout, 2*time.Minute)
 	defDur(&l.RequestTimeout, 30*time.Second)
+	if l.MetricsFrom == nil {
+		l.MetricsFrom = []string{"127.0.0.0/8", "::1/128"}
+	}
 
 	wl := wire.DefaultLimits()
 	defInt(&c.Limits.MessageBytes, wl.MaxMessage)
@@ -353,6 +382,11 @@ func (c *Config) Validate() error {
 	}
 	if l.MaxConnections < 1 {
 		return bad("listen.max_connections", "must be at least 1")
+	}
+	for _, v := range l.MetricsFrom {
+		if _, err := parseNetwork(v); err != nil {
+			return bad("listen.metrics_from", "%q is neither a network such as 10.0.0.0/8 nor an address", v)
+		}
 	}
 	for _, d := range []struct {
 		key string

@@ -203,6 +203,10 @@ read_header_timeout = "5s"
 idle_timeout = "2m"
 # The deadline of a call that does not name one.
 request_timeout = "30s"
+# Who may read /metrics, which names this gateway's peers: networks or
+# addresses, e.g. ["127.0.0.0/8", "::1/128", "10.1.2.0/24"]. [] serves it to
+# nobody; everyone else gets 403.
+metrics_from = ["127.0.0.0/8", "::1/128"]
 
 [limits]
 message_bytes = 1048576

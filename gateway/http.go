@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,11 +41,33 @@ func (s *Server) httpHandler() http.Handler {
 // the ends of calls and connections.
 func (s *Server) metricsHandler() http.Handler {
 	h := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	allowed := s.cfg.Listen.MetricsNetworks()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !fromNetworks(r.RemoteAddr, allowed) {
+			http.Error(w, "metrics are served only to the addresses in listen.metrics_from", http.StatusForbidden)
+			return
+		}
 		s.metrics.sessions.Set(float64(s.sessions.Len()))
 		s.metrics.inflight.Set(float64(s.flight.count()))
 		h.ServeHTTP(w, r)
 	})
+}
+
+// fromNetworks reports whether the host of addr ("IP:port") is in one of
+// the networks. An IPv4 address that comes as IPv6 (::ffff:a.b.c.d) is
+// taken as the IPv4 address it is.
+func fromNetworks(addr string, networks []netip.Prefix) bool {
+	ap, err := netip.ParseAddrPort(addr)
+	if err != nil {
+		return false
+	}
+	ip := ap.Addr().Unmap()
+	for _, n := range networks {
+		if n.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 type ctxKey int

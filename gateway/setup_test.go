@@ -52,7 +52,9 @@ func TestConfigMistakesNameTheKey(t *testing.T) {
 		"org = \"a\"\n[storage]\ndriver = \"mysql\"":                   "storage.driver",
 		"org = \"a\"\n[log]\nlevel = \"loud\"":                         "log.level",
 		"org = \"a\"\n[limits]\nmax_hops = 99":                         "limits.max_hops",
-		"org = [":                                                      "line 1",
+		"org = \"a\"\n[listen]\nmetrics_from = [\"10.0.0.0/33\"]":      "listen.metrics_from",
+		"org = \"a\"\n[listen]\nmetrics_from = [\"localhost\"]":        "listen.metrics_from",
+		"org = [": "line 1",
 	}
 	for text, key := range cases {
 		_, err := ParseConfig(text)

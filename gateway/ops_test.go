@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,6 +87,51 @@ func TestShutdownBeforeServe(t *testing.T) {
 		if c, err := l.Accept(); err == nil {
 			c.Close()
 			t.Errorf("%s listener still open", name)
+		}
+	}
+}
+
+// TestMetricsFrom: /metrics, which names the peers, is served to the
+// networks of listen.metrics_from only: loopback by default, IPv4 that
+// comes as IPv6 included, and nobody with an empty list.
+func TestMetricsFrom(t *testing.T) {
+	scrape := func(s *Server, from string) int {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		req.RemoteAddr = from
+		rec := httptest.NewRecorder()
+		s.metricsHandler().ServeHTTP(rec, req)
+		if rec.Code == http.StatusOK && !strings.Contains(rec.Body.String(), "moltgate_in_flight") {
+			t.Errorf("from %s: 200 without the metrics: %.200s", from, rec.Body)
+		}
+		return rec.Code
+	}
+	cases := []struct {
+		setting string
+		allowed []string
+		refused []string
+	}{
+		{"", []string{"127.0.0.1:9090", "127.9.9.9:1", "[::1]:9090", "[::ffff:127.0.0.1]:9090"},
+			[]string{"10.0.0.5:9090", "[2001:db8::1]:9090", "192.168.1.1:80", "not an address"}},
+		{`["10.0.0.0/8", "2001:db8::7"]`, []string{"10.0.0.5:9090", "[::ffff:10.1.1.1]:1", "[2001:db8::7]:9090"},
+			[]string{"127.0.0.1:9090", "[2001:db8::8]:9090", "11.0.0.1:1"}},
+		{`[]`, nil, []string{"127.0.0.1:9090", "[::1]:9090", "10.0.0.5:9090"}},
+	}
+	for _, c := range cases {
+		d, ls := newTestDir(t, "globex")
+		if c.setting != "" {
+			setConfig(t, d, `metrics_from = ["127.0.0.0/8", "::1/128"]`, "metrics_from = "+c.setting)
+		}
+		g := start(t, d, ls, TransportWebSocket)
+		for _, from := range c.allowed {
+			if code := scrape(g.s, from); code != http.StatusOK {
+				t.Errorf("metrics_from %s: from %s: %d, want 200", c.setting, from, code)
+			}
+		}
+		for _, from := range c.refused {
+			if code := scrape(g.s, from); code != http.StatusForbidden {
+				t.Errorf("metrics_from %s: from %s: %d, want 403", c.setting, from, code)
+			}
 		}
 	}
 }
