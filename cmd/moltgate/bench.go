@@ -38,7 +38,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 		case "gateway":
 			return runBenchGateway(ctx, e, args[1:])
 		case "agent":
-			return runBenchAgent(ctx, args[1:])
+			return runBenchAgent(ctx, e, args[1:])
 		case "relay":
 			return runBenchRelay(ctx, e, args[1:])
 		case "echo":
@@ -56,7 +56,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	transports := fs.String("transports", "websocket,grpc,http", "transports between the gateways to measure, in order")
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	doc := fs.String("doc", "", "update the generated part of the \"End to end\" section of this Markdown file (docs/benchmarks.md)")
-	fs.StringVar(&o.Profile, "cpuprofile", "", "write CPU profiles of the gateways and of this load generator to this directory")
+	fs.StringVar(&o.Profile, "cpuprofile", "", "write CPU profiles of the gateways, the agent and this load generator to this directory")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -417,6 +417,9 @@ func (b *bench) setUp() error {
 		}
 	}
 	agentCmd := shellQuote(b.exe) + " bench agent"
+	if b.o.Profile != "" {
+		agentCmd += " --cpuprofile " + shellQuote(b.profile("agent"))
+	}
 	if _, err := gateway.AddAgent(b.globex, gateway.AddAgentOptions{ID: "echo", Exec: agentCmd, Capabilities: []string{"echo.text"}}); err != nil {
 		return err
 	}

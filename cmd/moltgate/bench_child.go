@@ -59,14 +59,30 @@ func runBenchGateway(ctx context.Context, e *env, args []string) error {
 	return nil
 }
 
-// runBenchAgent is `moltgate bench agent`, not listed in the usage: the echo
-// agent with one more tool, stamp, which streams count partial results of
-// size bytes, each carrying the wall-clock time it was sent at (in
-// microseconds: MoltSpeak numbers stay within ±2^53), so that the caller
-// can measure one-way latency on the same machine.
-func runBenchAgent(ctx context.Context, args []string) error {
-	if len(args) != 0 {
+// runBenchAgent is `moltgate bench agent [--cpuprofile FILE]`, not listed in
+// the usage: the echo agent with one more tool, stamp, which streams count
+// partial results of size bytes, each carrying the wall-clock time it was
+// sent at (in microseconds: MoltSpeak numbers stay within ±2^53), so that
+// the caller can measure one-way latency on the same machine.
+func runBenchAgent(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "bench agent")
+	prof := fs.String("cpuprofile", "", "write a CPU profile of the agent to this file")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
 		return usagef("bench agent takes no arguments")
+	}
+	if *prof != "" {
+		f, err := os.Create(*prof)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile()
 	}
 	a := echo.New()
 	a.Add(agent.Tool{
