@@ -635,6 +635,14 @@ func scenarios() []scenario {
 				t.Fatalf("field %q", f)
 			}
 		}},
+		{name: "unknown tool", code: wire.ErrInvalidParam, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
+			return send(ctx, c, s, s.tool("nope", `{"text":"x"}`, wire.Conf))
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
+			p := a.final.Payload.(*wire.ErrorPayload)
+			if p.Field != "p.tool" || p.Suggestion == nil || !strings.Contains(p.Suggestion.Fix, `"list"`) {
+				t.Fatalf("field %q, suggestion %+v", p.Field, p.Suggestion)
+			}
+		}},
 		{name: "tool failure", code: wire.ErrTaskFailed, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			return send(ctx, c, s, s.tool("fail", `{"code":"tool.broken","message":"asked to"}`, wire.Conf))
 		}},

@@ -155,6 +155,10 @@ func (s *Server) callFailed(in *inbound, st *agentState, err error) answer {
 	if errors.As(err, &we) {
 		return s.refuse(in.m, in.sess, we)
 	}
+	var le *localbridge.Error
+	if errors.As(err, &le) && le.Code == localbridge.CodeUnknownTool {
+		return s.refuse(in.m, in.sess, unknownTool(in.m))
+	}
 	o := localbridge.OutcomeOf(err)
 	if o.Status == localbridge.OutcomeCancelled {
 		data, _ := wire.ValueOf(map[string]string{"status": "cancelled"})
@@ -162,6 +166,22 @@ func (s *Server) callFailed(in *inbound, st *agentState, err error) answer {
 		return s.finish(context.Background(), in, st, r)
 	}
 	return s.refuse(in.m, in.sess, outcomeError(o))
+}
+
+// unknownTool is the refusal of a call of a tool the agent has not
+// registered. Its field is where m named the tool: the generic outcome
+// would say p.input.tool, a field of the input that need not exist. A query
+// names no tool; the agent's record does, so that is not the caller's to
+// mend.
+func unknownTool(m *wire.Message) *wire.Error {
+	fix := &wire.Suggestion{Action: wire.ActionRetry, Fix: `name one of the agent's tools; a tool message with action "list" lists them`}
+	switch m.Payload.(type) {
+	case *wire.ToolPayload:
+		return &wire.Error{Code: wire.ErrInvalidParam, Field: "p.tool", Message: "the agent has no tool of that name", Suggestion: fix}
+	case *wire.TaskPayload:
+		return &wire.Error{Code: wire.ErrInvalidParam, Field: "p.type", Message: "the agent has no tool of that name", Suggestion: fix}
+	}
+	return &wire.Error{Code: wire.ErrTaskFailed, Message: "the agent's query tool is not available"}
 }
 
 // outcomeError makes the protocol error of a local call's outcome.
@@ -221,7 +241,10 @@ func (s *Server) toolList(agent string) (wire.Value, error) {
 // cancel another's.
 func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wire.TaskPayload) answer {
 	m := in.m
-	id := m.From.Org + "/" + p.TaskID
+	// Tasks are kept under the requesting organisation and the agent that
+	// runs them: no other organisation can see or cancel them, and asking
+	// one agent about another's task finds nothing.
+	id := m.From.Org + "/" + st.spec.ID + "/" + p.TaskID
 	status := func(ts localbridge.TaskStatus) *wire.RespondPayload {
 		state := map[string]string{
 			localbridge.TaskPending: "pending", localbridge.TaskRunning: "running",
@@ -247,6 +270,9 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		if tool == "" {
 			tool = st.spec.QueryTool
 		}
+		if tool == "" {
+			return s.refuse(m, in.sess, wire.Errorf(wire.ErrCapability, "p.type", "agent %s answers no queries: name one of its tools in type", m.To.Agent))
+		}
 		input := wire.ObjectValue()
 		if !p.Params.IsAbsent() {
 			input = p.Params
@@ -260,6 +286,10 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 			RequestID: m.ID, CorrelationID: p.TaskID, IdempotencyKey: id,
 			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String()}
 		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
+		var le *localbridge.Error
+		if errors.As(err, &le) && le.Code == localbridge.CodeTaskExists {
+			return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.task_id", "a task of that id exists: ask its status, or create it under another id"))
+		}
 		if err != nil {
 			return s.callFailed(in, st, err)
 		}
