@@ -635,6 +635,29 @@ func scenarios() []scenario {
 				t.Fatalf("field %q", f)
 			}
 		}},
+		{name: "tool list", run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
+			m := s.tool("", `{}`, wire.Conf)
+			m.Payload = &wire.ToolPayload{Action: "list"}
+			return send(ctx, c, s, m)
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
+			p := a.final.Payload.(*wire.RespondPayload)
+			var names []string
+			tools := p.Data.Get("tools")
+			for i := range tools.Len() {
+				tl := tools.Index(i)
+				name, _ := tl.Get("name").Str()
+				names = append(names, name)
+				if name == "echo" && tl.Get("input_schema").Get("properties").Get("text").IsAbsent() {
+					t.Errorf("echo's input schema: %s", wire.AppendCanonical(nil, tl))
+				}
+				if se, _ := tl.Get("side_effects").Bool(); se != (name == "count") {
+					t.Errorf("%s side_effects %v", name, se)
+				}
+			}
+			if strings.Join(names, ",") != "count,echo,fail,sleep" {
+				t.Fatalf("tools %v", names)
+			}
+		}},
 		{name: "unknown tool", code: wire.ErrInvalidParam, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			return send(ctx, c, s, s.tool("nope", `{"text":"x"}`, wire.Conf))
 		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
