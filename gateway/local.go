@@ -165,7 +165,19 @@ func (s *Server) callFailed(in *inbound, st *agentState, err error) answer {
 		r := in.m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "error", Data: data})
 		return s.finish(context.Background(), in, st, r)
 	}
-	return s.refuse(in.m, in.sess, outcomeError(o))
+	return s.refuse(in.m, in.sess, s.agentError(o))
+}
+
+// agentError is the protocol error of a failed local call, with its
+// message masked. An error goes back as cls pub, outside the gate, and may
+// travel in the clear; but a failure's message is the agent's own text,
+// which can hold what the gate exists to stop ("no account for
+// jane@example.com", a connection string). Personal data and secrets in it
+// become "[email]", "[secret]" and so on.
+func (s *Server) agentError(o localbridge.Outcome) *wire.Error {
+	we := outcomeError(o)
+	we.Message = s.scanner.MaskString(we.Message)
+	return we
 }
 
 // unknownTool is the refusal of a call of a tool the agent has not
@@ -259,7 +271,7 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		}
 		if ts.Err != nil {
 			o := localbridge.OutcomeOf(ts.Err)
-			out["error"] = map[string]any{"code": o.Code, "message": o.Message}
+			out["error"] = map[string]any{"code": o.Code, "message": s.scanner.MaskString(o.Message)}
 		}
 		v, _ := wire.ValueOf(out)
 		return &wire.RespondPayload{Status: "success", Data: v}
