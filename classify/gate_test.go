@@ -398,3 +398,35 @@ func TestGateCheckTreeAgrees(t *testing.T) {
 		}
 	}
 }
+
+// TestGateConsentProof: a consent message's proof, a signed token whose
+// base64 would read as secret material, passes when it is a consent token
+// that verifies; what its claims say is scanned as text; anything else in
+// that field is scanned as it is.
+func TestGateConsentProof(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	grant := func(proof, human string) *wire.Message {
+		return decoded(t, &wire.Message{V: wire.Version, ID: f.id(), TS: t0.UnixMilli(), Op: wire.OpConsent,
+			From: wire.Sender{Agent: alice.Agent, Org: alice.Org}, To: bob, Cls: wire.Int,
+			Payload: &wire.ConsentPayload{Action: "grant", DataTypes: []string{"email"}, Purpose: "support", Human: human, Proof: proof}})
+	}
+	tok := f.token(t, f.acme, bob, "support", "email")
+	if d := f.gate.Check(ctx, grant(tok, "user:4711"), Outbound, "globex", nil); !d.Allow {
+		t.Fatalf("a consent grant with its token: %v", d.Err)
+	}
+	// The same bytes where no consent token is expected are a secret.
+	expectBlock(t, f.gate.Check(ctx, f.msg(t, alice, bob, wire.Int, tok, nil), Outbound, "globex", nil),
+		wire.ErrClassification, ReasonSecret, "")
+	// A proof that is no consent token is scanned as it is.
+	expectBlock(t, f.gate.Check(ctx, grant("ghp_R7kq2mZp9XvL4sT8wN3bY6cJ1dF5gH0aQeUi", "user:4711"), Outbound, "globex", nil),
+		wire.ErrClassification, ReasonSecret, "")
+	// A token whose claims hold personal data is personal data.
+	id, _ := consent.NewID(bytes.NewReader(bytes.Repeat([]byte{9}, 16)))
+	leaky, err := consent.Issue(f.acme, consent.Claims{ID: id, GrantedBy: "ann.lee@example.org", Grantee: bob.String(), Purpose: "support",
+		DataTypes: []string{"email"}, IssuedAt: t0.UnixMilli(), Expires: t0.Add(time.Hour).UnixMilli()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	expectBlock(t, f.gate.Check(ctx, grant(leaky, "user:4711"), Outbound, "globex", nil), wire.ErrConsent, ReasonNoConsent, "email")
+}

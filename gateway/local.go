@@ -52,6 +52,8 @@ func (s *Server) localOp(ctx context.Context, in *inbound, emit func([]byte) err
 		data, err = s.callTool(ctx, in, st, tool, input, emit)
 	case *wire.TaskPayload:
 		return s.taskOp(ctx, in, st, p)
+	case *wire.ConsentPayload:
+		return s.consentOp(ctx, in, st, p)
 	case *wire.PingPayload:
 		return s.pong(in, st, p)
 	default:
