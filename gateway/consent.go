@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
@@ -118,4 +119,81 @@ func (s *Server) consentDuration(d string) (time.Duration, error) {
 		return 0, wire.Errorf(wire.ErrInvalidParam, "p.duration", `want "session" or a duration such as "24h", of at most a year`)
 	}
 	return ttl, nil
+}
+
+// AskConsent answers consent.request: it sends a consent request from a
+// local agent to a peer's agent and waits for the grant or the refusal,
+// which a person at the peer decides. A grant's proof is checked before it
+// is handed over: a consent token signed by the peer's organisation key,
+// naming the asking agent as grantee, for what was asked.
+func (s *Server) AskConsent(ctx context.Context, req localbridge.ConsentAsk) (localbridge.ConsentAnswer, error) {
+	to, err := s.target(req.To)
+	if err != nil {
+		return localbridge.ConsentAnswer{}, err
+	}
+	if to.Org == s.cfg.Org {
+		return localbridge.ConsentAnswer{}, wire.Errorf(wire.ErrInvalidParam, "to",
+			"%s is this organisation's own agent: issue the consent with moltgate consent issue", to)
+	}
+	st, err := s.sender(req.From)
+	if err != nil {
+		return localbridge.ConsentAnswer{}, err
+	}
+	ps := s.peer(to.Org)
+	if ps == nil {
+		return localbridge.ConsentAnswer{}, wire.Errorf(wire.ErrAgentNotFound, "to.org", "%s is not a peer of this gateway (import it with moltgate peer import)", to.Org)
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, s.cfg.Listen.RequestTimeout.D())
+		defer cancel()
+	}
+	p := &wire.ConsentPayload{Action: "request", DataTypes: req.DataTypes, Purpose: req.Purpose, Duration: req.Duration, Human: req.Human}
+	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpConsent,
+		From: st.id.Sender(), To: to, Cls: wire.Int, Payload: p}
+	var ans localbridge.ConsentAnswer
+	err = s.send(ctx, m, st, func(r *wire.Message) (bool, error) {
+		g, ok := r.Payload.(*wire.ConsentPayload)
+		if !ok {
+			return false, nil
+		}
+		ans = localbridge.ConsentAnswer{DataTypes: g.DataTypes, Purpose: g.Purpose, Duration: g.Duration, Human: g.Human, Reason: g.Reason}
+		switch g.Action {
+		case "deny":
+			return true, nil
+		case "grant":
+			if err := s.checkGrant(ps.p.OrgKey, st.id.Ref, req, g.Proof); err != nil {
+				return true, err
+			}
+			ans.Granted, ans.Proof = true, g.Proof
+			return true, nil
+		}
+		return true, wire.Errorf(wire.ErrInvalidParam, "p.action", "%s answered a consent request with %q", to, g.Action)
+	})
+	return ans, err
+}
+
+// checkGrant checks the proof of a granted consent: signed by the peer's
+// organisation key, for grantee, for the asked purpose and types, and not
+// expired.
+func (s *Server) checkGrant(orgKey keys.Ed25519Public, grantee wire.Ref, req localbridge.ConsentAsk, proof string) error {
+	bad := func(why string) error {
+		return wire.Errorf(wire.ErrConsent, "p.proof", "the granted consent %s", why)
+	}
+	tok, err := consent.Parse(proof)
+	switch {
+	case err != nil:
+		return bad("is not a consent token whose signature checks")
+	case !tok.Issuer.Equal(orgKey):
+		return bad("is not signed by the peer's organisation key")
+	case tok.Grantee != grantee.String():
+		return bad("names another grantee")
+	case tok.Purpose != req.Purpose:
+		return bad("is for another purpose")
+	case !tok.Covers(req.DataTypes):
+		return bad("does not cover every type asked for")
+	case tok.Expires <= s.now().UnixMilli():
+		return bad("has expired")
+	}
+	return nil
 }

@@ -3,11 +3,13 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
@@ -155,5 +157,54 @@ func TestConsentRequestUndecided(t *testing.T) {
 	}
 	if p := r.g.s.approvals.Pending(); len(p) != 0 {
 		t.Fatalf("left waiting: %+v", p)
+	}
+}
+
+// TestCheckGrant: the proof of a granted consent is handed to the local
+// caller only if it is what was asked for, from whom it was asked.
+func TestCheckGrant(t *testing.T) {
+	d, ls := newTestDir(t, "acme", AddAgentOptions{ID: "client"})
+	g := start(t, d, ls, TransportWebSocket)
+	peerKey, err := keys.GenerateEd25519(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey, err := keys.GenerateEd25519(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grantee := wire.Ref{Agent: "client", Org: "acme"}
+	ask := localbridge.ConsentAsk{To: "echo@globex", DataTypes: []string{"email", "phone"}, Purpose: "support"}
+	now := time.Now()
+	issue := func(key keys.Ed25519Private, mod func(*consent.Claims)) string {
+		c := consent.Claims{ID: "3612d305-fecc-4a4e-bfc9-4e0ccaa0324e", GrantedBy: "user:4711", Grantee: grantee.String(),
+			Purpose: "support", DataTypes: []string{"email", "phone"}, IssuedAt: now.UnixMilli(), Expires: now.Add(time.Hour).UnixMilli()}
+		if mod != nil {
+			mod(&c)
+		}
+		tok, err := consent.Issue(key, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tok
+	}
+	if err := g.s.checkGrant(peerKey.Public(), grantee, ask, issue(peerKey, nil)); err != nil {
+		t.Fatalf("a proper grant: %v", err)
+	}
+	for name, proof := range map[string]string{
+		"not a token":     "consent-token:e30.AAAA",
+		"another issuer":  issue(otherKey, nil),
+		"another grantee": issue(peerKey, func(c *consent.Claims) { c.Grantee = "someone@acme" }),
+		"another purpose": issue(peerKey, func(c *consent.Claims) { c.Purpose = "marketing" }),
+		"fewer types":     issue(peerKey, func(c *consent.Claims) { c.DataTypes = []string{"email"} }),
+		"already expired": issue(peerKey, func(c *consent.Claims) {
+			c.IssuedAt, c.Expires = now.Add(-2*time.Hour).UnixMilli(), now.Add(-time.Minute).UnixMilli()
+		}),
+	} {
+		err := g.s.checkGrant(peerKey.Public(), grantee, ask, proof)
+		var we *wire.Error
+		if !errors.As(err, &we) || we.Code != wire.ErrConsent || we.Field != "p.proof" {
+			t.Errorf("%s: %v, want E_CONSENT on p.proof", name, err)
+		}
 	}
 }

@@ -56,6 +56,12 @@ type ConsentIssuer interface {
 	IssueConsent(ctx context.Context, req ConsentRequest) (string, error)
 }
 
+// ConsentAsker answers consent.request: it asks a peer's agent for a
+// consent and returns the grant or the refusal.
+type ConsentAsker interface {
+	AskConsent(ctx context.Context, req ConsentAsk) (ConsentAnswer, error)
+}
+
 // RPCConfig configures the JSON-RPC face. A method whose dependency is nil is not offered.
 type RPCConfig struct {
 	Query     Querier       // agent.query and agent.cancel
@@ -63,6 +69,7 @@ type RPCConfig struct {
 	Sync      Syncer        // directory.sync
 	Ping      Pinger        // agent.ping
 	Consent   ConsentIssuer // consent.issue
+	Asker     ConsentAsker  // consent.request
 	Approvals *Approvals    // tool.approve, approvals.list and the tool.request_approval notifications
 
 	// ErrorOutcome says how an error from the dependencies above is reported. Default:
@@ -652,6 +659,9 @@ func (c *rpcConn) dispatch(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 	case r.Method == MethodConsentIssue && s.cfg.Consent != nil:
 		res, err := c.issueConsent(r)
 		return res, err, nil
+	case r.Method == MethodConsentAsk && s.cfg.Asker != nil:
+		res, err := c.askConsent(r)
+		return res, err, nil
 	case r.Method == MethodContextUpdate:
 		return map[string]bool{"ok": true}, nil, nil
 	}
@@ -683,6 +693,9 @@ func (s *RPCServer) methods() (methods, caps []string) {
 	if s.cfg.Consent != nil {
 		methods = append(methods, MethodConsentIssue)
 		caps = append(caps, "consent")
+	}
+	if s.cfg.Asker != nil {
+		methods = append(methods, MethodConsentAsk)
 	}
 	return methods, caps
 }
@@ -1054,6 +1067,35 @@ func (c *rpcConn) ping(r *jsonrpc.Request) (any, *jsonrpc.Error) {
 		return nil, c.s.errorFor(err)
 	}
 	return res, nil
+}
+
+func (c *rpcConn) askConsent(r *jsonrpc.Request) (any, *jsonrpc.Error) {
+	var p ConsentAsk
+	if err := decodeParams(r.Params, &p); err != nil {
+		return nil, err
+	}
+	switch {
+	case !strings.Contains(p.To, "@") || !addressPattern.MatchString(p.To):
+		return nil, invalidParams("to", "to must name an agent as agent@org")
+	case p.From != "" && (strings.Contains(p.From, "@") || !addressPattern.MatchString(p.From)):
+		return nil, invalidParams("from", "from must name a local agent")
+	case p.Purpose == "" || len(p.Purpose) > 256:
+		return nil, invalidParams("purpose", "purpose is required, at most 256 bytes")
+	case len(p.DataTypes) == 0 || len(p.DataTypes) > 16:
+		return nil, invalidParams("data_types", "data_types lists one to 16 types")
+	case len(p.Human) > 256 || len(p.Duration) > 64:
+		return nil, invalidParams("human", "human or duration is too long")
+	}
+	for _, t := range p.DataTypes {
+		if !typePattern.MatchString(t) {
+			return nil, invalidParams("data_types", "a data type is not a valid name")
+		}
+	}
+	ans, err := c.s.cfg.Asker.AskConsent(c.ctx, p)
+	if err != nil {
+		return nil, c.s.errorFor(err)
+	}
+	return ans, nil
 }
 
 func (c *rpcConn) issueConsent(r *jsonrpc.Request) (any, *jsonrpc.Error) {

@@ -11,7 +11,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -735,5 +737,76 @@ func TestRPCQueryResultShapes(t *testing.T) {
 	var re *localbridge.RPCError
 	if !errors.As(err, &re) {
 		t.Fatalf("invalid result: got %v, want an RPCError", err)
+	}
+}
+
+// askerFunc is a ConsentAsker from a function.
+type askerFunc func(context.Context, localbridge.ConsentAsk) (localbridge.ConsentAnswer, error)
+
+func (f askerFunc) AskConsent(ctx context.Context, req localbridge.ConsentAsk) (localbridge.ConsentAnswer, error) {
+	return f(ctx, req)
+}
+
+// TestRPCConsentRequest: consent.request carries a local caller's request
+// to the asker and its answer back, is offered only with an asker, and
+// refuses malformed parameters by field before asking anyone.
+func TestRPCConsentRequest(t *testing.T) {
+	var (
+		mu    sync.Mutex
+		asked []localbridge.ConsentAsk
+	)
+	seen := func() []localbridge.ConsentAsk {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(asked)
+	}
+	f := newFace(t, func(c *localbridge.RPCConfig) {
+		c.Asker = askerFunc(func(ctx context.Context, req localbridge.ConsentAsk) (localbridge.ConsentAnswer, error) {
+			mu.Lock()
+			asked = append(asked, req)
+			mu.Unlock()
+			if req.Purpose == "marketing" {
+				return localbridge.ConsentAnswer{Reason: "not granted"}, nil
+			}
+			return localbridge.ConsentAnswer{Granted: true, Proof: "consent-token:x.y", DataTypes: req.DataTypes, Purpose: req.Purpose}, nil
+		})
+	})
+	c := f.dial(t, localbridge.ClientOptions{})
+	if !strings.Contains(strings.Join(c.Server().Methods, ","), "consent.request") {
+		t.Fatalf("methods %v", c.Server().Methods)
+	}
+	ctx := context.Background()
+	ans, err := c.AskConsent(ctx, localbridge.ConsentAsk{To: "echo@beta", From: "client", DataTypes: []string{"email"}, Purpose: "support", Human: "user:4711", Duration: "24h"})
+	if err != nil || !ans.Granted || ans.Proof != "consent-token:x.y" {
+		t.Fatalf("granted: %+v %v", ans, err)
+	}
+	if a := seen(); len(a) != 1 || a[0].Human != "user:4711" || a[0].Duration != "24h" || a[0].From != "client" {
+		t.Fatalf("asked %+v", a)
+	}
+	if ans, err := c.AskConsent(ctx, localbridge.ConsentAsk{To: "echo@beta", DataTypes: []string{"email"}, Purpose: "marketing"}); err != nil || ans.Granted || ans.Reason != "not granted" {
+		t.Fatalf("refused: %+v %v", ans, err)
+	}
+	r := f.raw(t, true)
+	for i, bad := range []struct{ params, field string }{
+		{`{"purpose":"p","data_types":["email"]}`, "to"},
+		{`{"to":"echo","purpose":"p","data_types":["email"]}`, "to"},
+		{`{"to":"echo@beta","from":"a@b","purpose":"p","data_types":["email"]}`, "from"},
+		{`{"to":"echo@beta","data_types":["email"]}`, "purpose"},
+		{`{"to":"echo@beta","purpose":"p","data_types":[]}`, "data_types"},
+		{`{"to":"echo@beta","purpose":"p","data_types":["E-MAIL"]}`, "data_types"},
+	} {
+		r.line(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"consent.request","params":%s}`, i+1, bad.params))
+		m := r.msg()
+		if m.Error == nil || m.Error.Code != jsonrpc.CodeInvalidParams || errData(t, m.Error)["field"] != bad.field {
+			t.Errorf("%s: %+v", bad.params, m.Error)
+		}
+	}
+	if a := seen(); len(a) != 2 {
+		t.Fatalf("malformed requests reached the asker: %+v", a[2:])
+	}
+
+	plain := newFace(t, nil).dial(t, localbridge.ClientOptions{})
+	if _, err := plain.AskConsent(ctx, localbridge.ConsentAsk{To: "echo@beta", DataTypes: []string{"email"}, Purpose: "p"}); err == nil {
+		t.Fatal("consent.request answered without an asker")
 	}
 }

@@ -358,6 +358,16 @@ func (c *Client) IssueConsent(ctx context.Context, req ConsentRequest) (string, 
 	return out.Token, nil
 }
 
+// AskConsent sends consent.request: it asks a peer's agent for a consent,
+// and returns once the peer has granted or refused it.
+func (c *Client) AskConsent(ctx context.Context, req ConsentAsk) (ConsentAnswer, error) {
+	var out ConsentAnswer
+	if err := c.conn.Call(ctx, MethodConsentAsk, req, &out); err != nil {
+		return ConsentAnswer{}, rpcError(err)
+	}
+	return out, nil
+}
+
 // Approvals lists the calls waiting for approval, oldest first.
 func (c *Client) Approvals(ctx context.Context) ([]ApprovalInfo, error) {
 	var out struct {

@@ -16,6 +16,7 @@ const (
 	MethodDiscover      = "directory.discover"
 	MethodSync          = "directory.sync"
 	MethodConsentIssue  = "consent.issue"
+	MethodConsentAsk    = "consent.request"
 	MethodContextUpdate = "context.update" // a notification from terminals; accepted and ignored
 
 	NotifyToken            = "stream.token"
@@ -103,6 +104,29 @@ type ConsentRequest struct {
 	DataTypes []string      `json:"data_types"`
 	GrantedBy string        `json:"granted_by,omitempty"`
 	TTL       time.Duration `json:"-"` // from "ttl" ("1h") or "ttl_seconds"
+}
+
+// ConsentAsk is the parameters of consent.request: a local agent asks a
+// peer's agent for a consent to receive personal data.
+type ConsentAsk struct {
+	To        string   `json:"to"`             // "agent@org"
+	From      string   `json:"from,omitempty"` // the local agent; default the only one
+	DataTypes []string `json:"data_types"`
+	Purpose   string   `json:"purpose"`
+	Duration  string   `json:"duration,omitempty"` // "session" or a duration ("24h"); default an hour
+	Human     string   `json:"human,omitempty"`    // whose data, as the peer knows them
+}
+
+// ConsentAnswer is the result of consent.request: the peer's grant, with
+// its proof, or its refusal.
+type ConsentAnswer struct {
+	Granted   bool     `json:"granted"`
+	Proof     string   `json:"proof,omitempty"` // the consent token, when granted
+	DataTypes []string `json:"data_types,omitempty"`
+	Purpose   string   `json:"purpose,omitempty"`
+	Duration  string   `json:"duration,omitempty"`
+	Human     string   `json:"human,omitempty"`
+	Reason    string   `json:"reason,omitempty"` // why not, when refused
 }
 
 // ApprovalInfo is a held call as the face shows it: the parameters of

@@ -13,6 +13,7 @@ import (
 	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -52,9 +53,53 @@ func runConsent(ctx context.Context, e *env, args []string) error {
 			return runConsentVerify(ctx, e, args[1:])
 		case "revoke":
 			return runConsentRevoke(ctx, e, args[1:])
+		case "request":
+			return runConsentRequest(ctx, e, args[1:])
 		}
 	}
-	return usagef("usage: moltgate consent issue|verify|revoke [flags]")
+	return usagef("usage: moltgate consent issue|verify|revoke|request [flags]")
+}
+
+// runConsentRequest is `moltgate consent request`: a local agent asks a
+// peer's agent, through the running gateway, for a consent to receive
+// personal data. A person at the peer decides. The proof of a grant goes to
+// standard output, as consent issue prints its token.
+func runConsentRequest(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "consent request")
+	dir := fs.String("dir", "", "gateway directory")
+	to := fs.String("to", "", "the peer's agent to ask, as agent@org")
+	from := fs.String("from", "", "local agent that asks (default: the gateway's only agent)")
+	types := fs.String("types", "", "comma-separated pii_meta types: "+strings.Join(consent.Types(), ","))
+	purpose := fs.String("purpose", "", "what the data is for")
+	human := fs.String("human", "", "whose data, as the peer knows them (e.g. user:4711)")
+	duration := fs.String("duration", "", `how long the consent should last: "session" or a duration such as 24h (default 1h)`)
+	timeout := fs.Duration("timeout", 0, "how long to wait for the peer's decision (default: the gateway's request timeout)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if *to == "" || *types == "" || *purpose == "" {
+		return usagef("--to, --types and --purpose are required")
+	}
+	c, err := dialGateway(ctx, *dir, localbridge.ClientOptions{})
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	if *timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, *timeout)
+		defer cancel()
+	}
+	ans, err := c.AskConsent(ctx, localbridge.ConsentAsk{To: *to, From: *from, DataTypes: splitTypes(*types),
+		Purpose: *purpose, Human: *human, Duration: *duration})
+	if err != nil {
+		return rpcFailure(err)
+	}
+	if !ans.Granted {
+		return wire.Errorf(wire.ErrConsent, "", "%s did not grant the consent: %s", *to, orDefault(ans.Reason, "no reason given"))
+	}
+	fmt.Fprintln(e.stdout, ans.Proof)
+	return nil
 }
 
 func splitTypes(s string) []string {

@@ -23,6 +23,7 @@
 //	moltgate ping --dir DIR AGENT@ORG
 //	moltgate approvals --dir DIR [--json] [--watch] | approvals --dir DIR approve|deny ID
 //	moltgate consent issue|verify|revoke (--dir DIR | --identity FILE) ...
+//	moltgate consent request --dir DIR --to AGENT@ORG --types T,... --purpose P
 //	moltgate pii scan [--jsonl] < text
 //	moltgate demo
 //	moltgate bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]
@@ -98,7 +99,7 @@ func commands() []command {
 		{"demo", "demo", runDemo},
 		{"bench", "bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]", runBench},
 		{"pii", "pii scan [--jsonl] < text", runPII},
-		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ...", runConsent},
+		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ... | consent request --dir DIR --to AGENT@ORG ...", runConsent},
 		{"call", "call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME --input JSON [--cls LEVEL] [--consent TOKEN] [--timeout D]", runCall},
 		{"ping", "ping --dir DIR AGENT@ORG", runPing},
 		{"approvals", "approvals --dir DIR [--json] [--watch] | approvals --dir DIR approve|deny ID", runApprovals},
