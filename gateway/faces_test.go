@@ -157,12 +157,13 @@ func (s *sender) ping() *wire.Message {
 
 // faceAnswer is what a face answered to one envelope.
 type faceAnswer struct {
-	final      *wire.Message // the respond, pong or error that ends the answer
-	raw        []byte        // the final envelope as received
-	chunks     int           // stream messages before it
-	status     int           // HTTP status (HTTP message and batch faces); 0 elsewhere
-	grpc       *codes.Code   // gRPC status (Send); nil elsewhere
-	retryAfter string        // Retry-After header (HTTP faces)
+	final      *wire.Message         // the respond, pong or error that ends the answer
+	raw        []byte                // the final envelope as received
+	chunks     int                   // stream chunks before it
+	stream     []*wire.StreamPayload // the stream messages before it, start and end included
+	status     int                   // HTTP status (HTTP message and batch faces); 0 elsewhere
+	grpc       *codes.Code           // gRPC status (Send); nil elsewhere
+	retryAfter string                // Retry-After header (HTTP faces)
 }
 
 func (a faceAnswer) code() wire.Code {
@@ -446,7 +447,10 @@ func (c *faceClient) take(a *faceAnswer, b []byte) error {
 		}
 	}
 	if m.Op == wire.OpStream {
-		a.chunks++
+		a.stream = append(a.stream, m.Payload.(*wire.StreamPayload))
+		if a.stream[len(a.stream)-1].Action == "chunk" {
+			a.chunks++
+		}
 		return nil
 	}
 	a.final, a.raw = m, b
@@ -506,10 +510,26 @@ func scenarios() []scenario {
 			if txt, _ := p.Data.Get("text").Str(); txt != "across" {
 				t.Fatalf("data %s", wire.AppendCanonical(nil, p.Data))
 			}
-			// Faces that stream deliver the chunks before the reply.
+			// Faces that stream deliver the stream before the reply:
+			// start, the chunks in order, end.
 			want := map[string]int{faceHTTP: 2, faceWS: 2, faceStream: 2}[face]
 			if a.chunks != want {
 				t.Fatalf("%d stream chunks, want %d", a.chunks, want)
+			}
+			if want > 0 {
+				var got []string
+				for _, sp := range a.stream {
+					got = append(got, fmt.Sprintf("%s/%d/%s", sp.Action, sp.Seq, sp.Status))
+					if sp.StreamID != a.final.Re {
+						t.Fatalf("stream id %s, the request was %s", sp.StreamID, a.final.Re)
+					}
+				}
+				if strings.Join(got, " ") != "start/0/ chunk/1/ chunk/2/ end/3/success" {
+					t.Fatalf("stream %v", got)
+				}
+				if a.stream[0].ChunkSize != 65536 {
+					t.Fatalf("start says chunk_size %d", a.stream[0].ChunkSize)
+				}
 			}
 		}},
 		{name: "bad signature", code: wire.ErrSignature, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {

@@ -96,9 +96,34 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 		Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()},
 		Class:  m.Cls.String(),
 	}
-	var onChunk func(localbridge.Chunk) error
+	// A call that streams is answered with a stream, in order:
+	//
+	//	stream {action: start, stream_id: request id, chunk_size}
+	//	stream {action: chunk, stream_id, seq, type: channel, data}   one per chunk
+	//	stream {action: end, stream_id, seq: last + 1, status}
+	//	respond or error                                              the call's answer
+	//
+	// A call that sends no chunk is answered with its answer alone.
+	var (
+		onChunk func(localbridge.Chunk) error
+		started bool
+		lastSeq int64
+	)
+	send := func(p *wire.StreamPayload) error {
+		body, err := s.sealLocalReply(ctx, in, st, m.Reply(wire.OpStream, p))
+		if err != nil {
+			return err
+		}
+		return emit(body)
+	}
 	if emit != nil {
 		onChunk = func(c localbridge.Chunk) error {
+			if !started {
+				started = true
+				if err := send(&wire.StreamPayload{Action: "start", StreamID: m.ID, ChunkSize: int64(s.cfg.Limits.ChunkBytes)}); err != nil {
+					return err
+				}
+			}
 			p := &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: c.Seq, Type: c.Channel}
 			if len(c.JSON) > 0 {
 				v, err := wire.Parse(c.JSON, 0)
@@ -109,15 +134,23 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 			} else {
 				p.Data = wire.StringValue(c.Text)
 			}
-			chunk := m.Reply(wire.OpStream, p)
-			body, err := s.sealLocalReply(ctx, in, st, chunk)
-			if err != nil {
-				return err
-			}
-			return emit(body)
+			lastSeq = c.Seq
+			return send(p)
 		}
 	}
 	res, err := s.core.Call(ctx, req, onChunk)
+	if started {
+		status := "success"
+		switch {
+		case localbridge.IsCanceled(err):
+			status = "cancelled"
+		case err != nil:
+			status = "error"
+		}
+		// If this cannot go, neither can the answer after it, whose
+		// failure is the one reported.
+		send(&wire.StreamPayload{Action: "end", StreamID: m.ID, Seq: lastSeq + 1, Status: status})
+	}
 	if err != nil {
 		return wire.Value{}, err
 	}

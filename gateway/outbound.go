@@ -112,7 +112,9 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 	err = s.send(ctx, m, st, func(r *wire.Message) (bool, error) {
 		switch p := r.Payload.(type) {
 		case *wire.StreamPayload:
-			if emit == nil {
+			// start and end frame the chunks; the respond that follows
+			// ends the call.
+			if emit == nil || p.Action != "chunk" {
 				return false, nil
 			}
 			ev := localbridge.StreamEvent{Channel: p.Type}
