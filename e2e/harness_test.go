@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,6 +26,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/internal/freeport"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -153,21 +153,11 @@ func newOrg(t *testing.T, name string, agents ...string) *org {
 // freePorts finds a free loopback port whose next port is free too.
 func freePorts(t *testing.T) int {
 	t.Helper()
-	for range 100 {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := l.Addr().(*net.TCPAddr).Port
-		l2, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(p+1))
-		l.Close()
-		if err == nil {
-			l2.Close()
-			return p
-		}
+	p, err := freeport.Pair()
+	if err != nil {
+		t.Fatal(err)
 	}
-	t.Fatal("no two adjacent free ports")
-	return 0
+	return p
 }
 
 // mg runs the moltgate command and returns its standard output; it fails

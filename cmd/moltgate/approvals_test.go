@@ -5,9 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/internal/freeport"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -31,17 +32,11 @@ func TestApprovalsWatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(root)
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	port, err := freeport.Pair()
 	if err != nil {
 		t.Fatal(err)
 	}
-	lg, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr, gaddr := l.Addr().String(), lg.Addr().String()
-	l.Close()
-	lg.Close()
+	addr, gaddr := fmt.Sprintf("127.0.0.1:%d", port), fmt.Sprintf("127.0.0.1:%d", port+1)
 	d := gateway.Dir(filepath.Join(root, "acme"))
 	if _, err := gateway.Init(d, gateway.InitOptions{Org: "acme", Listen: addr, GRPC: gaddr}); err != nil {
 		t.Fatal(err)

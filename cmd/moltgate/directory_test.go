@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -19,6 +18,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/internal/freeport"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -63,19 +63,9 @@ func cmdFreePort(ts *testscript.TestScript, neg bool, args []string) {
 	if len(args) != 1 {
 		ts.Fatalf("usage: freeport VAR")
 	}
-	for i := 0; i < 50; i++ {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		ts.Check(err)
-		port := l.Addr().(*net.TCPAddr).Port
-		l2, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port+1))
-		l.Close()
-		if err == nil {
-			l2.Close()
-			ts.Setenv(args[0], fmt.Sprint(port))
-			return
-		}
-	}
-	ts.Fatalf("no free pair of ports")
+	p, err := freeport.Pair()
+	ts.Check(err)
+	ts.Setenv(args[0], fmt.Sprint(p))
 }
 
 // waitgw DIR: wait until the gateway of DIR answers on its JSON-RPC socket.
