@@ -678,6 +678,15 @@ func scenarios() []scenario {
 				t.Fatalf("tools %v", names)
 			}
 		}},
+		{name: "too many hops", code: wire.ErrInvalidParam, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
+			m := s.tool("echo", `{"text":"round and round"}`, wire.Conf)
+			m.Ext = withHops(m.Ext, 5)
+			return send(ctx, c, s, m)
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
+			if f := a.final.Payload.(*wire.ErrorPayload).Field; f != "ext" {
+				t.Fatalf("field %q", f)
+			}
+		}},
 		{name: "unknown tool", code: wire.ErrInvalidParam, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			return send(ctx, c, s, s.tool("nope", `{"text":"x"}`, wire.Conf))
 		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {

@@ -138,7 +138,9 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 			return send(p)
 		}
 	}
+	leave := s.hops.enter(m.ID, hopsOf(m))
 	res, err := s.core.Call(ctx, req, onChunk)
+	leave()
 	if started {
 		status := "success"
 		switch {
@@ -332,7 +334,13 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		req := localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
 			RequestID: m.ID, CorrelationID: p.TaskID, IdempotencyKey: id,
 			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String()}
+		leave := s.hops.enter(p.TaskID, hopsOf(m)) // the task's correlation id, which the agent sees
 		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
+		if err != nil {
+			leave()
+		} else {
+			go func() { <-t.Done(); leave() }()
+		}
 		var le *localbridge.Error
 		if errors.As(err, &le) && le.Code == localbridge.CodeTaskExists {
 			return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.task_id", "a task of that id exists: ask its status, or create it under another id"))

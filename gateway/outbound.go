@@ -83,6 +83,10 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 	if to.Org == s.cfg.Org {
 		return s.queryLocal(ctx, req, to, input, emit)
 	}
+	hops, err := s.nextHops(req.CorrelationID)
+	if err != nil {
+		return nil, err
+	}
 	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), From: st.id.Sender(), To: to, Cls: wire.Int}
 	if req.Class != "" {
 		c, ok := wire.ParseClass(req.Class)
@@ -108,6 +112,7 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		m.Op = wire.OpQuery
 		m.Payload = &wire.QueryPayload{Domain: "general", Intent: "ask", Params: input}
 	}
+	m.Ext = withHops(m.Ext, hops)
 	var out json.RawMessage
 	err = s.send(ctx, m, st, func(r *wire.Message) (bool, error) {
 		switch p := r.Payload.(type) {

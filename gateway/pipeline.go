@@ -217,7 +217,7 @@ func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) er
 	if in.peer == nil && !(registry && m.Cls == wire.Pub) {
 		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAuthFailed, "from.org", "organisation %s is not a trusted peer of this gateway", org))
 	}
-	if hops, ok := m.Ext.Get(extRoute).Get("hops").Int(); ok && hops > int64(s.cfg.Limits.MaxHops) {
+	if hopsOf(m) > int64(s.cfg.Limits.MaxHops) {
 		return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "ext", "message crossed more than %d gateways", s.cfg.Limits.MaxHops))
 	}
 

@@ -850,6 +850,8 @@ func (c *rpcConn) query(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 		return nil, invalidParams("timeout_ms", "timeout_ms must be between 0 and one day"), nil
 	case len(q.Consent) > 16<<10:
 		return nil, invalidParams("consent", "the consent token is too long"), nil
+	case len(q.CorrelationID) > 256:
+		return nil, invalidParams("correlation_id", "correlation_id is at most 256 bytes"), nil
 	case len(q.Context) > 0 && q.Context[0] != '{':
 		q.Context = nil
 	}

@@ -66,6 +66,10 @@ type QueryRequest struct {
 	Consent   string          `json:"consent,omitempty"`    // a consent token covering personal data in the request
 	TimeoutMS int64           `json:"timeout_ms,omitempty"` // the caller's deadline
 	Context   json.RawMessage `json:"context,omitempty"`    // the terminal's context, passed on as metadata
+	// CorrelationID is, for an agent that makes this query while it handles a call, that
+	// call's correlation id (agent.Call.CorrelationID). The gateway counts the gateways a
+	// chain of calls has crossed by it, and refuses a chain longer than limits.max_hops.
+	CorrelationID string `json:"correlation_id,omitempty"`
 
 	// QueryID is the id the face gave the query; set by the face, not by the client.
 	QueryID string `json:"-"`

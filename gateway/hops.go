@@ -1,0 +1,91 @@
+package gateway
+
+import (
+	"sync"
+
+	"github.com/moltgate/moltgate/wire"
+)
+
+// The loop guard. A call a local agent sends to a peer carries, in
+// ext["moltgate.route"].hops, how many gateway-to-gateway crossings the
+// chain of calls it belongs to has made, itself included; absent means
+// one. A call a local agent makes while it handles one from a peer belongs
+// to that one's chain when it names the call's correlation id (agent.query
+// correlation_id), and goes out with one hop more; a chain of more than
+// limits.max_hops is refused before it leaves, and on arrival. A message id
+// seen twice from a sender is dropped by the replay window.
+
+// hopTable holds, for each call a local agent is handling for a peer, the
+// hops of the message that made it, by the correlation id the agent was
+// given. An entry lives as long as its call: the calls the agent makes for
+// it are made while it runs.
+type hopTable struct {
+	mu sync.Mutex
+	m  map[string]int64
+}
+
+// enter records a call's hops and returns what removes them.
+func (t *hopTable) enter(correlation string, hops int64) (leave func()) {
+	t.mu.Lock()
+	if t.m == nil {
+		t.m = make(map[string]int64)
+	}
+	_, taken := t.m[correlation]
+	if !taken {
+		t.m[correlation] = hops
+	}
+	t.mu.Unlock()
+	if taken {
+		// Another call has the id (a retried task id): it keeps it.
+		return func() {}
+	}
+	return func() {
+		t.mu.Lock()
+		delete(t.m, correlation)
+		t.mu.Unlock()
+	}
+}
+
+func (t *hopTable) get(correlation string) (int64, bool) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	h, ok := t.m[correlation]
+	return h, ok
+}
+
+// hopsOf is the hops a message from a peer has made: what it says, or one
+// (the crossing it has just made) if it says nothing.
+func hopsOf(m *wire.Message) int64 {
+	if h, ok := m.Ext.Get(extRoute).Get("hops").Int(); ok && h > 0 {
+		return h
+	}
+	return 1
+}
+
+// nextHops is the hops a call going out for correlation makes: one more
+// than the inbound call it is part of, or one.
+func (s *Server) nextHops(correlation string) (int64, error) {
+	hops := int64(1)
+	if correlation != "" {
+		if h, ok := s.hops.get(correlation); ok {
+			hops = h + 1
+		}
+	}
+	if hops > int64(s.cfg.Limits.MaxHops) {
+		return 0, wire.Errorf(wire.ErrInvalidParam, "correlation_id",
+			"the chain of calls this one belongs to would cross %d gateways; limits.max_hops allows %d", hops, s.cfg.Limits.MaxHops)
+	}
+	return hops, nil
+}
+
+// withHops sets the route extension of ext, which a first hop goes
+// without.
+func withHops(ext wire.Value, hops int64) wire.Value {
+	if hops <= 1 {
+		return ext
+	}
+	if ext.IsAbsent() {
+		ext = wire.ObjectValue()
+	}
+	return ext.With(extRoute, wire.ObjectValue(wire.Member{Key: "hops", Value: wire.IntValue(hops)}))
+}
