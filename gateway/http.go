@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -142,6 +143,7 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(r.Context()), deadline)
 	var mu sync.Mutex
 	started, gone := false, false
+	requestID := "" // the message's id, once the pipeline has authenticated it
 	flusher, _ := w.(http.Flusher)
 	var emit func([]byte) error
 	if streaming {
@@ -165,7 +167,11 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	done := make(chan answer, 1)
-	o := origin{face: faceHTTP, remote: r.RemoteAddr}
+	o := origin{face: faceHTTP, remote: r.RemoteAddr, onRequest: func(id string) {
+		mu.Lock()
+		requestID = id
+		mu.Unlock()
+	}}
 	go func() {
 		defer cancel()
 		done <- s.handle(ctx, o, body, emit)
@@ -199,10 +205,18 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		gone = true
+		id := requestID
 		mu.Unlock()
 		w.Header().Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusAccepted)
-		fmt.Fprintf(w, `{"status":"accepted","delivery":"the reply will be sent to your gateway"}`+"\n")
+		// The reference is the request's own id: the late reply is a
+		// message whose re names it.
+		accepted, _ := json.Marshal(struct {
+			Status    string `json:"status"`
+			RequestID string `json:"request_id,omitempty"`
+			Delivery  string `json:"delivery"`
+		}{"accepted", id, "the reply will be sent to your gateway as a message whose re is request_id"})
+		w.Write(append(accepted, '\n'))
 		go s.deliverLater(done)
 	case <-r.Context().Done():
 		mu.Lock()

@@ -1,18 +1,22 @@
 package gateway
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/wire"
 )
 
 // TestReadiness: /readyz answers JSON, and when the gateway should not be
@@ -133,5 +137,40 @@ func TestMetricsFrom(t *testing.T) {
 				t.Errorf("metrics_from %s: from %s: %d, want 403", c.setting, from, code)
 			}
 		}
+	}
+}
+
+// TestAcceptedNamesTheRequest: a reply not ready by the request's deadline
+// is answered 202, naming the request that the late reply will refer to.
+func TestAcceptedNamesTheRequest(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := r.dial(ctx, t, faceHTTP)
+	defer c.close()
+	c.t = t
+	s := newSender(t, r.acme, "patient")
+	c.as = s
+	// count has side effects: it waits for a person, who is not there.
+	m := s.tool("count", `{"by":1}`, wire.Conf)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.peer.Endpoint+"/moltspeak/v0.1/message", bytes.NewReader(sealed(t, c, s, m)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(headerDeadline, strconv.FormatInt(time.Now().Add(300*time.Millisecond).UnixMilli(), 10))
+	resp, err := r.http.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Status    string `json:"status"`
+		RequestID string `json:"request_id"`
+		Delivery  string `json:"delivery"`
+	}
+	b, _ := io.ReadAll(resp.Body)
+	if err := json.Unmarshal(b, &body); err != nil {
+		t.Fatalf("202 body %q: %v", b, err)
+	}
+	if resp.StatusCode != http.StatusAccepted || body.Status != "accepted" || body.RequestID != m.ID || body.Delivery == "" {
+		t.Fatalf("%d %s, want 202 naming %s", resp.StatusCode, b, m.ID)
 	}
 }

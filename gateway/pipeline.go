@@ -33,6 +33,10 @@ type origin struct {
 	// connection completed, so that the face can end it with the
 	// connection.
 	onSession func(*handshake.Session)
+	// onRequest, if set, is told the id of the message once it is
+	// authenticated, so that a face that answers before the pipeline
+	// does (HTTP's 202) can name the request the late reply will refer to.
+	onRequest func(id string)
 }
 
 // answer is the pipeline's answer to one inbound envelope.
@@ -134,6 +138,9 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 			return s.refuse(m, nil, err)
 		}
 		in.level = s.certLevel(m, in.level)
+	}
+	if o.onRequest != nil {
+		o.onRequest(in.m.ID)
 	}
 	a = s.dispatch(ctx, in, emit)
 	a.op, a.peer = in.m.Op, in.m.From.Org
