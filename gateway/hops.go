@@ -24,26 +24,26 @@ type hopTable struct {
 	m  map[string]int64
 }
 
-// enter records a call's hops and returns what removes them.
-func (t *hopTable) enter(correlation string, hops int64) (leave func()) {
+// enter records a call's hops, and reports whether it did: another call
+// may hold the id (a retried task id), and keeps it. What enter recorded,
+// leave removes.
+func (t *hopTable) enter(correlation string, hops int64) bool {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	if t.m == nil {
 		t.m = make(map[string]int64)
 	}
-	_, taken := t.m[correlation]
-	if !taken {
-		t.m[correlation] = hops
+	if _, taken := t.m[correlation]; taken {
+		return false
 	}
+	t.m[correlation] = hops
+	return true
+}
+
+func (t *hopTable) leave(correlation string) {
+	t.mu.Lock()
+	delete(t.m, correlation)
 	t.mu.Unlock()
-	if taken {
-		// Another call has the id (a retried task id): it keeps it.
-		return func() {}
-	}
-	return func() {
-		t.mu.Lock()
-		delete(t.m, correlation)
-		t.mu.Unlock()
-	}
 }
 
 func (t *hopTable) get(correlation string) (int64, bool) {

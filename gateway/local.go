@@ -138,9 +138,11 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 			return send(p)
 		}
 	}
-	leave := s.hops.enter(m.ID, hopsOf(m))
+	entered := s.hops.enter(m.ID, hopsOf(m))
 	res, err := s.core.Call(ctx, req, onChunk)
-	leave()
+	if entered {
+		s.hops.leave(m.ID)
+	}
 	if started {
 		status := "success"
 		switch {
@@ -334,12 +336,14 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		req := localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
 			RequestID: m.ID, CorrelationID: p.TaskID, IdempotencyKey: id,
 			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String()}
-		leave := s.hops.enter(p.TaskID, hopsOf(m)) // the task's correlation id, which the agent sees
+		entered := s.hops.enter(p.TaskID, hopsOf(m)) // the task's correlation id, which the agent sees
 		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
-		if err != nil {
-			leave()
-		} else {
-			go func() { <-t.Done(); leave() }()
+		switch {
+		case !entered:
+		case err != nil:
+			s.hops.leave(p.TaskID)
+		default:
+			go func() { <-t.Done(); s.hops.leave(p.TaskID) }()
 		}
 		var le *localbridge.Error
 		if errors.As(err, &le) && le.Code == localbridge.CodeTaskExists {
