@@ -532,6 +532,34 @@ func scenarios() []scenario {
 				}
 			}
 		}},
+		{name: "long text streamed in chunks of the limit", run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
+			long := strings.Repeat("Ünïcödé text, ", 11000) // 198,000 bytes
+			return send(ctx, c, s, s.tool("echo", `{"text":"`+long+`","repeat":1}`, wire.Conf))
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
+			if face != faceHTTP && face != faceWS && face != faceStream {
+				return // faces that do not stream get the answer alone
+			}
+			var text strings.Builder
+			var sizes []int
+			for _, sp := range a.stream {
+				if sp.Action == "chunk" {
+					str, _ := sp.Data.Str()
+					text.WriteString(str)
+					sizes = append(sizes, len(str))
+				}
+			}
+			if len(sizes) != 4 || text.String() != strings.Repeat("Ünïcödé text, ", 11000) {
+				t.Fatalf("chunks of %v bytes", sizes)
+			}
+			for _, n := range sizes {
+				if n > 65536 {
+					t.Fatalf("chunks of %v bytes: over limits.chunk_bytes", sizes)
+				}
+			}
+			if last := a.stream[len(a.stream)-1]; last.Action != "end" || last.Seq != 5 {
+				t.Fatalf("stream ends with %+v", last)
+			}
+		}},
 		{name: "bad signature", code: wire.ErrSignature, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			m := s.tool("echo", `{"text":"signed text"}`, wire.Conf)
 			b, err := crypto.Sign(r.codec, m, s.id.Signing)

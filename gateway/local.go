@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"time"
+	"unicode/utf8"
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/localbridge"
@@ -124,18 +125,25 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 					return err
 				}
 			}
-			p := &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: c.Seq, Type: c.Channel}
 			if len(c.JSON) > 0 {
 				v, err := wire.Parse(c.JSON, 0)
 				if err != nil {
 					return err
 				}
-				p.Data = v
-			} else {
-				p.Data = wire.StringValue(c.Text)
+				// A structured chunk cannot be cut; one over the limit
+				// fails the call (E_TOO_LARGE) when it is checked.
+				lastSeq++
+				return send(&wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: c.Channel, Data: v})
 			}
-			lastSeq = c.Seq
-			return send(p)
+			// Text longer than a chunk may be goes as several, cut
+			// between characters.
+			for _, piece := range splitText(c.Text, s.cfg.Limits.ChunkBytes) {
+				lastSeq++
+				if err := send(&wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: c.Channel, Data: wire.StringValue(piece)}); err != nil {
+					return err
+				}
+			}
+			return nil
 		}
 	}
 	entered := s.hops.enter(m.ID, hopsOf(m))
@@ -217,6 +225,27 @@ func (s *Server) agentError(o localbridge.Outcome) *wire.Error {
 	we := outcomeError(o)
 	we.Message = s.scanner.MaskString(we.Message)
 	return we
+}
+
+// splitText cuts s into pieces of at most max bytes, between UTF-8
+// characters. The empty string is one empty piece.
+func splitText(s string, max int) []string {
+	if len(s) <= max {
+		return []string{s}
+	}
+	var out []string
+	for len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if cut == 0 { // not UTF-8 at all: cut where the limit falls
+			cut = max
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return append(out, s)
 }
 
 // unknownTool is the refusal of a call of a tool the agent has not

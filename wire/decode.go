@@ -469,7 +469,29 @@ func (c *Codec) decodeTree(t Value, local any) (*Message, *Error) {
 		return nil, validationError(err, "p")
 	}
 	m.Payload = payload
+	if sp, ok := payload.(*StreamPayload); ok && sp.Action == "chunk" {
+		if n := ContentSize(sp.Data); n > c.limits.MaxChunk {
+			return nil, Errorf(ErrTooLarge, "p.data", "stream chunk of %d bytes exceeds the limit of %d", n, c.limits.MaxChunk)
+		}
+	}
 	return m, nil
+}
+
+// ContentSize is what a stream chunk's data weighs against Limits.MaxChunk:
+// the bytes of a string, or of every string, key and number of a JSON
+// value (its punctuation aside). It allocates nothing.
+func ContentSize(v Value) int {
+	switch v.kind {
+	case String, Number:
+		return len(v.s)
+	case Object, Array:
+		n := 0
+		for i := range v.items {
+			n += len(v.items[i].Key) + ContentSize(v.items[i].Value)
+		}
+		return n
+	}
+	return 0
 }
 
 func timestamp(v Value, field string) (int64, *Error) {

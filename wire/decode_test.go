@@ -145,6 +145,27 @@ func TestDecodeRefuses(t *testing.T) {
 	}
 }
 
+func TestDecodeChunkLimit(t *testing.T) {
+	c := NewCodec(Limits{MaxChunk: 1024})
+	chunk := func(data string) string {
+		return msg("stream", `{"action":"chunk","stream_id":"s","seq":1,"data":`+data+`}`, "int")
+	}
+	for _, ok := range []string{`"` + strings.Repeat("a", 1024) + `"`, `{"k":"` + strings.Repeat("a", 1023) + `"}`, `[1,2,3]`} {
+		if _, err := c.Decode([]byte(chunk(ok))); err != nil {
+			t.Errorf("%.40s: %v", ok, err)
+		}
+	}
+	for _, big := range []string{`"` + strings.Repeat("a", 1025) + `"`, `{"k":"` + strings.Repeat("a", 1024) + `"}`,
+		`[` + strings.Repeat(`"abcdefgh",`, 128) + `1]`} {
+		_, err := c.Decode([]byte(chunk(big)))
+		wantErr(t, err, ErrTooLarge, "p.data")
+	}
+	// Only chunks are bounded: start and end carry no data of their own.
+	if _, err := c.Decode([]byte(msg("stream", `{"action":"end","stream_id":"s","status":"success"}`, "int"))); err != nil {
+		t.Error(err)
+	}
+}
+
 func TestDecodeLimits(t *testing.T) {
 	c := NewCodec(Limits{MaxMessage: 4096, MaxDepth: 8})
 	big := msg("query", `{"domain":"d","params":{"x":"`+strings.Repeat("a", 5000)+`"}}`, "int")
