@@ -1,0 +1,69 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// TestRetriesOnlyIdempotent: against a peer whose address takes
+// connections and drops them, an idempotent call (ping) is tried three
+// times, a tool call once, since it may have been acted on; after five
+// failures in a row the peer's circuit opens and calls fail at once, with
+// the time to wait, without a connection.
+func TestRetriesOnlyIdempotent(t *testing.T) {
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client"})
+	db, lb := newTestDir(t, "globex")
+	trustEachOther(t, da, db, "pii")
+	lb.GRPC.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := lb.HTTP.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	t.Cleanup(func() { lb.HTTP.Close() })
+	acme := start(t, da, la, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	unavailable := func(what string, err error) {
+		t.Helper()
+		if code(err) != wire.ErrPeerUnavailable {
+			t.Fatalf("%s: %v, want E_PEER_UNAVAILABLE", what, err)
+		}
+	}
+	call := func() error {
+		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"x"}`)}, nil)
+		return err
+	}
+
+	_, err := acme.s.Ping(ctx, localbridge.PingRequest{Agent: "echo@globex"})
+	unavailable("ping", err)
+	if n := accepted.Swap(0); n != 3 {
+		t.Fatalf("ping connected %d times, want 3", n)
+	}
+	unavailable("tool call", call())
+	if n := accepted.Swap(0); n != 1 {
+		t.Fatalf("tool call connected %d times, want 1", n)
+	}
+	unavailable("fifth failure", call())
+	accepted.Store(0)
+	err = call()
+	unavailable("with the circuit open", err)
+	if n := accepted.Load(); n != 0 {
+		t.Fatalf("a call with the circuit open connected %d times", n)
+	}
+	if we := asWire(err); we.Suggestion == nil || we.Suggestion.Action != wire.ActionRetryAfter || we.Suggestion.DelayMS <= 0 {
+		t.Fatalf("no time to wait: %+v", we)
+	}
+}
