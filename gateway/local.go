@@ -31,6 +31,9 @@ func (s *Server) localOp(ctx context.Context, in *inbound, emit func([]byte) err
 	}
 	ctx, cancel := s.callContext(ctx, m)
 	defer cancel()
+	if s.calls.enter(m.ID, callEntry{hops: hopsOf(m), org: m.From.Org, cancel: cancel}) {
+		defer s.calls.leave(m.ID)
+	}
 	var (
 		data wire.Value
 		err  error
@@ -146,11 +149,7 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 			return nil
 		}
 	}
-	entered := s.hops.enter(m.ID, hopsOf(m))
 	res, err := s.core.Call(ctx, req, onChunk)
-	if entered {
-		s.hops.leave(m.ID)
-	}
 	if started {
 		status := "success"
 		switch {
@@ -365,14 +364,15 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		req := localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
 			RequestID: m.ID, CorrelationID: p.TaskID, IdempotencyKey: id,
 			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String()}
-		entered := s.hops.enter(p.TaskID, hopsOf(m)) // the task's correlation id, which the agent sees
+		// The task's correlation id, which its agent sees, is its id.
+		entered := s.calls.enter(p.TaskID, callEntry{hops: hopsOf(m), org: m.From.Org})
 		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
 		switch {
 		case !entered:
 		case err != nil:
-			s.hops.leave(p.TaskID)
+			s.calls.leave(p.TaskID)
 		default:
-			go func() { <-t.Done(); s.hops.leave(p.TaskID) }()
+			go func() { <-t.Done(); s.calls.leave(p.TaskID) }()
 		}
 		var le *localbridge.Error
 		if errors.As(err, &le) && le.Code == localbridge.CodeTaskExists {
@@ -384,6 +384,12 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		return s.finish(ctx, in, st, m.Reply(wire.OpRespond, status(t.Status())))
 	case "status", "cancel":
 		t, ok := s.core.Task(id)
+		if !ok && p.Action == "cancel" && s.calls.cancel(m.From.Org, p.TaskID) {
+			// The id of a call in flight from the same organisation: its
+			// caller gave up on it, and it stops (core.tool.cancel).
+			v, _ := wire.ValueOf(map[string]string{"task_id": p.TaskID, "status": "cancelled"})
+			return s.finish(ctx, in, st, m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: v}))
+		}
 		if !ok {
 			return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.task_id", "no such task"))
 		}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"time"
 
@@ -141,7 +142,36 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		}
 		return false, nil
 	})
+	if err != nil && errors.Is(ctx.Err(), context.Canceled) {
+		s.cancelRemote(st, m.To, m.ID)
+	}
 	return out, err
+}
+
+// cancelRemote tells the organisation of to that the caller of call id
+// gave up on it, so that the agent there stops: a task cancel naming the
+// call, which the peer's gateway turns into core.tool.cancel. It goes in
+// the background and at most once; the caller has its answer already, and
+// a call that ended meanwhile is simply not found.
+func (s *Server) cancelRemote(st *agentState, to wire.Ref, id string) {
+	c := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpTask,
+		From: st.id.Sender(), To: to, Cls: wire.Int, Payload: &wire.TaskPayload{Action: "cancel", TaskID: id}}
+	if s.closing.Load() {
+		return // the peers' connections are closing too; their calls end with them
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		ctx, cancel := context.WithTimeout(s.bgCtx, 5*time.Second)
+		defer cancel()
+		err := s.send(ctx, c, st, func(r *wire.Message) (bool, error) {
+			_, ok := r.Payload.(*wire.RespondPayload)
+			return ok, nil
+		})
+		if err != nil {
+			s.log.Debug("cancel of a call not delivered", "peer", to.Org, "err", err.Error())
+		}
+	}()
 }
 
 // capabilityExt carries the org's capability certificates for the agent.

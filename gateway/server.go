@@ -109,7 +109,7 @@ type Server struct {
 
 	core      *localbridge.Core
 	approvals *localbridge.Approvals
-	hops      hopTable // the hops of the calls local agents are handling for peers
+	calls     callTable // the calls local agents are handling for peers
 	rpc       *localbridge.RPCServer
 
 	hsLimit       rateLimiter // handshakes per client host

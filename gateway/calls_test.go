@@ -16,14 +16,14 @@ import (
 func hopsSeen(t *testing.T, g *testGateway, hops int64) {
 	t.Helper()
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
-		g.s.hops.mu.Lock()
-		for _, h := range g.s.hops.m {
-			if h == hops {
-				g.s.hops.mu.Unlock()
+		g.s.calls.mu.Lock()
+		for _, e := range g.s.calls.m {
+			if e.hops == hops {
+				g.s.calls.mu.Unlock()
 				return
 			}
 		}
-		g.s.hops.mu.Unlock()
+		g.s.calls.mu.Unlock()
 	}
 	t.Fatalf("no call with %d hops reached %s", hops, g.s.cfg.Org)
 }
@@ -53,7 +53,7 @@ func TestLoopGuard(t *testing.T) {
 		{"call-at-hop-3", 3, 4},
 	} {
 		if c.in > 0 {
-			acme.s.hops.enter(c.corr, c.in)
+			acme.s.calls.enter(c.corr, callEntry{hops: c.in, org: "globex"})
 		}
 		done := make(chan error, 1)
 		go func() { done <- sleep(c.corr) }()
@@ -61,21 +61,71 @@ func TestLoopGuard(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("%s: %v", c.corr, err)
 		}
-		acme.s.hops.leave(c.corr)
+		acme.s.calls.leave(c.corr)
 	}
 
-	acme.s.hops.enter("call-at-hop-4", 4)
+	acme.s.calls.enter("call-at-hop-4", callEntry{hops: 4, org: "globex"})
 	err := sleep("call-at-hop-4")
 	var we *wire.Error
 	if !errors.As(err, &we) || we.Code != wire.ErrInvalidParam || we.Field != "correlation_id" {
 		t.Fatalf("a fifth hop: %v", err)
 	}
-	acme.s.hops.leave("call-at-hop-4")
+	acme.s.calls.leave("call-at-hop-4")
 	// The call it named has ended: the id starts no chain now.
-	if _, ok := acme.s.hops.get("call-at-hop-4"); ok {
+	if _, ok := acme.s.calls.hops("call-at-hop-4"); ok {
 		t.Fatal("an ended call's hops are still held")
 	}
 	if err := sleep("call-at-hop-4"); err != nil {
 		t.Fatalf("after the call ended: %v", err)
+	}
+}
+
+// TestCallerCancelReachesThePeer: when the caller of a call across
+// organisations gives up on it, the peer's agent is told to stop, rather
+// than working on until the call's deadline. Another organisation cannot
+// cancel it with the same id.
+func TestCallerCancelReachesThePeer(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC, TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			acme, globex := twoGateways(t, tr)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			done := make(chan error, 1)
+			go func() {
+				_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep",
+					Input: json.RawMessage(`{"ms":20000}`), TimeoutMS: 30000}, nil)
+				done <- err
+			}()
+			var id string
+			for end := time.Now().Add(10 * time.Second); id == ""; time.Sleep(2 * time.Millisecond) {
+				if time.Now().After(end) {
+					t.Fatal("the call never reached globex")
+				}
+				globex.s.calls.mu.Lock()
+				for k, e := range globex.s.calls.m {
+					if e.org == "acme" && e.cancel != nil {
+						id = k
+					}
+				}
+				globex.s.calls.mu.Unlock()
+			}
+			if globex.s.calls.cancel("initech", id) {
+				t.Fatal("another organisation cancelled acme's call")
+			}
+			start := time.Now()
+			cancel()
+			if err := <-done; err == nil {
+				t.Fatal("the cancelled call succeeded")
+			}
+			for globex.s.flight.count() > 0 {
+				if time.Since(start) > 5*time.Second {
+					t.Fatal("globex still works on a call its caller gave up on")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			if _, ok := globex.s.calls.hops(id); ok {
+				t.Fatal("the call is still held at globex")
+			}
+		})
 	}
 }

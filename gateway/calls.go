@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"context"
 	"sync"
 
 	"github.com/moltgate/moltgate/wire"
@@ -15,42 +16,63 @@ import (
 // limits.max_hops is refused before it leaves, and on arrival. A message id
 // seen twice from a sender is dropped by the replay window.
 
-// hopTable holds, for each call a local agent is handling for a peer, the
-// hops of the message that made it, by the correlation id the agent was
-// given. An entry lives as long as its call: the calls the agent makes for
-// it are made while it runs.
-type hopTable struct {
+// callTable holds the calls local agents are handling for peers, by the
+// correlation id the agent was given: the hops of the message that made
+// each (for the loop guard), the organisation that asked, and how to
+// cancel it (for a peer's cancel). An entry lives as long as its call: the
+// calls an agent makes for it are made while it runs.
+type callTable struct {
 	mu sync.Mutex
-	m  map[string]int64
+	m  map[string]callEntry
 }
 
-// enter records a call's hops, and reports whether it did: another call
-// may hold the id (a retried task id), and keeps it. What enter recorded,
-// leave removes.
-func (t *hopTable) enter(correlation string, hops int64) bool {
+type callEntry struct {
+	hops   int64
+	org    string             // the organisation that asked
+	cancel context.CancelFunc // nil when it is not cancelled this way (a task)
+}
+
+// enter records a call, and reports whether it did: another call may hold
+// the id (a retried task id), and keeps it. What enter recorded, leave
+// removes.
+func (t *callTable) enter(correlation string, e callEntry) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil {
-		t.m = make(map[string]int64)
+		t.m = make(map[string]callEntry)
 	}
 	if _, taken := t.m[correlation]; taken {
 		return false
 	}
-	t.m[correlation] = hops
+	t.m[correlation] = e
 	return true
 }
 
-func (t *hopTable) leave(correlation string) {
+func (t *callTable) leave(correlation string) {
 	t.mu.Lock()
 	delete(t.m, correlation)
 	t.mu.Unlock()
 }
 
-func (t *hopTable) get(correlation string) (int64, bool) {
+// hops returns the hops of the call of that correlation id.
+func (t *callTable) hops(correlation string) (int64, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	h, ok := t.m[correlation]
-	return h, ok
+	e, ok := t.m[correlation]
+	return e.hops, ok
+}
+
+// cancel cancels the call of that id if org asked for it, and reports
+// whether there was one to cancel.
+func (t *callTable) cancel(org, id string) bool {
+	t.mu.Lock()
+	e, ok := t.m[id]
+	t.mu.Unlock()
+	if !ok || e.org != org || e.cancel == nil {
+		return false
+	}
+	e.cancel()
+	return true
 }
 
 // hopsOf is the hops a message from a peer has made: what it says, or one
@@ -67,7 +89,7 @@ func hopsOf(m *wire.Message) int64 {
 func (s *Server) nextHops(correlation string) (int64, error) {
 	hops := int64(1)
 	if correlation != "" {
-		if h, ok := s.hops.get(correlation); ok {
+		if h, ok := s.calls.hops(correlation); ok {
 			hops = h + 1
 		}
 	}
