@@ -706,6 +706,15 @@ func scenarios() []scenario {
 				t.Fatalf("tools %v", names)
 			}
 		}},
+		{name: "unknown extension ignored", run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
+			m := s.tool("echo", `{"text":"with extras"}`, wire.Conf)
+			m.Ext = m.Ext.With("example.reasoning", wire.ObjectValue(wire.Member{Key: "show_thinking", Value: wire.StringValue("yes")}))
+			return send(ctx, c, s, m)
+		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
+			if txt, _ := a.final.Payload.(*wire.RespondPayload).Data.Get("text").Str(); txt != "with extras" {
+				t.Fatalf("answer %+v", a.final.Payload)
+			}
+		}},
 		{name: "too many hops", code: wire.ErrInvalidParam, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			m := s.tool("echo", `{"text":"round and round"}`, wire.Conf)
 			m.Ext = withHops(m.Ext, 5)
