@@ -17,8 +17,7 @@ import (
 
 // consentRequest builds a consent request of s's to the echo agent.
 func (s *sender) consentRequest(p *wire.ConsentPayload) *wire.Message {
-	return &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpConsent,
-		From: s.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Int, Payload: p}
+	return s.message(wire.OpConsent, wire.Int, p)
 }
 
 // decideNext waits for the next consent request in the approvals queue and

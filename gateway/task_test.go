@@ -10,12 +10,15 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
-// task builds a task message of s's to the echo agent.
-func (s *sender) task(p *wire.TaskPayload) *wire.Message {
-	return &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTask,
-		From: s.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Conf,
-		Payload: p, Ext: s.ext}
+// message builds a message of s's to the echo agent, with s's capability
+// certificates.
+func (s *sender) message(op wire.Op, cls wire.Class, p any) *wire.Message {
+	return &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: op,
+		From: s.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: cls, Payload: p, Ext: s.ext}
 }
+
+// task builds a task message of s's to the echo agent.
+func (s *sender) task(p *wire.TaskPayload) *wire.Message { return s.message(wire.OpTask, wire.Conf, p) }
 
 // taskState is the state a task answer reports, and its data.
 func taskState(t *testing.T, a faceAnswer) (string, wire.Value) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -34,17 +33,11 @@ func runBenchGateway(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *prof != "" {
-		f, err := os.Create(*prof)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*prof)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	if *mem != "" {
 		reportMemory(ctx, *mem)
 	}
@@ -73,17 +66,11 @@ func runBenchAgent(ctx context.Context, e *env, args []string) error {
 	if fs.NArg() != 0 {
 		return usagef("bench agent takes no arguments")
 	}
-	if *prof != "" {
-		f, err := os.Create(*prof)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer pprof.StopCPUProfile()
+	stopProfile, err := startCPUProfile(*prof)
+	if err != nil {
+		return err
 	}
+	defer stopProfile()
 	a := echo.New()
 	a.Add(agent.Tool{
 		Name:        "stamp",
