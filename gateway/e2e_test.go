@@ -306,6 +306,54 @@ func TestGracefulShutdown(t *testing.T) {
 	}
 }
 
+// TestShutdownRefusesOnlyTheNewCall: while a gateway drains, a new call
+// that arrives on a peer's connection still open (a WebSocket or gRPC
+// stream carries many calls) is refused by itself, E_PEER_UNAVAILABLE; the
+// call in flight on the same connection still gets its answer.
+func TestShutdownRefusesOnlyTheNewCall(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC} {
+		t.Run(tr, func(t *testing.T) {
+			acme, globex := twoGateways(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			query := func(tool, input string) (json.RawMessage, error) {
+				return acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
+			}
+			if _, err := query("echo", `{"text":"warm"}`); err != nil {
+				t.Fatal(err)
+			}
+			slow := make(chan error, 1)
+			go func() {
+				_, err := query("sleep", `{"ms":1000}`)
+				slow <- err
+			}()
+			for wait := time.Now().Add(5 * time.Second); globex.s.flight.count() == 0; time.Sleep(2 * time.Millisecond) {
+				if time.Now().After(wait) {
+					t.Fatal("the slow call never reached the peer")
+				}
+			}
+			shut := make(chan error, 1)
+			go func() {
+				sctx, c2 := context.WithTimeout(context.Background(), 10*time.Second)
+				defer c2()
+				shut <- globex.s.Shutdown(sctx)
+			}()
+			for !globex.s.closing.Load() {
+				time.Sleep(time.Millisecond)
+			}
+			if _, err := query("echo", `{"text":"late"}`); code(err) != wire.ErrPeerUnavailable {
+				t.Fatalf("a new call while draining: %v, want E_PEER_UNAVAILABLE", err)
+			}
+			if err := <-slow; err != nil {
+				t.Fatalf("the call in flight: %v", err)
+			}
+			if err := <-shut; err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+}
+
 // TestLocalCallerSeesSuggestions: a local caller on the JSON-RPC socket gets
 // the code, field and recovery hint of a refusal, such as the data types a
 // consent must cover.

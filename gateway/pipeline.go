@@ -81,17 +81,6 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 		s.metrics.messages.WithLabelValues(op, o.face, outcome).Inc()
 		s.metrics.latency.WithLabelValues(o.face, op).Observe(s.now().Sub(start).Seconds())
 	}()
-	if s.closing.Load() {
-		return s.refuse(nil, nil, wire.Errorf(wire.ErrPeerUnavailable, "", "gateway is shutting down"))
-	}
-	release, ok := s.flight.enter()
-	if !ok {
-		s.metrics.rateLimit.WithLabelValues("gateway").Inc()
-		return s.refuse(nil, nil, withRetry(wire.Errorf(wire.ErrRateLimit, "", "gateway at its limit of calls in flight"), time.Second))
-	}
-	defer release()
-	s.metrics.inflight.Set(float64(s.flight.count()))
-
 	if limit := s.envelopeLimit(); len(body) > limit {
 		return s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "envelope of %d bytes exceeds the limit of %d", len(body), limit))
 	}
@@ -139,6 +128,24 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 		}
 		in.level = s.certLevel(m, in.level)
 	}
+	// Refused only now, once the message is known: a refusal that names
+	// no message can only end the connection it came on (the peer cannot
+	// tell which of its calls it is about), and with it every call in
+	// flight there.
+	if s.closing.Load() {
+		a = s.refuse(in.m, in.sess, wire.Errorf(wire.ErrPeerUnavailable, "", "gateway is shutting down"))
+		a.op, a.peer = in.m.Op, in.m.From.Org
+		return a
+	}
+	release, ok := s.flight.enter()
+	if !ok {
+		s.metrics.rateLimit.WithLabelValues("gateway").Inc()
+		a = s.refuse(in.m, in.sess, withRetry(wire.Errorf(wire.ErrRateLimit, "", "gateway at its limit of calls in flight"), time.Second))
+		a.op, a.peer = in.m.Op, in.m.From.Org
+		return a
+	}
+	defer release()
+	s.metrics.inflight.Set(float64(s.flight.count()))
 	if o.onRequest != nil {
 		o.onRequest(in.m.ID)
 	}

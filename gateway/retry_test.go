@@ -67,3 +67,43 @@ func TestRetriesOnlyIdempotent(t *testing.T) {
 		t.Fatalf("no time to wait: %+v", we)
 	}
 }
+
+// TestInFlightCeiling: limits.max_in_flight bounds the calls a gateway
+// works on at once; one more is refused at once with E_RATE_LIMIT and the
+// time to wait, and taken again once a call ends.
+func TestInFlightCeiling(t *testing.T) {
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, MaxCls: "pii"})
+	trustEachOther(t, da, db, "pii")
+	setConfig(t, db, "max_in_flight = 1024", "max_in_flight = 1")
+	acme, globex := start(t, da, la, TransportWebSocket), start(t, db, lb, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	call := func(tool, input string) error {
+		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
+		return err
+	}
+	if err := call("echo", `{"text":"warm"}`); err != nil {
+		t.Fatal(err)
+	}
+	slow := make(chan error, 1)
+	go func() { slow <- call("sleep", `{"ms":500}`) }()
+	for end := time.Now().Add(10 * time.Second); globex.s.flight.count() == 0; time.Sleep(2 * time.Millisecond) {
+		if time.Now().After(end) {
+			t.Fatal("the slow call never reached globex")
+		}
+	}
+	err := call("echo", `{"text":"one too many"}`)
+	if code(err) != wire.ErrRateLimit {
+		t.Fatalf("a call over the ceiling: %v, want E_RATE_LIMIT", err)
+	}
+	if we := asWire(err); we.Suggestion == nil || we.Suggestion.Action != wire.ActionRetryAfter {
+		t.Fatalf("no time to wait: %+v", we)
+	}
+	if err := <-slow; err != nil {
+		t.Fatal(err)
+	}
+	if err := call("echo", `{"text":"after"}`); err != nil {
+		t.Fatalf("once the slot is free: %v", err)
+	}
+}
