@@ -226,6 +226,10 @@ func (s *Server) agentError(o localbridge.Outcome) *wire.Error {
 	return we
 }
 
+// taskGrantKey is where the consent grant of a task's create is kept.
+// Task keys hold a slash; message ids, the grants' other keys, never do.
+func taskGrantKey(task string) string { return "task/" + task }
+
 // splitText cuts s into pieces of at most max bytes, between UTF-8
 // characters. The empty string is one empty piece.
 func splitText(s string, max int) []string {
@@ -381,6 +385,12 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		if err != nil {
 			return s.callFailed(in, st, err)
 		}
+		// What the create's consent let its answer carry back, the
+		// answers to later status requests may carry back too: they are
+		// how the result of the same call returns.
+		if g, ok := s.grants.Lookup(m.ID); ok {
+			s.grants.Remember(taskGrantKey(id), g)
+		}
 		return s.finish(ctx, in, st, m.Reply(wire.OpRespond, status(t.Status())))
 	case "status", "cancel":
 		t, ok := s.core.Task(id)
@@ -395,6 +405,11 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		}
 		if p.Action == "cancel" {
 			t.Cancel()
+		}
+		if g, ok := s.grants.Lookup(taskGrantKey(id)); ok {
+			// Only to the agent that created the task under the consent:
+			// the gate checks the reply's recipient against it.
+			s.grants.Remember(m.ID, g)
 		}
 		return s.finish(ctx, in, st, m.Reply(wire.OpRespond, status(t.Status())))
 	}

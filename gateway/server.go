@@ -109,7 +109,8 @@ type Server struct {
 
 	core      *localbridge.Core
 	approvals *localbridge.Approvals
-	calls     callTable // the calls local agents are handling for peers
+	calls     callTable       // the calls local agents are handling for peers
+	grants    classify.Grants // what replies may carry back under their requests' consents
 	rpc       *localbridge.RPCServer
 
 	hsLimit       rateLimiter // handshakes per client host
@@ -253,7 +254,8 @@ func Open(opts Options) (*Server, error) {
 		revoked = s.revocations
 	}
 	s.consents = &consent.Verifier{Trust: s.trust, Revocations: revoked, Now: s.now, Skew: cfg.Security.ReplayWindow.D()}
-	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Counter: s.blocks, Now: s.now}); err != nil {
+	s.grants = classify.NewGrants(100000)
+	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Grants: s.grants, Counter: s.blocks, Now: s.now}); err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 

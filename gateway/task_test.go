@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -152,5 +153,57 @@ func TestTaskOps(t *testing.T) {
 				t.Fatal("query-tool task without a certificate has no state")
 			}
 		})
+	}
+}
+
+// TestTaskResultUnderConsent: a task created with personal data under a
+// consent may have its result, which carries that data back, read by the
+// agent that created it, as a tool call's answer may; another agent of the
+// same organisation asking for it is refused, since the consent was not
+// for it.
+func TestTaskResultUnderConsent(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := r.dial(ctx, t, faceWS)
+	defer c.close()
+	c.t = t
+	owner := newSender(t, r.acme, "owner")
+	c.as = owner
+	now := time.Now()
+	cid, _ := consent.NewID(rand.Reader)
+	tok, err := consent.Issue(r.acme.Signing, consent.Claims{ID: cid, GrantedBy: "jane@acme", Grantee: "echo@globex",
+		Purpose: "support", DataTypes: []string{"email"}, IssuedAt: now.UnixMilli(), Expires: now.Add(time.Hour).UnixMilli()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	params, _ := wire.Parse([]byte(`{"text":"write to jane.doe@example.com"}`), 0)
+	m := owner.message(wire.OpTask, wire.PII, &wire.TaskPayload{Action: "create", TaskID: "mail", Type: "echo", Params: params})
+	m.PIIMeta = &wire.PIIMeta{Types: []string{"email"}, Consent: &wire.Consent{GrantedBy: "jane@acme", Purpose: "support", Proof: tok, Expires: now.Add(time.Hour).UnixMilli()}}
+	taskState(t, send(ctx, c, owner, m))
+
+	status := func(s *sender) faceAnswer {
+		c.as = s
+		return send(ctx, c, s, s.message(wire.OpTask, wire.Conf, &wire.TaskPayload{Action: "status", TaskID: "mail"}))
+	}
+	var data wire.Value
+	for end := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		a := status(owner)
+		if a.code() != "" {
+			t.Fatalf("the creator's status: %s %+v", a.code(), a.final.Payload)
+		}
+		var st string
+		if st, data = taskState(t, a); st == "completed" {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("task is %s", st)
+		}
+	}
+	if txt, _ := data.Get("result").Get("text").Str(); txt != "write to jane.doe@example.com" {
+		t.Fatalf("result %s", wire.AppendCanonical(nil, data))
+	}
+	if a := status(newSender(t, r.acme, "colleague")); a.code() != wire.ErrConsent {
+		t.Fatalf("another agent's status: %s %+v, want E_CONSENT", a.code(), a.final.Payload)
 	}
 }
