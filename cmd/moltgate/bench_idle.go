@@ -51,10 +51,21 @@ func reportMemory(ctx context.Context, path string) {
 			case <-ctx.Done():
 				return
 			}
-			runtime.GC()
-			debug.FreeOSMemory()
+			// Each collection at most halves a goroutine's oversized
+			// stack, so stacks left large by earlier work keep shrinking
+			// over several; collect until they stop, or a reading's
+			// stacks could shrink by more than what it measures adds.
 			var ms runtime.MemStats
+			debug.FreeOSMemory()
 			runtime.ReadMemStats(&ms)
+			for range 8 {
+				stacks := ms.StackInuse
+				debug.FreeOSMemory()
+				runtime.ReadMemStats(&ms)
+				if ms.StackInuse >= stacks {
+					break
+				}
+			}
 			st := memStats{Heap: ms.HeapAlloc, Stacks: ms.StackInuse, RSS: rss(), Goroutines: runtime.NumGoroutine(), Seq: seq}
 			if f, err := os.Create(path + ".heap"); err == nil {
 				pprof.Lookup("heap").WriteTo(f, 0)
