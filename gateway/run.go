@@ -113,13 +113,9 @@ func (s *Server) Serve(ls *Listeners) error {
 	httpL := netutil.LimitListener(sockio.Listener{Listener: ls.HTTP}, s.cfg.Listen.MaxConnections)
 	grpcL := netutil.LimitListener(grpcListener{sockio.Listener{Listener: ls.GRPC}}, s.cfg.Listen.MaxConnections)
 	if s.cfg.TLSEnabled() {
-		cert, _, err := loadTLSCert(s.dir.TLSCertPath(), s.dir.TLSKeyPath())
-		if err != nil {
-			return err
-		}
-		tcfg := &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
+		tcfg := &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
 		httpL = tls.NewListener(httpL, tcfg)
-		creds = credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13})
+		creds = credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13})
 	}
 	hs := &http.Server{
 		Handler:           s.httpHandler(),

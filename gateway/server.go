@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -111,6 +112,7 @@ type Server struct {
 	approvals *localbridge.Approvals
 	calls     callTable       // the calls local agents are handling for peers
 	grants    classify.Grants // what replies may carry back under their requests' consents
+	tlsCert   tls.Certificate // the faces' certificate, when TLS is on
 	rpc       *localbridge.RPCServer
 
 	hsLimit       rateLimiter // handshakes per client host
@@ -195,6 +197,13 @@ func Open(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 	s.log = newLogger(opts.Logger, cfg.Log.Level, s.scanner)
+	// Read here, not when serving, so that a missing or unreadable
+	// certificate or key stops the gateway before it claims any address.
+	if cfg.TLSEnabled() {
+		if s.tlsCert, _, err = loadTLSCert(d.TLSCertPath(), d.TLSKeyPath()); err != nil {
+			return nil, err
+		}
+	}
 	now := s.now()
 	if err = s.certifyGateway(now); err != nil {
 		return nil, fmt.Errorf("open gateway: %w", err)

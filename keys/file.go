@@ -54,9 +54,9 @@ const (
 	maxScryptLogN = 22
 )
 
-// ErrPermissions is returned for an identity file that group or others may
-// read or write.
-var ErrPermissions = errors.New("identity file is accessible by group or others")
+// ErrPermissions is returned for a private key file (an identity file, a
+// TLS key) that group or others may read or write.
+var ErrPermissions = errors.New("private key file is accessible by group or others")
 
 // ErrPassphrase is returned when an encrypted identity file cannot be opened
 // with the given passphrase, or when an encrypted file is read without one.
