@@ -162,7 +162,7 @@ func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
 		return nil, err
 	}
 	if doc.Org == cfg.Org {
-		return nil, fmt.Errorf("peer import: %s is this gateway's own organisation", doc.Org)
+		return nil, wire.Errorf(wire.ErrInvalidParam, "org", "peer import: %s is this gateway's own organisation: import the other organisation's document", doc.Org)
 	}
 	clsText := opts.MaxCls
 	if clsText == "" {
