@@ -148,6 +148,11 @@ func (p *Policy) allow(c wire.Class, org, agent string, supported []wire.Class) 
 	return 0
 }
 
+// RuleError is the refusal of a message of class c by ceiling or class rule
+// r as a peer may be told it: the rule alone, without the local
+// configuration that the refusals for local callers explain.
+func RuleError(r Reason, c wire.Class) *wire.Error { return classErr(r, c) }
+
 func classErr(r Reason, c wire.Class) *wire.Error {
 	msg := ""
 	switch r {

@@ -179,6 +179,12 @@ func (s *Server) sealLocalReply(ctx context.Context, in *inbound, st *agentState
 	d := s.gate.Check(ctx, r, classify.Outbound, in.m.From.Org, s.gateSession(in.sess, true, true))
 	if !d.Allow {
 		s.logBlock(r, classify.Outbound, d)
+		if d.Reason == classify.ReasonPeerCeiling || d.Reason == classify.ReasonAgentCeiling {
+			// The refusal goes to the peer, not to a local operator: the
+			// rule, without this gateway's configuration and how to
+			// change it.
+			return nil, classify.RuleError(d.Reason, r.Cls)
+		}
 		return nil, d.Err
 	}
 	return s.reply(in, r, st.id.Signing)
@@ -223,6 +229,9 @@ func (s *Server) callFailed(in *inbound, st *agentState, err error) answer {
 func (s *Server) agentError(o localbridge.Outcome) *wire.Error {
 	we := outcomeError(o)
 	we.Message = s.scanner.MaskString(we.Message)
+	// The field is a path into the caller's input, whose keys are the
+	// caller's text: masked the same way.
+	we.Field = s.scanner.MaskString(we.Field)
 	return we
 }
 

@@ -309,8 +309,16 @@ func (s *Server) callAsGateway(ctx context.Context, ps *peerState, m *wire.Messa
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.Listen.RequestTimeout.D())
 		defer cancel()
 	}
-	if _, err := s.prepareOutbound(ctx, m); err != nil {
+	t, err := s.prepareOutbound(ctx, m)
+	if err != nil {
 		return err
+	}
+	// What the gateway sends in its own name may still carry a local
+	// caller's text (a discovery query's requirements): the same gate.
+	sess, _ := s.sessions.Peer(ps.ref)
+	if d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, s.gateSession(sess, true, true)); !d.Allow {
+		s.logBlock(m, gateOutbound, d)
+		return d.Err
 	}
 	return ps.call(ctx, s.cfg.Peers.Transport, m, s.org.Signing, onMsg)
 }
