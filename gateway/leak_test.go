@@ -56,7 +56,7 @@ func TestDiscoveryPassesTheGate(t *testing.T) {
 		reason classify.Reason
 	}{
 		`{"capability":"echo.text","requirements":{"note":"mail jane.doe@example.com"}}`: {wire.ErrConsent, classify.ReasonNoConsent},
-		`{"capability":"echo.text","requirements":{"note":"key AKIAZ3MSJV4WWNKWW5V2"}}`:   {wire.ErrClassification, classify.ReasonSecret},
+		`{"capability":"echo.text","requirements":{"note":"key AKIAZ3MSJV4WWNKWW5V2"}}`:  {wire.ErrClassification, classify.ReasonSecret},
 	} {
 		before := acme.s.blocks.Get(want.reason, classify.Outbound)
 		_, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(q)})
