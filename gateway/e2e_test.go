@@ -235,6 +235,15 @@ func TestCrossOrgRefusals(t *testing.T) {
 	if err := call(localbridge.QueryRequest{Input: json.RawMessage(`{"text":"write to jane.doe@example.com"}`), Consent: tok}); err != nil {
 		t.Fatalf("with consent: %v", err)
 	}
+	// A query (no tool: the agent's query tool) of personal data needs
+	// level 4 as a tool call does; the capability certificates go with it,
+	// and it reaches the agent, whose echo tool wants its text at the top
+	// of the input rather than in the query's params.
+	_, err = acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex",
+		Input: json.RawMessage(`{"text":"write to jane.doe@example.com"}`), Consent: tok}, nil)
+	if we := asWire(err); we == nil || we.Code != wire.ErrInvalidParam || we.Field != "p.input.text" {
+		t.Fatalf("a query with consent: %v, want the agent's E_INVALID_PARAM on p.input.text", err)
+	}
 	// A secret never leaves outside sec.
 	wantCode(call(localbridge.QueryRequest{Input: json.RawMessage(`{"text":"key AKIAIOSFODNN7EXAMPLF and secret wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"}`)}), wire.ErrClassification)
 	// Above the peer's ceiling (pii).

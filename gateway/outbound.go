@@ -9,6 +9,7 @@ import (
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
@@ -112,6 +113,11 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		}
 		m.Op = wire.OpQuery
 		m.Payload = &wire.QueryPayload{Domain: "general", Intent: "ask", Params: input}
+	}
+	if m.Ext.IsAbsent() && identity.Required(m.Op, m.Cls, m.Cap).Level == identity.Authorized {
+		// A query of personal data or secrets needs level 4 at the peer as
+		// a tool call does, and so the agent's capability certificates.
+		m.Ext = capabilityExt(st)
 	}
 	m.Ext = withHops(m.Ext, hops)
 	var out json.RawMessage
