@@ -89,6 +89,19 @@ func (b *breaker) record(ok bool) {
 	}
 }
 
+// unrecorded notes that a call allow let through ended without an outcome
+// of its own to record (its loss was counted by another call on the same
+// connection). If it was the half-open trial, the next call may be the
+// trial; otherwise the breaker would wait for an outcome that never comes
+// and refuse every call for good.
+func (b *breaker) unrecorded() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state == breakerHalfOpen {
+		b.trial = false
+	}
+}
+
 func (b *breaker) current() breakerState {
 	b.mu.Lock()
 	defer b.mu.Unlock()

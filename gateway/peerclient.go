@@ -198,6 +198,8 @@ func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message
 		retryable := errors.Is(err, errTransport) || code(err) == wire.ErrPeerUnavailable
 		if !errors.As(err, new(lossCounted)) {
 			ps.br.record(err == nil || !retryable)
+		} else {
+			ps.br.unrecorded()
 		}
 		if err == nil {
 			return nil

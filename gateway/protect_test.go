@@ -131,3 +131,34 @@ func TestBreaker(t *testing.T) {
 		}
 	}
 }
+
+// TestBreakerTrialWithoutOutcome: a half-open trial that ends with no
+// outcome of its own (its connection's loss was counted by another call)
+// lets the next call be the trial, rather than leaving the breaker waiting
+// for ever.
+func TestBreakerTrialWithoutOutcome(t *testing.T) {
+	clk := &fakeClock{time.Unix(1800000000, 0)}
+	b := newBreaker(1, time.Second, clk.now, nil)
+	b.allow()
+	b.record(false)
+	clk.advance(time.Second)
+	if ok, _ := b.allow(); !ok {
+		t.Fatal("no trial after the cool-down")
+	}
+	b.unrecorded()
+	if ok, _ := b.allow(); !ok {
+		t.Fatal("no new trial after a trial without an outcome")
+	}
+	if ok, _ := b.allow(); ok {
+		t.Fatal("two trials at once")
+	}
+	b.record(true)
+	if b.current() != breakerClosed {
+		t.Fatal("successful trial did not close")
+	}
+	// Closed, an unrecorded call changes nothing.
+	b.unrecorded()
+	if ok, _ := b.allow(); !ok || b.current() != breakerClosed {
+		t.Fatal("closed breaker changed")
+	}
+}
