@@ -366,6 +366,13 @@ func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Messa
 		default:
 		}
 		if d, ok := pc.next(); ok {
+			if d.m.From.Org != ps.p.Org {
+				// Replies that come as messages of their own (late ones,
+				// on this gateway's faces) are matched by re alone: one
+				// from another organisation is not this call's answer.
+				s.log.Warn("dropped a reply from another organisation", "from", d.m.From.Org, "call_to", ps.p.Org)
+				continue
+			}
 			r, err := s.checkReply(ctx, ps, d)
 			if err != nil {
 				return err

@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"context"
+	"crypto/rand"
 	"strconv"
 	"testing"
 	"time"
@@ -97,5 +99,39 @@ func TestPendingCallsEndWhileFull(t *testing.T) {
 		}
 	case <-time.After(stallLimit / 2):
 		t.Fatal("the delivery still waits for an ended call")
+	}
+}
+
+// TestRepliesFromTheCalledOrgOnly: replies that arrive as messages of
+// their own are matched to calls by re; one from an organisation other than
+// the one called is dropped, and the call goes on waiting for its own.
+func TestRepliesFromTheCalledOrgOnly(t *testing.T) {
+	acme, _ := twoGateways(t, TransportHTTP)
+	ps := acme.s.peer("globex")
+	pc, done := acme.s.pending.wait("00000000-0000-4000-8000-000000000001")
+	defer done()
+	answer := func(org, text string) delivered {
+		data, _ := wire.ValueOf(map[string]string{"text": text})
+		m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRespond,
+			From: wire.Sender{Agent: "echo", Org: org}, To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Pub,
+			Re: "00000000-0000-4000-8000-000000000001", Payload: &wire.RespondPayload{Status: "success", Data: data}}
+		if err := acme.s.codec.Check(m); err != nil {
+			t.Fatal(err)
+		}
+		return delivered{m: m, sealed: true}
+	}
+	if !acme.s.pending.deliverTo(answer("initech", "forged")) || !acme.s.pending.deliverTo(answer("globex", "genuine")) {
+		t.Fatal("not delivered")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	var got []string
+	err := acme.s.awaitStream(ctx, ps, nil, pc, nil, func(r *wire.Message) (bool, error) {
+		txt, _ := r.Payload.(*wire.RespondPayload).Data.Get("text").Str()
+		got = append(got, txt)
+		return true, nil
+	})
+	if err != nil || len(got) != 1 || got[0] != "genuine" {
+		t.Fatalf("the call took %v (%v), want only globex's answer", got, err)
 	}
 }
