@@ -23,7 +23,7 @@ func TestSlowCallerGetsWholeStream(t *testing.T) {
 			const chunks = 4 * replyBuffer
 			n := 0
 			out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
-				Input: json.RawMessage(`{"text":"slow","repeat":256}`)},
+				Input: json.RawMessage(`{"text":"slow ","repeat":256}`)},
 				func(ev localbridge.StreamEvent) error {
 					n++
 					time.Sleep(200 * time.Microsecond)
@@ -57,7 +57,7 @@ func TestStuckCallerIsAbandoned(t *testing.T) {
 			go func() {
 				first := true
 				_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
-					Input: json.RawMessage(`{"text":"stuck","repeat":1000}`)},
+					Input: json.RawMessage(`{"text":"stuck ","repeat":1000}`)},
 					func(localbridge.StreamEvent) error {
 						if first {
 							first = false

@@ -511,25 +511,32 @@ func scenarios() []scenario {
 				t.Fatalf("data %s", wire.AppendCanonical(nil, p.Data))
 			}
 			// Faces that stream deliver the stream before the reply:
-			// start, the chunks in order, end.
-			want := map[string]int{faceHTTP: 2, faceWS: 2, faceStream: 2}[face]
-			if a.chunks != want {
-				t.Fatalf("%d stream chunks, want %d", a.chunks, want)
+			// start, the chunks in order, end; the chunks give the text
+			// streamed, whole.
+			if face != faceHTTP && face != faceWS && face != faceStream {
+				if a.chunks != 0 {
+					t.Fatalf("%d stream chunks on a face that does not stream", a.chunks)
+				}
+				return
 			}
-			if want > 0 {
-				var got []string
-				for _, sp := range a.stream {
-					got = append(got, fmt.Sprintf("%s/%d/%s", sp.Action, sp.Seq, sp.Status))
-					if sp.StreamID != a.final.Re {
-						t.Fatalf("stream id %s, the request was %s", sp.StreamID, a.final.Re)
-					}
+			var got []string
+			var text strings.Builder
+			for _, sp := range a.stream {
+				got = append(got, fmt.Sprintf("%s/%d/%s", sp.Action, sp.Seq, sp.Status))
+				if sp.StreamID != a.final.Re {
+					t.Fatalf("stream id %s, the request was %s", sp.StreamID, a.final.Re)
 				}
-				if strings.Join(got, " ") != "start/0/ chunk/1/ chunk/2/ end/3/success" {
-					t.Fatalf("stream %v", got)
+				if sp.Action == "chunk" {
+					str, _ := sp.Data.Str()
+					text.WriteString(str)
 				}
-				if a.stream[0].ChunkSize != 65536 {
-					t.Fatalf("start says chunk_size %d", a.stream[0].ChunkSize)
-				}
+			}
+			n := len(got)
+			if n < 3 || got[0] != "start/0/" || got[n-1] != fmt.Sprintf("end/%d/success", n-1) || text.String() != "acrossacross" {
+				t.Fatalf("stream %v giving %q", got, text.String())
+			}
+			if a.stream[0].ChunkSize != 65536 {
+				t.Fatalf("start says chunk_size %d", a.stream[0].ChunkSize)
 			}
 		}},
 		{name: "long text streamed in chunks of the limit", run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
@@ -548,7 +555,7 @@ func scenarios() []scenario {
 					sizes = append(sizes, len(str))
 				}
 			}
-			if len(sizes) != 4 || text.String() != strings.Repeat("Ünïcödé text, ", 11000) {
+			if len(sizes) < 4 || text.String() != strings.Repeat("Ünïcödé text, ", 11000) {
 				t.Fatalf("chunks of %v bytes", sizes)
 			}
 			for _, n := range sizes {
@@ -556,7 +563,7 @@ func scenarios() []scenario {
 					t.Fatalf("chunks of %v bytes: over limits.chunk_bytes", sizes)
 				}
 			}
-			if last := a.stream[len(a.stream)-1]; last.Action != "end" || last.Seq != 5 {
+			if last := a.stream[len(a.stream)-1]; last.Action != "end" || last.Seq != int64(len(sizes)+1) {
 				t.Fatalf("stream ends with %+v", last)
 			}
 		}},

@@ -120,6 +120,24 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 		}
 		return emit(body)
 	}
+	// Text goes through a textStream, which checks each chunk in the
+	// context of the text before it; see there.
+	var text *textStream
+	if emit != nil {
+		text = newTextStream(s.cfg.Limits.ChunkBytes, func(channel, piece, context string) error {
+			lastSeq++
+			r := m.Reply(wire.OpStream, &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: channel, Data: wire.StringValue(piece)})
+			var check *wire.Message
+			if context != "" {
+				check = m.Reply(wire.OpStream, &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: channel, Data: wire.StringValue(context + piece)})
+			}
+			body, err := s.sealLocalReplyChecked(ctx, in, st, r, check)
+			if err != nil {
+				return err
+			}
+			return emit(body)
+		})
+	}
 	if emit != nil {
 		onChunk = func(c localbridge.Chunk) error {
 			if !started {
@@ -133,24 +151,24 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 				if err != nil {
 					return err
 				}
+				// What text is held goes first, so that chunks keep the
+				// order the agent sent them in.
+				if err := text.flush(); err != nil {
+					return err
+				}
 				// A structured chunk cannot be cut; one over the limit
 				// fails the call (E_TOO_LARGE) when it is checked.
 				lastSeq++
 				return send(&wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: c.Channel, Data: v})
 			}
-			// Text longer than a chunk may be goes as several, cut
-			// between characters.
-			for _, piece := range splitText(c.Text, s.cfg.Limits.ChunkBytes) {
-				lastSeq++
-				if err := send(&wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: c.Channel, Data: wire.StringValue(piece)}); err != nil {
-					return err
-				}
-			}
-			return nil
+			return text.add(c.Channel, c.Text)
 		}
 	}
 	res, err := s.core.Call(ctx, req, onChunk)
 	if started {
+		if ferr := text.close(); ferr != nil && err == nil {
+			err = ferr
+		}
 		status := "success"
 		switch {
 		case localbridge.IsCanceled(err):
@@ -175,8 +193,19 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 // sealLocalReply fills in a reply from a local agent, passes it through the
 // gate outbound, and seals it.
 func (s *Server) sealLocalReply(ctx context.Context, in *inbound, st *agentState, r *wire.Message) ([]byte, error) {
+	return s.sealLocalReplyChecked(ctx, in, st, r, nil)
+}
+
+// sealLocalReplyChecked is sealLocalReply with the gate deciding on check,
+// when given, in r's place: the same message with more in it.
+func (s *Server) sealLocalReplyChecked(ctx context.Context, in *inbound, st *agentState, r, check *wire.Message) ([]byte, error) {
 	r.V, r.ID, r.TS, r.From = wire.Version, newMessageID(s.rand), s.now().UnixMilli(), st.id.Sender()
-	d := s.gate.Check(ctx, r, classify.Outbound, in.m.From.Org, s.gateSession(in.sess, true, true))
+	gated := r
+	if check != nil {
+		check.V, check.ID, check.TS, check.From = r.V, r.ID, r.TS, r.From
+		gated = check
+	}
+	d := s.gate.Check(ctx, gated, classify.Outbound, in.m.From.Org, s.gateSession(in.sess, true, true))
 	if !d.Allow {
 		s.logBlock(r, classify.Outbound, d)
 		if d.Reason == classify.ReasonPeerCeiling || d.Reason == classify.ReasonAgentCeiling {

@@ -312,7 +312,7 @@ func (d *demo) toolCall(ctx context.Context) error {
 	chunks := 0
 	out, err := d.call(ctx, d.acme, demoagent.AssistantID, "forecast", input, "conf", "", func(ev localbridge.StreamEvent) error {
 		chunks++
-		d.line("  stream  %s", ev.Text)
+		d.line("  stream  %s", strings.TrimSuffix(ev.Text, "\n"))
 		return nil
 	})
 	if err != nil {

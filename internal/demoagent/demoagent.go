@@ -71,7 +71,7 @@ func ConciergeTools(pause time.Duration) []agent.Tool {
 							return nil, ctx.Err()
 						}
 					}
-					if err := c.Stream(d.String()); err != nil {
+					if err := c.Stream(d.String() + "\n"); err != nil {
 						return nil, err
 					}
 				}

@@ -89,7 +89,7 @@ func TestConcierge(t *testing.T) {
 	var chunks []string
 	out := call("forecast", `{"city":"Lisbon","days":3}`, &chunks)
 	want := Forecast("Lisbon", 3)
-	if len(chunks) != 3 || chunks[0] != want[0].String() || chunks[2] != want[2].String() {
+	if len(chunks) != 3 || chunks[0] != want[0].String()+"\n" || chunks[2] != want[2].String()+"\n" {
 		t.Fatalf("streamed %q, want the three days of %v", chunks, want)
 	}
 	if out["asked_by"] != "assistant@acme" || out["days"] != 3.0 {

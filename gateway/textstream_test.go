@@ -1,0 +1,132 @@
+package gateway
+
+import (
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/pii"
+)
+
+// TestTextStreamKeepsValuesWhole: an agent that streams an e-mail address
+// or a card number a few characters at a time gets it checked whole, and
+// stopped before any part of it leaves; the text that does leave is the
+// agent's, in order.
+func TestTextStreamKeepsValuesWhole(t *testing.T) {
+	sc, err := pii.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errBlocked := errors.New("blocked")
+	run := func(chunks []string) (sent string, err error) {
+		ts := newTextStream(64, func(channel, text, context string) error {
+			// The gate's view: the context and the chunk; a finding that
+			// reaches into the chunk stops it.
+			whole := context + text
+			for _, f := range sc.ScanText(whole) {
+				if f.End > len(context) {
+					return errBlocked
+				}
+			}
+			sent += text
+			return nil
+		})
+		defer ts.close()
+		for _, c := range chunks {
+			if err := ts.add("stdout", c); err != nil {
+				return sent, err
+			}
+		}
+		return sent, ts.flush()
+	}
+	pieces := func(s string, n int) []string {
+		var out []string
+		for len(s) > n {
+			out, s = append(out, s[:n]), s[n:]
+		}
+		return append(out, s)
+	}
+
+	for _, text := range []string{
+		"please write to jane.doe@example.com about it",
+		"the card is 4111111111111111 thanks",
+		"the card is 4111 1111 1111 1111 thanks",
+		"key AKIAZ3MSJV4WWNKWW5V2 here",
+	} {
+		for _, n := range []int{1, 3, 7} {
+			sent, err := run(pieces(text, n))
+			if !errors.Is(err, errBlocked) {
+				t.Errorf("%q in pieces of %d: not stopped (sent %q)", text, n, sent)
+				continue
+			}
+			for _, secret := range []string{"jane.doe", "example.com", "41111111", "AKIAZ3"} {
+				if strings.Contains(sent, secret) {
+					t.Errorf("%q in pieces of %d: %q left (sent %q)", text, n, secret, sent)
+				}
+			}
+		}
+	}
+
+	// Clean text goes out whole and in order, however it is cut.
+	clean := "the morning build ran its tests while the team reviewed the plan, and it rained"
+	for _, n := range []int{1, 4, 9, 100} {
+		sent, err := run(pieces(clean, n))
+		if err != nil || sent != clean {
+			t.Errorf("pieces of %d: sent %q (%v)", n, sent, err)
+		}
+	}
+	// A long run without spaces is not held for ever.
+	long := strings.Repeat("x", 3000)
+	var got []string
+	ts := newTextStream(64, func(channel, text, context string) error { got = append(got, text); return nil })
+	for _, p := range pieces(long, 100) {
+		if err := ts.add("stdout", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if strings.Join(got, "") == "" {
+		t.Fatal("3000 bytes without a space were all held")
+	}
+	if err := ts.close(); err != nil || strings.Join(got, "") != long {
+		t.Fatalf("after flush: %d bytes sent", len(strings.Join(got, "")))
+	}
+}
+
+// TestTextStreamHoldsBriefly: what is held back goes after holdFor even if
+// nothing follows, and notes on the status channel are never held.
+func TestTextStreamHoldsBriefly(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	ts := newTextStream(64, func(channel, text, context string) error {
+		mu.Lock()
+		got = append(got, channel+":"+text)
+		mu.Unlock()
+		return nil
+	})
+	sent := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Join(got, "|")
+	}
+	if err := ts.add("status", "sleeping"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.add("stdout", "Processing"); err != nil {
+		t.Fatal(err)
+	}
+	if s := sent(); s != "status:sleeping" {
+		t.Fatalf("at once: %q", s)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for sent() != "status:sleeping|stdout:Processing" {
+		if time.Now().After(deadline) {
+			t.Fatalf("held text never went: %q", sent())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := ts.close(); err != nil {
+		t.Fatal(err)
+	}
+}
