@@ -286,7 +286,7 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	}
 	ps.s.sessions.Add(sess)
 	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() }), stream: st}
-	go ps.s.readReplies(ps, gc.dead, gc.close, func() ([]byte, error) {
+	go ps.s.readReplies(ps, gc.pooled, func() ([]byte, error) {
 		var b recycledFrame // given back by readReplies once opened
 		err := st.RecvMsg(&b)
 		return b, err

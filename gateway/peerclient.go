@@ -208,8 +208,13 @@ func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message
 		if code(err) == wire.ErrSessionExpired && i == 0 {
 			// The peer restarted or dropped the session: a new
 			// handshake, and the same message again (it was not
-			// opened, so it cannot have been acted on).
-			ps.dropSession(transport)
+			// opened, so it cannot have been acted on). A stream
+			// connection whose session went is closed already; closing
+			// the peer's connections again would end the new one that
+			// another call resent on.
+			if !errors.As(err, new(sessionGone)) {
+				ps.dropSession(transport)
+			}
 			m.Sig = keys.Signature{}
 			continue
 		}

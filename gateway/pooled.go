@@ -30,6 +30,10 @@ type pooled struct {
 	retired bool
 
 	lossCounted atomic.Bool // a call has told the breaker of this connection's end
+	// expired: the peer ended the connection's session (it answered
+	// E_SESSION_EXPIRED to something sent on it, naming no message), so
+	// what was in flight on it was not acted on and may be sent again.
+	expired atomic.Bool
 }
 
 func newPooled(sess *handshake.Session, shut func()) *pooled {
@@ -108,9 +112,21 @@ func (e lossCounted) Unwrap() error { return e.error }
 
 // lost returns err, marked as lossCounted unless this is the first call to
 // report the end of the connection.
+// sessionGone is E_SESSION_EXPIRED for a call on a connection whose
+// session the peer ended: the connection is closed already, and took its
+// session with it, so the call only needs sending again.
+type sessionGone struct{ error }
+
+func (e sessionGone) Unwrap() error { return e.error }
+
 func (p *pooled) lost(err error) error {
 	if err == nil || !p.isDead() || code(err) != wire.ErrPeerUnavailable {
 		return err
+	}
+	if p.expired.Load() {
+		// Not a loss of the peer: it could not open the call, so did not
+		// act on it, and the call goes again in a new session.
+		return sessionGone{wire.Errorf(wire.ErrSessionExpired, "", "the peer no longer knows the connection's session")}
 	}
 	if p.lossCounted.CompareAndSwap(false, true) {
 		return err

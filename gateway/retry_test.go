@@ -3,6 +3,9 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -105,5 +108,44 @@ func TestInFlightCeiling(t *testing.T) {
 	}
 	if err := call("echo", `{"text":"after"}`); err != nil {
 		t.Fatalf("once the slot is free: %v", err)
+	}
+}
+
+// TestSessionForgottenByThePeer: when the peer no longer knows the session
+// of a stream connection (it evicted or ended it), it refuses what comes
+// on it without naming the message; no call on it was acted on, so each,
+// a tool call included, goes again in a new session rather than failing.
+func TestSessionForgottenByThePeer(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC, TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			acme, globex := twoGateways(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			call := func(text string) error {
+				out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+					Input: json.RawMessage(`{"text":"` + text + `"}`)}, nil)
+				if err == nil && !strings.Contains(string(out), text) {
+					err = errors.New("unexpected answer " + string(out))
+				}
+				return err
+			}
+			if err := call("first"); err != nil {
+				t.Fatal(err)
+			}
+			if n := globex.s.sessions.RemoveOrg("acme"); n == 0 {
+				t.Fatal("globex held no session of acme's")
+			}
+			// Several at once, so that a resend on the new connection is
+			// not undone by another call's.
+			errs := make(chan error, 4)
+			for i := range 4 {
+				go func() { errs <- call(fmt.Sprintf("after%d", i)) }()
+			}
+			for range 4 {
+				if err := <-errs; err != nil {
+					t.Fatalf("a call after the peer forgot the session: %v", err)
+				}
+			}
+		})
 	}
 }

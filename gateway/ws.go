@@ -227,7 +227,7 @@ func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 	c.SetWriteDeadline(time.Time{})
 	ps.s.sessions.Add(sess)
 	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues)}
-	go ps.s.readReplies(ps, wc.dead, wc.close, func() ([]byte, error) { return readWS(c, getEnvelopeBuf) })
+	go ps.s.readReplies(ps, wc.pooled, func() ([]byte, error) { return readWS(c, getEnvelopeBuf) })
 	stop := keepAlive(wc.conn)
 	go func() { <-wc.dead; stop(); ps.s.sessions.Remove(sess.ID()) }()
 	return wc, nil
@@ -237,8 +237,8 @@ func (ps *peerState) closeWS() { ps.ws.close() }
 
 // readReplies reads a stream connection's frames, opens each, and hands it
 // to the call it answers.
-func (s *Server) readReplies(ps *peerState, dead chan struct{}, closeConn func(), read func() ([]byte, error)) {
-	defer closeConn()
+func (s *Server) readReplies(ps *peerState, conn *pooled, read func() ([]byte, error)) {
+	defer conn.close()
 	for {
 		b, err := read()
 		if err != nil {
@@ -256,8 +256,14 @@ func (s *Server) readReplies(ps *peerState, dead chan struct{}, closeConn func()
 			// The peer could not open something sent on this
 			// connection, so it cannot say which call it was: end the
 			// connection, and every call on it fails at once and may
-			// be retried on a new one.
-			s.log.Warn("peer refused a message on the connection", "peer", ps.p.Org, "code", string(code(d.m.Payload.(*wire.ErrorPayload).Err())))
+			// be retried on a new one. If the session is what it no
+			// longer knows, none of them was acted on, and every one
+			// goes again in a new session.
+			c := code(d.m.Payload.(*wire.ErrorPayload).Err())
+			if c == wire.ErrSessionExpired {
+				conn.expired.Store(true)
+			}
+			s.log.Warn("peer refused a message on the connection", "peer", ps.p.Org, "code", string(c))
 			return
 		}
 		if !s.pending.deliverTo(d) {
