@@ -141,13 +141,7 @@ func TestConsentRequest(t *testing.T) {
 // deadline is denied, and leaves nothing waiting.
 func TestConsentRequestUndecided(t *testing.T) {
 	r := newFaceRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := r.dial(ctx, t, faceWS)
-	defer c.close()
-	c.t = t
-	s := newSender(t, r.acme, "impatient")
-	c.as = s
+	ctx, c, s := r.session(t, faceWS, "impatient")
 	m := s.consentRequest(&wire.ConsentPayload{Action: "request", DataTypes: []string{"email"}, Purpose: "support"})
 	m.Exp = time.Now().Add(500 * time.Millisecond).UnixMilli()
 	a := send(ctx, c, s, m)

@@ -115,6 +115,20 @@ func newFaceRig(t *testing.T) *faceRig {
 	return r
 }
 
+// session dials face for one test, with a sender of its own; the
+// connection and the context end with the test.
+func (r *faceRig) session(t *testing.T, face, name string) (context.Context, *faceClient, *sender) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	t.Cleanup(cancel)
+	c := r.dial(ctx, t, face)
+	t.Cleanup(c.close)
+	c.t = t
+	s := newSender(t, r.acme, name)
+	c.as = s
+	return ctx, c, s
+}
+
 // sender is an agent of a client organisation, with the capability
 // certificate its org gives it to invoke tools.
 type sender struct {

@@ -144,13 +144,7 @@ func TestMetricsFrom(t *testing.T) {
 // is answered 202, naming the request that the late reply will refer to.
 func TestAcceptedNamesTheRequest(t *testing.T) {
 	r := newFaceRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := r.dial(ctx, t, faceHTTP)
-	defer c.close()
-	c.t = t
-	s := newSender(t, r.acme, "patient")
-	c.as = s
+	ctx, c, s := r.session(t, faceHTTP, "patient")
 	// count has side effects: it waits for a person, who is not there.
 	m := s.tool("count", `{"by":1}`, wire.Conf)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.peer.Endpoint+"/moltspeak/v0.1/message", bytes.NewReader(sealed(t, c, s, m)))

@@ -163,13 +163,7 @@ func TestTaskOps(t *testing.T) {
 // for it.
 func TestTaskResultUnderConsent(t *testing.T) {
 	r := newFaceRig(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := r.dial(ctx, t, faceWS)
-	defer c.close()
-	c.t = t
-	owner := newSender(t, r.acme, "owner")
-	c.as = owner
+	ctx, c, owner := r.session(t, faceWS, "owner")
 	now := time.Now()
 	cid, _ := consent.NewID(rand.Reader)
 	tok, err := consent.Issue(r.acme.Signing, consent.Claims{ID: cid, GrantedBy: "jane@acme", Grantee: "echo@globex",
