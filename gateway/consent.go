@@ -62,11 +62,9 @@ func (s *Server) consentOp(ctx context.Context, in *inbound, st *agentState, p *
 		human = "operator@" + s.cfg.Org
 	}
 	args, _ := json.Marshal(map[string]any{"data_types": p.DataTypes, "purpose": p.Purpose, "duration": ttl.String(), "human": p.Human})
-	now := s.now()
-	expires := now.Add(s.cfg.Listen.RequestTimeout.D())
-	if dl, ok := ctx.Deadline(); ok && dl.Before(expires) {
-		expires = dl
-	}
+	// ctx ends with the request (its exp, at most listen.request_timeout):
+	// so does the wait for a decision.
+	expires, _ := ctx.Deadline()
 	req := localbridge.ApprovalRequest{
 		ID: newMessageID(s.rand), Agent: st.spec.ID, Tool: "consent",
 		Description: fmt.Sprintf("%s asks for consent to receive %s (of %s) for %q, for %s", grantee,
@@ -75,11 +73,9 @@ func (s *Server) consentOp(ctx context.Context, in *inbound, st *agentState, p *
 		Risk: localbridge.Risk{Level: localbridge.RiskHigh, Reversible: true,
 			Reasons: []string{"personal data may go to another organisation under this consent"}},
 		Caller:        localbridge.Caller{Type: "agent", ID: grantee},
-		CorrelationID: m.ID, RequestedAt: now, Expires: expires,
+		CorrelationID: m.ID, RequestedAt: s.now(), Expires: expires,
 	}
-	actx, cancel := context.WithDeadline(ctx, expires)
-	defer cancel()
-	ok, err := s.approvals.Approve(actx, req)
+	ok, err := s.approvals.Approve(ctx, req)
 	deny := func(reason string) answer {
 		s.log.Info("consent refused", "agent", st.spec.ID, "grantee", grantee, "types", strings.Join(p.DataTypes, ","), "reason", reason)
 		r := m.Reply(wire.OpConsent, &wire.ConsentPayload{Action: "deny", DataTypes: p.DataTypes, Purpose: p.Purpose, Reason: reason})
@@ -139,9 +135,9 @@ func (s *Server) AskConsent(ctx context.Context, req localbridge.ConsentAsk) (lo
 	if err != nil {
 		return localbridge.ConsentAnswer{}, err
 	}
-	ps := s.peer(to.Org)
-	if ps == nil {
-		return localbridge.ConsentAnswer{}, wire.Errorf(wire.ErrAgentNotFound, "to.org", "%s is not a peer of this gateway (import it with moltgate peer import)", to.Org)
+	ps, err := s.peerFor(to.Org)
+	if err != nil {
+		return localbridge.ConsentAnswer{}, err
 	}
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -152,7 +148,7 @@ func (s *Server) AskConsent(ctx context.Context, req localbridge.ConsentAsk) (lo
 	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpConsent,
 		From: st.id.Sender(), To: to, Cls: wire.Int, Payload: p}
 	var ans localbridge.ConsentAnswer
-	err = s.send(ctx, m, st, func(r *wire.Message) (bool, error) {
+	err = s.sendVia(ctx, ps, m, st.id.Signing, func(r *wire.Message) (bool, error) {
 		g, ok := r.Payload.(*wire.ConsentPayload)
 		if !ok {
 			return false, nil

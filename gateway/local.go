@@ -113,8 +113,16 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 		started bool
 		lastSeq int64
 	)
-	send := func(p *wire.StreamPayload) error {
-		body, err := s.sealLocalReply(ctx, in, st, m.Reply(wire.OpStream, p))
+	// send sends one stream message; the gate decides on it with checked,
+	// if given, in place of its data.
+	send := func(p *wire.StreamPayload, checked *wire.Value) error {
+		var check *wire.Message
+		if checked != nil {
+			wide := *p
+			wide.Data = *checked
+			check = m.Reply(wire.OpStream, &wide)
+		}
+		body, err := s.sealLocalReplyChecked(ctx, in, st, m.Reply(wire.OpStream, p), check)
 		if err != nil {
 			return err
 		}
@@ -126,23 +134,19 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 	if emit != nil {
 		text = newTextStream(s.cfg.Limits.ChunkBytes, func(channel, piece, context string) error {
 			lastSeq++
-			r := m.Reply(wire.OpStream, &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: channel, Data: wire.StringValue(piece)})
-			var check *wire.Message
-			if context != "" {
-				check = m.Reply(wire.OpStream, &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: channel, Data: wire.StringValue(context + piece)})
+			p := &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: channel, Data: wire.StringValue(piece)}
+			if context == "" {
+				return send(p, nil)
 			}
-			body, err := s.sealLocalReplyChecked(ctx, in, st, r, check)
-			if err != nil {
-				return err
-			}
-			return emit(body)
+			wide := wire.StringValue(context + piece)
+			return send(p, &wide)
 		})
 	}
 	if emit != nil {
 		onChunk = func(c localbridge.Chunk) error {
 			if !started {
 				started = true
-				if err := send(&wire.StreamPayload{Action: "start", StreamID: m.ID, ChunkSize: int64(s.cfg.Limits.ChunkBytes)}); err != nil {
+				if err := send(&wire.StreamPayload{Action: "start", StreamID: m.ID, ChunkSize: int64(s.cfg.Limits.ChunkBytes)}, nil); err != nil {
 					return err
 				}
 			}
@@ -159,7 +163,7 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 				// A structured chunk cannot be cut; one over the limit
 				// fails the call (E_TOO_LARGE) when it is checked.
 				lastSeq++
-				return send(&wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: c.Channel, Data: v})
+				return send(&wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: c.Channel, Data: v}, nil)
 			}
 			return text.add(c.Channel, c.Text)
 		}
@@ -178,7 +182,7 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 		}
 		// If this cannot go, neither can the answer after it, whose
 		// failure is the one reported.
-		send(&wire.StreamPayload{Action: "end", StreamID: m.ID, Seq: lastSeq + 1, Status: status})
+		send(&wire.StreamPayload{Action: "end", StreamID: m.ID, Seq: lastSeq + 1, Status: status}, nil)
 	}
 	if err != nil {
 		return wire.Value{}, err

@@ -10,6 +10,7 @@ import (
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
@@ -160,11 +161,11 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 // the background and at most once; the caller has its answer already, and
 // a call that ended meanwhile is simply not found.
 func (s *Server) cancelRemote(st *agentState, to wire.Ref, id string) {
-	c := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpTask,
-		From: st.id.Sender(), To: to, Cls: wire.Int, Payload: &wire.TaskPayload{Action: "cancel", TaskID: id}}
 	if s.closing.Load() {
 		return // the peers' connections are closing too; their calls end with them
 	}
+	c := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpTask,
+		From: st.id.Sender(), To: to, Cls: wire.Int, Payload: &wire.TaskPayload{Action: "cancel", TaskID: id}}
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
@@ -207,10 +208,25 @@ func (s *Server) attachConsent(m *wire.Message, token string) error {
 // send passes an outbound message through the gate and sends it to its
 // organisation's gateway.
 func (s *Server) send(ctx context.Context, m *wire.Message, st *agentState, onMsg func(*wire.Message) (bool, error)) error {
-	ps := s.peer(m.To.Org)
-	if ps == nil {
-		return wire.Errorf(wire.ErrAgentNotFound, "to.org", "%s is not a peer of this gateway (import it with moltgate peer import)", m.To.Org)
+	ps, err := s.peerFor(m.To.Org)
+	if err != nil {
+		return err
 	}
+	return s.sendVia(ctx, ps, m, st.id.Signing, onMsg)
+}
+
+// peerFor is the peer of org, for a message a local caller sends there.
+func (s *Server) peerFor(org string) (*peerState, error) {
+	ps := s.peer(org)
+	if ps == nil {
+		return nil, wire.Errorf(wire.ErrAgentNotFound, "to.org", "%s is not a peer of this gateway (import it with moltgate peer import)", org)
+	}
+	return ps, nil
+}
+
+// sendVia passes m, signed with sk, through the gate outbound and sends it
+// to ps: every message for a peer goes this way, whoever it speaks for.
+func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
 	t, err := s.prepareOutbound(ctx, m)
 	if err != nil {
 		return err
@@ -220,7 +236,7 @@ func (s *Server) send(ctx context.Context, m *wire.Message, st *agentState, onMs
 		s.logBlock(m, gateOutbound, d)
 		return d.Err
 	}
-	return ps.call(ctx, s.cfg.Peers.Transport, m, st.id.Signing, onMsg)
+	return ps.call(ctx, s.cfg.Peers.Transport, m, sk, onMsg)
 }
 
 // queryLocal serves a local caller's request for an agent of this same
@@ -315,18 +331,9 @@ func (s *Server) callAsGateway(ctx context.Context, ps *peerState, m *wire.Messa
 		ctx, cancel = context.WithTimeout(ctx, s.cfg.Listen.RequestTimeout.D())
 		defer cancel()
 	}
-	t, err := s.prepareOutbound(ctx, m)
-	if err != nil {
-		return err
-	}
 	// What the gateway sends in its own name may still carry a local
 	// caller's text (a discovery query's requirements): the same gate.
-	sess, _ := s.sessions.Peer(ps.ref)
-	if d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, s.gateSession(sess, true, true)); !d.Allow {
-		s.logBlock(m, gateOutbound, d)
-		return d.Err
-	}
-	return ps.call(ctx, s.cfg.Peers.Transport, m, s.org.Signing, onMsg)
+	return s.sendVia(ctx, ps, m, s.org.Signing, onMsg)
 }
 
 // prepareOutbound gives a message for a peer the caller's deadline as its

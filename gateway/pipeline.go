@@ -128,30 +128,31 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 		}
 		in.level = s.certLevel(m, in.level)
 	}
-	// Refused only now, once the message is known: a refusal that names
-	// no message can only end the connection it came on (the peer cannot
-	// tell which of its calls it is about), and with it every call in
-	// flight there.
+	a = s.admit(ctx, o, in, emit)
+	a.op, a.peer = in.m.Op, in.m.From.Org
+	return a
+}
+
+// admit takes an authenticated message in as a call in flight, unless the
+// gateway is shutting down or at its ceiling, and dispatches it. It is
+// refused only here, once the message is known: a refusal that names no
+// message can only end the connection it came on (the peer cannot tell
+// which of its calls it is about), and with it every call in flight there.
+func (s *Server) admit(ctx context.Context, o origin, in *inbound, emit func([]byte) error) answer {
 	if s.closing.Load() {
-		a = s.refuse(in.m, in.sess, wire.Errorf(wire.ErrPeerUnavailable, "", "gateway is shutting down"))
-		a.op, a.peer = in.m.Op, in.m.From.Org
-		return a
+		return s.refuse(in.m, in.sess, wire.Errorf(wire.ErrPeerUnavailable, "", "gateway is shutting down"))
 	}
 	release, ok := s.flight.enter()
 	if !ok {
 		s.metrics.rateLimit.WithLabelValues("gateway").Inc()
-		a = s.refuse(in.m, in.sess, withRetry(wire.Errorf(wire.ErrRateLimit, "", "gateway at its limit of calls in flight"), time.Second))
-		a.op, a.peer = in.m.Op, in.m.From.Org
-		return a
+		return s.refuse(in.m, in.sess, withRetry(wire.Errorf(wire.ErrRateLimit, "", "gateway at its limit of calls in flight"), time.Second))
 	}
 	defer release()
 	s.metrics.inflight.Set(float64(s.flight.count()))
 	if o.onRequest != nil {
 		o.onRequest(in.m.ID)
 	}
-	a = s.dispatch(ctx, in, emit)
-	a.op, a.peer = in.m.Op, in.m.From.Org
-	return a
+	return s.dispatch(ctx, in, emit)
 }
 
 // handshakeStep answers one handshake message.
