@@ -96,6 +96,14 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 			if code(err) == wire.ErrSessionExpired && s.acceptor.Handles(env) {
 				return s.handshakeStep(ctx, o, env)
 			}
+			var rf *handshake.RefusedError
+			if sess != nil && errors.As(err, &rf) && rf.ID != "" {
+				// The peer sealed it, so the refusal can name it and
+				// go back in the session: only its own call fails, not
+				// every call on the connection.
+				p := sess.Peer()
+				return s.refuse(&wire.Message{ID: rf.ID, From: wire.Sender{Agent: p.Agent, Org: p.Org}}, sess, err)
+			}
 			return s.refuse(nil, nil, err)
 		}
 		in.m, in.sess, in.level = m, sess, sess.Level()

@@ -149,3 +149,48 @@ func TestSessionForgottenByThePeer(t *testing.T) {
 		})
 	}
 }
+
+// TestRefusalInSessionNamesItsCall: a message that opens in its session but
+// is then refused (here: its exp had passed when it arrived, as when the
+// peer's clock runs ahead of the caller's by more than the call's deadline)
+// is refused by itself. The refusal names the message, so the other calls
+// on the same WebSocket or gRPC stream go on; one that named no message
+// would end the connection and every call on it.
+func TestRefusalInSessionNamesItsCall(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC} {
+		t.Run(tr, func(t *testing.T) {
+			da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+			db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
+			trustEachOther(t, da, db, "pii")
+			// acme's clock is three seconds behind globex's: well within
+			// the accepted skew, but more than a one-second deadline.
+			behind := func() time.Time { return time.Now().Add(-3 * time.Second) }
+			acme := startWith(t, da, la, tr, Options{Now: behind})
+			globex := start(t, db, lb, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			query := func(ctx context.Context, tool, input string) error {
+				_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
+				return err
+			}
+			if err := query(ctx, "echo", `{"text":"warm"}`); err != nil {
+				t.Fatal(err)
+			}
+			slow := make(chan error, 1)
+			go func() { slow <- query(ctx, "sleep", `{"ms":1500}`) }()
+			for wait := time.Now().Add(5 * time.Second); globex.s.flight.count() == 0; time.Sleep(2 * time.Millisecond) {
+				if time.Now().After(wait) {
+					t.Fatal("the slow call never reached the peer")
+				}
+			}
+			short, c2 := context.WithTimeout(ctx, time.Second)
+			defer c2()
+			if err := query(short, "echo", `{"text":"late"}`); code(err) != wire.ErrExpired {
+				t.Fatalf("a call that expired on its way: %v, want E_EXPIRED", err)
+			}
+			if err := <-slow; err != nil {
+				t.Fatalf("the other call on the connection: %v", err)
+			}
+		})
+	}
+}

@@ -54,3 +54,41 @@ func timedOut() *wire.Error {
 func transportError(what string, ctx context.Context, err error) error {
 	return ctxError(ctx, fmt.Errorf("handshake: %s: %w", what, err))
 }
+
+// RefusedError is the refusal of a session envelope that opened, and so
+// certainly came from the peer's side of the session, but whose message
+// was then refused: it did not decode, its signature failed, its sender
+// does not fit the session, or its time has passed. ID and Re are the
+// message's id and re, when they could be read; they let the refusal name
+// the message, which matters on a connection that carries many calls: a
+// refusal that names no message can only end the connection, and with it
+// every call on it. Err is the refusal itself, a *wire.Error.
+type RefusedError struct {
+	ID, Re string
+	Err    error
+}
+
+func (e *RefusedError) Error() string { return e.Err.Error() }
+func (e *RefusedError) Unwrap() error { return e.Err }
+
+// refused wraps err with what could be read of the message: m when it
+// decoded, and otherwise the id and re of the plaintext, if it parses and
+// they are well formed.
+func refused(m *wire.Message, pt []byte, err error) error {
+	e := &RefusedError{Err: err}
+	if m != nil {
+		e.ID, e.Re = m.ID, m.Re
+		return e
+	}
+	v, perr := wire.Parse(pt, wire.MaxDepth)
+	if perr != nil {
+		return e
+	}
+	if id, _ := v.Get("id").Str(); wire.ValidID(id) {
+		e.ID = id
+	}
+	if re, _ := v.Get("re").Str(); wire.ValidID(re) {
+		e.Re = re
+	}
+	return e
+}

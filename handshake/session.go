@@ -294,6 +294,7 @@ func nonce(ctr uint64) []byte {
 // peer's key), is addressed to this side's org and has a class both hellos
 // listed; its ts is within the replay window's skew and its exp has not
 // passed. The counter replaces the id memory of messages outside sessions.
+// A refusal of a message whose ciphertext authenticated is a *RefusedError.
 func (s *Session) Open(env *wire.Envelope) (*wire.Message, error) {
 	now := s.env.now().UnixMilli()
 	pt, err := s.unseal(env, now)
@@ -302,32 +303,39 @@ func (s *Session) Open(env *wire.Envelope) (*wire.Message, error) {
 	}
 	n := len(pt)
 	m, err := s.env.codec.Decode(pt) // copies what it keeps
-	putPlaintext(pt)
 	if err != nil {
+		err = refused(nil, pt, err)
+		putPlaintext(pt)
 		return nil, err
 	}
-	if err := crypto.VerifyUsing(s.env.verifier, m); err != nil {
-		return nil, err
-	}
-	switch {
-	case isHandshakeOp(m.Op):
-		return nil, authFailed("op", "handshake messages do not travel inside a session")
-	case m.From.Org != s.peer.Org:
-		return nil, authFailed("from.org", "session carries messages of org %s only", s.peer.Org)
-	case m.From.Agent == s.peer.Agent && !m.From.Key.Equal(s.peer.Key):
-		return nil, authFailed("from.key", "not the key the peer proved in the handshake")
-	case m.To.Org != s.env.self.Org:
-		return nil, authFailed("to.org", "message is addressed to another org")
-	case !s.classes.has(m.Cls):
-		return nil, wire.Errorf(wire.ErrClassification, "cls", "this side's hello did not list %s", m.Cls)
-	}
-	if err := replay.CheckTimeAt(now, s.env.skew, m.TS, m.Exp); err != nil {
-		return nil, err
+	putPlaintext(pt)
+	if err := s.check(m, now); err != nil {
+		return nil, refused(m, nil, err)
 	}
 	if err := s.commit(env.Counter, n); err != nil {
 		return nil, err
 	}
 	return m, nil
+}
+
+// check applies the session's rules to a message that opened in it.
+func (s *Session) check(m *wire.Message, now int64) error {
+	if err := crypto.VerifyUsing(s.env.verifier, m); err != nil {
+		return err
+	}
+	switch {
+	case isHandshakeOp(m.Op):
+		return authFailed("op", "handshake messages do not travel inside a session")
+	case m.From.Org != s.peer.Org:
+		return authFailed("from.org", "session carries messages of org %s only", s.peer.Org)
+	case m.From.Agent == s.peer.Agent && !m.From.Key.Equal(s.peer.Key):
+		return authFailed("from.key", "not the key the peer proved in the handshake")
+	case m.To.Org != s.env.self.Org:
+		return authFailed("to.org", "message is addressed to another org")
+	case !s.classes.has(m.Cls):
+		return wire.Errorf(wire.ErrClassification, "cls", "this side's hello did not list %s", m.Cls)
+	}
+	return replay.CheckTimeAt(now, s.env.skew, m.TS, m.Exp)
 }
 
 // unseal checks the envelope against the session and decrypts it into a

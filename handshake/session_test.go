@@ -373,3 +373,66 @@ func TestStoreRemoveOrg(t *testing.T) {
 		t.Fatalf("globex's session: %v %v", got, err)
 	}
 }
+
+// TestRefusedNamesTheMessage: a message that opens in the session but is
+// refused comes back as a *RefusedError naming it (even when it does not
+// decode, if its id can be read), with the refusal's own code; an envelope
+// that does not open names nothing.
+func TestRefusedNamesTheMessage(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	si, sr := sessions(t, c, clk, nil)
+	refusedAs := func(t *testing.T, err error, id, re string, code wire.Code) {
+		t.Helper()
+		var rf *RefusedError
+		if !errors.As(err, &rf) || rf.ID != id || rf.Re != re {
+			t.Fatalf("refusal %v (%#v): want a RefusedError naming %q, re %q", err, rf, id, re)
+		}
+		wantCode(t, err, code)
+	}
+
+	late := query(c.alice, c.gw, uuid(3001), t0.Add(-2*time.Second), wire.Int)
+	late.Re = uuid(3000)
+	late.Exp = t0.Add(-time.Second).UnixMilli()
+	b, err := si.SignAndSeal(late, c.alice.agent.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sr.Open(mustEnv(t, b))
+	refusedAs(t, err, uuid(3001), uuid(3000), wire.ErrExpired)
+
+	// Changed after it was signed.
+	m := query(c.alice, c.gw, uuid(3002), t0, wire.Int)
+	if _, err := si.SignAndSeal(m, c.alice.agent.Signing); err != nil {
+		t.Fatal(err)
+	}
+	m.TS++
+	forged, err := si.Seal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sr.Open(mustEnv(t, forged))
+	refusedAs(t, err, uuid(3002), "", wire.ErrSignature)
+
+	// A plaintext that is JSON with an id, but not a message.
+	junk, err := si.sealBytes([]byte(`{"id":"` + uuid(3003) + `","re":"not an id"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = sr.Open(mustEnv(t, junk))
+	var rf *RefusedError
+	if !errors.As(err, &rf) || rf.ID != uuid(3003) || rf.Re != "" {
+		t.Fatalf("undecodable message: %v (%#v)", err, rf)
+	}
+
+	good, err := si.SignAndSeal(query(c.alice, c.gw, uuid(3004), t0, wire.Int), c.alice.agent.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := mustEnv(t, good)
+	env.Ciphertext[0] ^= 1
+	if _, err = sr.Open(env); errors.As(err, &rf) {
+		t.Fatalf("an envelope that did not open was named: %#v", rf)
+	}
+	wantCode(t, err, wire.ErrAuthFailed)
+}

@@ -1,6 +1,7 @@
 package handshake
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -105,7 +106,9 @@ func (s *Store) liveLocked(sess *Session) error {
 }
 
 // Open opens a session envelope: it finds the envelope's session and opens
-// the envelope in it (see Session.Open).
+// the envelope in it (see Session.Open). When the refusal is a
+// *RefusedError, the session is returned with it, for the refusal to be
+// sealed in.
 func (s *Store) Open(env *wire.Envelope) (*wire.Message, *Session, error) {
 	sess, err := s.Get(env.SessionID)
 	if err != nil {
@@ -113,6 +116,10 @@ func (s *Store) Open(env *wire.Envelope) (*wire.Message, *Session, error) {
 	}
 	m, err := sess.Open(env)
 	if err != nil {
+		var re *RefusedError
+		if errors.As(err, &re) {
+			return nil, sess, err
+		}
 		return nil, nil, err
 	}
 	return m, sess, nil
