@@ -410,11 +410,17 @@ func (s *Server) openFrame(ps *peerState, b []byte) (delivered, error) {
 	}
 	if env.Algorithm == wire.AlgSession {
 		r, sess, err := s.sessions.Open(env)
-		if err != nil {
-			return delivered{}, err
-		}
-		if sess.Peer().Ref().Org != ps.p.Org {
+		if sess != nil && sess.Peer().Ref().Org != ps.p.Org {
 			return delivered{}, wire.Errorf(wire.ErrAuthFailed, "", "reply from another organisation's session")
+		}
+		if err != nil {
+			var rf *handshake.RefusedError
+			if sess != nil && errors.As(err, &rf) && rf.Re != "" {
+				// The peer sent it, but it cannot be taken: the call it
+				// answers fails now, rather than at its deadline.
+				return delivered{m: &wire.Message{Re: rf.Re, From: wire.Sender{Org: ps.p.Org}}, sess: sess, refused: err}, nil
+			}
+			return delivered{}, err
 		}
 		return delivered{m: r, sess: sess, sealed: true}, nil
 	}
@@ -431,6 +437,10 @@ func (s *Server) openFrame(ps *peerState, b []byte) (delivered, error) {
 // checkReply turns a peer's error message into its error, and passes any
 // other reply through the gate inbound, like every message that enters.
 func (s *Server) checkReply(ctx context.Context, ps *peerState, d delivered) (*wire.Message, error) {
+	if d.refused != nil {
+		s.log.Warn("refused a reply from a peer", "peer", ps.p.Org, "code", string(code(d.refused)))
+		return nil, fmt.Errorf("reply from %s refused: %w", ps.p.Org, d.refused)
+	}
 	r := d.m
 	if r.Op == wire.OpError {
 		if p, ok := r.Payload.(*wire.ErrorPayload); ok {

@@ -72,6 +72,9 @@ type delivered struct {
 	m      *wire.Message
 	sess   *handshake.Session // the session it came in, if any
 	sealed bool
+	// refused is why a reply that opened in its session could not be
+	// taken; m then holds only its re and sender's org.
+	refused error
 }
 
 // asyncReplies remembers nothing yet beyond what pending holds; replies made
