@@ -171,6 +171,17 @@ func TestDecodeLimits(t *testing.T) {
 	big := msg("query", `{"domain":"d","params":{"x":"`+strings.Repeat("a", 5000)+`"}}`, "int")
 	_, err := c.Decode([]byte(big))
 	wantErr(t, err, ErrTooLarge, "")
+	// In the clear, as a bare message or in a plain envelope, the message
+	// has no more room than Decode gives it: the envelope's larger limit
+	// is for base64.
+	_, err = c.DecodeEnvelope([]byte(big))
+	wantErr(t, err, ErrTooLarge, "")
+	_, err = c.DecodeEnvelope([]byte(`{"moltspeak":"0.1","envelope":{"encrypted":false},"message":` + big + `}`))
+	wantErr(t, err, ErrTooLarge, "")
+	fits := msg("query", `{"domain":"d","params":{"x":"`+strings.Repeat("a", 3000)+`"}}`, "int")
+	if _, err := c.DecodeEnvelope([]byte(`{"moltspeak":"0.1","envelope":{"encrypted":false},"message":` + fits + `}`)); err != nil {
+		t.Fatalf("a message within the limit, in a plain envelope: %v", err)
+	}
 	deep := msg("query", `{"domain":"d","params":`+strings.Repeat(`{"a":`, 7)+`1`+strings.Repeat(`}`, 7)+`}`, "int")
 	_, err = c.Decode([]byte(deep))
 	var we *Error

@@ -70,11 +70,20 @@ func (c *Codec) DecodeEnvelope(b []byte) (*Envelope, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Only a sealed envelope has the base64 allowance above: a message
+	// that comes in the clear is held to MaxMessage, with room for a plain
+	// envelope's header.
+	if limit := c.limits.MaxMessage + plainHeaderRoom; !env.Encrypted && (env.Bare && len(b) > c.limits.MaxMessage || len(b) > limit) {
+		return nil, Errorf(ErrTooLarge, "", "message of %d bytes exceeds the limit of %d", len(b), c.limits.MaxMessage)
+	}
 	if env.Bare {
 		env.Message.setRaw(info)
 	}
 	return env, nil
 }
+
+// plainHeaderRoom is what a plain envelope may add to its message.
+const plainHeaderRoom = 1024
 
 // DecodeEnvelopeTree is DecodeEnvelope for an already parsed value.
 func (c *Codec) DecodeEnvelopeTree(t Value) (*Envelope, error) {
