@@ -106,6 +106,10 @@ func (s *Server) RunOn(ctx context.Context, ls *Listeners) error {
 	return err
 }
 
+// maxStreamsPerConn is how many requests one HTTP/2 connection may have
+// open at once.
+const maxStreamsPerConn = 100
+
 // Serve serves on ls until Shutdown, and then returns ErrServerClosed. If a
 // face fails, Serve shuts the others down and returns the failure.
 func (s *Server) Serve(ls *Listeners) error {
@@ -121,10 +125,18 @@ func (s *Server) Serve(ls *Listeners) error {
 		Handler:           s.httpHandler(),
 		ReadHeaderTimeout: s.cfg.Listen.ReadHeaderTimeout.D(),
 		// A body trickled in slowly must not hold a connection for ever.
-		ReadTimeout:    s.cfg.Listen.RequestTimeout.D(),
+		ReadTimeout: s.cfg.Listen.RequestTimeout.D(),
+		// Nor a client that does not read its answer. An answer lasts at
+		// most until the request's deadline, which is at most the request
+		// timeout after its body was read (within ReadTimeout). A WebSocket
+		// sets its own deadlines once upgraded.
+		WriteTimeout:   2*s.cfg.Listen.RequestTimeout.D() + 5*time.Second,
 		IdleTimeout:    s.cfg.Listen.IdleTimeout.D(),
 		MaxHeaderBytes: 64 << 10,
-		ErrorLog:       nil,
+		// Streams per HTTP/2 connection: max_connections bounds
+		// connections, this what each may carry at once.
+		HTTP2:    &http.HTTP2Config{MaxConcurrentStreams: maxStreamsPerConn},
+		ErrorLog: nil,
 	}
 	gs := s.grpcServer(creds)
 	s.lnMu.Lock()
