@@ -250,7 +250,9 @@ func (s *Server) callFailed(in *inbound, st *agentState, err error) answer {
 		r := in.m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "error", Data: data})
 		return s.finish(context.Background(), in, st, r)
 	}
-	return s.refuse(in.m, in.sess, s.agentError(o))
+	// The agent's field is not a path the gateway made: it is masked
+	// (agentError) rather than cut.
+	return s.refuseWith(in.m, in.sess, s.agentError(o), func(f string) string { return f })
 }
 
 // agentError is the protocol error of a failed local call, with its

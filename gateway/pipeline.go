@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -355,7 +356,17 @@ func (s *Server) reply(in *inbound, r *wire.Message, sk keys.Ed25519Private) ([]
 // in the request's session when there is one, and otherwise sent in the
 // clear: it carries a code and a rule, never content.
 func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) answer {
+	return s.refuseWith(req, sess, err, s.errorField)
+}
+
+// refuseWith is refuse with field making the error's field fit to go back.
+func (s *Server) refuseWith(req *wire.Message, sess *handshake.Session, err error, field func(string) string) answer {
 	we := directory.ProfileError(asWire(err))
+	if f := field(we.Field); f != we.Field {
+		c := *we
+		c.Field = f
+		we = &c
+	}
 	if we.Code == wire.ErrInternal {
 		// The cause stays in the log, never in the reply.
 		cause := err
@@ -393,6 +404,67 @@ func (s *Server) refuse(req *wire.Message, sess *handshake.Session, err error) a
 	}
 	a.body = body
 	return a
+}
+
+// errorField is the part of a refusal's field that may go back: the path
+// up to the first member name longer than maxFieldSegment bytes or that
+// reads as personal data or a secret, and no longer than maxField. A path
+// into a rejected message names members the sender chose, and the refusal
+// may travel in the clear although the message came sealed: what the
+// message held is never echoed.
+func (s *Server) errorField(f string) string {
+	const maxFieldSegment, maxField = 64, 256
+	i := 0 // f[:i] is fit to go back
+	for i < len(f) {
+		next := s.fieldSegment(f, i, maxFieldSegment)
+		if next < 0 || next > maxField {
+			break
+		}
+		i = next
+	}
+	return f[:i]
+}
+
+// fieldSegment returns where the path segment at f[i:] ends (an array
+// index, or a member name, plain or quoted), or -1 if it may not go back.
+func (s *Server) fieldSegment(f string, i, max int) int {
+	var name string
+	end := -1
+	switch {
+	case strings.HasPrefix(f[i:], `["`):
+		q, err := strconv.QuotedPrefix(f[i+1:])
+		if err != nil || !strings.HasPrefix(f[i+1+len(q):], "]") {
+			return -1
+		}
+		name, _ = strconv.Unquote(q)
+		end = i + 1 + len(q) + 1
+	case f[i] == '[':
+		j := i + 1
+		for j < len(f) && f[j] >= '0' && f[j] <= '9' {
+			j++
+		}
+		if j == i+1 || j == len(f) || f[j] != ']' {
+			return -1
+		}
+		return j + 1
+	default:
+		if f[i] == '.' && i > 0 {
+			i++
+		}
+		j := i
+		for j < len(f) && plainByte(f[j]) {
+			j++
+		}
+		name, end = f[i:j], j
+	}
+	if name == "" || len(name) > max || len(s.scanner.ScanText(name)) > 0 {
+		return -1
+	}
+	return end
+}
+
+func plainByte(c byte) bool {
+	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 func withRetry(e *wire.Error, d time.Duration) *wire.Error {
