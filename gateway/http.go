@@ -3,10 +3,13 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -85,13 +88,46 @@ func (s *Server) withRequestID(h http.Handler) http.Handler {
 	})
 }
 
-// readBody reads a request body of at most limit bytes.
-func readBody(w http.ResponseWriter, r *http.Request, limit int) ([]byte, bool) {
-	b, err := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(limit)))
-	if err != nil {
-		return nil, false
+// readBody reads a request body of at most limit bytes. A body it cannot
+// take is refused here, with the reason: too large, too slow, or not a
+// well-formed HTTP body. It counts as a message of no op on face.
+func (s *Server) readBody(w http.ResponseWriter, r *http.Request, face string, limit int) ([]byte, bool) {
+	err := bodyError(r.ContentLength, limit, nil)
+	if err == nil {
+		// A body announced as too large is refused before it is read, so a
+		// client that asked to continue is told at once.
+		b, rerr := io.ReadAll(http.MaxBytesReader(w, r.Body, int64(limit)))
+		if rerr == nil {
+			return b, true
+		}
+		err = bodyError(r.ContentLength, limit, rerr)
 	}
-	return b, true
+	s.refuseBody(w, face, err)
+	return nil, false
+}
+
+// refuseBody answers a request refused before its message was read, and
+// counts it as a message of no op on face.
+func (s *Server) refuseBody(w http.ResponseWriter, face string, err *wire.Error) {
+	s.metrics.messages.WithLabelValues("none", face, string(err.Code)).Inc()
+	s.writeAnswer(w, s.refuse(nil, nil, err))
+}
+
+// bodyError is the refusal of a request body of announced length n (-1 if
+// not announced) under limit, given the error reading it ended with.
+func bodyError(n int64, limit int, err error) *wire.Error {
+	var mb *http.MaxBytesError
+	var ne net.Error
+	switch {
+	case n > int64(limit) || errors.As(err, &mb):
+		return wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", limit)
+	case err == nil:
+		return nil
+	case errors.Is(err, os.ErrDeadlineExceeded) || errors.As(err, &ne) && ne.Timeout():
+		return wire.Errorf(wire.ErrTimeout, "", "the request body did not arrive in time")
+	default:
+		return wire.Errorf(wire.ErrParse, "", "the request body could not be read")
+	}
 }
 
 // deadline is the request's deadline on the process's clock: its
@@ -131,19 +167,25 @@ func (s *Server) writeAnswer(w http.ResponseWriter, a answer) {
 // client that accepts application/x-ndjson gets a streamed reply as one
 // envelope per line.
 func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, s.envelopeLimit())
+	body, ok := s.readBody(w, r, faceHTTP, s.envelopeLimit())
 	if !ok {
-		s.writeAnswer(w, s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit())))
 		return
 	}
 	deadline := s.deadline(r)
+	if !time.Now().Before(deadline) {
+		// Nothing could be answered in time, and a 202 would promise a
+		// reply to a call that is not taken.
+		s.refuseBody(w, faceHTTP, wire.Errorf(wire.ErrTimeout, "", "the request's deadline (%s) has passed", headerDeadline))
+		return
+	}
 	streaming := strings.Contains(r.Header.Get("Accept"), contentNDJSON)
 	// The call outlives the request if it must: it is bounded by its own
 	// deadline, not by the connection.
 	ctx, cancel := context.WithDeadline(context.WithoutCancel(r.Context()), deadline)
 	var mu sync.Mutex
 	started, gone := false, false
-	requestID := "" // the message's id, once the pipeline has authenticated it
+	requestID := ""              // the message's id, once the pipeline has authenticated it
+	taken := make(chan struct{}) // closed then
 	flusher, _ := w.(http.Flusher)
 	var emit func([]byte) error
 	if streaming {
@@ -171,15 +213,13 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		requestID = id
 		mu.Unlock()
+		close(taken)
 	}}
 	go func() {
 		defer cancel()
 		done <- s.handle(ctx, o, body, emit)
 	}()
-	wait := time.NewTimer(min(s.cfg.Peers.ReplyWait.D(), time.Until(deadline)))
-	defer wait.Stop()
-	select {
-	case a := <-done:
+	finish := func(a answer) {
 		mu.Lock()
 		defer mu.Unlock()
 		if started {
@@ -190,40 +230,60 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		s.writeAnswer(w, a)
-	case <-wait.C:
-		mu.Lock()
-		if started {
-			// Chunks are flowing: keep the response open to the end.
-			mu.Unlock()
-			a := <-done
-			mu.Lock()
-			if a.body != nil {
-				w.Write(a.body)
-				w.Write([]byte("\n"))
-			}
-			mu.Unlock()
-			return
-		}
-		gone = true
-		id := requestID
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(http.StatusAccepted)
-		// The reference is the request's own id: the late reply is a
-		// message whose re names it.
-		accepted, _ := json.Marshal(struct {
-			Status    string `json:"status"`
-			RequestID string `json:"request_id,omitempty"`
-			Delivery  string `json:"delivery"`
-		}{"accepted", id, "the reply will be sent to your gateway as a message whose re is request_id"})
-		w.Write(append(accepted, '\n'))
-		go s.deliverLater(done)
-	case <-r.Context().Done():
+	}
+	leave := func() {
 		mu.Lock()
 		gone = true
 		mu.Unlock()
 		go s.deliverLater(done)
 	}
+	wait := time.NewTimer(min(s.cfg.Peers.ReplyWait.D(), time.Until(deadline)))
+	defer wait.Stop()
+	select {
+	case a := <-done:
+		finish(a)
+		return
+	case <-r.Context().Done():
+		leave()
+		return
+	case <-wait.C:
+	}
+	// A 202 promises a reply later, so it is only for a message that the
+	// pipeline has taken in; anything refused before that is answered here.
+	select {
+	case <-taken:
+	default:
+		select {
+		case a := <-done:
+			finish(a)
+			return
+		case <-r.Context().Done():
+			leave()
+			return
+		case <-taken:
+		}
+	}
+	mu.Lock()
+	if started {
+		// Chunks are flowing: keep the response open to the end.
+		mu.Unlock()
+		finish(<-done)
+		return
+	}
+	gone = true
+	id := requestID
+	mu.Unlock()
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusAccepted)
+	// The reference is the request's own id: the late reply is a
+	// message whose re names it.
+	accepted, _ := json.Marshal(struct {
+		Status    string `json:"status"`
+		RequestID string `json:"request_id"`
+		Delivery  string `json:"delivery"`
+	}{"accepted", id, "the reply will be sent to your gateway as a message whose re is request_id"})
+	w.Write(append(accepted, '\n'))
+	go s.deliverLater(done)
 }
 
 // deliverLater sends a reply that was not ready in time to the gateway of
@@ -259,9 +319,8 @@ func (s *Server) deliverLater(done <-chan answer) {
 // serveBatch is POST /moltspeak/v0.1/batch: a JSON array of envelopes,
 // answered with an array of per-item results {"status":…,"reply":envelope}.
 func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, s.cfg.Limits.BatchBytes)
+	body, ok := s.readBody(w, r, faceBatch, s.cfg.Limits.BatchBytes)
 	if !ok {
-		s.writeAnswer(w, s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "batch exceeds %d bytes", s.cfg.Limits.BatchBytes)))
 		return
 	}
 	v, err := wire.Parse(body, wire.MaxDepth+2)

@@ -20,9 +20,8 @@ import (
 // message, bare or in an envelope. The answer is the registry's signed
 // respond message, whose data holds expires_at and the attested record.
 func (s *Server) serveRegistryMessage(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, s.envelopeLimit())
+	body, ok := s.readBody(w, r, faceHTTP, s.envelopeLimit())
 	if !ok {
-		s.writeJSONError(w, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit()))
 		return
 	}
 	s.handleRegistryBody(w, r, body)
@@ -39,9 +38,8 @@ func (s *Server) handleRegistryBody(w http.ResponseWriter, r *http.Request, body
 // signed register message with action delete. A bare one must name the
 // agent of the path.
 func (s *Server) serveDeregister(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, s.envelopeLimit())
+	body, ok := s.readBody(w, r, faceHTTP, s.envelopeLimit())
 	if !ok {
-		s.writeJSONError(w, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit()))
 		return
 	}
 	if v, err := wire.Parse(body, wire.MaxDepth); err == nil && v.Get("moltspeak").IsAbsent() {
@@ -71,9 +69,8 @@ func sameAgent(path, agent, org string) bool {
 // sender's authenticated organisation may see; the plain discovery
 // document, unsigned, sees what anonymous callers see.
 func (s *Server) serveDiscover(w http.ResponseWriter, r *http.Request) {
-	body, ok := readBody(w, r, s.envelopeLimit())
+	body, ok := s.readBody(w, r, faceHTTP, s.envelopeLimit())
 	if !ok {
-		s.writeJSONError(w, wire.Errorf(wire.ErrTooLarge, "", "body exceeds %d bytes", s.envelopeLimit()))
 		return
 	}
 	v, err := wire.Parse(body, wire.MaxDepth)
@@ -164,7 +161,10 @@ func (s *Server) servePing(w http.ResponseWriter, r *http.Request) {
 		s.writeJSONError(w, err)
 		return
 	}
-	body, _ := readBody(w, r, 4096)
+	body, ok := s.readBody(w, r, faceHTTP, 4096)
+	if !ok {
+		return
+	}
 	nonce := newMessageID(s.rand)
 	if v, err := wire.Parse(body, 4); err == nil {
 		if n, ok := v.Get("nonce").Str(); ok && n != "" && len(n) <= 128 {
