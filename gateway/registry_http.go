@@ -143,7 +143,14 @@ func (s *Server) serveCapabilities(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	q := r.URL.Query()
-	verified, _ := strconv.ParseBool(q.Get("verified"))
+	verified := false
+	if text := q.Get("verified"); text != "" {
+		var err error
+		if verified, err = strconv.ParseBool(text); err != nil {
+			s.writeJSONError(w, wire.Errorf(wire.ErrInvalidParam, "verified", "want true or false"))
+			return
+		}
+	}
 	v, err := s.registry.reg.Capabilities(r.Context(), q.Get("prefix"), verified, directory.Viewer{})
 	if err != nil {
 		s.writeJSONError(w, err)

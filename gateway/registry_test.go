@@ -267,6 +267,10 @@ func TestDirectoryRegisterOverHTTP(t *testing.T) {
 	if st != 200 || string(bytes.TrimSpace(body)) != `{"capabilities":[{"agents_count":1,"name":"ext.work"}]}` {
 		t.Errorf("capabilities: %d %s", st, body)
 	}
+	st, _, body = acme.do("GET", "/registry/v1/capabilities?verified=bogus", nil)
+	if c, _ := acme.answerOf(body); st != 400 || c != wire.ErrInvalidParam {
+		t.Errorf("capabilities, verified=bogus: %d %s", st, body)
+	}
 	st, _, body = acme.do("POST", "/registry/v1/ping/client", []byte(`{"nonce":"n-1"}`))
 	if st != 200 || !bytes.Contains(body, []byte(`"nonce":"n-1"`)) || !bytes.Contains(body, []byte(`"status":"alive"`)) {
 		t.Errorf("ping: %d %s", st, body)
