@@ -36,8 +36,47 @@ func (s *Server) httpHandler() http.Handler {
 	mux.HandleFunc("GET /healthz", s.serveHealth)
 	mux.HandleFunc("GET /readyz", s.serveReady)
 	mux.Handle("GET /metrics", s.metricsHandler())
-	return s.withRequestID(mux)
+	return s.withRequestID(s.routesOnly(mux))
 }
+
+// routesOnly answers a request that matches no route the way the face
+// answers any refusal, with a signed error, though with the status the mux
+// gives it (404, or 405 with Allow) rather than a line of plain text.
+func (s *Server) routesOnly(mux *http.ServeMux) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h, pattern := mux.Handler(r)
+		if pattern != "" {
+			mux.ServeHTTP(w, r)
+			return
+		}
+		rec := &statusOnly{header: http.Header{}}
+		h.ServeHTTP(rec, r)
+		msg := "no such route (the faces are under /moltspeak/v0.1/ and /registry/v1/)"
+		if rec.status == http.StatusMethodNotAllowed {
+			msg = "method not allowed here (allowed: " + rec.header.Get("Allow") + ")"
+			w.Header().Set("Allow", rec.header.Get("Allow"))
+		}
+		s.writeRefusal(w, rec.status, wire.Errorf(wire.ErrInvalidParam, "", "%s", msg))
+	})
+}
+
+// writeRefusal answers with a signed refusal of err under an HTTP status
+// of the route's own, rather than the one its code maps to.
+func (s *Server) writeRefusal(w http.ResponseWriter, status int, err *wire.Error) {
+	a := s.refuse(nil, nil, err)
+	a.status = status
+	s.writeAnswer(w, a)
+}
+
+// statusOnly keeps the status and header a handler answers with.
+type statusOnly struct {
+	header http.Header
+	status int
+}
+
+func (r *statusOnly) Header() http.Header         { return r.header }
+func (r *statusOnly) Write(b []byte) (int, error) { return len(b), nil }
+func (r *statusOnly) WriteHeader(status int)      { r.status = status }
 
 // metricsHandler serves /metrics. The gauges of what the gateway holds
 // (sessions, calls in flight) are read at the scrape: set as things happen,
@@ -48,7 +87,7 @@ func (s *Server) metricsHandler() http.Handler {
 	allowed := s.cfg.Listen.MetricsNetworks()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !fromNetworks(r.RemoteAddr, allowed) {
-			http.Error(w, "metrics are served only to the addresses in listen.metrics_from", http.StatusForbidden)
+			s.writeRefusal(w, http.StatusForbidden, wire.Errorf(wire.ErrAuthFailed, "", "metrics are served only to the addresses in listen.metrics_from"))
 			return
 		}
 		s.metrics.sessions.Set(float64(s.sessions.Len()))

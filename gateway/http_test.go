@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gorilla/websocket"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
@@ -24,7 +25,14 @@ import (
 // signed error from globex).
 func (r *faceRig) post(ctx context.Context, t *testing.T, path string, body io.Reader, n int64, hdr map[string]string) (int, wire.Code, []byte) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.peer.Endpoint+path, body)
+	st, c, b, _ := r.request(ctx, t, http.MethodPost, path, body, n, hdr)
+	return st, c, b
+}
+
+// request is post with any method, and the answer's header.
+func (r *faceRig) request(ctx context.Context, t *testing.T, method, path string, body io.Reader, n int64, hdr map[string]string) (int, wire.Code, []byte, http.Header) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, r.peer.Endpoint+path, body)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,12 +57,46 @@ func (r *faceRig) post(ctx context.Context, t *testing.T, path string, body io.R
 	}
 	env, err := r.codec.DecodeEnvelope(bytes.TrimSpace(b))
 	if err != nil || env.Message == nil || env.Message.Op != wire.OpError {
-		return resp.StatusCode, "", b
+		return resp.StatusCode, "", b, resp.Header
 	}
 	if err := crypto.VerifyWith(env.Message, r.peer.OrgKey); err != nil {
 		t.Fatalf("error answer not signed by globex: %v", err)
 	}
-	return resp.StatusCode, env.Message.Payload.(*wire.ErrorPayload).Code, b
+	return resp.StatusCode, env.Message.Payload.(*wire.ErrorPayload).Code, b, resp.Header
+}
+
+// TestHTTPNonRoutes: what is not a route, or not a WebSocket upgrade, is
+// refused with a signed error like everything else, under the status the
+// route gives it.
+func TestHTTPNonRoutes(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, c := range []struct {
+		method, path string
+		status       int
+		allow        string
+	}{
+		{"GET", "/nowhere", 404, ""},
+		{"GET", "/moltspeak/v0.1/message", 405, "POST"},
+		{"PUT", "/registry/v1/agents/x", 405, "DELETE, GET, HEAD"},
+		{"GET", "/moltspeak/v0.1/stream", 400, ""},
+	} {
+		st, code, b, h := r.request(ctx, t, c.method, c.path, nil, 0, nil)
+		if st != c.status || code != wire.ErrInvalidParam || h.Get("Allow") != c.allow || h.Get("X-Request-Id") == "" {
+			t.Errorf("%s %s: %d %s, Allow %q: %s", c.method, c.path, st, code, h.Get("Allow"), b)
+		}
+	}
+	// The 101 of an upgrade names its request too.
+	d := websocket.Dialer{TLSClientConfig: r.tls.Clone()}
+	c, resp, err := d.DialContext(ctx, strings.Replace(r.peer.Endpoint, "https://", "wss://", 1)+"/moltspeak/v0.1/stream", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	if resp.Header.Get("X-Request-Id") == "" {
+		t.Errorf("101 without X-Request-Id: %v", resp.Header)
+	}
 }
 
 // TestHTTPAcceptsOnlyWhatItTook: a 202 promises a reply later, so it is

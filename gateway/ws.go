@@ -42,9 +42,13 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		ReadBufferSize: 512, WriteBufferSize: 16 << 10, WriteBufferPool: &s.wsWriteBufs,
 		// Peers are gateways, not browsers: there is no origin to check.
 		CheckOrigin: func(*http.Request) bool { return true },
+		Error: func(w http.ResponseWriter, _ *http.Request, status int, reason error) {
+			s.writeRefusal(w, status, wire.Errorf(wire.ErrInvalidParam, "", "not a WebSocket upgrade: %v", reason))
+		},
 	}
 	hj := &corkHijacker{ResponseWriter: w, bufs: &s.corkBufs}
-	c, err := up.Upgrade(hj, r, nil)
+	// The 101 is written by the upgrader, not through w's header.
+	c, err := up.Upgrade(hj, r, http.Header{"X-Request-Id": w.Header().Values("X-Request-Id")})
 	if err != nil {
 		return
 	}
