@@ -376,7 +376,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 	}
 	ctx, cancel := context.WithDeadline(r.Context(), s.deadline(r))
 	defer cancel()
-	o := origin{face: faceBatch, remote: r.RemoteAddr}
+	o := origin{face: faceBatch, remote: r.RemoteAddr, unread: &unreadRefusals{}}
 	results := make([]answer, v.Len())
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)

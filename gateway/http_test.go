@@ -3,6 +3,7 @@ package gateway
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"strconv"
@@ -213,4 +214,45 @@ func testCounter(t *testing.T, c prometheus.Counter) float64 {
 		t.Fatal(err)
 	}
 	return m.GetCounter().GetValue()
+}
+
+// TestBatchOfJunkSignsLittle: each refusal is signed, so a batch of a
+// thousand unreadable items would cost a thousand signatures for a few
+// kilobytes. The first few get refusals of their own; the rest share one
+// per code.
+func TestBatchOfJunkSignsLittle(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	items := make([]string, 1000)
+	for i := range items {
+		switch i % 3 {
+		case 0:
+			items[i] = `{"x":` + strconv.Itoa(i) + `}`
+		case 1:
+			items[i] = `{"moltspeak":"9.9","envelope":{}}`
+		default:
+			items[i] = `[` + strconv.Itoa(i) + `]`
+		}
+	}
+	body := "[" + strings.Join(items, ",") + "]"
+	st, _, b := r.post(ctx, t, "/moltspeak/v0.1/batch", strings.NewReader(body), int64(len(body)), nil)
+	var results []struct {
+		Status int             `json:"status"`
+		Reply  json.RawMessage `json:"reply"`
+	}
+	if err := json.Unmarshal(b, &results); st != 200 || err != nil || len(results) != len(items) {
+		t.Fatalf("%d %v: %.300s", st, err, b)
+	}
+	distinct := map[string]bool{}
+	for i, res := range results {
+		env, err := r.codec.DecodeEnvelope(res.Reply)
+		if res.Status < 400 || err != nil || env.Message == nil || env.Message.Op != wire.OpError || crypto.VerifyWith(env.Message, r.peer.OrgKey) != nil {
+			t.Fatalf("item %d: %d %v %s", i, res.Status, err, res.Reply)
+		}
+		distinct[string(res.Reply)] = true
+	}
+	if len(distinct) > unreadDetailed+3 {
+		t.Fatalf("%d signed refusals for %d junk items", len(distinct), len(items))
+	}
 }

@@ -3,9 +3,11 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/moltgate/moltgate/classify"
@@ -38,6 +40,9 @@ type origin struct {
 	// authenticated, so that a face that answers before the pipeline
 	// does (HTTP's 202) can name the request the late reply will refer to.
 	onRequest func(id string)
+	// unread, if set, signs the refusals of what could not be read as a
+	// message alike once they become many (see unreadRefusals).
+	unread *unreadRefusals
 }
 
 // answer is the pipeline's answer to one inbound envelope.
@@ -83,11 +88,11 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 		s.metrics.latency.WithLabelValues(o.face, op).Observe(s.now().Sub(start).Seconds())
 	}()
 	if limit := s.envelopeLimit(); len(body) > limit {
-		return s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "envelope of %d bytes exceeds the limit of %d", len(body), limit))
+		return s.refuseUnread(o, wire.Errorf(wire.ErrTooLarge, "", "envelope of %d bytes exceeds the limit of %d", len(body), limit))
 	}
 	env, err := s.codec.DecodeEnvelope(body)
 	if err != nil {
-		return s.refuse(nil, nil, err)
+		return s.refuseUnread(o, err)
 	}
 	in := &inbound{o: o, sealed: env.Encrypted}
 	switch {
@@ -105,14 +110,14 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 				p := sess.Peer()
 				return s.refuse(&wire.Message{ID: rf.ID, From: wire.Sender{Agent: p.Agent, Org: p.Org}}, sess, err)
 			}
-			return s.refuse(nil, nil, err)
+			return s.refuseUnread(o, err)
 		}
 		in.m, in.sess, in.level = m, sess, sess.Level()
 	case s.acceptor.Handles(env):
 		if env.Message != nil && env.Message.Op == wire.OpHello {
 			if ok, wait := s.hsLimit.allow(hostOf(o.remote)); !ok {
 				s.metrics.rateLimit.WithLabelValues("handshake").Inc()
-				return s.refuse(nil, nil, withRetry(wire.Errorf(wire.ErrRateLimit, "", "too many handshakes from this address"), wait))
+				return s.refuseUnread(o, withRetry(wire.Errorf(wire.ErrRateLimit, "", "too many handshakes from this address"), wait))
 			}
 			// Only imported peers' gateways get sessions: anyone else
 			// would only fill session slots, as nothing they could
@@ -129,7 +134,7 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 		op := &crypto.Opener{Codec: s.codec, Box: s.box, Verifier: s.verifier, Accept: func(to wire.Ref) bool { return to.Org == s.cfg.Org }}
 		m, err := op.OpenEnvelope(env)
 		if err != nil {
-			return s.refuse(nil, nil, err)
+			return s.refuseUnread(o, err)
 		}
 		in.m, in.level = m, identity.Identified
 		if err := s.replay.Check(ctx, m); err != nil {
@@ -465,6 +470,48 @@ func (s *Server) fieldSegment(f string, i, max int) int {
 
 func plainByte(c byte) bool {
 	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
+}
+
+// refuseUnread refuses what could not be read as a message.
+func (s *Server) refuseUnread(o origin, err error) answer {
+	if o.unread == nil {
+		return s.refuse(nil, nil, err)
+	}
+	return o.unread.refuse(s, err)
+}
+
+// unreadRefusals are the refusals of one batch's unreadable items. Each is
+// signed, and a batch of a thousand junk items would cost a thousand
+// signatures for a few kilobytes sent. The first few get a refusal of
+// their own; after them, one refusal per code, signed once, answers every
+// item it fits.
+type unreadRefusals struct {
+	mu     sync.Mutex
+	n      int
+	shared map[wire.Code]answer
+}
+
+// unreadDetailed is how many unreadable items of a batch get a refusal of
+// their own.
+const unreadDetailed = 8
+
+func (u *unreadRefusals) refuse(s *Server, err error) answer {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.n++; u.n <= unreadDetailed {
+		return s.refuse(nil, nil, err)
+	}
+	we := asWire(err)
+	if a, ok := u.shared[we.Code]; ok {
+		return a
+	}
+	if u.shared == nil {
+		u.shared = map[wire.Code]answer{}
+	}
+	a := s.refuse(nil, nil, &wire.Error{Code: we.Code, Suggestion: we.Suggestion,
+		Message: fmt.Sprintf("this item could not be read either (the batch's first %d such refusals say why)", unreadDetailed)})
+	u.shared[we.Code] = a
+	return a
 }
 
 func withRetry(e *wire.Error, d time.Duration) *wire.Error {
