@@ -148,6 +148,19 @@ func (p *Policy) allow(c wire.Class, org, agent string, supported []wire.Class) 
 	return 0
 }
 
+// AllowLocal decides whether local agent may send or receive a message of
+// level c inside this organisation, where no peer's ceiling applies. A
+// refusal names the agent's ceiling and how to raise it, for an operator.
+func (p *Policy) AllowLocal(c wire.Class, agent string) error {
+	switch {
+	case !c.Valid():
+		return classErr(ReasonInvalidClass, c)
+	case c > p.AgentCeiling(agent):
+		return p.explain(classErr(ReasonAgentCeiling, c), ReasonAgentCeiling, c, "", agent)
+	}
+	return nil
+}
+
 // RuleError is the refusal of a message of class c by ceiling or class rule
 // r as a peer may be told it: the rule alone, without the local
 // configuration that the refusals for local callers explain.

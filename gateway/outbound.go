@@ -78,17 +78,18 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 	input := wire.ObjectValue()
 	if len(req.Input) > 0 {
 		v, err := wire.Parse(req.Input, 0)
-		if err != nil || v.Kind() != wire.Object {
+		if err != nil {
+			reason := err.Error()
+			var we *wire.Error
+			if errors.As(err, &we) {
+				reason = we.Message
+			}
+			return nil, wire.Errorf(wire.ErrInvalidParam, "input", "not valid JSON: %s", reason)
+		}
+		if v.Kind() != wire.Object {
 			return nil, wire.Errorf(wire.ErrInvalidParam, "input", "must be a JSON object")
 		}
 		input = v
-	}
-	if to.Org == s.cfg.Org {
-		return s.queryLocal(ctx, req, to, input, emit)
-	}
-	hops, err := s.nextHops(req.CorrelationID)
-	if err != nil {
-		return nil, err
 	}
 	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), From: st.id.Sender(), To: to, Cls: wire.Int}
 	if req.Class != "" {
@@ -102,6 +103,16 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		if err := s.attachConsent(m, req.Consent); err != nil {
 			return nil, err
 		}
+	}
+	if to.Org == s.cfg.Org {
+		if err := s.checkLocalCall(ctx, m, st); err != nil {
+			return nil, err
+		}
+		return s.queryLocal(ctx, req, to, m.Cls, input, emit)
+	}
+	hops, err := s.nextHops(req.CorrelationID)
+	if err != nil {
+		return nil, err
 	}
 	if req.Tool != "" {
 		m.Op = wire.OpTool
@@ -242,7 +253,34 @@ func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk
 // queryLocal serves a local caller's request for an agent of this same
 // organisation: nothing crosses the boundary, so it goes straight to the
 // local bridge.
-func (s *Server) queryLocal(ctx context.Context, req localbridge.QueryRequest, to wire.Ref, input wire.Value, emit func(localbridge.StreamEvent) error) (json.RawMessage, error) {
+// checkLocalCall applies to a call between two agents of this
+// organisation what applies inside it: nothing leaves, so there is no gate,
+// but each agent's ceiling holds, and a consent given must be one this
+// organisation issued to the agent called, for what it declares.
+func (s *Server) checkLocalCall(ctx context.Context, m *wire.Message, st *agentState) error {
+	for _, agent := range []string{st.spec.ID, m.To.Agent} {
+		if err := s.policy.AllowLocal(m.Cls, agent); err != nil {
+			return err
+		}
+	}
+	if m.PIIMeta == nil || m.PIIMeta.Consent == nil {
+		return nil
+	}
+	tok, err := consent.Parse(m.PIIMeta.Consent.Proof)
+	if err == nil {
+		err = s.consents.Check(ctx, tok, consent.Request{Issuer: s.cfg.Org, Grantee: m.To, Purpose: tok.Purpose, Types: tok.DataTypes})
+	}
+	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return we
+		}
+		return wire.Errorf(wire.ErrConsent, "consent", "consent refused: %v", err)
+	}
+	return nil
+}
+
+func (s *Server) queryLocal(ctx context.Context, req localbridge.QueryRequest, to wire.Ref, cls wire.Class, input wire.Value, emit func(localbridge.StreamEvent) error) (json.RawMessage, error) {
 	st := s.agent(to.Agent)
 	if st == nil {
 		return nil, wire.Errorf(wire.ErrAgentNotFound, "to", "no agent %s", to)
@@ -263,7 +301,7 @@ func (s *Server) queryLocal(ctx context.Context, req localbridge.QueryRequest, t
 		}
 	}
 	res, err := s.core.Call(ctx, localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
-		Caller: localbridge.Caller{Type: "human", ID: "local"}, Class: req.Class}, onChunk)
+		Caller: localbridge.Caller{Type: "human", ID: "local"}, Class: cls.String()}, onChunk)
 	if err != nil {
 		return nil, err
 	}
