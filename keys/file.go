@@ -279,27 +279,39 @@ func WritePrivateFile(path string, b []byte, overwrite bool) error {
 	if !overwrite {
 		// Link fails if path appeared meanwhile; rename would replace it.
 		if err := os.Link(tmp.Name(), path); err != nil {
-			return fmt.Errorf("write %s: %w", path, err)
+			return fmt.Errorf("write %s: %w", path, linkCause(err))
 		}
 		return nil
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
+		return fmt.Errorf("write %s: %w", path, linkCause(err))
 	}
 	return nil
 }
 
+// linkCause is the system's reason of a failed link or rename, without the
+// two paths it names, which are path and a temporary file.
+func linkCause(err error) error {
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return le.Err
+	}
+	return err
+}
+
 // ReadPrivateFile reads a file that must be a regular file not accessible by
 // group or others.
+// Errors from the file system are returned as they come: they name the
+// path already.
 func ReadPrivateFile(path string) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	if !st.Mode().IsRegular() {
 		return nil, fmt.Errorf("read %s: not a regular file", path)
@@ -309,7 +321,7 @@ func ReadPrivateFile(path string) ([]byte, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(f, 1<<20))
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, err
 	}
 	return b, nil
 }

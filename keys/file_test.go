@@ -210,3 +210,30 @@ func TestPinStore(t *testing.T) {
 		t.Fatalf("readable pin file: %v", err)
 	}
 }
+
+// A file that cannot be read is named once, however deep the error.
+func TestReadNamesThePathOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing.json")
+	for name, read := range map[string]func() error{
+		"ReadPrivateFile": func() error { _, err := ReadPrivateFile(path); return err },
+		"ReadFile":        func() error { _, err := ReadFile(path, nil); return err },
+		"PassphraseFromEnv": func() error {
+			_, err := PassphraseFromEnv(func(k string) string {
+				if k == PassphraseFileEnv {
+					return path
+				}
+				return ""
+			})
+			return err
+		},
+	} {
+		err := read()
+		if !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: %v, want ErrNotExist", name, err)
+			continue
+		}
+		if n := strings.Count(err.Error(), path); n != 1 {
+			t.Errorf("%s: %q names the path %d times", name, err, n)
+		}
+	}
+}
