@@ -266,7 +266,7 @@ func RemoveAgent(d Dir, id string) (*LocalAgent, error) {
 
 // LoadAgentIdentity reads a local agent's keys.
 func LoadAgentIdentity(d Dir, id string, passphrase []byte) (*identity.Agent, error) {
-	return identity.Load(d.AgentKeyPath(id), passphrase)
+	return loadIdentity(d, "keys/agents/"+id+".json", passphrase)
 }
 
 // SplitCommand splits a command line as a POSIX shell would for words:

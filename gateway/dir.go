@@ -151,7 +151,19 @@ func LoadOrg(d Dir, passphrase []byte) (*identity.Agent, error) {
 	if _, err := os.Stat(d.ConfigPath()); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", string(d), ErrNotInitialised)
 	}
-	return identity.Load(d.OrgKeyPath(), passphrase)
+	return loadIdentity(d, "keys/org.json", passphrase)
+}
+
+// loadIdentity reads the identity file rel (a slash-separated path in d).
+// A file that is not an identity file is a *ConfigError naming it; a wrong
+// passphrase or a file others may read is not.
+func loadIdentity(d Dir, rel string, passphrase []byte) (*identity.Agent, error) {
+	a, err := identity.Load(d.path(filepath.FromSlash(rel)), passphrase)
+	var fe *keys.FormatError
+	if errors.As(err, &fe) {
+		return nil, &ConfigError{Key: rel, Msg: "not a valid identity file: " + fe.Msg, Err: err}
+	}
+	return a, err
 }
 
 func writeFileAtomic(path string, b []byte, mode os.FileMode) error {

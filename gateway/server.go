@@ -180,7 +180,7 @@ func Open(opts Options) (*Server, error) {
 	}
 	org, err := LoadOrg(d, opts.Passphrase)
 	if err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 	if org.Ref.Org != cfg.Org || org.Ref.Agent != GatewayAgent {
 		return nil, fmt.Errorf("open gateway: keys/org.json is for %s, the configuration for org %s", org.Ref, cfg.Org)
@@ -325,7 +325,7 @@ func Open(opts Options) (*Server, error) {
 		st, err := s.newAgentState(a, now)
 		if err != nil {
 			s.store.Close()
-			return nil, fmt.Errorf("open gateway: %w", err)
+			return nil, openErr(err)
 		}
 		states[a.ID] = st
 	}
@@ -342,6 +342,15 @@ func Open(opts Options) (*Server, error) {
 		Rand: s.rand, Now: s.now,
 	})
 	return s, nil
+}
+
+// openErr says that err stopped Open, unless it is a mistake in the
+// gateway directory, which says where already.
+func openErr(err error) error {
+	if _, ok := err.(*ConfigError); ok {
+		return err
+	}
+	return fmt.Errorf("open gateway: %w", err)
 }
 
 // Version is the gateway's release.
@@ -362,6 +371,10 @@ func (s *Server) newAgentState(a *LocalAgent, now time.Time) (*agentState, error
 	path := s.dir.AgentKeyPath(a.ID)
 	key := stampOf(path)
 	id, err := LoadAgentIdentity(s.dir, a.ID, s.passphrase)
+	var ce *ConfigError
+	if errors.As(err, &ce) {
+		return nil, err // it names the file
+	}
 	if err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.ID, err)
 	}

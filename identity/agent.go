@@ -50,7 +50,7 @@ func Load(path string, passphrase []byte) (*Agent, error) {
 	}
 	ref := wire.Ref{Agent: kf.Agent, Org: kf.Org}
 	if !wire.ValidName(ref.Agent) || !wire.ValidName(ref.Org) {
-		return nil, fmt.Errorf("load identity %s: invalid agent or org name", path)
+		return nil, fmt.Errorf("load identity: read %s: %w", path, &keys.FormatError{Msg: "invalid agent or org name"})
 	}
 	return &Agent{Ref: ref, Signing: kf.Signing, Encryption: kf.Encryption}, nil
 }

@@ -58,6 +58,25 @@ const (
 // TLS key) that group or others may read or write.
 var ErrPermissions = errors.New("private key file is accessible by group or others")
 
+// FormatError is an identity file whose content is not one: cut short,
+// edited by hand, or another kind of file. It is not a wrong passphrase,
+// which is ErrPassphrase.
+type FormatError struct {
+	Msg string // what is wrong, e.g. "unexpected EOF"
+	Err error  // the cause, if any
+}
+
+func (e *FormatError) Error() string { return "decode identity file: " + e.Msg }
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+func malformed(err error) *FormatError {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return &FormatError{Msg: "empty or cut short", Err: err}
+	}
+	return &FormatError{Msg: err.Error(), Err: err}
+}
+
 // ErrPassphrase is returned when an encrypted identity file cannot be opened
 // with the given passphrase, or when an encrypted file is read without one.
 var ErrPassphrase = errors.New("wrong or missing passphrase")
@@ -180,10 +199,13 @@ func UnmarshalKeyFile(b []byte, passphrase []byte) (*KeyFile, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("decode identity file: %w", err)
+		return nil, malformed(err)
+	}
+	if dec.More() {
+		return nil, &FormatError{Msg: "more than one JSON object"}
 	}
 	if f.Version != FileVersion {
-		return nil, fmt.Errorf("decode identity file: unsupported version %d", f.Version)
+		return nil, &FormatError{Msg: fmt.Sprintf("unsupported version %d", f.Version)}
 	}
 	var priv filePrivate
 	switch {
@@ -196,13 +218,13 @@ func UnmarshalKeyFile(b []byte, passphrase []byte) (*KeyFile, error) {
 		}
 		if e.KDF != "scrypt" || e.AEAD != "xchacha20-poly1305" || e.R != 8 || e.P != 1 ||
 			e.LogN < minScryptLogN || e.LogN > maxScryptLogN {
-			return nil, errors.New("decode identity file: unsupported encryption parameters")
+			return nil, &FormatError{Msg: "unsupported encryption parameters"}
 		}
 		salt, err1 := DecodeBytes(e.Salt, 64)
 		nonce, err2 := DecodeBytes(e.Nonce, chacha20poly1305.NonceSizeX)
 		ct, err3 := DecodeBytes(e.Ciphertext, 4096)
 		if err := errors.Join(err1, err2, err3); err != nil || len(nonce) != chacha20poly1305.NonceSizeX {
-			return nil, errors.New("decode identity file: malformed encrypted section")
+			return nil, &FormatError{Msg: "malformed encrypted section"}
 		}
 		key, err := scrypt.Key(passphrase, salt, 1<<e.LogN, e.R, e.P, chacha20poly1305.KeySize)
 		if err != nil {
@@ -215,24 +237,24 @@ func UnmarshalKeyFile(b []byte, passphrase []byte) (*KeyFile, error) {
 		}
 		defer clear(plain)
 		if err := json.Unmarshal(plain, &priv); err != nil {
-			return nil, fmt.Errorf("decode identity file: %w", err)
+			return nil, malformed(err)
 		}
 	default:
-		return nil, errors.New("decode identity file: need exactly one of private or encrypted")
+		return nil, &FormatError{Msg: "need exactly one of private or encrypted"}
 	}
 	sk, err := ParseEd25519Private(priv.SigningSeed)
 	if err != nil {
-		return nil, fmt.Errorf("decode identity file: %w", err)
+		return nil, malformed(err)
 	}
 	ek, err := ParseX25519Private(priv.EncryptionKey)
 	if err != nil {
-		return nil, fmt.Errorf("decode identity file: %w", err)
+		return nil, malformed(err)
 	}
 	kf := &KeyFile{Agent: f.Agent, Org: f.Org, Signing: sk, Encryption: ek}
 	// The public keys in the header are a convenience for readers; they
 	// must agree with the private keys or the file has been tampered with.
 	if h := kf.header(); h.Public != f.Public {
-		return nil, errors.New("decode identity file: public keys do not match private keys")
+		return nil, &FormatError{Msg: "public keys do not match private keys"}
 	}
 	return kf, nil
 }

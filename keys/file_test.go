@@ -237,3 +237,19 @@ func TestReadNamesThePathOnce(t *testing.T) {
 		}
 	}
 }
+
+// What is not an identity file is a FormatError; a wrong passphrase is not.
+func TestKeyFileFormatError(t *testing.T) {
+	good, _ := testKeyFile(t).Marshal(WriteOptions{})
+	for _, b := range [][]byte{nil, good[:40], []byte("hello"), append(good, "{}"...)} {
+		var fe *FormatError
+		if _, err := UnmarshalKeyFile(b, nil); !errors.As(err, &fe) {
+			t.Errorf("%.20q: %v, want a FormatError", b, err)
+		}
+	}
+	sealed, _ := testKeyFile(t).Marshal(WriteOptions{Passphrase: []byte("right"), ScryptLogN: 10})
+	var fe *FormatError
+	if _, err := UnmarshalKeyFile(sealed, []byte("wrong")); errors.As(err, &fe) || !errors.Is(err, ErrPassphrase) {
+		t.Errorf("wrong passphrase: %v", err)
+	}
+}
