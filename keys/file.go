@@ -371,6 +371,15 @@ const (
 	PassphraseFileEnv = "MOLTGATE_PASSPHRASE_FILE"
 )
 
+// EnvError is a passphrase setting in the environment that cannot be
+// used: the user's to put right, naming the variable.
+type EnvError struct {
+	Var string // the variable at fault
+	Msg string // what is wrong and the way out
+}
+
+func (e *EnvError) Error() string { return "passphrase: " + e.Msg }
+
 // PassphraseFromEnv returns the passphrase named by the environment: the
 // value of MOLTGATE_PASSPHRASE, or the first line of the file named by
 // MOLTGATE_PASSPHRASE_FILE (which must be private to its owner). It returns
@@ -378,7 +387,7 @@ const (
 func PassphraseFromEnv(getenv func(string) string) ([]byte, error) {
 	if p := getenv(PassphraseEnv); p != "" {
 		if getenv(PassphraseFileEnv) != "" {
-			return nil, fmt.Errorf("passphrase: set only one of %s and %s", PassphraseEnv, PassphraseFileEnv)
+			return nil, &EnvError{Var: PassphraseFileEnv, Msg: fmt.Sprintf("%s and %s are both set: set only one", PassphraseEnv, PassphraseFileEnv)}
 		}
 		return []byte(p), nil
 	}
@@ -393,7 +402,7 @@ func PassphraseFromEnv(getenv func(string) string) ([]byte, error) {
 	line, _, _ := strings.Cut(string(b), "\n")
 	line = strings.TrimSuffix(line, "\r")
 	if line == "" {
-		return nil, fmt.Errorf("passphrase: %s is empty", path)
+		return nil, &EnvError{Var: PassphraseFileEnv, Msg: fmt.Sprintf("%s names %s, whose first line is empty", PassphraseFileEnv, path)}
 	}
 	return []byte(line), nil
 }

@@ -126,12 +126,17 @@ func TestPassphraseFromEnv(t *testing.T) {
 	f := filepath.Join(dir, "pass")
 	os.WriteFile(f, []byte("from-file\nignored\n"), 0o600)
 	env[PassphraseFileEnv] = f
-	if _, err := PassphraseFromEnv(getenv); err == nil {
-		t.Fatal("both set: want an error")
+	var ee *EnvError
+	if _, err := PassphraseFromEnv(getenv); !errors.As(err, &ee) || ee.Var != PassphraseFileEnv {
+		t.Fatalf("both set: %v, want an EnvError", err)
 	}
 	delete(env, PassphraseEnv)
 	if p, _ := PassphraseFromEnv(getenv); string(p) != "from-file" {
 		t.Fatalf("file: %q", p)
+	}
+	os.WriteFile(f, []byte("\nsecond line\n"), 0o600)
+	if _, err := PassphraseFromEnv(getenv); !errors.As(err, &ee) || !strings.Contains(err.Error(), f) {
+		t.Fatalf("empty first line: %v, want an EnvError naming the file", err)
 	}
 	os.Chmod(f, 0o644)
 	if _, err := PassphraseFromEnv(getenv); !errors.Is(err, ErrPermissions) {

@@ -159,8 +159,9 @@ func describe(err error) string {
 	var ce *gateway.ConfigError
 	var oe *gateway.OptionError
 	var mm *keys.MismatchError
+	var ee *keys.EnvError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &oe):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &oe), errors.As(err, &ee):
 		code = wire.ErrInvalidParam
 	case errors.As(err, &mm):
 		code = wire.ErrAuthFailed
