@@ -169,7 +169,7 @@ func readAgent(path string) (*LocalAgent, error) {
 	// ignored.
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(a); err != nil {
-		return nil, agentFileError(file, err)
+		return nil, recordFileError(file, err)
 	}
 	if dec.More() {
 		return nil, &ConfigError{Key: file, Msg: "more than one JSON object"}
@@ -187,15 +187,22 @@ func readAgent(path string) (*LocalAgent, error) {
 	return a, nil
 }
 
-// agentFileError names the key of a record that does not decode.
-func agentFileError(file string, err error) error {
+// recordFileError names the key of a record that does not decode. A value
+// that its type refuses (only wire.Class parses its own text in records) is
+// a bad classification, whose only key is max_cls.
+func recordFileError(file string, err error) error {
 	var te *json.UnmarshalTypeError
 	var se *json.SyntaxError
+	var we *wire.Error
 	switch {
 	case errors.As(err, &te):
 		return &ConfigError{Key: file + ": " + te.Field, Msg: "wrong type (want " + te.Type.String() + ")"}
 	case errors.As(err, &se):
 		return &ConfigError{Key: file, Msg: fmt.Sprintf("not JSON at byte %d: %s", se.Offset, se.Error())}
+	case errors.As(err, &we):
+		// Its message without its code: the command line puts the code
+		// of the whole line in front.
+		return &ConfigError{Key: file + ": max_cls", Msg: classChoice, Err: err}
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return &ConfigError{Key: file + ": " + strings.Trim(f, `"`), Msg: "unknown setting"}
@@ -203,9 +210,11 @@ func agentFileError(file string, err error) error {
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return &ConfigError{Key: file, Msg: "empty or cut short"}
 	}
-	// A bad classification, reported by wire.Class.
-	return &ConfigError{Key: file + ": max_cls", Msg: oneLine(err.Error())}
+	return &ConfigError{Key: file, Msg: oneLine(err.Error()), Err: err}
 }
+
+// classChoice is what a ceiling must be.
+const classChoice = "must be one of pub, int, conf, pii, sec"
 
 // Validate checks a record as moltgate agent add would write it. A mistake
 // is a *ConfigError naming the key.
@@ -225,7 +234,7 @@ func (a *LocalAgent) Validate() error {
 		}
 	}
 	if a.MaxCls != 0 && !a.MaxCls.Valid() {
-		return bad("max_cls", "must be one of pub, int, conf, pii, sec")
+		return bad("max_cls", classChoice)
 	}
 	if a.QueryTool != "" && !wire.ValidName(a.QueryTool) {
 		return bad("query_tool", "must match [A-Za-z0-9_-]{1,128}")

@@ -62,3 +62,27 @@ func TestOpenNamesAMalformedKeyFile(t *testing.T) {
 		openFails(t, d, "keys/agents/bot.json")
 	}
 }
+
+// writeFile writes a file of the gateway directory as an operator editing
+// it would.
+func writeFile(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A mistake in an agent record is named by the file and key, and its
+// message does not carry a code of its own.
+func TestOpenNamesAnAgentRecordMistake(t *testing.T) {
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	if _, err := AddAgent(d, AddAgentOptions{ID: "bot"}); err != nil {
+		t.Fatal(err)
+	}
+	path := d.AgentsDir() + "/bot.json"
+	writeFile(t, path, `{"id":"bot","max_cls":"ultra"}`)
+	ce := openFails(t, d, "agents/bot.json: max_cls")
+	if want := "config: agents/bot.json: max_cls: must be one of pub, int, conf, pii, sec"; ce.Error() != want {
+		t.Errorf("got %q, want %q", ce, want)
+	}
+}

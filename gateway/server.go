@@ -194,7 +194,7 @@ func Open(opts Options) (*Server, error) {
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	s.quitting, s.quit = context.WithCancel(context.Background())
 	if s.scanner, err = pii.New(nil); err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 	s.log = newLogger(opts.Logger, cfg.Log.Level, s.scanner)
 	// Read here, not when serving, so that a missing or unreadable
@@ -206,14 +206,14 @@ func Open(opts Options) (*Server, error) {
 	}
 	now := s.now()
 	if err = s.certifyGateway(now); err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 	if s.pins, err = keys.OpenPinStore(d.PinsPath(), nil); err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 	peers, err := LoadPeers(d)
 	if err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 	s.trust = TrustStore(org, peers)
 	// Stamped before reading, so that a record written meanwhile is read
@@ -221,7 +221,7 @@ func Open(opts Options) (*Server, error) {
 	s.agentsSeen = s.agentsStamp()
 	agents, err := LoadAgents(d)
 	if err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 
 	s.metrics = newMetrics()
@@ -232,11 +232,11 @@ func Open(opts Options) (*Server, error) {
 	// other replicas of this gateway (directory, replay window, consent
 	// revocations and rate limits).
 	if err := s.openStorage(); err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 	if s.registry, err = s.newRegistry(); err != nil {
 		s.store.Close()
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 
 	// Policy: ceilings per peer and per local agent.
@@ -251,21 +251,21 @@ func Open(opts Options) (*Server, error) {
 	}
 	pc.Agents[GatewayAgent] = wire.Int
 	if s.policy, err = classify.NewPolicy(pc); err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 	var revoked consent.Revocations
 	if s.shared != nil {
 		revoked = s.shared
 	} else {
 		if s.revocations, err = consent.OpenFile(filepath.Join(d.DataDir(), consent.FileName), nil); err != nil {
-			return nil, fmt.Errorf("open gateway: %w", err)
+			return nil, openErr(err)
 		}
 		revoked = s.revocations
 	}
 	s.consents = &consent.Verifier{Trust: s.trust, Revocations: revoked, Now: s.now, Skew: cfg.Security.ReplayWindow.D()}
 	s.grants = classify.NewGrants(100000)
 	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Grants: s.grants, Counter: s.blocks, Now: s.now}); err != nil {
-		return nil, fmt.Errorf("open gateway: %w", err)
+		return nil, openErr(err)
 	}
 
 	// Handshakes, sessions and the replay window shared by every face.
