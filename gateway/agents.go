@@ -159,20 +159,9 @@ func LoadAgents(d Dir) ([]*LocalAgent, error) {
 // readAgent reads and checks one agent record.
 func readAgent(path string) (*LocalAgent, error) {
 	file := "agents/" + filepath.Base(path)
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	a := new(LocalAgent)
-	dec := json.NewDecoder(bytes.NewReader(b))
-	// A misspelt setting is a mistake, as in moltgate.toml, not silently
-	// ignored.
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(a); err != nil {
-		return nil, recordFileError(file, err)
-	}
-	if dec.More() {
-		return nil, &ConfigError{Key: file, Msg: "more than one JSON object"}
+	if err := readRecord(path, file, a); err != nil {
+		return nil, err
 	}
 	if a.ID+".json" != filepath.Base(path) {
 		return nil, &ConfigError{Key: file + ": id", Msg: fmt.Sprintf("%q does not match the file name", a.ID)}
@@ -185,6 +174,25 @@ func readAgent(path string) (*LocalAgent, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// readRecord reads the JSON record at path, named file in messages, into
+// v. A field v does not have is a mistake, as in moltgate.toml, not
+// silently ignored: so is a misspelt one.
+func readRecord(path, file string, v any) error {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return recordFileError(file, err)
+	}
+	if dec.More() {
+		return &ConfigError{Key: file, Msg: "more than one JSON object"}
+	}
+	return nil
 }
 
 // recordFileError names the key of a record that does not decode. A value
@@ -200,9 +208,9 @@ func recordFileError(file string, err error) error {
 	case errors.As(err, &se):
 		return &ConfigError{Key: file, Msg: fmt.Sprintf("not JSON at byte %d: %s", se.Offset, se.Error())}
 	case errors.As(err, &we):
-		// Its message without its code: the command line puts the code
-		// of the whole line in front.
-		return &ConfigError{Key: file + ": max_cls", Msg: classChoice, Err: err}
+		// Neither its message nor the error itself: the command line puts
+		// the code of a *wire.Error it finds in front of the whole line.
+		return &ConfigError{Key: file + ": max_cls", Msg: classChoice}
 	}
 	if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 		return &ConfigError{Key: file + ": " + strings.Trim(f, `"`), Msg: "unknown setting"}
