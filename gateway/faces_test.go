@@ -81,7 +81,7 @@ func newFaceRig(t *testing.T) *faceRig {
 	setConfig(t, db, "agent_burst = 100", "agent_burst = 3")
 	r := &faceRig{t: t, g: start(t, db, lb, TransportWebSocket), codec: wire.NewCodec(wire.Limits{})}
 
-	peers, err := LoadPeers(da)
+	peers, err := LoadPeers(da, "acme")
 	if err != nil || len(peers) != 1 {
 		t.Fatalf("acme's peers: %v %v", peers, err)
 	}

@@ -1,12 +1,16 @@
 package gateway
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -85,4 +89,104 @@ func TestOpenNamesAnAgentRecordMistake(t *testing.T) {
 	if want := "config: agents/bot.json: max_cls: must be one of pub, int, conf, pii, sec"; ce.Error() != want {
 		t.Errorf("got %q, want %q", ce, want)
 	}
+}
+
+// withPeer makes a gateway directory for acme that has imported beta.
+func withPeer(t *testing.T) Dir {
+	t.Helper()
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	beta := initDir(t, "beta", "127.0.0.1:9543")
+	doc, err := ExportPeer(beta, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ImportPeer(d, doc, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// editJSON rewrites the JSON object in path: each value of set replaces
+// the field's (nil removes it).
+func editJSON(t *testing.T, path string, set map[string]any) {
+	t.Helper()
+	var rec map[string]any
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &rec); err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range set {
+		if v == nil {
+			delete(rec, k)
+		} else {
+			rec[k] = v
+		}
+	}
+	b, _ = json.Marshal(rec)
+	writeFile(t, path, string(b))
+}
+
+// A peer file is read as strictly as peer import reads a peer document:
+// each mistake is named by the file and the key.
+func TestOpenNamesAPeerFileMistake(t *testing.T) {
+	const file = "peers/beta.json"
+	other, _ := keys.GenerateEd25519(strings.NewReader(strings.Repeat("k", 32)))
+	for _, c := range []struct {
+		name string
+		set  map[string]any
+		key  string
+	}{
+		{"endpoint not a URL", map[string]any{"endpoint": "not a url"}, file + ": endpoint"},
+		{"endpoint ftp", map[string]any{"endpoint": "ftp://127.0.0.1:9543"}, file + ": endpoint"},
+		{"plain http elsewhere", map[string]any{"endpoint": "http://gateway.example.org:80", "tls_pin": nil}, file + ": endpoint"},
+		{"grpc not HOST:PORT", map[string]any{"grpc": "nope"}, file + ": grpc"},
+		{"misspelt ceiling", map[string]any{"max_cls": nil, "maxcls": "sec"}, file + ": maxcls"},
+		{"no ceiling", map[string]any{"max_cls": nil}, file + ": max_cls"},
+		{"unknown ceiling", map[string]any{"max_cls": "ultra"}, file + ": max_cls"},
+		{"bad pin", map[string]any{"tls_pin": "sha256:xx"}, file + ": tls_pin"},
+		{"no pin", map[string]any{"tls_pin": nil}, file + ": tls_pin"},
+		{"bad org key", map[string]any{"org_key": "ed25519:AAAA"}, file + ": org_key"},
+		{"another org key", map[string]any{"org_key": other.Public().String()}, file + ": org_key"},
+		{"bad enc key", map[string]any{"enc_key": 5}, file + ": enc_key"},
+		{"other org", map[string]any{"org": "gamma"}, file + ": org"},
+		{"bad time", map[string]any{"imported_at": "yesterday"}, file + ": imported_at"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := withPeer(t)
+			editJSON(t, filepath.Join(d.PeersDir(), "beta.json"), c.set)
+			openFails(t, d, c.key)
+		})
+	}
+	for name, text := range map[string]string{"empty": "", "cut short": `{"org":"be`, "not JSON": "hello"} {
+		t.Run(name, func(t *testing.T) {
+			d := withPeer(t)
+			writeFile(t, filepath.Join(d.PeersDir(), "beta.json"), text)
+			openFails(t, d, file)
+			d = withPeer(t)
+			writeFile(t, d.PinsPath(), text)
+			openFails(t, d, "peers/pins.json")
+		})
+	}
+	t.Run("pins.json field", func(t *testing.T) {
+		d := withPeer(t)
+		writeFile(t, d.PinsPath(), `{"pins":[{"name":"beta","key":"ed25519:AAAA"}]}`)
+		openFails(t, d, "peers/pins.json: pins[0].key")
+		writeFile(t, d.PinsPath(), `{"pins":[],"pinz":[]}`)
+		openFails(t, d, "peers/pins.json: pinz")
+	})
+	t.Run("own organisation", func(t *testing.T) {
+		d := withPeer(t)
+		path := filepath.Join(d.PeersDir(), "beta.json")
+		editJSON(t, path, map[string]any{"org": "acme"})
+		if err := os.Rename(path, filepath.Join(d.PeersDir(), "acme.json")); err != nil {
+			t.Fatal(err)
+		}
+		ce := openFails(t, d, "peers/acme.json: org")
+		if !strings.Contains(ce.Msg, "own organisation") {
+			t.Errorf("got %q", ce)
+		}
+	})
 }

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -105,10 +108,11 @@ func ParsePeerDoc(b []byte) (*PeerDoc, error) {
 		return bad("org_key", "the peer document has no org key")
 	case doc.EncKey.IsZero():
 		return bad("enc_key", "the peer document has no encryption key")
-	case !strings.HasPrefix(doc.Endpoint, "https://") && !strings.HasPrefix(doc.Endpoint, "http://"):
-		return bad("endpoint", "the peer document's endpoint is not an http(s) URL")
-	case strings.HasPrefix(doc.Endpoint, "https://") && !strings.HasPrefix(doc.TLSPin, PinPrefix):
-		return bad("tls_pin", "the peer document has an https endpoint and no TLS pin")
+	}
+	// The same checks as a peer file's at start, so that what is imported
+	// is never refused there.
+	if field, msg := checkReach(doc.Endpoint, doc.GRPC, doc.TLSPin); field != "" {
+		return bad(field, "the peer document's "+field+" "+msg)
 	}
 	msg := wire.AppendCanonical(nil, v.Without("sig"))
 	if !doc.OrgKey.Verify(msg, doc.Sig) {
@@ -172,7 +176,7 @@ func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
 	if !ok {
 		return nil, optionErr("peer import", "--max-cls", "--max-cls must be one of pub, int, conf, pii, sec")
 	}
-	pins, err := keys.OpenPinStore(d.PinsPath(), nil)
+	pins, err := openPins(d)
 	if err != nil {
 		return nil, err
 	}
@@ -200,9 +204,12 @@ func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
 	return p, nil
 }
 
-// LoadPeers reads every imported peer, checking each against its pin.
-func LoadPeers(d Dir) ([]*Peer, error) {
-	pins, err := keys.OpenPinStore(d.PinsPath(), nil)
+// LoadPeers reads every imported peer of the gateway of org own, checking
+// each as peer import checks a peer document and against its pin. A
+// mistake in a peer file or the pin file is a *ConfigError naming the file
+// and the key.
+func LoadPeers(d Dir, own string) ([]*Peer, error) {
+	pins, err := openPins(d)
 	if err != nil {
 		return nil, err
 	}
@@ -213,27 +220,176 @@ func LoadPeers(d Dir) ([]*Peer, error) {
 	var out []*Peer
 	for _, e := range ents {
 		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".json") || name == "pins.json" {
+		// Files being written (".ORG.json.tmp…") are not peers yet.
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") || name == "pins.json" {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(d.PeersDir(), name))
+		p, err := readPeer(filepath.Join(d.PeersDir(), name), own, pins)
 		if err != nil {
 			return nil, err
-		}
-		p := new(Peer)
-		if err := json.Unmarshal(b, p); err != nil {
-			return nil, fmt.Errorf("peer %s: %w", name, err)
-		}
-		if p.Org+".json" != name {
-			return nil, fmt.Errorf("peer %s: names org %q", name, p.Org)
-		}
-		if err := pins.Check(p.Org, p.OrgKey); err != nil {
-			return nil, fmt.Errorf("peer %s: %w", p.Org, err)
 		}
 		out = append(out, p)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Org < out[j].Org })
 	return out, nil
+}
+
+// openPins opens DIR/peers/pins.json. A mistake in it is a *ConfigError
+// naming the file and the entry's field.
+func openPins(d Dir) (*keys.PinStore, error) {
+	pins, err := keys.OpenPinStore(d.PinsPath(), nil)
+	return pins, pinsError(err)
+}
+
+func pinsError(err error) error {
+	var pe *keys.PinFileError
+	if !errors.As(err, &pe) {
+		return err
+	}
+	key := "peers/pins.json"
+	if pe.Field != "" {
+		key += ": " + pe.Field
+	}
+	return &ConfigError{Key: key, Msg: pe.Msg, Err: err}
+}
+
+// peerFile is a peer file as it is spelt. Each field is parsed on its own,
+// so that a mistake names it.
+type peerFile struct {
+	Org        string `json:"org"`
+	OrgKey     string `json:"org_key"`
+	EncKey     string `json:"enc_key"`
+	Endpoint   string `json:"endpoint"`
+	GRPC       string `json:"grpc"`
+	TLSPin     string `json:"tls_pin"`
+	MaxCls     string `json:"max_cls"`
+	ImportedAt string `json:"imported_at"`
+}
+
+// readPeer reads and checks one peer file.
+func readPeer(path, own string, pins *keys.PinStore) (*Peer, error) {
+	file := "peers/" + filepath.Base(path)
+	var f peerFile
+	if err := readRecord(path, file, &f); err != nil {
+		return nil, err
+	}
+	p, err := f.peer()
+	if err != nil {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			ce.Key = file + ": " + ce.Key
+		}
+		return nil, err
+	}
+	bad := func(key, format string, args ...any) error {
+		return &ConfigError{Key: file + ": " + key, Msg: fmt.Sprintf(format, args...)}
+	}
+	switch pin, pinned := pins.Lookup(p.Org); {
+	case p.Org+".json" != filepath.Base(path):
+		return nil, bad("org", "%q does not match the file name", p.Org)
+	case p.Org == own:
+		return nil, bad("org", "%s is this gateway's own organisation, not a peer (remove the file)", p.Org)
+	case !pinned:
+		return nil, bad("org_key", "%s has no pin in peers/pins.json (import its peer document with moltgate peer import)", p.Org)
+	case !pin.Key.Equal(p.OrgKey):
+		ce := bad("org_key", "is not the key pinned for %s in peers/pins.json (import its peer document again; a new key needs --replace)", p.Org).(*ConfigError)
+		ce.Err = &keys.MismatchError{Name: p.Org, Pinned: pin.Key, Got: p.OrgKey}
+		return nil, ce
+	case !pin.EncKey.IsZero() && !pin.EncKey.Equal(p.EncKey):
+		return nil, bad("enc_key", "is not the key pinned for %s in peers/pins.json (import its peer document again)", p.Org)
+	}
+	return p, nil
+}
+
+// peer checks f field by field, as peer import checks a peer document. A
+// mistake is a *ConfigError naming the field.
+func (f *peerFile) peer() (*Peer, error) {
+	bad := func(key, msg string, err error) (*Peer, error) {
+		return nil, &ConfigError{Key: key, Msg: msg, Err: err}
+	}
+	p := &Peer{Org: f.Org, Endpoint: f.Endpoint, GRPC: f.GRPC, TLSPin: f.TLSPin}
+	var err error
+	if !wire.ValidName(f.Org) {
+		return bad("org", "must match [A-Za-z0-9_-]{1,128}", nil)
+	}
+	if p.OrgKey, err = keys.ParseEd25519Public(f.OrgKey); err != nil {
+		return bad("org_key", "must be an ed25519 public key (ed25519:…): "+keyCause(err), err)
+	}
+	if p.EncKey, err = keys.ParseX25519Public(f.EncKey); err != nil {
+		return bad("enc_key", "must be an x25519 public key (x25519:…): "+keyCause(err), err)
+	}
+	if field, msg := checkReach(f.Endpoint, f.GRPC, f.TLSPin); field != "" {
+		return bad(field, msg, nil)
+	}
+	var ok bool
+	if p.MaxCls, ok = wire.ParseClass(f.MaxCls); !ok {
+		return bad("max_cls", classChoice, nil)
+	}
+	if f.ImportedAt != "" {
+		if p.ImportedAt, err = time.Parse(time.RFC3339Nano, f.ImportedAt); err != nil {
+			return bad("imported_at", "must be an RFC 3339 time", err)
+		}
+	}
+	return p, nil
+}
+
+// keyCause is why a key did not parse, without the key's kind again.
+func keyCause(err error) string {
+	var pe *keys.ParseError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// checkReach checks how a peer is reached, as its peer document and its
+// peer file give it. It returns the field at fault and what that must be,
+// or "" when all is well.
+func checkReach(endpoint, grpcAddr, pin string) (field, msg string) {
+	u, err := url.Parse(endpoint)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
+		u.RawQuery != "" || u.Fragment != "" {
+		return "endpoint", "must be an http(s) URL such as https://gateway.example.org:7443"
+	}
+	if !validHostPort(grpcAddr) {
+		return "grpc", "must be HOST:PORT"
+	}
+	if u.Scheme == "http" {
+		// Without TLS nothing shows whom a connection reached, so plain
+		// HTTP (and gRPC) is for loopback only, as for this gateway's own
+		// faces.
+		if !loopbackHost(u.Hostname()) {
+			return "endpoint", "may be plain http only on a loopback address (use https)"
+		}
+		if !loopback(grpcAddr) {
+			return "grpc", "must be a loopback address with an http endpoint (gRPC without TLS is for loopback only)"
+		}
+	} else if pin == "" {
+		return "tls_pin", "must be given with an https endpoint"
+	}
+	if pin != "" {
+		if _, err := parsePin(pin); err != nil {
+			return "tls_pin", err.Error()
+		}
+	}
+	return "", ""
+}
+
+func validHostPort(addr string) bool {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil || host == "" {
+		return false
+	}
+	n, err := strconv.ParseUint(port, 10, 16)
+	return err == nil && n > 0
+}
+
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // TrustStore builds the trust store of a gateway: its own org key and the

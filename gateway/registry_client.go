@@ -242,7 +242,7 @@ func registryTarget(d Dir, cfg *Config, own *identity.Agent, org string) (*regis
 			base, pin = "https://"+net.JoinHostPort(host, port), p
 		}
 	} else {
-		peers, err := LoadPeers(d)
+		peers, err := LoadPeers(d, cfg.Org)
 		if err != nil {
 			return nil, err
 		}

@@ -31,12 +31,14 @@ const watchEvery = 2 * time.Second
 func (s *Server) ReloadPeers(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
-	if err := s.pins.Reload(); err != nil {
-		return fmt.Errorf("reload peers: %w", err)
-	}
-	peers, err := LoadPeers(s.dir)
+	// The peers first: they are read with a pin file of their own, so a
+	// mistake in either leaves the pins in use as they were.
+	peers, err := LoadPeers(s.dir, s.cfg.Org)
 	if err != nil {
 		return fmt.Errorf("reload peers: %w", err)
+	}
+	if err := s.pins.Reload(); err != nil {
+		return fmt.Errorf("reload peers: %w", pinsError(err))
 	}
 	// First everything that can fail, then the changes.
 	type change struct {

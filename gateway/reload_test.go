@@ -3,8 +3,10 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -139,10 +141,33 @@ func TestReloadPeers(t *testing.T) {
 	if err := os.WriteFile(bad, []byte("{"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := globex.s.ReloadPeers(ctx); err == nil {
-		t.Fatal("reload accepted a broken peer file")
+	var ce *ConfigError
+	if err := globex.s.ReloadPeers(ctx); !errors.As(err, &ce) || ce.Key != "peers/initech.json" {
+		t.Fatalf("reload of a broken peer file: %v, want a ConfigError naming it", err)
 	}
 	if globex.s.peer("acme") == nil {
 		t.Fatal("a failed reload dropped a peer")
+	}
+	// A mistake in a field is named by it, on reload as at start; the
+	// watch loop logs the same line, and the peer keeps what it had.
+	if err := os.Remove(bad); err != nil {
+		t.Fatal(err)
+	}
+	editJSON(t, path, map[string]any{"max_cls": "ultra"})
+	if err := globex.s.ReloadPeers(ctx); !errors.As(err, &ce) || ce.Key != "peers/acme.json: max_cls" {
+		t.Fatalf("reload of a bad ceiling: %v", err)
+	}
+	eventually(t, "the watch loop's log line", func() error {
+		if !strings.Contains(globex.logs(), `"msg":"peers not reloaded","err":"reload peers: config: peers/acme.json: max_cls: must be one of pub, int, conf, pii, sec"`) {
+			return errors.New("not logged")
+		}
+		return nil
+	})
+	if globex.s.peer("acme") == nil || globex.s.policy.PeerCeiling("acme") != wire.Int {
+		t.Fatal("a failed reload changed a peer")
+	}
+	writeFile(t, db.PinsPath(), "{")
+	if err := globex.s.ReloadPeers(ctx); !errors.As(err, &ce) || ce.Key != "peers/pins.json" {
+		t.Fatalf("reload of a broken pin file: %v", err)
 	}
 }

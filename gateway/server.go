@@ -208,10 +208,10 @@ func Open(opts Options) (*Server, error) {
 	if err = s.certifyGateway(now); err != nil {
 		return nil, openErr(err)
 	}
-	if s.pins, err = keys.OpenPinStore(d.PinsPath(), nil); err != nil {
+	if s.pins, err = openPins(d); err != nil {
 		return nil, openErr(err)
 	}
-	peers, err := LoadPeers(d)
+	peers, err := LoadPeers(d, cfg.Org)
 	if err != nil {
 		return nil, openErr(err)
 	}

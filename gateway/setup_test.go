@@ -124,7 +124,7 @@ func TestPeerExportImport(t *testing.T) {
 	if p.Org != "acme" || p.MaxCls != wire.Int || !strings.HasPrefix(p.TLSPin, PinPrefix) || p.Endpoint != "https://127.0.0.1:9443" {
 		t.Fatalf("peer: %+v", p)
 	}
-	peers, err := LoadPeers(globex)
+	peers, err := LoadPeers(globex, "globex")
 	if err != nil || len(peers) != 1 {
 		t.Fatalf("load peers: %v %v", peers, err)
 	}
@@ -139,6 +139,10 @@ func TestPeerExportImport(t *testing.T) {
 		{`not json`, string(wire.ErrParse), ""},
 		{`{"type":"something.else"}`, string(wire.ErrInvalidParam), "type"},
 		{strings.Replace(string(doc), `"endpoint":"https`, `"endpoint":"ftp`, 1), string(wire.ErrInvalidParam), "endpoint"},
+		// What a peer file may not hold, a peer document may not either.
+		{strings.Replace(string(doc), `"endpoint":"https://127.0.0.1`, `"endpoint":"http://gateway.example.org`, 1), string(wire.ErrInvalidParam), "endpoint"},
+		{strings.Replace(string(doc), `"grpc":"127.0.0.1:9444"`, `"grpc":"nope"`, 1), string(wire.ErrInvalidParam), "grpc"},
+		{strings.Replace(string(doc), `"tls_pin":"sha256:`, `"tls_pin":"sha256:x`, 1), string(wire.ErrInvalidParam), "tls_pin"},
 		{`{"type":"moltgate.peer.v1","org":5}`, string(wire.ErrSchema), "org"},
 	} {
 		_, err := ImportPeer(globex, []byte(c.doc), ImportOptions{})
@@ -169,13 +173,13 @@ func TestPeerExportImport(t *testing.T) {
 	// A tampered peer file is caught by the pin.
 	raw, _ := os.ReadFile(filepath.Join(globex.PeersDir(), "acme.json"))
 	k, _ := keys.GenerateEd25519(strings.NewReader(strings.Repeat("x", 32)))
-	cur, _ := LoadPeers(globex)
+	cur, _ := LoadPeers(globex, "globex")
 	tampered := strings.Replace(string(raw), cur[0].OrgKey.String(), k.Public().String(), 1)
 	if tampered == string(raw) {
 		t.Fatal("test did not change the file")
 	}
 	os.WriteFile(filepath.Join(globex.PeersDir(), "acme.json"), []byte(tampered), 0o600)
-	if _, err := LoadPeers(globex); err == nil {
+	if _, err := LoadPeers(globex, "globex"); err == nil {
 		t.Fatal("a peer file with another key loaded")
 	}
 }

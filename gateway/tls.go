@@ -100,6 +100,16 @@ func loadTLSCert(certPath, keyPath string) (tls.Certificate, string, error) {
 	return pair, spkiPin(leaf), nil
 }
 
+// parsePin returns the SHA-256 a TLS pin holds.
+func parsePin(pin string) ([]byte, error) {
+	b64, ok := strings.CutPrefix(pin, PinPrefix)
+	want, err := base64.StdEncoding.Strict().DecodeString(b64)
+	if !ok || err != nil || len(want) != sha256.Size {
+		return nil, errors.New("must be " + PinPrefix + " followed by the base64 of 32 bytes")
+	}
+	return want, nil
+}
+
 // ErrPinMismatch is returned when a peer's TLS certificate is not the one
 // pinned for it.
 var ErrPinMismatch = errors.New("peer TLS certificate does not match its pin")
@@ -108,12 +118,9 @@ var ErrPinMismatch = errors.New("peer TLS certificate does not match its pin")
 // the certificate whose SPKI hash is pin, whatever its name or issuer: the
 // pin came from the peer's signed export, which is the trust decision.
 func pinnedClientTLS(pin string, own *tls.Certificate) (*tls.Config, error) {
-	if !strings.HasPrefix(pin, PinPrefix) {
-		return nil, fmt.Errorf("TLS pin must start with %q", PinPrefix)
-	}
-	want, err := base64.StdEncoding.Strict().DecodeString(strings.TrimPrefix(pin, PinPrefix))
-	if err != nil || len(want) != sha256.Size {
-		return nil, errors.New("TLS pin is not base64 of 32 bytes")
+	want, err := parsePin(pin)
+	if err != nil {
+		return nil, fmt.Errorf("TLS pin: %w", err)
 	}
 	cfg := &tls.Config{
 		MinVersion: tls.VersionTLS13,

@@ -258,3 +258,30 @@ func TestKeyFileFormatError(t *testing.T) {
 		t.Errorf("wrong passphrase: %v", err)
 	}
 }
+
+// A pin file is read strictly, and a mistake names the entry's field.
+func TestPinFileMistakes(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "pins.json")
+	k, _ := GenerateEd25519(bytes.NewReader(bytes.Repeat([]byte{1}, 32)))
+	key := k.Public().String()
+	for text, field := range map[string]string{
+		``:         "",
+		`{"pins":`: "",
+		`[]`:       "",
+		`{"pins":[{"name":"a","key":"` + key + `"}],"extra":1}`:                        "extra",
+		`{"pins":[{"name":"a","key":"ed25519:AAAA"}]}`:                                 "pins[0].key",
+		`{"pins":[{"name":"","key":"` + key + `"}]}`:                                   "pins[0].name",
+		`{"pins":[{"name":"a","key":"` + key + `","enc_key":"x"}]}`:                    "pins[0].enc_key",
+		`{"pins":[{"name":"a","key":"` + key + `","pinned_at":"now"}]}`:                "pins[0].pinned_at",
+		`{"pins":[{"name":"a","key":"` + key + `"},{"name":"a","key":"` + key + `"}]}`: "pins[1].name",
+	} {
+		if err := os.WriteFile(path, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := OpenPinStore(path, nil)
+		var pe *PinFileError
+		if !errors.As(err, &pe) || pe.Field != field || pe.Path != path {
+			t.Errorf("%.40s: %v, want a PinFileError at %q", text, err, field)
+		}
+	}
+}

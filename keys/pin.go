@@ -1,11 +1,14 @@
 package keys
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -81,20 +84,109 @@ func readPins(path string) (map[string]Pin, error) {
 	case err != nil:
 		return nil, fmt.Errorf("open pins: %w", err)
 	}
-	var f pinFile
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("open pins %s: %w", path, err)
+	list, perr := parsePins(b)
+	if perr != nil {
+		perr.Path = path
+		return nil, perr
 	}
-	for _, p := range f.Pins {
-		if p.Name == "" || p.Key.IsZero() {
-			return nil, fmt.Errorf("open pins %s: entry without name or key", path)
-		}
+	for i, p := range list {
 		if _, dup := pins[p.Name]; dup {
-			return nil, fmt.Errorf("open pins %s: %s pinned twice", path, p.Name)
+			return nil, &PinFileError{Path: path, Field: fmt.Sprintf("pins[%d].name", i), Msg: fmt.Sprintf("%s is pinned twice", p.Name)}
 		}
 		pins[p.Name] = p
 	}
 	return pins, nil
+}
+
+// PinFileError is a pin file whose content is not one, naming the entry's
+// field where it can ("pins[1].key").
+type PinFileError struct {
+	Path  string
+	Field string // empty for the file as a whole
+	Msg   string
+	Err   error // the cause, if any
+}
+
+func (e *PinFileError) Error() string {
+	if e.Field == "" {
+		return "open pins " + e.Path + ": " + e.Msg
+	}
+	return "open pins " + e.Path + ": " + e.Field + ": " + e.Msg
+}
+
+func (e *PinFileError) Unwrap() error { return e.Err }
+
+// pinText is a pin as the file spells it; each field is parsed on its own,
+// so that a mistake names it.
+type pinText struct {
+	Name     string `json:"name"`
+	Key      string `json:"key"`
+	EncKey   string `json:"enc_key"`
+	PinnedAt string `json:"pinned_at"`
+}
+
+// parsePins reads a pin file strictly: a field it does not know is a
+// mistake, as a misspelt one would otherwise be lost on the next write.
+func parsePins(b []byte) ([]Pin, *PinFileError) {
+	var f struct {
+		Pins []pinText `json:"pins"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		var te *json.UnmarshalTypeError
+		var se *json.SyntaxError
+		switch {
+		case errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF):
+			return nil, &PinFileError{Msg: "empty or cut short", Err: err}
+		case errors.As(err, &se):
+			return nil, &PinFileError{Msg: fmt.Sprintf("not JSON at byte %d: %s", se.Offset, se.Error()), Err: err}
+		case errors.As(err, &te):
+			return nil, &PinFileError{Field: te.Field, Msg: "wrong type (want " + te.Type.String() + ")", Err: err}
+		}
+		if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return nil, &PinFileError{Field: strings.Trim(name, `"`), Msg: "unknown field", Err: err}
+		}
+		return nil, &PinFileError{Msg: err.Error(), Err: err}
+	}
+	if dec.More() {
+		return nil, &PinFileError{Msg: "more than one JSON object"}
+	}
+	out := make([]Pin, 0, len(f.Pins))
+	for i, t := range f.Pins {
+		bad := func(field, msg string, err error) *PinFileError {
+			return &PinFileError{Field: fmt.Sprintf("pins[%d].%s", i, field), Msg: msg, Err: err}
+		}
+		p := Pin{Name: t.Name}
+		var err error
+		if t.Name == "" {
+			return nil, bad("name", "required", nil)
+		}
+		if p.Key, err = ParseEd25519Public(t.Key); err != nil {
+			return nil, bad("key", "must be an ed25519 public key (ed25519:…): "+cause(err), err)
+		}
+		if t.EncKey != "" {
+			if p.EncKey, err = ParseX25519Public(t.EncKey); err != nil {
+				return nil, bad("enc_key", "must be an x25519 public key (x25519:…): "+cause(err), err)
+			}
+		}
+		if t.PinnedAt != "" {
+			if p.PinnedAt, err = time.Parse(time.RFC3339Nano, t.PinnedAt); err != nil {
+				return nil, bad("pinned_at", "must be an RFC 3339 time", err)
+			}
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+// cause is why a key did not parse, without the key's kind again.
+func cause(err error) string {
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
 }
 
 // Lookup returns the pin for name.

@@ -219,7 +219,7 @@ func runConsentVerify(ctx context.Context, e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		peers, err := gateway.LoadPeers(gateway.Dir(*dir))
+		peers, err := gateway.LoadPeers(gateway.Dir(*dir), own.Ref.Org)
 		if err != nil {
 			return err
 		}
