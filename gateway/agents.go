@@ -58,7 +58,7 @@ type AddAgentOptions struct {
 
 // AddAgent records a local agent and makes its signing key.
 func AddAgent(d Dir, opts AddAgentOptions) (*LocalAgent, error) {
-	cfg, err := LoadConfig(d.ConfigPath())
+	cfg, err := d.ReadConfig()
 	if err != nil {
 		return nil, err
 	}

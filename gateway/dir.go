@@ -68,6 +68,46 @@ func (d Dir) RunDir() string { return d.path("run") }
 // ErrNotInitialised is returned for a directory without a configuration.
 var ErrNotInitialised = errors.New("not a gateway directory (run moltgate init)")
 
+// ReadConfig reads and checks DIR/moltgate.toml. A directory without one,
+// or a path that is no directory, is ErrNotInitialised; a configuration
+// that is not a file, or has a mistake, is a *ConfigError.
+func (d Dir) ReadConfig() (*Config, error) {
+	text, err := d.configText()
+	if err != nil {
+		return nil, err
+	}
+	return ParseConfig(text)
+}
+
+// configText returns the text of DIR/moltgate.toml.
+func (d Dir) configText() (string, error) {
+	st, err := os.Stat(string(d))
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%s: %w", d, ErrNotInitialised)
+	case err != nil:
+		return "", err
+	case !st.IsDir():
+		return "", fmt.Errorf("%s is a file: %w", d, ErrNotInitialised)
+	}
+	st, err = os.Stat(d.ConfigPath())
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", fmt.Errorf("%s: %w", d, ErrNotInitialised)
+	case err != nil:
+		return "", err
+	case st.IsDir():
+		return "", &ConfigError{Key: "moltgate.toml", Msg: "is a directory, not the configuration file"}
+	case !st.Mode().IsRegular():
+		return "", &ConfigError{Key: "moltgate.toml", Msg: "is not a regular file"}
+	}
+	b, err := os.ReadFile(d.ConfigPath())
+	if err != nil {
+		return "", fmt.Errorf("read config: %w", err)
+	}
+	return string(b), nil
+}
+
 // InitOptions are the choices of moltgate init.
 type InitOptions struct {
 	Org    string

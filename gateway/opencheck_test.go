@@ -190,3 +190,23 @@ func TestOpenNamesAPeerFileMistake(t *testing.T) {
 		}
 	})
 }
+
+// A directory that holds no gateway says so, whatever else it holds.
+func TestOpenNotAGatewayDir(t *testing.T) {
+	empty := Dir(t.TempDir())
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	for _, dir := range []Dir{empty, Dir(filepath.Join(string(empty), "missing")), Dir(d.ConfigPath()), Dir(d.OrgKeyPath())} {
+		_, err := Open(Options{Dir: dir, Logger: slog.New(slog.DiscardHandler)})
+		if !errors.Is(err, ErrNotInitialised) || strings.Contains(err.Error(), "no such file") || strings.Contains(err.Error(), "not a directory") {
+			t.Errorf("%s: %v, want ErrNotInitialised", dir, err)
+		}
+	}
+	// A configuration that is not a file is named.
+	if err := os.Remove(d.ConfigPath()); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(d.ConfigPath(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	openFails(t, d, "moltgate.toml")
+}

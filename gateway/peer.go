@@ -55,7 +55,7 @@ func (p *PeerDoc) signingBytes() ([]byte, error) {
 
 // ExportPeer makes this gateway's signed peer document.
 func ExportPeer(d Dir, passphrase []byte, now time.Time) ([]byte, error) {
-	cfg, err := LoadConfig(d.ConfigPath())
+	cfg, err := d.ReadConfig()
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ type ImportOptions struct {
 // ImportPeer trusts the organisation of a peer document: it pins its org
 // key and records its endpoint, TLS pin and ceiling.
 func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
-	cfg, err := LoadConfig(d.ConfigPath())
+	cfg, err := d.ReadConfig()
 	if err != nil {
 		return nil, err
 	}

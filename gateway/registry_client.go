@@ -86,7 +86,7 @@ func Register(ctx context.Context, d Dir, o RegisterOptions) (*Registered, error
 	if !wire.ValidName(o.Agent) {
 		return nil, wire.Errorf(wire.ErrInvalidParam, "agent", "want an agent id of [A-Za-z0-9_-]{1,128}")
 	}
-	cfg, err := LoadConfig(d.ConfigPath())
+	cfg, err := d.ReadConfig()
 	if err != nil {
 		return nil, err
 	}

@@ -23,7 +23,7 @@ type RevocationList interface {
 // in its data directory with SQLite, the shared table with PostgreSQL. The
 // closer releases it.
 func OpenRevocations(ctx context.Context, d Dir) (RevocationList, io.Closer, error) {
-	cfg, err := LoadConfig(d.ConfigPath())
+	cfg, err := d.ReadConfig()
 	if err != nil {
 		return nil, nil, err
 	}

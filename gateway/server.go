@@ -174,7 +174,7 @@ func Open(opts Options) (*Server, error) {
 		opts.Rand = rand.Reader
 	}
 	d := opts.Dir
-	cfg, err := LoadConfig(d.ConfigPath())
+	cfg, err := d.ReadConfig()
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,7 @@ func initDir(t *testing.T, org, listen string) Dir {
 
 func TestInitMakesWorkingDir(t *testing.T) {
 	d := initDir(t, "acme", "127.0.0.1:9443")
-	cfg, err := LoadConfig(d.ConfigPath())
+	cfg, err := d.ReadConfig()
 	if err != nil {
 		t.Fatal(err)
 	}

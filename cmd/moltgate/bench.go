@@ -448,7 +448,7 @@ func (b *bench) setUp() error {
 
 // transport measures the phases with acme calling globex over tr.
 func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]phase, error) {
-	cfg, err := gateway.LoadConfig(b.acme.ConfigPath())
+	cfg, err := b.acme.ReadConfig()
 	if err != nil {
 		return nil, err
 	}

@@ -161,7 +161,8 @@ func describe(err error) string {
 	var mm *keys.MismatchError
 	var ee *keys.EnvError
 	switch {
-	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &oe), errors.As(err, &ee):
+	case errors.As(err, &ue), errors.As(err, &ce), errors.As(err, &oe), errors.As(err, &ee),
+		errors.Is(err, gateway.ErrNotInitialised):
 		code = wire.ErrInvalidParam
 	case errors.As(err, &mm):
 		code = wire.ErrAuthFailed
