@@ -210,3 +210,71 @@ func TestOpenNotAGatewayDir(t *testing.T) {
 	}
 	openFails(t, d, "moltgate.toml")
 }
+
+// Set-up mistakes that only show once the files are read together are
+// named by the key to change.
+func TestOpenNamesASetupMistake(t *testing.T) {
+	t.Run("org", func(t *testing.T) {
+		d := initDir(t, "acme", "127.0.0.1:9443")
+		setConfig(t, d, `org = "acme"`, `org = "other"`)
+		ce := openFails(t, d, "org")
+		if !strings.Contains(ce.Msg, "keys/org.json") || !strings.Contains(ce.Msg, "acme") {
+			t.Errorf("got %q", ce)
+		}
+	})
+	t.Run("cert_ttl", func(t *testing.T) {
+		d := initDir(t, "acme", "127.0.0.1:9443")
+		setConfig(t, d, `cert_ttl = "720h"`, `cert_ttl = "2540400h"`)
+		openFails(t, d, "security.cert_ttl")
+	})
+	t.Run("dsn", func(t *testing.T) {
+		d := initDir(t, "acme", "127.0.0.1:9443")
+		setConfig(t, d, `driver = "sqlite"`, `driver = "postgres"`)
+		setConfig(t, d, `dsn = ""`, `dsn = "not a dsn"`)
+		t.Setenv("MOLTGATE_POSTGRES_DSN", "")
+		openFails(t, d, "storage.dsn")
+		t.Setenv("MOLTGATE_POSTGRES_DSN", "port=notaport")
+		openFails(t, d, "MOLTGATE_POSTGRES_DSN")
+	})
+}
+
+// A database that cannot be reached is said in one line, without the
+// driver's tabs and newlines.
+func TestOpenUnreachableDatabase(t *testing.T) {
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	setConfig(t, d, `driver = "sqlite"`, `driver = "postgres"`)
+	setConfig(t, d, `dsn = ""`, `dsn = "postgres://u:secret@127.0.0.1:1,127.0.0.1:2/db?connect_timeout=5"`)
+	t.Setenv("MOLTGATE_POSTGRES_DSN", "")
+	_, err := Open(Options{Dir: d, Logger: slog.New(slog.DiscardHandler)})
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.ErrPeerUnavailable {
+		t.Fatalf("got %v, want E_PEER_UNAVAILABLE", err)
+	}
+	if s := err.Error(); strings.ContainsAny(s, "\n\t\r") || strings.Contains(s, "secret") || !strings.Contains(s, "storage.dsn") {
+		t.Errorf("got %q", s)
+	}
+}
+
+// TLS material that cannot be used names the file at fault.
+func TestOpenNamesBadTLSFiles(t *testing.T) {
+	other := initDir(t, "beta", "127.0.0.1:9543")
+	otherKey, err := os.ReadFile(other.TLSKeyPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, file, text, key string
+	}{
+		{"garbage certificate", "cert.pem", "garbage", "tls/cert.pem"},
+		{"empty certificate", "cert.pem", "", "tls/cert.pem"},
+		{"garbage key", "key.pem", "garbage", "tls/key.pem"},
+		{"empty key", "key.pem", "", "tls/key.pem"},
+		{"another key", "key.pem", string(otherKey), "tls/key.pem"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d := initDir(t, "acme", "127.0.0.1:9443")
+			writeFile(t, filepath.Join(string(d), "tls", c.file), c.text)
+			openFails(t, d, c.key)
+		})
+	}
+}

@@ -63,7 +63,7 @@ func ExportPeer(d Dir, passphrase []byte, now time.Time) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, pin, err := loadTLSCert(d.TLSCertPath(), d.TLSKeyPath())
+	_, pin, err := loadTLSCert(d)
 	if err != nil {
 		return nil, err
 	}

@@ -235,7 +235,7 @@ func registryTarget(d Dir, cfg *Config, own *identity.Agent, org string) (*regis
 		}
 		base = "http://" + net.JoinHostPort(host, port)
 		if cfg.TLSEnabled() {
-			_, p, err := loadTLSCert(d.TLSCertPath(), d.TLSKeyPath())
+			_, p, err := loadTLSCert(d)
 			if err != nil {
 				return nil, err
 			}

@@ -44,7 +44,7 @@ func (g *testGateway) waitListed(id string) {
 // httpClient talks to g's HTTPS face, pinned to its certificate.
 func (g *testGateway) httpClient() *http.Client {
 	g.t.Helper()
-	_, pin, err := loadTLSCert(g.dir.TLSCertPath(), g.dir.TLSKeyPath())
+	_, pin, err := loadTLSCert(g.dir)
 	if err != nil {
 		g.t.Fatal(err)
 	}

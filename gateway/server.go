@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +32,8 @@ import (
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib" // the PostgreSQL driver behind database/sql
 )
 
@@ -182,8 +185,12 @@ func Open(opts Options) (*Server, error) {
 	if err != nil {
 		return nil, openErr(err)
 	}
-	if org.Ref.Org != cfg.Org || org.Ref.Agent != GatewayAgent {
-		return nil, fmt.Errorf("open gateway: keys/org.json is for %s, the configuration for org %s", org.Ref, cfg.Org)
+	switch {
+	case org.Ref.Agent != GatewayAgent:
+		return nil, &ConfigError{Key: "keys/org.json", Msg: fmt.Sprintf("is the key of agent %s, not of a gateway", org.Ref)}
+	case org.Ref.Org != cfg.Org:
+		return nil, &ConfigError{Key: "org", Msg: fmt.Sprintf("%q, but keys/org.json is the key of %s (set org = %q, or give --dir the directory of %s)",
+			cfg.Org, org.Ref, org.Ref.Org, cfg.Org)}
 	}
 	s := &Server{
 		cfg: cfg, dir: d, now: opts.Now, rand: opts.Rand,
@@ -200,11 +207,17 @@ func Open(opts Options) (*Server, error) {
 	// Read here, not when serving, so that a missing or unreadable
 	// certificate or key stops the gateway before it claims any address.
 	if cfg.TLSEnabled() {
-		if s.tlsCert, _, err = loadTLSCert(d.TLSCertPath(), d.TLSKeyPath()); err != nil {
+		if s.tlsCert, _, err = loadTLSCert(d); err != nil {
 			return nil, err
 		}
 	}
 	now := s.now()
+	// Certificates carry their expiry in the protocol's timestamps, which
+	// end in 2286.
+	if end := time.UnixMilli(wire.MaxTimestamp); !now.Add(cfg.Security.CertTTL.D()).Before(end) {
+		return nil, &ConfigError{Key: "security.cert_ttl", Msg: fmt.Sprintf("%s is too long: certificates issued now would expire after %s, the last time the protocol can express",
+			cfg.Security.CertTTL.D(), end.UTC().Format(time.DateOnly))}
+	}
 	if err = s.certifyGateway(now); err != nil {
 		return nil, openErr(err)
 	}
@@ -444,9 +457,12 @@ func (s *Server) openStorage() error {
 		s.store = st
 		return nil
 	}
-	dsn := s.cfg.Storage.DSN
+	dsn, key := s.cfg.Storage.DSN, "storage.dsn"
 	if env := os.Getenv("MOLTGATE_POSTGRES_DSN"); env != "" {
-		dsn = env
+		dsn, key = env, "MOLTGATE_POSTGRES_DSN"
+	}
+	if _, err := pgx.ParseConfig(dsn); err != nil {
+		return &ConfigError{Key: key, Msg: "not a PostgreSQL connection string (postgres://USER@HOST:PORT/DB): " + dsnCause(err)}
 	}
 	db, err := sql.Open("pgx", dsn)
 	if err != nil {
@@ -456,13 +472,44 @@ func (s *Server) openStorage() error {
 	st, err := pgstore.New(ctx, db, opts)
 	if err != nil {
 		db.Close()
-		return fmt.Errorf("postgres: %w", err)
+		return databaseError(key, err)
 	}
 	if s.shared, err = pgshared.Open(ctx, db, s.now); err != nil {
 		st.Close()
 		db.Close()
-		return fmt.Errorf("postgres: %w", err)
+		return databaseError(key, err)
 	}
 	s.store, s.db = st, db
 	return nil
+}
+
+// dsnCause is why a connection string did not parse, without the string,
+// which may hold a password.
+func dsnCause(err error) string {
+	var pe *pgconn.ParseConfigError
+	if !errors.As(err, &pe) {
+		return oneLine(err.Error())
+	}
+	msg := pe.Error()
+	if i := strings.Index(msg, "`: "); i >= 0 {
+		msg = msg[i+len("`: "):]
+	}
+	return oneLine(msg)
+}
+
+// databaseError says what stopped the gateway from using its PostgreSQL
+// database, named by the setting key that gave it, in one line (the
+// driver's errors span several). A server that refused the connection is
+// the operator's to put right; one that could not be reached may come
+// back.
+func databaseError(key string, err error) error {
+	var ce *pgconn.ConnectError
+	if !errors.As(err, &ce) {
+		return fmt.Errorf("postgres: %w", err)
+	}
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) {
+		return &ConfigError{Key: key, Msg: "the database refused the connection: " + oneLine(pe.Message), Err: err}
+	}
+	return &wire.Error{Code: wire.ErrPeerUnavailable, Field: key, Message: "cannot reach the PostgreSQL database: " + oneLine(ce.Error()), Err: err}
 }

@@ -105,7 +105,7 @@ func TestInitMakesWorkingDir(t *testing.T) {
 	if _, err := Init(d, InitOptions{Org: "acme"}); err == nil {
 		t.Fatal("init over an existing gateway")
 	}
-	if _, _, err := loadTLSCert(d.TLSCertPath(), d.TLSKeyPath()); err != nil {
+	if _, _, err := loadTLSCert(d); err != nil {
 		t.Fatal(err)
 	}
 }

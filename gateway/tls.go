@@ -78,23 +78,34 @@ func spkiPin(c *x509.Certificate) string {
 }
 
 // loadTLSCert reads the gateway's certificate and key, refusing a key file
-// that others can read.
-func loadTLSCert(certPath, keyPath string) (tls.Certificate, string, error) {
-	kb, err := keys.ReadPrivateFile(keyPath)
+// that others can read. Content that is not a certificate or its key is a
+// *ConfigError naming the file.
+func loadTLSCert(d Dir) (tls.Certificate, string, error) {
+	kb, err := keys.ReadPrivateFile(d.TLSKeyPath())
 	if err != nil {
 		return tls.Certificate{}, "", fmt.Errorf("load TLS key: %w", err)
 	}
-	cb, err := os.ReadFile(certPath)
+	cb, err := os.ReadFile(d.TLSCertPath())
 	if err != nil {
 		return tls.Certificate{}, "", fmt.Errorf("load TLS certificate: %w", err)
+	}
+	bad := func(file, msg string, err error) (tls.Certificate, string, error) {
+		return tls.Certificate{}, "", &ConfigError{Key: file, Msg: msg, Err: err}
+	}
+	block, _ := pem.Decode(cb)
+	if block == nil || block.Type != "CERTIFICATE" {
+		return bad("tls/cert.pem", "holds no PEM certificate", nil)
+	}
+	leaf, err := x509.ParseCertificate(block.Bytes)
+	if err != nil {
+		return bad("tls/cert.pem", "not a valid certificate: "+strings.TrimPrefix(err.Error(), "x509: "), err)
+	}
+	if block, _ := pem.Decode(kb); block == nil || !strings.HasSuffix(block.Type, "PRIVATE KEY") {
+		return bad("tls/key.pem", "holds no PEM private key", nil)
 	}
 	pair, err := tls.X509KeyPair(cb, kb)
 	if err != nil {
-		return tls.Certificate{}, "", fmt.Errorf("load TLS certificate: %w", err)
-	}
-	leaf, err := x509.ParseCertificate(pair.Certificate[0])
-	if err != nil {
-		return tls.Certificate{}, "", fmt.Errorf("load TLS certificate: %w", err)
+		return bad("tls/key.pem", "does not go with tls/cert.pem: "+strings.TrimPrefix(err.Error(), "tls: "), err)
 	}
 	pair.Leaf = leaf
 	return pair, spkiPin(leaf), nil

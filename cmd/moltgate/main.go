@@ -152,7 +152,7 @@ func describe(err error) string {
 		if we.Suggestion != nil {
 			line += " (suggestion: " + we.Suggestion.String() + ")"
 		}
-		return strings.ReplaceAll(line, "\n", " ")
+		return oneLine.Replace(line)
 	}
 	code := wire.ErrInternal
 	var ue usageError
@@ -171,8 +171,12 @@ func describe(err error) string {
 	case errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrExist), errors.Is(err, fs.ErrPermission):
 		code = wire.ErrInvalidParam
 	}
-	return string(code) + ": " + strings.ReplaceAll(err.Error(), "\n", " ")
+	return string(code) + ": " + oneLine.Replace(err.Error())
 }
+
+// oneLine keeps an error on its line: some drivers indent the causes they
+// list on lines of their own.
+var oneLine = strings.NewReplacer("\r\n", " ", "\n", " ", "\r", " ", "\t", " ")
 
 // usageError is a mistake on the command line.
 type usageError struct{ msg string }
