@@ -152,6 +152,15 @@ func Init(d Dir, opts InitOptions) (*InitResult, error) {
 	if _, err := os.Stat(d.ConfigPath()); err == nil {
 		return nil, fmt.Errorf("init: %s already holds a gateway: %w", string(d), fs.ErrExist)
 	}
+	// The configuration is written last, so keys without it are those of
+	// an init that stopped half way: never overwritten, as they may be in
+	// use elsewhere.
+	for _, rel := range []string{"keys/org.json", "tls/key.pem"} {
+		if _, err := os.Lstat(d.path(filepath.FromSlash(rel))); err == nil {
+			return nil, fmt.Errorf("init: %s holds the keys of an earlier init that did not finish (%s); remove the directory or use another --dir: %w",
+				string(d), rel, fs.ErrExist)
+		}
+	}
 	tlsOn := true // on by default, loopback included
 	cfgText, err := renderConfig(opts.Org, opts.Listen, opts.GRPC, tlsOn)
 	if err != nil {

@@ -278,3 +278,18 @@ func TestOpenNamesBadTLSFiles(t *testing.T) {
 		})
 	}
 }
+
+// An init that stopped half way leaves keys; init again says what to do.
+func TestInitAfterACrash(t *testing.T) {
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	if err := os.Remove(d.ConfigPath()); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Init(d, InitOptions{Org: "acme"})
+	if !errors.Is(err, os.ErrExist) || !strings.Contains(err.Error(), "earlier init") || !strings.Contains(err.Error(), "another --dir") {
+		t.Fatalf("got %v", err)
+	}
+	if strings.Count(err.Error(), string(d)) != 1 {
+		t.Errorf("the directory is not named once: %v", err)
+	}
+}
