@@ -180,7 +180,12 @@ func readAgent(path string) (*LocalAgent, error) {
 // v. A field v does not have is a mistake, as in moltgate.toml, not
 // silently ignored: so is a misspelt one.
 func readRecord(path, file string, v any) error {
-	b, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	b, err := readChecked(f, file)
 	if err != nil {
 		return err
 	}

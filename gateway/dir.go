@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net"
 	"os"
@@ -90,6 +91,7 @@ func (d Dir) configText() (string, error) {
 	case !st.IsDir():
 		return "", fmt.Errorf("%s is a file: %w", d, ErrNotInitialised)
 	}
+	dirMode := st
 	st, err = os.Stat(d.ConfigPath())
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -101,11 +103,51 @@ func (d Dir) configText() (string, error) {
 	case !st.Mode().IsRegular():
 		return "", &ConfigError{Key: "moltgate.toml", Msg: "is not a regular file"}
 	}
-	b, err := os.ReadFile(d.ConfigPath())
+	if err := notWritable(string(d), "gateway directory", dirMode); err != nil {
+		return "", err
+	}
+	for _, sub := range []string{"keys", "keys/agents", "tls", "peers", "agents", "data", "run"} {
+		path := d.path(filepath.FromSlash(sub))
+		if st, err := os.Stat(path); err == nil {
+			if err := notWritable(path, sub+"/", st); err != nil {
+				return "", err
+			}
+		}
+	}
+	f, err := os.Open(d.ConfigPath())
 	if err != nil {
 		return "", fmt.Errorf("read config: %w", err)
 	}
+	defer f.Close()
+	b, err := readChecked(f, "moltgate.toml")
+	if err != nil {
+		return "", err
+	}
 	return string(b), nil
+}
+
+// notWritable refuses a file or directory of the gateway directory that
+// group or others may write: who can change it can change whom the
+// gateway trusts, what it runs, or where its data goes. Key files go
+// further, and may not be readable either (keys.ErrPermissions).
+func notWritable(path, name string, st fs.FileInfo) error {
+	if perm := st.Mode().Perm(); perm&0o022 != 0 {
+		return &ConfigError{Key: name, Msg: fmt.Sprintf("mode %04o: group or others may write it (run chmod go-w %s)", perm, path), Err: fs.ErrPermission}
+	}
+	return nil
+}
+
+// readChecked reads the open file f, named name in messages, refusing it
+// if group or others may write it.
+func readChecked(f *os.File, name string) ([]byte, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if err := notWritable(f.Name(), name, st); err != nil {
+		return nil, err
+	}
+	return io.ReadAll(io.LimitReader(f, 16<<20))
 }
 
 // InitOptions are the choices of moltgate init.
@@ -159,6 +201,13 @@ func Init(d Dir, opts InitOptions) (*InitResult, error) {
 		if _, err := os.Lstat(d.path(filepath.FromSlash(rel))); err == nil {
 			return nil, fmt.Errorf("init: %s holds the keys of an earlier init that did not finish (%s); remove the directory or use another --dir: %w",
 				string(d), rel, fs.ErrExist)
+		}
+	}
+	// A directory made beforehand must pass serve's check as the ones
+	// made here do.
+	if st, err := os.Stat(string(d)); err == nil {
+		if err := notWritable(string(d), "gateway directory", st); err != nil {
+			return nil, err
 		}
 	}
 	tlsOn := true // on by default, loopback included

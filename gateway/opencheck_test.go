@@ -293,3 +293,74 @@ func TestInitAfterACrash(t *testing.T) {
 		t.Errorf("the directory is not named once: %v", err)
 	}
 }
+
+// What group or others may write is not trusted: the configuration (which
+// may hold a database password), the records of peers and agents, and
+// the directories that hold them and the keys. The message gives the fix.
+func TestOpenRefusesWhatOthersMayWrite(t *testing.T) {
+	for _, c := range []struct {
+		rel  string
+		mode os.FileMode
+		key  string
+	}{
+		{"", 0o777, "gateway directory"},
+		{"", 0o770, "gateway directory"},
+		{"moltgate.toml", 0o666, "moltgate.toml"},
+		{"moltgate.toml", 0o620, "moltgate.toml"},
+		{"keys", 0o777, "keys/"},
+		{"keys/agents", 0o707, "keys/agents/"},
+		{"tls", 0o775, "tls/"},
+		{"tls/cert.pem", 0o666, "tls/cert.pem"},
+		{"peers", 0o777, "peers/"},
+		{"peers/beta.json", 0o622, "peers/beta.json"},
+		{"agents", 0o777, "agents/"},
+		{"agents/bot.json", 0o666, "agents/bot.json"},
+		{"data", 0o777, "data/"},
+	} {
+		t.Run(c.rel+" "+c.mode.String(), func(t *testing.T) {
+			d := withPeer(t)
+			if _, err := AddAgent(d, AddAgentOptions{ID: "bot"}); err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join(string(d), filepath.FromSlash(c.rel))
+			if err := os.Chmod(path, c.mode); err != nil {
+				t.Fatal(err)
+			}
+			ce := openFails(t, d, c.key)
+			if !strings.Contains(ce.Msg, "chmod go-w "+path) {
+				t.Errorf("no fix in %q", ce)
+			}
+		})
+	}
+	// Readable by others is no mistake for what holds no secret.
+	d := withPeer(t)
+	for _, rel := range []string{"", "keys", "tls", "peers", "agents", "tls/cert.pem", "peers/beta.json"} {
+		if err := os.Chmod(filepath.Join(string(d), rel), map[bool]os.FileMode{true: 0o755, false: 0o644}[!strings.Contains(rel, ".")]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s, err := Open(Options{Dir: d, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Shutdown(t.Context())
+}
+
+// Init does not make a gateway in a directory others may write, which
+// serve would refuse.
+func TestInitRefusesADirectoryOthersMayWrite(t *testing.T) {
+	d := Dir(filepath.Join(t.TempDir(), "acme"))
+	if err := os.Mkdir(string(d), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(string(d), 0o775); err != nil {
+		t.Fatal(err)
+	}
+	var ce *ConfigError
+	if _, err := Init(d, InitOptions{Org: "acme"}); !errors.As(err, &ce) || ce.Key != "gateway directory" {
+		t.Fatalf("got %v", err)
+	}
+	if _, err := os.Stat(d.OrgKeyPath()); !errors.Is(err, os.ErrNotExist) {
+		t.Fatal("init wrote keys before it refused")
+	}
+}

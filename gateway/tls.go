@@ -85,9 +85,14 @@ func loadTLSCert(d Dir) (tls.Certificate, string, error) {
 	if err != nil {
 		return tls.Certificate{}, "", fmt.Errorf("load TLS key: %w", err)
 	}
-	cb, err := os.ReadFile(d.TLSCertPath())
+	f, err := os.Open(d.TLSCertPath())
 	if err != nil {
 		return tls.Certificate{}, "", fmt.Errorf("load TLS certificate: %w", err)
+	}
+	defer f.Close()
+	cb, err := readChecked(f, "tls/cert.pem")
+	if err != nil {
+		return tls.Certificate{}, "", err
 	}
 	bad := func(file, msg string, err error) (tls.Certificate, string, error) {
 		return tls.Certificate{}, "", &ConfigError{Key: file, Msg: msg, Err: err}
