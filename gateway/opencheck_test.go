@@ -1,16 +1,19 @@
 package gateway
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -363,4 +366,44 @@ func TestInitRefusesADirectoryOthersMayWrite(t *testing.T) {
 	if _, err := os.Stat(d.OrgKeyPath()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("init wrote keys before it refused")
 	}
+}
+
+// A gateway logs nothing until it serves, so that one that fails to start
+// prints only its error; what came before is logged then, in order.
+func TestNothingLoggedBeforeServing(t *testing.T) {
+	d, ls := newTestDir(t, "acme", AddAgentOptions{ID: "bot", Capabilities: []string{"bot.chat"}})
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &buf}, nil))
+	s, err := Open(Options{Dir: d, Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logged := func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
+	// The local bridge reports the agent from another goroutine.
+	time.Sleep(300 * time.Millisecond)
+	if l := logged(); l != "" {
+		t.Errorf("logged before serving:\n%s", l)
+	}
+	if ls.Core, err = localbridge.ListenUnix(d.CoreSocket()); err != nil {
+		t.Fatal(err)
+	}
+	if ls.RPC, err = localbridge.ListenUnix(d.RPCSocket()); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ls) }()
+	eventually(t, "the serving line", func() error {
+		l := logged()
+		changed, serving := strings.Index(l, `"msg":"agent changed"`), strings.Index(l, `"msg":"gateway serving"`)
+		if changed < 0 || serving < 0 {
+			return errors.New("not logged")
+		}
+		if changed > serving {
+			return errors.New("the held line came after the serving line")
+		}
+		return nil
+	})
+	s.Shutdown(t.Context())
+	<-done
 }

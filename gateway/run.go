@@ -155,6 +155,7 @@ func (s *Server) Serve(ls *Listeners) error {
 	s.startBackground() // under lnMu too, so that Shutdown waits for what it starts
 	s.lnMu.Unlock()
 
+	s.held.release()
 	s.log.Info("gateway serving", "org", s.cfg.Org, "https", ls.HTTP.Addr().String(), "grpc", ls.GRPC.Addr().String(),
 		"tls", s.cfg.TLSEnabled(), "agents", len(s.localAgents()))
 

@@ -66,6 +66,7 @@ type Server struct {
 	cfg   *Config
 	dir   Dir
 	log   *slog.Logger
+	held  heldLog // what is logged before Serve
 	now   func() time.Time
 	rand  io.Reader
 	codec *wire.Codec
@@ -203,7 +204,7 @@ func Open(opts Options) (*Server, error) {
 	if s.scanner, err = pii.New(nil); err != nil {
 		return nil, openErr(err)
 	}
-	s.log = newLogger(opts.Logger, cfg.Log.Level, s.scanner)
+	s.log = newLogger(opts.Logger, cfg.Log.Level, s.scanner, &s.held)
 	// Read here, not when serving, so that a missing or unreadable
 	// certificate or key stops the gateway before it claims any address.
 	if cfg.TLSEnabled() {

@@ -1,10 +1,12 @@
 package gateway
 
 import (
+	"context"
 	"encoding/hex"
 	"io"
 	"log/slog"
 	"os"
+	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -40,8 +42,9 @@ func newMessageID(rand io.Reader) string {
 }
 
 // newLogger builds the gateway's logger: the given one, or JSON lines on
-// standard error, either way behind the classification redaction layer.
-func newLogger(base *slog.Logger, level string, sc *pii.Scanner) *slog.Logger {
+// standard error, either way behind the classification redaction layer,
+// and held back by held until the gateway serves.
+func newLogger(base *slog.Logger, level string, sc *pii.Scanner, held *heldLog) *slog.Logger {
 	var h slog.Handler
 	if base != nil {
 		h = base.Handler()
@@ -50,7 +53,64 @@ func newLogger(base *slog.Logger, level string, sc *pii.Scanner) *slog.Logger {
 		_ = lv.UnmarshalText([]byte(level))
 		h = slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: lv})
 	}
-	return slog.New(classify.NewRedactor(h, sc))
+	return slog.New(classify.NewRedactor(heldHandler{h, held}, sc))
+}
+
+// heldLog keeps what the gateway logs before it serves: a gateway that
+// cannot start (its address taken, say) then prints only its error, not
+// the first reports of the agents Open set going. Serve releases the
+// records, in order, before its own first line.
+type heldLog struct {
+	mu       sync.Mutex
+	released bool
+	records  []heldRecord
+}
+
+type heldRecord struct {
+	h slog.Handler
+	r slog.Record
+}
+
+// maxHeld bounds what is kept of a gateway that is opened and never served.
+const maxHeld = 1024
+
+// release writes what was held and lets everything after through.
+func (l *heldLog) release() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, hr := range l.records {
+		_ = hr.h.Handle(context.Background(), hr.r)
+	}
+	l.records, l.released = nil, true
+}
+
+type heldHandler struct {
+	next slog.Handler
+	held *heldLog
+}
+
+func (h heldHandler) Enabled(ctx context.Context, lv slog.Level) bool { return h.next.Enabled(ctx, lv) }
+
+func (h heldHandler) Handle(ctx context.Context, r slog.Record) error {
+	l := h.held
+	l.mu.Lock()
+	if !l.released {
+		if len(l.records) < maxHeld {
+			l.records = append(l.records, heldRecord{h.next, r.Clone()})
+		}
+		l.mu.Unlock()
+		return nil
+	}
+	l.mu.Unlock()
+	return h.next.Handle(ctx, r)
+}
+
+func (h heldHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return heldHandler{h.next.WithAttrs(as), h.held}
+}
+
+func (h heldHandler) WithGroup(name string) slog.Handler {
+	return heldHandler{h.next.WithGroup(name), h.held}
 }
 
 // blockCollector exports the gate's block counts.
