@@ -407,3 +407,36 @@ func TestNothingLoggedBeforeServing(t *testing.T) {
 	s.Shutdown(t.Context())
 	<-done
 }
+
+// A reload says, once per change, that moltgate.toml changed and is applied
+// only by a restart, and what is wrong with it if anything is.
+func TestReloadWarnsOfAChangedConfig(t *testing.T) {
+	d, ls := newTestDir(t, "acme")
+	g := start(t, d, ls, TransportWebSocket)
+	ctx := t.Context()
+	const warning = `"msg":"moltgate.toml changed; restart the gateway to apply it"`
+	if err := g.s.Reload(ctx); err != nil || strings.Contains(g.logs(), warning) {
+		t.Fatalf("reload of an unchanged config: %v\n%s", err, g.logs())
+	}
+	setConfig(t, d, `request_timeout = "30s"`, `request_timeout = "20s"`)
+	for range 2 {
+		if err := g.s.Reload(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := strings.Count(g.logs(), warning); n != 1 {
+		t.Fatalf("warned %d times, want once:\n%s", n, g.logs())
+	}
+	if g.s.Config().Listen.RequestTimeout.D() != 30*time.Second {
+		t.Fatal("a reload applied the changed setting")
+	}
+	setConfig(t, d, `request_timeout = "20s"`, `request_timout = "20s"`)
+	err := g.s.Reload(ctx)
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key != "listen.request_timout" {
+		t.Fatalf("reload of a config with a mistake: %v", err)
+	}
+	if n := strings.Count(g.logs(), warning); n != 2 {
+		t.Fatalf("warned %d times, want twice:\n%s", n, g.logs())
+	}
+}

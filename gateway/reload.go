@@ -149,9 +149,33 @@ func (s *Server) purgeOrg(ctx context.Context, org string) int {
 // Reload reads the peers and the local agents again (ReloadPeers, then
 // ReloadAgents), as a serving gateway does by itself when their files
 // change and moltgate serve does on SIGHUP. Each takes effect whole or not
-// at all, and a mistake in one does not hold up the other.
+// at all, and a mistake in one does not hold up the other. moltgate.toml
+// is not applied (its settings are built into the running gateway), but a
+// change to it is logged once, and a mistake in it returned too.
 func (s *Server) Reload(ctx context.Context) error {
-	return errors.Join(s.ReloadPeers(ctx), s.ReloadAgents(ctx))
+	return errors.Join(s.ReloadPeers(ctx), s.ReloadAgents(ctx), s.checkConfig())
+}
+
+// checkConfig logs, once per change, that moltgate.toml is not as the
+// gateway read it, so that an operator who sent SIGHUP after editing it
+// learns it needs a restart; it returns the new file's mistake, if any.
+func (s *Server) checkConfig() error {
+	text, err := s.dir.configText()
+	seen := text
+	if err != nil {
+		seen = "\x00" + err.Error() // never a file's text
+	}
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	if seen == s.cfgSeen {
+		return nil
+	}
+	s.cfgSeen = seen
+	s.log.Warn("moltgate.toml changed; restart the gateway to apply it")
+	if err == nil {
+		_, err = ParseConfig(text)
+	}
+	return err
 }
 
 // ReloadAgents makes the local agents added, changed or removed since the

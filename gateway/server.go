@@ -66,10 +66,13 @@ type Server struct {
 	cfg   *Config
 	dir   Dir
 	log   *slog.Logger
-	held  heldLog // what is logged before Serve
 	now   func() time.Time
 	rand  io.Reader
 	codec *wire.Codec
+	held  heldLog // what is logged before Serve
+
+	cfgMu   sync.Mutex
+	cfgSeen string // moltgate.toml as last read (or why it could not be)
 	// verifier checks message signatures, keeping the keys of peers and
 	// their agents expanded; shared by every face.
 	verifier *keys.Verifier
@@ -178,7 +181,11 @@ func Open(opts Options) (*Server, error) {
 		opts.Rand = rand.Reader
 	}
 	d := opts.Dir
-	cfg, err := d.ReadConfig()
+	cfgText, err := d.configText()
+	if err != nil {
+		return nil, err
+	}
+	cfg, err := ParseConfig(cfgText)
 	if err != nil {
 		return nil, err
 	}
@@ -194,7 +201,7 @@ func Open(opts Options) (*Server, error) {
 			cfg.Org, org.Ref, org.Ref.Org, cfg.Org)}
 	}
 	s := &Server{
-		cfg: cfg, dir: d, now: opts.Now, rand: opts.Rand,
+		cfg: cfg, cfgSeen: cfgText, dir: d, now: opts.Now, rand: opts.Rand,
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
 		peers: map[string]*peerState{}, passphrase: bytes.Clone(opts.Passphrase),

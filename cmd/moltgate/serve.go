@@ -61,8 +61,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	defer func() { signal.Stop(hup); close(hup) }()
 	go func() {
 		for range hup {
-			if err := s.Reload(ctx); err != nil {
-				fmt.Fprintf(e.stderr, "moltgate serve: %s\n", describe(err))
+			for _, line := range describeEach(s.Reload(ctx)) {
+				fmt.Fprintln(e.stderr, "moltgate serve: "+line)
 			}
 		}
 	}()
@@ -70,4 +70,22 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	return nil
+}
+
+// describeEach renders each of the errors err joins (the peers', the
+// agents' and the configuration's, on a reload) as a line of its own, each
+// with its own code.
+func describeEach(err error) []string {
+	if err == nil {
+		return nil
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []string{describe(err)}
+	}
+	var lines []string
+	for _, e := range j.Unwrap() {
+		lines = append(lines, describeEach(e)...)
+	}
+	return lines
 }
