@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/pgtest"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -438,5 +440,22 @@ func TestReloadWarnsOfAChangedConfig(t *testing.T) {
 	}
 	if n := strings.Count(g.logs(), warning); n != 2 {
 		t.Fatalf("warned %d times, want twice:\n%s", n, g.logs())
+	}
+}
+
+// A database server that refuses the gateway is the operator's to put
+// right, named by the key that gave it.
+func TestOpenRefusedByTheDatabase(t *testing.T) {
+	u, err := url.Parse(pgtest.DSN(t))
+	if err != nil || u.Scheme == "" {
+		t.Skip("the test DSN is not a URL")
+	}
+	u.Path = "/moltgate_no_such_database"
+	t.Setenv("MOLTGATE_POSTGRES_DSN", "")
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	usePostgres(t, d, u.String())
+	ce := openFails(t, d, "storage.dsn")
+	if !strings.Contains(ce.Msg, "refused") {
+		t.Errorf("got %q", ce)
 	}
 }
