@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
+	"reflect"
 	"strings"
 	"time"
 
@@ -224,23 +225,64 @@ func optionErr(cmd, option, format string, args ...any) *OptionError {
 // validates it. The first mistake is returned as a *ConfigError; unknown
 // keys are mistakes too, so a misspelt setting is never silently ignored.
 func ParseConfig(text string) (*Config, error) {
-	var c Config
-	md, err := toml.Decode(text, &c)
+	// The file is read twice: first as plain TOML, to hold each key to its
+	// exact spelling (the decoder matches struct fields case-insensitively,
+	// so "TLS" after "tls" would silently win), then into Config.
+	var raw map[string]any
+	md, err := toml.Decode(text, &raw)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &ConfigError{Key: fmt.Sprintf("line %d", pe.Position.Line), Msg: oneLine(pe.Message)}
+			return nil, &ConfigError{Key: fmt.Sprintf("line %d", pe.Position.Line), Msg: oneLine(pe.Message), Err: err}
 		}
-		return nil, &ConfigError{Key: keyOf(err), Msg: tomlDetail(err.Error())}
+		return nil, &ConfigError{Key: "file", Msg: oneLine(err.Error()), Err: err}
 	}
-	if und := md.Undecoded(); len(und) > 0 {
-		return nil, &ConfigError{Key: und[0].String(), Msg: "unknown setting"}
+	for _, k := range md.Keys() {
+		if _, ok := settingType(k); !ok {
+			return nil, &ConfigError{Key: k.String(), Msg: "unknown setting"}
+		}
+	}
+	var c Config
+	if _, err := toml.Decode(text, &c); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, &ConfigError{Key: fmt.Sprintf("line %d", pe.Position.Line), Msg: oneLine(pe.Message), Err: err}
+		}
+		return nil, &ConfigError{Key: keyOf(err), Msg: tomlDetail(err.Error()), Err: err}
 	}
 	c.fillDefaults()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// settingType is the type of the Config field that key names, spelt
+// exactly as its toml tag; ok is false for a key that is no setting. It
+// walks the key one part at a time, so that a quoted key holding a dot
+// ("listen.tls" = …) is not taken for a nested one.
+func settingType(key toml.Key) (t reflect.Type, ok bool) {
+	t = reflect.TypeFor[Config]()
+	for _, part := range key {
+		if t.Kind() != reflect.Struct {
+			return nil, false
+		}
+		f, found := fieldByTag(t, part)
+		if !found {
+			return nil, false
+		}
+		t = f.Type
+	}
+	return t, true
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if f := t.Field(i); f.Tag.Get("toml") == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
 }
 
 // LoadConfig reads DIR/moltgate.toml.

@@ -55,6 +55,16 @@ func TestConfigMistakesNameTheKey(t *testing.T) {
 		"org = \"a\"\n[listen]\nmetrics_from = [\"10.0.0.0/33\"]":      "listen.metrics_from",
 		"org = \"a\"\n[listen]\nmetrics_from = [\"localhost\"]":        "listen.metrics_from",
 		"org = [": "line 1",
+		// Keys are case-sensitive: a key spelt otherwise is not the
+		// setting, even if the TOML decoder would match it loosely.
+		"org = \"a\"\n[listen]\ntls = true\nTLS = false":           "listen.TLS",
+		"org = \"a\"\n[Listen]\ntls = false":                       "Listen",
+		"org = \"a\"\nORG = \"b\"":                                 "ORG",
+		"Org = \"a\"":                                              "Org",
+		"org = \"a\"\n[limits]\nMax_Hops = 2":                      "limits.Max_Hops",
+		"org = \"a\"\n\"listen.tls\" = false":                      `"listen.tls"`,
+		"org = \"a\"\n[limits.x]\ny = 1":                           "limits.x",
+		"org = \"a\"\nlisten = {address = \"127.0.0.1:1\", X = 1}": "listen.X",
 	}
 	for text, key := range cases {
 		_, err := ParseConfig(text)
