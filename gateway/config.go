@@ -233,21 +233,21 @@ func ParseConfig(text string) (*Config, error) {
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &ConfigError{Key: fmt.Sprintf("line %d", pe.Position.Line), Msg: oneLine(pe.Message), Err: err}
+			return nil, readMistake(text, pe)
 		}
 		return nil, &ConfigError{Key: "file", Msg: oneLine(err.Error()), Err: err}
 	}
 	for _, k := range md.Keys() {
-		if _, ok := settingType(k); !ok {
+		t, ok := settingType(k)
+		if !ok {
 			return nil, &ConfigError{Key: k.String(), Msg: "unknown setting"}
+		}
+		if msg := valueMistake(t, lookup(raw, k)); msg != "" {
+			return nil, &ConfigError{Key: k.String(), Msg: msg}
 		}
 	}
 	var c Config
 	if _, err := toml.Decode(text, &c); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, &ConfigError{Key: fmt.Sprintf("line %d", pe.Position.Line), Msg: oneLine(pe.Message), Err: err}
-		}
 		return nil, &ConfigError{Key: keyOf(err), Msg: tomlDetail(err.Error()), Err: err}
 	}
 	c.fillDefaults()
@@ -255,6 +255,60 @@ func ParseConfig(text string) (*Config, error) {
 		return nil, err
 	}
 	return &c, nil
+}
+
+// readMistake reports what the TOML reader refused. A mistake in a value
+// names the key it was for; one in the file's structure, where the
+// reader's last key may be an earlier line's, names only the line.
+func readMistake(text string, pe toml.ParseError) *ConfigError {
+	line := pe.Position.Line
+	msg := strings.Replace(oneLine(pe.Message), " is out of range for int64", " is out of range", 1)
+	if pe.LastKey != "" && assigns(text, line, pe.LastKey) {
+		return &ConfigError{Key: pe.LastKey, Msg: fmt.Sprintf("line %d: %s", line, msg), Err: pe}
+	}
+	return &ConfigError{Key: fmt.Sprintf("line %d", line), Msg: msg, Err: pe}
+}
+
+// assigns reports whether line n (from 1) of text sets key's last part.
+func assigns(text string, n int, key string) bool {
+	lines := strings.Split(text, "\n")
+	if n < 1 || n > len(lines) {
+		return false
+	}
+	name := key[strings.LastIndexByte(key, '.')+1:]
+	rest, ok := strings.CutPrefix(strings.TrimSpace(lines[n-1]), name)
+	return ok && strings.HasPrefix(strings.TrimLeft(rest, " \t"), "=")
+}
+
+// lookup is the value of key in the file as plain TOML, nil if it is not
+// there (a part of it that is no table).
+func lookup(raw map[string]any, key toml.Key) any {
+	var v any = raw
+	for _, part := range key {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[part]
+	}
+	return v
+}
+
+// valueMistake says what is wrong with v as the value of a setting of
+// type t, or "" if nothing is. Durations are parsed here, where the key is
+// known, rather than in UnmarshalText, whose error the decoder reports by
+// line only.
+func valueMistake(t reflect.Type, v any) string {
+	if t == reflect.TypeFor[Duration]() {
+		s, ok := v.(string)
+		if !ok {
+			return `must be a duration in quotes, e.g. "30s"`
+		}
+		if _, err := time.ParseDuration(s); err != nil {
+			return fmt.Sprintf(`%q is not a duration; write e.g. "30s", "5m" or "1h"`, s)
+		}
+	}
+	return ""
 }
 
 // settingType is the type of the Config field that key names, spelt

@@ -45,7 +45,7 @@ func TestConfigMistakesNameTheKey(t *testing.T) {
 		"org = \"a\"\n[limits]\nmesage_bytes = 1":                      "limits.mesage_bytes",
 		"org = \"a\"\n[limits]\nmessage_bytes = \"big\"":               "limits.message_bytes",
 		"org = \"a\"\n[limits]\nmessage_bytes = 100":                   "limits.message_bytes",
-		"org = \"a\"\n[security]\nreplay_window = \"forever\"":         "line 3",
+		"org = \"a\"\n[security]\nreplay_window = \"forever\"":         "security.replay_window",
 		"org = \"a\"\n[security]\npeer_max_cls = \"top\"":              "security.peer_max_cls",
 		"org = \"a\"\n[listen]\naddress = \"0.0.0.0:80\"\ntls = false": "listen.tls",
 		"org = \"a\"\n[listen]\ngrpc = \"127.0.0.1:7443\"":             "listen.grpc",
@@ -54,7 +54,8 @@ func TestConfigMistakesNameTheKey(t *testing.T) {
 		"org = \"a\"\n[limits]\nmax_hops = 99":                         "limits.max_hops",
 		"org = \"a\"\n[listen]\nmetrics_from = [\"10.0.0.0/33\"]":      "listen.metrics_from",
 		"org = \"a\"\n[listen]\nmetrics_from = [\"localhost\"]":        "listen.metrics_from",
-		"org = [": "line 1",
+		"org = [":              "org",
+		"org = \"a\"\nfoo bar": "line 2",
 		// Keys are case-sensitive: a key spelt otherwise is not the
 		// setting, even if the TOML decoder would match it loosely.
 		"org = \"a\"\n[listen]\ntls = true\nTLS = false":           "listen.TLS",
@@ -78,6 +79,34 @@ func TestConfigMistakesNameTheKey(t *testing.T) {
 		}
 		if strings.Contains(err.Error(), "\n") {
 			t.Errorf("%q: error is not one line: %q", text, err)
+		}
+	}
+}
+
+// TestConfigMistakeLines: each mistake is one line that names the key and
+// says, in the file's own terms, what the key takes.
+func TestConfigMistakeLines(t *testing.T) {
+	cases := []struct{ text, want string }{
+		// Durations name their key, whatever is wrong with them.
+		{"[security]\nreplay_window = \"forever\"", `security.replay_window: "forever" is not a duration; write e.g. "30s", "5m" or "1h"`},
+		{"[listen]\nread_header_timeout = 5", `listen.read_header_timeout: must be a duration in quotes, e.g. "30s"`},
+		{"[directory]\nsync_interval = \"5\"", `directory.sync_interval: "5" is not a duration; write e.g. "30s", "5m" or "1h"`},
+		// So do values the TOML reader itself refuses, with their line.
+		{"[listen]\nmax_connections = 99999999999999999999", `listen.max_connections: line 3: 99999999999999999999 is out of range`},
+		{"[listen]\ntls = tru", `listen.tls: line 3: expected value but found "tru" instead`},
+		{"[listen]\ntls = true\n\nfoo bar", `line 5: expected '.' or '=', but got 'b' instead`},
+		{"[listen] x = 1", `line 2: expected a top-level item to end with a newline, comment, or EOF, but got 'x' instead`},
+	}
+	for _, c := range cases {
+		text := "org = \"a\"\n" + c.text
+		_, err := ParseConfig(text)
+		var ce *ConfigError
+		if !errors.As(err, &ce) {
+			t.Errorf("%q: got %v, want a ConfigError", text, err)
+			continue
+		}
+		if got, want := err.Error(), "config: "+c.want; got != want {
+			t.Errorf("%q:\n got %s\nwant %s", text, got, want)
 		}
 	}
 }
