@@ -243,12 +243,16 @@ func ParseConfig(text string) (*Config, error) {
 			return nil, &ConfigError{Key: k.String(), Msg: "unknown setting"}
 		}
 		if msg := valueMistake(t, lookup(raw, k)); msg != "" {
+			if t.Kind() == reflect.Struct {
+				msg += " ([" + k.String() + "])"
+			}
 			return nil, &ConfigError{Key: k.String(), Msg: msg}
 		}
 	}
 	var c Config
 	if _, err := toml.Decode(text, &c); err != nil {
-		return nil, &ConfigError{Key: keyOf(err), Msg: tomlDetail(err.Error()), Err: err}
+		// Every value was checked against its field above.
+		return nil, &ConfigError{Key: "file", Msg: oneLine(err.Error()), Err: err}
 	}
 	c.fillDefaults()
 	if err := c.Validate(); err != nil {
@@ -307,6 +311,44 @@ func valueMistake(t reflect.Type, v any) string {
 		if _, err := time.ParseDuration(s); err != nil {
 			return fmt.Sprintf(`%q is not a duration; write e.g. "30s", "5m" or "1h"`, s)
 		}
+		return ""
+	}
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if _, ok := v.(map[string]any); !ok {
+			return "must be a table"
+		}
+	case reflect.Bool:
+		if _, ok := v.(bool); !ok {
+			return "must be true or false"
+		}
+	case reflect.String:
+		if _, ok := v.(string); !ok {
+			return "must be a string in quotes"
+		}
+	case reflect.Int, reflect.Int64:
+		if _, ok := v.(int64); !ok {
+			return "must be a whole number"
+		}
+	case reflect.Float64:
+		switch v.(type) {
+		case float64, int64:
+		default:
+			return "must be a number"
+		}
+	case reflect.Slice: // of strings, the only lists the file has
+		list, ok := v.([]any)
+		for _, e := range list {
+			if _, isString := e.(string); !isString {
+				ok = false
+			}
+		}
+		if !ok {
+			return `must be a list of strings, e.g. ["10.0.0.0/8"]`
+		}
 	}
 	return ""
 }
@@ -348,28 +390,7 @@ func LoadConfig(path string) (*Config, error) {
 	return ParseConfig(string(b))
 }
 
-// tomlDetail drops the "toml: line N (last key ...):" prefix the key
-// already says.
-func tomlDetail(s string) string {
-	if i := strings.Index(s, "): "); i >= 0 && strings.HasPrefix(s, "toml:") {
-		s = s[i+3:]
-	}
-	return oneLine(s)
-}
-
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func keyOf(err error) string {
-	// BurntSushi reports type mismatches as "toml: line N (last key "k"): ...".
-	s := err.Error()
-	if i := strings.Index(s, `last key "`); i >= 0 {
-		rest := s[i+len(`last key "`):]
-		if j := strings.IndexByte(rest, '"'); j >= 0 {
-			return rest[:j]
-		}
-	}
-	return "file"
-}
 
 func (c *Config) fillDefaults() {
 	l := &c.Listen

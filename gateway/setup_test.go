@@ -87,6 +87,17 @@ func TestConfigMistakesNameTheKey(t *testing.T) {
 // says, in the file's own terms, what the key takes.
 func TestConfigMistakeLines(t *testing.T) {
 	cases := []struct{ text, want string }{
+		// A value that is not of the key's kind.
+		{"[listen]\ntls = \"yes\"", `listen.tls: must be true or false`},
+		{"[listen]\ntls = 1", `listen.tls: must be true or false`},
+		{"[[log]]\nlevel = \"info\"", `log: must be a table ([log])`},
+		{"log = 3", `log: must be a table ([log])`},
+		{"[listen]\naddress = 7443", `listen.address: must be a string in quotes`},
+		{"[listen]\nmax_connections = \"10\"", `listen.max_connections: must be a whole number`},
+		{"[listen]\nmax_connections = 10.5", `listen.max_connections: must be a whole number`},
+		{"[rate]\nagent_per_second = \"5\"", `rate.agent_per_second: must be a number`},
+		{"[listen]\nmetrics_from = \"10.0.0.0/8\"", `listen.metrics_from: must be a list of strings, e.g. ["10.0.0.0/8"]`},
+		{"[listen]\nmetrics_from = [\"10.0.0.0/8\", 1]", `listen.metrics_from: must be a list of strings, e.g. ["10.0.0.0/8"]`},
 		// Durations name their key, whatever is wrong with them.
 		{"[security]\nreplay_window = \"forever\"", `security.replay_window: "forever" is not a duration; write e.g. "30s", "5m" or "1h"`},
 		{"[listen]\nread_header_timeout = 5", `listen.read_header_timeout: must be a duration in quotes, e.g. "30s"`},
