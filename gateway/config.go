@@ -3,6 +3,7 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"net/url"
@@ -540,10 +541,14 @@ func (c *Config) Validate() error {
 	}
 	r := &c.Rate
 	switch {
-	case r.PeerOrgPerSecond < 0 || r.PeerOrgBurst < 1:
-		return bad("rate.peer_org_per_second", "rate and burst must be positive")
-	case r.AgentPerSecond < 0 || r.AgentBurst < 1:
-		return bad("rate.agent_per_second", "rate and burst must be positive")
+	case !finitePositive(r.PeerOrgPerSecond):
+		return bad("rate.peer_org_per_second", "must be a finite number above 0")
+	case r.PeerOrgBurst < 1:
+		return bad("rate.peer_org_burst", "must be at least 1")
+	case !finitePositive(r.AgentPerSecond):
+		return bad("rate.agent_per_second", "must be a finite number above 0")
+	case r.AgentBurst < 1:
+		return bad("rate.agent_burst", "must be at least 1")
 	case r.PeerConcurrency < 1:
 		return bad("rate.peer_concurrency", "must be at least 1")
 	case r.DiscoveryPerMinute < 1:
@@ -579,6 +584,10 @@ func (c *Config) Validate() error {
 	}
 	return nil
 }
+
+// finitePositive is v > 0 written so that NaN, for which every comparison
+// is false, fails it; +Inf fails too.
+func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
 
 // TLSEnabled reports whether the faces use TLS.
 func (c *Config) TLSEnabled() bool { return c.Listen.TLS == nil || *c.Listen.TLS }

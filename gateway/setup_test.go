@@ -102,6 +102,12 @@ func TestConfigMistakeLines(t *testing.T) {
 		{"[security]\nreplay_window = \"forever\"", `security.replay_window: "forever" is not a duration; write e.g. "30s", "5m" or "1h"`},
 		{"[listen]\nread_header_timeout = 5", `listen.read_header_timeout: must be a duration in quotes, e.g. "30s"`},
 		{"[directory]\nsync_interval = \"5\"", `directory.sync_interval: "5" is not a duration; write e.g. "30s", "5m" or "1h"`},
+		// Rates are finite, and each rate key is blamed for itself.
+		{"[rate]\npeer_org_per_second = nan", `rate.peer_org_per_second: must be a finite number above 0`},
+		{"[rate]\nagent_per_second = inf", `rate.agent_per_second: must be a finite number above 0`},
+		{"[rate]\nagent_per_second = -inf", `rate.agent_per_second: must be a finite number above 0`},
+		{"[rate]\npeer_org_burst = -1", `rate.peer_org_burst: must be at least 1`},
+		{"[rate]\nagent_burst = -1", `rate.agent_burst: must be at least 1`},
 		// So do values the TOML reader itself refuses, with their line.
 		{"[listen]\nmax_connections = 99999999999999999999", `listen.max_connections: line 3: 99999999999999999999 is out of range`},
 		{"[listen]\ntls = tru", `listen.tls: line 3: expected value but found "tru" instead`},
