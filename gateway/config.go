@@ -18,7 +18,7 @@ import (
 )
 
 // Config is a gateway's configuration, read from DIR/moltgate.toml. Every
-// field states its default; a zero value in the file means the default.
+// field states its default, which a key left out of the file takes.
 type Config struct {
 	// Org is this gateway's organisation. Required.
 	Org string `toml:"org"`
@@ -250,12 +250,12 @@ func ParseConfig(text string) (*Config, error) {
 			return nil, &ConfigError{Key: k.String(), Msg: msg}
 		}
 	}
-	var c Config
+	c := defaultConfig()
 	if _, err := toml.Decode(text, &c); err != nil {
 		// Every value was checked against its field above.
 		return nil, &ConfigError{Key: "file", Msg: oneLine(err.Error()), Err: err}
 	}
-	c.fillDefaults()
+	c.deriveAdvertise()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
@@ -393,86 +393,59 @@ func LoadConfig(path string) (*Config, error) {
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-func (c *Config) fillDefaults() {
+// defaultConfig is the configuration of a file that sets nothing but org.
+// The file is decoded over it, so that a key left out keeps its default
+// while a key written as 0 or "" is 0 or "", for Validate to refuse where
+// that means nothing: an explicit zero is never silently a default.
+func defaultConfig() Config {
+	wl := wire.DefaultLimits()
+	tlsOn := true
+	return Config{
+		Listen: ListenConfig{
+			Address: "127.0.0.1:7443", GRPC: "127.0.0.1:7444", TLS: &tlsOn,
+			MaxConnections: 1024, ReadHeaderTimeout: Duration(5 * time.Second),
+			IdleTimeout: Duration(2 * time.Minute), RequestTimeout: Duration(30 * time.Second),
+			MetricsFrom: []string{"127.0.0.0/8", "::1/128"},
+		},
+		Limits: LimitsConfig{
+			MessageBytes: wl.MaxMessage, BatchBytes: wl.MaxBatch, ChunkBytes: wl.MaxChunk,
+			SessionBytes: wl.MaxSession, MaxSessions: 10000, MaxInFlight: 1024, MaxHops: 4,
+		},
+		Security: SecurityConfig{
+			ReplayWindow: Duration(5 * time.Minute), HandshakeTimeout: Duration(10 * time.Second),
+			SessionTTL: Duration(time.Hour), PeerMaxCls: "int", AgentMaxCls: "conf",
+			CertTTL: Duration(720 * time.Hour),
+		},
+		Rate: RateConfig{
+			PeerOrgPerSecond: 200, PeerOrgBurst: 400, AgentPerSecond: 50, AgentBurst: 100,
+			PeerConcurrency: 64, DiscoveryPerMinute: 600,
+		},
+		Storage: StorageConfig{Driver: "sqlite"},
+		Directory: DirectoryConfig{
+			MinTTL: Duration(time.Minute), MaxTTL: Duration(24 * time.Hour), SyncInterval: Duration(5 * time.Minute),
+		},
+		Peers: PeersConfig{Transport: TransportWebSocket, ReplyWait: Duration(10 * time.Second)},
+		Log:   LogConfig{Level: "info"},
+	}
+}
+
+// deriveAdvertise fills the addresses given to peers that the file leaves
+// empty ("" is documented as "derived") from the addresses listened on.
+func (c *Config) deriveAdvertise() {
 	l := &c.Listen
-	def := func(s *string, v string) {
-		if *s == "" {
-			*s = v
-		}
-	}
-	defInt := func(n *int, v int) {
-		if *n == 0 {
-			*n = v
-		}
-	}
-	defDur := func(d *Duration, v time.Duration) {
-		if *d == 0 {
-			*d = Duration(v)
-		}
-	}
-	def(&l.Address, "127.0.0.1:7443")
-	def(&l.GRPC, "127.0.0.1:7444")
-	if l.TLS == nil {
-		t := true
-		l.TLS = &t
-	}
 	if l.Advertise == "" {
 		scheme := "https"
-		if !*l.TLS {
+		if !c.TLSEnabled() {
 			scheme = "http"
 		}
 		l.Advertise = scheme + "://" + l.Address
 	}
-	def(&l.AdvertiseGRPC, l.GRPC)
-	defInt(&l.MaxConnections, 1024)
-	defDur(&l.ReadHeaderTimeout, 5*time.Second)
-	defDur(&l.IdleTimeout, 2*time.Minute)
-	defDur(&l.RequestTimeout, 30*time.Second)
-	if l.MetricsFrom == nil {
-		l.MetricsFrom = []string{"127.0.0.0/8", "::1/128"}
+	if l.AdvertiseGRPC == "" {
+		l.AdvertiseGRPC = l.GRPC
 	}
-
-	wl := wire.DefaultLimits()
-	defInt(&c.Limits.MessageBytes, wl.MaxMessage)
-	defInt(&c.Limits.BatchBytes, wl.MaxBatch)
-	defInt(&c.Limits.ChunkBytes, wl.MaxChunk)
-	if c.Limits.SessionBytes == 0 {
-		c.Limits.SessionBytes = wl.MaxSession
-	}
-	defInt(&c.Limits.MaxSessions, 10000)
-	defInt(&c.Limits.MaxInFlight, 1024)
-	defInt(&c.Limits.MaxHops, 4)
-
-	s := &c.Security
-	defDur(&s.ReplayWindow, 5*time.Minute)
-	defDur(&s.HandshakeTimeout, 10*time.Second)
-	defDur(&s.SessionTTL, time.Hour)
-	def(&s.PeerMaxCls, "int")
-	def(&s.AgentMaxCls, "conf")
-	defDur(&s.CertTTL, 720*time.Hour)
-
-	r := &c.Rate
-	if r.PeerOrgPerSecond == 0 {
-		r.PeerOrgPerSecond = 200
-	}
-	defInt(&r.PeerOrgBurst, 400)
-	if r.AgentPerSecond == 0 {
-		r.AgentPerSecond = 50
-	}
-	defInt(&r.AgentBurst, 100)
-	defInt(&r.PeerConcurrency, 64)
-	defInt(&r.DiscoveryPerMinute, 600)
-
-	def(&c.Storage.Driver, "sqlite")
-	defDur(&c.Directory.MinTTL, time.Minute)
-	defDur(&c.Directory.MaxTTL, 24*time.Hour)
-	defDur(&c.Directory.SyncInterval, 5*time.Minute)
-	def(&c.Peers.Transport, TransportWebSocket)
-	defDur(&c.Peers.ReplyWait, 10*time.Second)
-	def(&c.Log.Level, "info")
 }
 
-// Validate checks a configuration whose defaults are filled.
+// Validate checks a configuration read over defaultConfig.
 func (c *Config) Validate() error {
 	bad := func(key, format string, a ...any) error {
 		return &ConfigError{Key: key, Msg: fmt.Sprintf(format, a...)}
@@ -513,8 +486,8 @@ func (c *Config) Validate() error {
 		{"listen.request_timeout", l.RequestTimeout}, {"security.replay_window", c.Security.ReplayWindow},
 		{"security.handshake_timeout", c.Security.HandshakeTimeout}, {"security.session_ttl", c.Security.SessionTTL},
 		{"security.cert_ttl", c.Security.CertTTL}, {"directory.min_ttl", c.Directory.MinTTL}, {"directory.max_ttl", c.Directory.MaxTTL}} {
-		if d.v < 0 {
-			return bad(d.key, "must be positive")
+		if d.v <= 0 {
+			return bad(d.key, "must be more than 0s")
 		}
 	}
 	lim := &c.Limits
@@ -566,6 +539,9 @@ func (c *Config) Validate() error {
 	default:
 		return bad("storage.driver", "must be \"sqlite\" or \"postgres\"")
 	}
+	if c.Directory.SyncInterval == 0 {
+		return bad("directory.sync_interval", "must not be 0s; a negative value turns scheduled sync off")
+	}
 	if c.Directory.MinTTL > c.Directory.MaxTTL {
 		return bad("directory.min_ttl", "must not exceed directory.max_ttl")
 	}
@@ -574,8 +550,8 @@ func (c *Config) Validate() error {
 	default:
 		return bad("peers.transport", "must be \"websocket\", \"grpc\" or \"http\"")
 	}
-	if c.Peers.ReplyWait < 0 {
-		return bad("peers.reply_wait", "must be positive")
+	if c.Peers.ReplyWait <= 0 {
+		return bad("peers.reply_wait", "must be more than 0s")
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
