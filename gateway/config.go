@@ -3,12 +3,12 @@ package gateway
 import (
 	"errors"
 	"fmt"
-	"math"
 	"net"
 	"net/netip"
 	"net/url"
 	"os"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -18,7 +18,8 @@ import (
 )
 
 // Config is a gateway's configuration, read from DIR/moltgate.toml. Every
-// field states its default, which a key left out of the file takes.
+// field states its default, which a key left out of the file takes; the
+// range of every number is in settingRanges.
 type Config struct {
 	// Org is this gateway's organisation. Required.
 	Org string `toml:"org"`
@@ -471,61 +472,27 @@ func (c *Config) Validate() error {
 	if u, err := url.Parse(l.Advertise); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return bad("listen.advertise", "not an http(s) URL")
 	}
-	if l.MaxConnections < 1 {
-		return bad("listen.max_connections", "must be at least 1")
-	}
 	for _, v := range l.MetricsFrom {
 		if _, err := parseNetwork(v); err != nil {
 			return bad("listen.metrics_from", "%q is neither a network such as 10.0.0.0/8 nor an address", v)
 		}
 	}
-	for _, d := range []struct {
-		key string
-		v   Duration
-	}{{"listen.read_header_timeout", l.ReadHeaderTimeout}, {"listen.idle_timeout", l.IdleTimeout},
-		{"listen.request_timeout", l.RequestTimeout}, {"security.replay_window", c.Security.ReplayWindow},
-		{"security.handshake_timeout", c.Security.HandshakeTimeout}, {"security.session_ttl", c.Security.SessionTTL},
-		{"security.cert_ttl", c.Security.CertTTL}, {"directory.min_ttl", c.Directory.MinTTL}, {"directory.max_ttl", c.Directory.MaxTTL}} {
-		if d.v <= 0 {
-			return bad(d.key, "must be more than 0s")
-		}
+	if err := c.checkRanges(); err != nil {
+		return err
 	}
 	lim := &c.Limits
 	switch {
-	case lim.MessageBytes < 4096:
-		return bad("limits.message_bytes", "must be at least 4096")
 	case lim.BatchBytes < lim.MessageBytes:
-		return bad("limits.batch_bytes", "must be at least limits.message_bytes")
-	case lim.ChunkBytes < 1024 || lim.ChunkBytes > lim.MessageBytes:
-		return bad("limits.chunk_bytes", "must be between 1024 and limits.message_bytes")
+		return bad("limits.batch_bytes", "must be at least limits.message_bytes (%d)", lim.MessageBytes)
+	case lim.ChunkBytes > lim.MessageBytes:
+		return bad("limits.chunk_bytes", "must be at most limits.message_bytes (%d)", lim.MessageBytes)
 	case lim.SessionBytes < int64(lim.MessageBytes):
-		return bad("limits.session_bytes", "must be at least limits.message_bytes")
-	case lim.MaxSessions < 1:
-		return bad("limits.max_sessions", "must be at least 1")
-	case lim.MaxInFlight < 1:
-		return bad("limits.max_in_flight", "must be at least 1")
-	case lim.MaxHops < 1 || lim.MaxHops > 16:
-		return bad("limits.max_hops", "must be between 1 and 16")
+		return bad("limits.session_bytes", "must be at least limits.message_bytes (%d)", lim.MessageBytes)
 	}
 	for _, k := range []struct{ key, v string }{{"security.peer_max_cls", c.Security.PeerMaxCls}, {"security.agent_max_cls", c.Security.AgentMaxCls}} {
 		if _, ok := wire.ParseClass(k.v); !ok {
 			return bad(k.key, "must be one of pub, int, conf, pii, sec")
 		}
-	}
-	r := &c.Rate
-	switch {
-	case !finitePositive(r.PeerOrgPerSecond):
-		return bad("rate.peer_org_per_second", "must be a finite number above 0")
-	case r.PeerOrgBurst < 1:
-		return bad("rate.peer_org_burst", "must be at least 1")
-	case !finitePositive(r.AgentPerSecond):
-		return bad("rate.agent_per_second", "must be a finite number above 0")
-	case r.AgentBurst < 1:
-		return bad("rate.agent_burst", "must be at least 1")
-	case r.PeerConcurrency < 1:
-		return bad("rate.peer_concurrency", "must be at least 1")
-	case r.DiscoveryPerMinute < 1:
-		return bad("rate.discovery_per_minute", "must be at least 1")
 	}
 	switch c.Storage.Driver {
 	case "sqlite":
@@ -539,9 +506,6 @@ func (c *Config) Validate() error {
 	default:
 		return bad("storage.driver", "must be \"sqlite\" or \"postgres\"")
 	}
-	if c.Directory.SyncInterval == 0 {
-		return bad("directory.sync_interval", "must not be 0s; a negative value turns scheduled sync off")
-	}
 	if c.Directory.MinTTL > c.Directory.MaxTTL {
 		return bad("directory.min_ttl", "must not exceed directory.max_ttl")
 	}
@@ -549,9 +513,6 @@ func (c *Config) Validate() error {
 	case TransportWebSocket, TransportGRPC, TransportHTTP:
 	default:
 		return bad("peers.transport", "must be \"websocket\", \"grpc\" or \"http\"")
-	}
-	if c.Peers.ReplyWait <= 0 {
-		return bad("peers.reply_wait", "must be more than 0s")
 	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
@@ -561,9 +522,141 @@ func (c *Config) Validate() error {
 	return nil
 }
 
-// finitePositive is v > 0 written so that NaN, for which every comparison
-// is false, fails it; +Inf fails too.
-func finitePositive(v float64) bool { return v > 0 && !math.IsInf(v, 1) }
+// A settingRange is the range a number in the file must lie in. The
+// minima keep a gateway from being busy with itself or cutting off every
+// call (a 1ns timeout, a sync every nanosecond, certificates renewed each
+// second); the maxima keep one setting from undoing a protection (a
+// read_header_timeout of years is no slowloris defence) or asking for
+// more memory than a gateway should hold.
+type settingRange struct {
+	key    string
+	lo, hi float64 // durations in nanoseconds
+	// off, if set, is what a negative value does instead (sync_interval).
+	off string
+}
+
+// settingRanges lists every number in the file with its range, in the
+// file's order. The configuration file's comments quote them (bounds).
+func settingRanges() []settingRange {
+	const (
+		KiB = 1 << 10
+		MiB = 1 << 20
+		GiB = 1 << 30
+	)
+	d := func(v time.Duration) float64 { return float64(v) }
+	return []settingRange{
+		{key: "listen.max_connections", lo: 1, hi: 100_000},
+		{key: "listen.read_header_timeout", lo: d(time.Second), hi: d(time.Minute)},
+		{key: "listen.idle_timeout", lo: d(time.Second), hi: d(time.Hour)},
+		{key: "listen.request_timeout", lo: d(time.Second), hi: d(time.Hour)},
+		{key: "limits.message_bytes", lo: 4 * KiB, hi: 16 * MiB},
+		{key: "limits.batch_bytes", lo: 4 * KiB, hi: 256 * MiB},
+		{key: "limits.chunk_bytes", lo: 1 * KiB, hi: 16 * MiB},
+		{key: "limits.session_bytes", lo: 4 * KiB, hi: 64 * GiB},
+		{key: "limits.max_sessions", lo: 1, hi: 1_000_000},
+		{key: "limits.max_in_flight", lo: 1, hi: 100_000},
+		{key: "limits.max_hops", lo: 1, hi: 16},
+		{key: "security.replay_window", lo: d(30 * time.Second), hi: d(time.Hour)},
+		{key: "security.handshake_timeout", lo: d(time.Second), hi: d(2 * time.Minute)},
+		{key: "security.session_ttl", lo: d(time.Minute), hi: d(24 * time.Hour)},
+		{key: "security.cert_ttl", lo: d(time.Hour), hi: d(365 * 24 * time.Hour)},
+		{key: "rate.peer_org_per_second", lo: 0.001, hi: 1_000_000},
+		{key: "rate.peer_org_burst", lo: 1, hi: 10_000_000},
+		{key: "rate.agent_per_second", lo: 0.001, hi: 1_000_000},
+		{key: "rate.agent_burst", lo: 1, hi: 10_000_000},
+		{key: "rate.peer_concurrency", lo: 1, hi: 100_000},
+		{key: "rate.discovery_per_minute", lo: 1, hi: 1_000_000},
+		{key: "directory.min_ttl", lo: d(10 * time.Second), hi: d(24 * time.Hour)},
+		{key: "directory.max_ttl", lo: d(time.Minute), hi: d(30 * 24 * time.Hour)},
+		{key: "directory.sync_interval", lo: d(10 * time.Second), hi: d(24 * time.Hour), off: "negative to turn scheduled sync off"},
+		{key: "peers.reply_wait", lo: d(100 * time.Millisecond), hi: d(10 * time.Minute)},
+	}
+}
+
+// checkRanges holds each number of c to its settingRange. NaN lies in no
+// range: every comparison with it is false.
+func (c *Config) checkRanges() error {
+	def := defaultConfig()
+	for _, r := range settingRanges() {
+		v, ok := settingNumber(c, r.key)
+		dv, _ := settingNumber(&def, r.key)
+		if !ok {
+			return &ConfigError{Key: r.key, Msg: "no such number setting"}
+		}
+		if (v >= r.lo && v <= r.hi) || (r.off != "" && v < 0) {
+			continue
+		}
+		want := r.text()
+		if r.off != "" {
+			want += ", or " + r.off
+		}
+		return &ConfigError{Key: r.key, Msg: fmt.Sprintf("must be %s; leave it out for the default %s", want, r.format(dv))}
+	}
+	return nil
+}
+
+// text is the range as the file's comments and errors say it.
+func (r settingRange) text() string {
+	return "between " + r.format(r.lo) + " and " + r.format(r.hi)
+}
+
+func (r settingRange) format(v float64) string {
+	if r.isDuration() {
+		return formatDuration(time.Duration(v))
+	}
+	n := strconv.FormatFloat(v, 'f', -1, 64)
+	if strings.HasSuffix(r.key, "_bytes") {
+		for _, u := range []struct {
+			name string
+			size float64
+		}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+			if v >= u.size && v == u.size*float64(int64(v/u.size)) {
+				return fmt.Sprintf("%s (%d %s)", n, int64(v/u.size), u.name)
+			}
+		}
+	}
+	return n
+}
+
+func (r settingRange) isDuration() bool {
+	t, _ := settingType(toml.Key(strings.Split(r.key, ".")))
+	return t == reflect.TypeFor[Duration]()
+}
+
+// formatDuration writes d as the file would: "5m", "720h", not "5m0s".
+func formatDuration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// settingNumber is the number in c that key names, as a float64
+// (durations in nanoseconds).
+func settingNumber(c *Config, key string) (float64, bool) {
+	v := reflect.ValueOf(c).Elem()
+	for _, part := range strings.Split(key, ".") {
+		if v.Kind() != reflect.Struct {
+			return 0, false
+		}
+		f, ok := fieldByTag(v.Type(), part)
+		if !ok {
+			return 0, false
+		}
+		v = v.FieldByIndex(f.Index)
+	}
+	switch v.Kind() {
+	case reflect.Int, reflect.Int64:
+		return float64(v.Int()), true
+	case reflect.Float64:
+		return v.Float(), true
+	}
+	return 0, false
+}
 
 // TLSEnabled reports whether the faces use TLS.
 func (c *Config) TLSEnabled() bool { return c.Listen.TLS == nil || *c.Listen.TLS }

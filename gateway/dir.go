@@ -288,7 +288,9 @@ func writeFileAtomic(path string, b []byte, mode os.FileMode) error {
 	return os.Rename(tmp.Name(), path)
 }
 
-var configTemplate = template.Must(template.New("config").Parse(`# moltgate gateway configuration for organisation "{{.Org}}".
+var configTemplate = template.Must(template.New("config").Funcs(template.FuncMap{
+	"bounds": configBounds,
+}).Parse(`# moltgate gateway configuration for organisation "{{.Org}}".
 #
 # Every setting is shown with its default; delete a line to get the default.
 # Durations are written like "5s", "2m" or "1h". The gateway checks this file
@@ -308,10 +310,16 @@ tls = {{.TLS}}
 # The URL peers use to reach this gateway; "" means derived from address.
 advertise = ""
 advertise_grpc = ""
+# Connections held at once on each face: {{bounds "listen.max_connections"}}.
 max_connections = 1024
+# How long a client may take to send a request's headers (the defence
+# against slow senders): {{bounds "listen.read_header_timeout"}}.
 read_header_timeout = "5s"
+# How long an idle keep-alive connection stays open:
+# {{bounds "listen.idle_timeout"}}.
 idle_timeout = "2m"
-# The deadline of a call that does not name one.
+# The deadline of a call that does not name one, and the longest time a
+# request may take to arrive: {{bounds "listen.request_timeout"}}.
 request_timeout = "30s"
 # Who may read /metrics, which names this gateway's peers: networks or
 # addresses, e.g. ["127.0.0.0/8", "::1/128", "10.1.2.0/24"]. [] serves it to
@@ -319,35 +327,57 @@ request_timeout = "30s"
 metrics_from = ["127.0.0.0/8", "::1/128"]
 
 [limits]
+# The largest message, in bytes:
+# {{bounds "limits.message_bytes"}}.
 message_bytes = 1048576
+# The largest batch request, at least message_bytes:
+# {{bounds "limits.batch_bytes"}}.
 batch_bytes = 10485760
+# The largest stream chunk, at most message_bytes:
+# {{bounds "limits.chunk_bytes"}}.
 chunk_bytes = 65536
+# The bytes one session carries before it is renewed, at least message_bytes:
+# {{bounds "limits.session_bytes"}}.
 session_bytes = 104857600
+# Sessions held at once: {{bounds "limits.max_sessions"}}.
 max_sessions = 10000
+# Calls handled at once: {{bounds "limits.max_in_flight"}}.
 max_in_flight = 1024
-# How many gateways a message may cross before it is dropped.
+# How many gateways a message may cross before it is dropped:
+# {{bounds "limits.max_hops"}}.
 max_hops = 4
 
 [security]
-# How far a message's ts may be from now; ids are remembered this long.
+# How far a message's ts may be from now; ids are remembered this long:
+# {{bounds "security.replay_window"}}.
 replay_window = "5m"
+# How long a handshake may take: {{bounds "security.handshake_timeout"}}.
 handshake_timeout = "10s"
+# A session's lifetime: {{bounds "security.session_ttl"}}.
 session_ttl = "1h"
 # Highest classification sent to or accepted from a peer imported without
 # --max-cls, and a local agent added without --max-cls.
 peer_max_cls = "int"
 agent_max_cls = "conf"
-# Validity of the identity certificates issued to local agents.
+# Validity of the identity certificates issued to local agents, renewed
+# when half has passed: {{bounds "security.cert_ttl"}}.
 cert_ttl = "720h"
 
 [rate]
-# Token buckets per peer organisation and per sending agent.
+# Token buckets per peer organisation and per sending agent. Messages a
+# second: {{bounds "rate.peer_org_per_second"}}.
 peer_org_per_second = 200.0
+# Messages at once above the rate: {{bounds "rate.peer_org_burst"}}.
 peer_org_burst = 400
+# Messages a second: {{bounds "rate.agent_per_second"}}.
 agent_per_second = 50.0
+# Messages at once above the rate: {{bounds "rate.agent_burst"}}.
 agent_burst = 100
-# Calls of one peer organisation in flight at once.
+# Calls of one peer organisation in flight at once:
+# {{bounds "rate.peer_concurrency"}}.
 peer_concurrency = 64
+# Discovery queries a minute per caller:
+# {{bounds "rate.discovery_per_minute"}}.
 discovery_per_minute = 600
 
 [storage]
@@ -358,9 +388,14 @@ driver = "sqlite"
 dsn = ""
 
 [directory]
+# The shortest ttl a registration may ask for:
+# {{bounds "directory.min_ttl"}}.
 min_ttl = "1m"
+# The longest, which a registration without a ttl gets; at least min_ttl:
+# {{bounds "directory.max_ttl"}}.
 max_ttl = "24h"
-# How often peer registries are pulled; a negative value turns it off.
+# How often peer registries are pulled: {{bounds "directory.sync_interval"}};
+# a negative value (e.g. "-1s") turns it off.
 sync_interval = "5m"
 
 [peers]
@@ -369,7 +404,8 @@ sync_interval = "5m"
 # "http" (a request per message).
 transport = "websocket"
 # How long the HTTP face holds a request for its reply before answering
-# 202 and delivering the reply to the sender's gateway later.
+# 202 and delivering the reply to the sender's gateway later:
+# {{bounds "peers.reply_wait"}}.
 reply_wait = "10s"
 
 [log]
@@ -377,6 +413,19 @@ reply_wait = "10s"
 # data, or unmasked personal data.
 level = "info"
 `))
+
+// configBounds says key's range and default in the configuration file's
+// comments, from the table Validate holds the file to.
+func configBounds(key string) (string, error) {
+	def := defaultConfig()
+	for _, r := range settingRanges() {
+		if r.key == key {
+			v, _ := settingNumber(&def, key)
+			return r.text() + ", default " + r.format(v), nil
+		}
+	}
+	return "", fmt.Errorf("config template: %s has no range", key)
+}
 
 func renderConfig(org, listen, grpc string, tlsOn bool) (string, error) {
 	var b strings.Builder

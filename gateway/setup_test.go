@@ -2,10 +2,13 @@ package gateway
 
 import (
 	"errors"
+	"fmt"
+	"math"
 	"net"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -126,11 +129,29 @@ func TestConfigMistakeLines(t *testing.T) {
 		{"[listen]\nread_header_timeout = 5", `listen.read_header_timeout: must be a duration in quotes, e.g. "30s"`},
 		{"[directory]\nsync_interval = \"5\"", `directory.sync_interval: "5" is not a duration; write e.g. "30s", "5m" or "1h"`},
 		// Rates are finite, and each rate key is blamed for itself.
-		{"[rate]\npeer_org_per_second = nan", `rate.peer_org_per_second: must be a finite number above 0`},
-		{"[rate]\nagent_per_second = inf", `rate.agent_per_second: must be a finite number above 0`},
-		{"[rate]\nagent_per_second = -inf", `rate.agent_per_second: must be a finite number above 0`},
-		{"[rate]\npeer_org_burst = -1", `rate.peer_org_burst: must be at least 1`},
-		{"[rate]\nagent_burst = -1", `rate.agent_burst: must be at least 1`},
+		{"[rate]\npeer_org_per_second = nan", `rate.peer_org_per_second: must be between 0.001 and 1000000; leave it out for the default 200`},
+		{"[rate]\nagent_per_second = inf", `rate.agent_per_second: must be between 0.001 and 1000000; leave it out for the default 50`},
+		{"[rate]\nagent_per_second = -inf", `rate.agent_per_second: must be between 0.001 and 1000000; leave it out for the default 50`},
+		{"[rate]\npeer_org_burst = -1", `rate.peer_org_burst: must be between 1 and 10000000; leave it out for the default 400`},
+		{"[rate]\nagent_burst = -1", `rate.agent_burst: must be between 1 and 10000000; leave it out for the default 100`},
+		// Durations, sizes and counts have bounds, which the line states.
+		{"[listen]\nread_header_timeout = \"1ns\"", `listen.read_header_timeout: must be between 1s and 1m; leave it out for the default 5s`},
+		{"[listen]\nread_header_timeout = \"100000h\"", `listen.read_header_timeout: must be between 1s and 1m; leave it out for the default 5s`},
+		{"[listen]\nrequest_timeout = \"1ns\"", `listen.request_timeout: must be between 1s and 1h; leave it out for the default 30s`},
+		{"[listen]\nidle_timeout = \"1ns\"", `listen.idle_timeout: must be between 1s and 1h; leave it out for the default 2m`},
+		{"[directory]\nsync_interval = \"1ns\"", `directory.sync_interval: must be between 10s and 24h, or negative to turn scheduled sync off; leave it out for the default 5m`},
+		{"[security]\ncert_ttl = \"1s\"", `security.cert_ttl: must be between 1h and 8760h; leave it out for the default 720h`},
+		{"[security]\nreplay_window = \"1ns\"", `security.replay_window: must be between 30s and 1h; leave it out for the default 5m`},
+		{"[security]\nhandshake_timeout = \"1ns\"", `security.handshake_timeout: must be between 1s and 2m; leave it out for the default 10s`},
+		{"[security]\nsession_ttl = \"1ns\"", `security.session_ttl: must be between 1m and 24h; leave it out for the default 1h`},
+		{"[peers]\nreply_wait = \"1ns\"", `peers.reply_wait: must be between 100ms and 10m; leave it out for the default 10s`},
+		{"[limits]\nmessage_bytes = 9000000000000", `limits.message_bytes: must be between 4096 (4 KiB) and 16777216 (16 MiB); leave it out for the default 1048576 (1 MiB)`},
+		{"[limits]\nbatch_bytes = 9000000000000", `limits.batch_bytes: must be between 4096 (4 KiB) and 268435456 (256 MiB); leave it out for the default 10485760 (10 MiB)`},
+		{"[limits]\nsession_bytes = 9000000000000", `limits.session_bytes: must be between 4096 (4 KiB) and 68719476736 (64 GiB); leave it out for the default 104857600 (100 MiB)`},
+		{"[listen]\nmax_connections = 99999999999999", `listen.max_connections: must be between 1 and 100000; leave it out for the default 1024`},
+		{"[limits]\nmax_sessions = 99999999999999", `limits.max_sessions: must be between 1 and 1000000; leave it out for the default 10000`},
+		{"[limits]\nbatch_bytes = 8192\nmessage_bytes = 16384", `limits.batch_bytes: must be at least limits.message_bytes (16384)`},
+		{"[limits]\nchunk_bytes = 16384\nmessage_bytes = 8192\nbatch_bytes = 8192", `limits.chunk_bytes: must be at most limits.message_bytes (8192)`},
 		// So do values the TOML reader itself refuses, with their line.
 		{"[listen]\nmax_connections = 99999999999999999999", `listen.max_connections: line 3: 99999999999999999999 is out of range`},
 		{"[listen]\ntls = tru", `listen.tls: line 3: expected value but found "tru" instead`},
@@ -149,6 +170,69 @@ func TestConfigMistakeLines(t *testing.T) {
 			t.Errorf("%q:\n got %s\nwant %s", text, got, want)
 		}
 	}
+}
+
+// TestConfigRanges: every bounded number is refused just outside its range,
+// naming its key and the range, and the file's comment for the key states
+// the same range.
+func TestConfigRanges(t *testing.T) {
+	text, err := renderConfig("acme", "127.0.0.1:7443", "127.0.0.1:7444", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range settingRanges() {
+		section, name, _ := strings.Cut(r.key, ".")
+		// Just outside: one below and above, or a millionth for the
+		// large numbers a float64 holds only roughly.
+		for _, v := range []float64{r.lo - max(1, math.Ceil(r.lo/1e6)), r.hi + max(1, math.Ceil(r.hi/1e6))} {
+			value := strconv.FormatFloat(v, 'f', -1, 64)
+			if r.isDuration() {
+				value = strconv.Quote(time.Duration(v).String())
+			}
+			if r.off != "" && v < 0 {
+				continue
+			}
+			file := fmt.Sprintf("org = \"a\"\n[%s]\n%s = %s", section, name, value)
+			_, err := ParseConfig(file)
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Key != r.key || !strings.Contains(ce.Msg, r.text()) {
+				t.Errorf("%s = %s: got %v, want %s and %q", r.key, value, err, r.key, r.text())
+			}
+		}
+		def := defaultConfig()
+		dv, _ := settingNumber(&def, r.key)
+		if want := r.text() + ", default " + r.format(dv); !strings.Contains(commentOf(text, section, name), want) {
+			t.Errorf("the comment of %s in the configuration file does not say %q:\n%s", r.key, want, commentOf(text, section, name))
+		}
+	}
+	// A negative sync interval is not out of range: it turns sync off.
+	c, err := ParseConfig("org = \"a\"\n[directory]\nsync_interval = \"-1s\"")
+	if err != nil || c.Directory.SyncInterval.D() >= 0 {
+		t.Fatalf("negative sync_interval: %v %v", c, err)
+	}
+}
+
+// commentOf is the comment above key in section of a configuration file:
+// the lines starting with # between the key and the previous setting.
+func commentOf(text, section, key string) string {
+	var comment []string
+	in := ""
+	for line := range strings.Lines(text) {
+		line = strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(line, "["):
+			in, comment = strings.Trim(line, "[]"), nil
+		case strings.HasPrefix(line, "#"):
+			comment = append(comment, strings.TrimSpace(strings.TrimPrefix(line, "#")))
+		case line == "":
+		default:
+			if in == section && strings.HasPrefix(line, key+" ") {
+				return strings.Join(comment, " ")
+			}
+			comment = nil
+		}
+	}
+	return ""
 }
 
 func initDir(t *testing.T, org, listen string) Dir {
