@@ -459,8 +459,8 @@ func (c *Config) Validate() error {
 	}
 	l := &c.Listen
 	for _, a := range []struct{ key, addr string }{{"listen.address", l.Address}, {"listen.grpc", l.GRPC}} {
-		if _, _, err := net.SplitHostPort(a.addr); err != nil {
-			return bad(a.key, "not HOST:PORT")
+		if msg := hostPortMistake(a.addr); msg != "" {
+			return bad(a.key, "%s", msg)
 		}
 	}
 	if l.Address == l.GRPC {
@@ -667,6 +667,53 @@ func (c *Config) WireLimits() wire.Limits {
 		MaxMessage: c.Limits.MessageBytes, MaxBatch: c.Limits.BatchBytes,
 		MaxChunk: c.Limits.ChunkBytes, MaxSession: c.Limits.SessionBytes,
 	}
+}
+
+// hostPortMistake says what is wrong with addr as a HOST:PORT to listen on
+// and to tell peers, or "" if nothing is. The port must be a number: a
+// service name or port 0 would listen somewhere other than what peers are
+// told. An empty host is left to the caller.
+func hostPortMistake(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Sprintf("%q is not HOST:PORT, e.g. \"127.0.0.1:7443\"", addr)
+	}
+	if host != "" && !validHost(host) {
+		return fmt.Sprintf("host %q is neither an IP address nor a host name", host)
+	}
+	switch n, err := strconv.Atoi(port); {
+	case err == nil && n == 0:
+		return "port 0 (any free port) cannot be told to peers; give a port from 1 to 65535"
+	case err != nil || n < 1 || n > 65535 || port != strconv.Itoa(n):
+		return fmt.Sprintf("port %q must be a number from 1 to 65535", port)
+	}
+	return ""
+}
+
+// validHost reports whether h is an IP address or a host name (RFC 1123
+// labels). A name whose last label is all digits is a mistyped IPv4
+// address such as 300.1.1.1, not a name.
+func validHost(h string) bool {
+	if _, err := netip.ParseAddr(h); err == nil {
+		return true
+	}
+	name := strings.TrimSuffix(h, ".")
+	if name == "" || len(name) > 253 {
+		return false
+	}
+	labels := strings.Split(name, ".")
+	for _, l := range labels {
+		if l == "" || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
+			return false
+		}
+		for _, r := range l {
+			if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-') {
+				return false
+			}
+		}
+	}
+	last := labels[len(labels)-1]
+	return strings.Trim(last, "0123456789") != ""
 }
 
 func loopback(addr string) bool {

@@ -152,6 +152,20 @@ func TestConfigMistakeLines(t *testing.T) {
 		{"[limits]\nmax_sessions = 99999999999999", `limits.max_sessions: must be between 1 and 1000000; leave it out for the default 10000`},
 		{"[limits]\nbatch_bytes = 8192\nmessage_bytes = 16384", `limits.batch_bytes: must be at least limits.message_bytes (16384)`},
 		{"[limits]\nchunk_bytes = 16384\nmessage_bytes = 8192\nbatch_bytes = 8192", `limits.chunk_bytes: must be at most limits.message_bytes (8192)`},
+		// Listen addresses: a real host (or none), a numeric port peers
+		// can be told; each mistake names the address's key, not the
+		// advertised URL derived from it.
+		{"[listen]\naddress = \"127.0.0.1:0\"", `listen.address: port 0 (any free port) cannot be told to peers; give a port from 1 to 65535`},
+		{"[listen]\ngrpc = \"127.0.0.1:0\"", `listen.grpc: port 0 (any free port) cannot be told to peers; give a port from 1 to 65535`},
+		{"[listen]\naddress = \"127.0.0.1:-1\"", `listen.address: port "-1" must be a number from 1 to 65535`},
+		{"[listen]\naddress = \"127.0.0.1:https\"", `listen.address: port "https" must be a number from 1 to 65535`},
+		{"[listen]\naddress = \"127.0.0.1:65536\"", `listen.address: port "65536" must be a number from 1 to 65535`},
+		{"[listen]\naddress = \"127.0.0.1:+80\"", `listen.address: port "+80" must be a number from 1 to 65535`},
+		{"[listen]\naddress = \" 127.0.0.1:7443\"", `listen.address: host " 127.0.0.1" is neither an IP address nor a host name`},
+		{"[listen]\naddress = \"300.1.1.1:7443\"", `listen.address: host "300.1.1.1" is neither an IP address nor a host name`},
+		{"[listen]\naddress = \"gw_1.example:7443\"", `listen.address: host "gw_1.example" is neither an IP address nor a host name`},
+		{"[listen]\naddress = \"127.0.0.1\"", `listen.address: "127.0.0.1" is not HOST:PORT, e.g. "127.0.0.1:7443"`},
+		{"[listen]\ngrpc = \"\"", `listen.grpc: "" is not HOST:PORT, e.g. "127.0.0.1:7443"`},
 		// So do values the TOML reader itself refuses, with their line.
 		{"[listen]\nmax_connections = 99999999999999999999", `listen.max_connections: line 3: 99999999999999999999 is out of range`},
 		{"[listen]\ntls = tru", `listen.tls: line 3: expected value but found "tru" instead`},
@@ -168,6 +182,22 @@ func TestConfigMistakeLines(t *testing.T) {
 		}
 		if got, want := err.Error(), "config: "+c.want; got != want {
 			t.Errorf("%q:\n got %s\nwant %s", text, got, want)
+		}
+	}
+}
+
+// TestConfigAccepts: what a file may say about where the gateway listens
+// and what it tells peers.
+func TestConfigAccepts(t *testing.T) {
+	for _, listen := range []string{
+		"address = \"localhost:7443\"\ngrpc = \"localhost:7444\"",
+		"address = \"[::1]:7443\"\ngrpc = \"[::1]:7444\"",
+		"address = \"gw.example.com:443\"\ngrpc = \"gw.example.com:444\"",
+		"address = \"gw-1.example.com.:443\"\ngrpc = \"10.0.0.1:444\"",
+	} {
+		text := "org = \"a\"\n[listen]\n" + listen
+		if _, err := ParseConfig(text); err != nil {
+			t.Errorf("%q: %v", text, err)
 		}
 	}
 }
