@@ -256,10 +256,10 @@ func ParseConfig(text string) (*Config, error) {
 		// Every value was checked against its field above.
 		return nil, &ConfigError{Key: "file", Msg: oneLine(err.Error()), Err: err}
 	}
-	c.deriveAdvertise()
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
+	c.deriveAdvertise()
 	return &c, nil
 }
 
@@ -469,8 +469,18 @@ func (c *Config) Validate() error {
 	if !*l.TLS && (!loopback(l.Address) || !loopback(l.GRPC)) {
 		return bad("listen.tls", "plain HTTP is allowed only on a loopback address")
 	}
-	if u, err := url.Parse(l.Advertise); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
+	// What peers are told is derived from where the gateway listens unless
+	// the file says otherwise; an address on every interface names no
+	// host a peer could reach (a peer document would say "https://:7443").
+	if l.Advertise == "" {
+		if everyInterface(l.Address) {
+			return bad("listen.advertise", "required when listen.address (%q) listens on every interface: peers need the URL they reach this gateway at, e.g. \"https://gw.example.com:7443\"", l.Address)
+		}
+	} else if u, err := url.Parse(l.Advertise); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return bad("listen.advertise", "not an http(s) URL")
+	}
+	if l.AdvertiseGRPC == "" && everyInterface(l.GRPC) {
+		return bad("listen.advertise_grpc", "required when listen.grpc (%q) listens on every interface: peers need the HOST:PORT they reach its gRPC face at, e.g. \"gw.example.com:7444\"", l.GRPC)
 	}
 	for _, v := range l.MetricsFrom {
 		if _, err := parseNetwork(v); err != nil {
@@ -714,6 +724,14 @@ func validHost(h string) bool {
 	}
 	last := labels[len(labels)-1]
 	return strings.Trim(last, "0123456789") != ""
+}
+
+// everyInterface reports whether addr, a valid HOST:PORT, listens on every
+// interface: no host, 0.0.0.0 or ::.
+func everyInterface(addr string) bool {
+	host, _, _ := net.SplitHostPort(addr)
+	a, err := netip.ParseAddr(host)
+	return host == "" || err == nil && a.IsUnspecified()
 }
 
 func loopback(addr string) bool {

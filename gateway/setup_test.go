@@ -166,6 +166,12 @@ func TestConfigMistakeLines(t *testing.T) {
 		{"[listen]\naddress = \"gw_1.example:7443\"", `listen.address: host "gw_1.example" is neither an IP address nor a host name`},
 		{"[listen]\naddress = \"127.0.0.1\"", `listen.address: "127.0.0.1" is not HOST:PORT, e.g. "127.0.0.1:7443"`},
 		{"[listen]\ngrpc = \"\"", `listen.grpc: "" is not HOST:PORT, e.g. "127.0.0.1:7443"`},
+		// Listening on every interface names no host peers can reach, so
+		// what they are told must be given.
+		{"[listen]\naddress = \":7443\"", `listen.advertise: required when listen.address (":7443") listens on every interface: peers need the URL they reach this gateway at, e.g. "https://gw.example.com:7443"`},
+		{"[listen]\naddress = \"0.0.0.0:7443\"", `listen.advertise: required when listen.address ("0.0.0.0:7443") listens on every interface: peers need the URL they reach this gateway at, e.g. "https://gw.example.com:7443"`},
+		{"[listen]\naddress = \"[::]:7443\"\nadvertise = \"\"", `listen.advertise: required when listen.address ("[::]:7443") listens on every interface: peers need the URL they reach this gateway at, e.g. "https://gw.example.com:7443"`},
+		{"[listen]\naddress = \"0.0.0.0:7443\"\ngrpc = \"0.0.0.0:7444\"\nadvertise = \"https://gw.example.com:7443\"", `listen.advertise_grpc: required when listen.grpc ("0.0.0.0:7444") listens on every interface: peers need the HOST:PORT they reach its gRPC face at, e.g. "gw.example.com:7444"`},
 		// So do values the TOML reader itself refuses, with their line.
 		{"[listen]\nmax_connections = 99999999999999999999", `listen.max_connections: line 3: 99999999999999999999 is out of range`},
 		{"[listen]\ntls = tru", `listen.tls: line 3: expected value but found "tru" instead`},
@@ -199,6 +205,12 @@ func TestConfigAccepts(t *testing.T) {
 		if _, err := ParseConfig(text); err != nil {
 			t.Errorf("%q: %v", text, err)
 		}
+	}
+	// On every interface, with what peers are told given.
+	c, err := ParseConfig("org = \"a\"\n[listen]\naddress = \"0.0.0.0:7443\"\ngrpc = \":7444\"\n" +
+		"advertise = \"https://gw.example.com:7443\"\nadvertise_grpc = \"gw.example.com:7444\"")
+	if err != nil || c.Listen.Advertise != "https://gw.example.com:7443" || c.Listen.AdvertiseGRPC != "gw.example.com:7444" {
+		t.Fatalf("every interface: %v", err)
 	}
 }
 
