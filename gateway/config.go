@@ -476,8 +476,8 @@ func (c *Config) Validate() error {
 		if everyInterface(l.Address) {
 			return bad("listen.advertise", "required when listen.address (%q) listens on every interface: peers need the URL they reach this gateway at, e.g. \"https://gw.example.com:7443\"", l.Address)
 		}
-	} else if u, err := url.Parse(l.Advertise); err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return bad("listen.advertise", "not an http(s) URL")
+	} else if msg := advertiseMistake(l.Advertise, c.TLSEnabled()); msg != "" {
+		return bad("listen.advertise", "%s", msg)
 	}
 	if l.AdvertiseGRPC == "" && everyInterface(l.GRPC) {
 		return bad("listen.advertise_grpc", "required when listen.grpc (%q) listens on every interface: peers need the HOST:PORT they reach its gRPC face at, e.g. \"gw.example.com:7444\"", l.GRPC)
@@ -724,6 +724,41 @@ func validHost(h string) bool {
 	}
 	last := labels[len(labels)-1]
 	return strings.Trim(last, "0123456789") != ""
+}
+
+// advertiseMistake says what is wrong with u as the base URL peers are
+// told, or "" if nothing is. Peers append the paths they call, and pin the
+// gateway's own certificate, so the URL is a scheme matching listen.tls and
+// a reachable host: a path, query, fragment or user could only be
+// mistaken.
+func advertiseMistake(raw string, tlsOn bool) string {
+	scheme := "https"
+	if !tlsOn {
+		scheme = "http"
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Opaque != "" {
+		return fmt.Sprintf("%q is not a URL such as \"%s://gw.example.com:7443\"", raw, scheme)
+	}
+	switch {
+	case u.Scheme != scheme && tlsOn:
+		return "must start https://: listen.tls is on"
+	case u.Scheme != scheme:
+		return "must start http://: listen.tls is off"
+	case u.User != nil || u.Path != "" || strings.ContainsAny(raw, "?#"):
+		return fmt.Sprintf("must be %s://HOST[:PORT] alone, with no path, query, fragment or user: peers add the paths they call", u.Scheme)
+	}
+	host, port := u.Hostname(), u.Port()
+	if !validHost(host) {
+		return fmt.Sprintf("host %q is neither an IP address nor a host name", host)
+	}
+	if a, err := netip.ParseAddr(host); err == nil && a.IsUnspecified() {
+		return fmt.Sprintf("host %q is no address a peer can reach", host)
+	}
+	if n, err := strconv.Atoi(port); port != "" && (err != nil || n < 1 || n > 65535 || port != strconv.Itoa(n)) {
+		return fmt.Sprintf("port %q must be a number from 1 to 65535", port)
+	}
+	return ""
 }
 
 // everyInterface reports whether addr, a valid HOST:PORT, listens on every

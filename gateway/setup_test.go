@@ -172,6 +172,19 @@ func TestConfigMistakeLines(t *testing.T) {
 		{"[listen]\naddress = \"0.0.0.0:7443\"", `listen.advertise: required when listen.address ("0.0.0.0:7443") listens on every interface: peers need the URL they reach this gateway at, e.g. "https://gw.example.com:7443"`},
 		{"[listen]\naddress = \"[::]:7443\"\nadvertise = \"\"", `listen.advertise: required when listen.address ("[::]:7443") listens on every interface: peers need the URL they reach this gateway at, e.g. "https://gw.example.com:7443"`},
 		{"[listen]\naddress = \"0.0.0.0:7443\"\ngrpc = \"0.0.0.0:7444\"\nadvertise = \"https://gw.example.com:7443\"", `listen.advertise_grpc: required when listen.grpc ("0.0.0.0:7444") listens on every interface: peers need the HOST:PORT they reach its gRPC face at, e.g. "gw.example.com:7444"`},
+		// The advertised URL matches listen.tls and is a base alone.
+		{"[listen]\nadvertise = \"http://gw.example.com:7443\"", `listen.advertise: must start https://: listen.tls is on`},
+		{"[listen]\ntls = false\nadvertise = \"https://127.0.0.1:7443\"", `listen.advertise: must start http://: listen.tls is off`},
+		{"[listen]\nadvertise = \"https://gw.example.com:7443?x=1\"", `listen.advertise: must be https://HOST[:PORT] alone, with no path, query, fragment or user: peers add the paths they call`},
+		{"[listen]\nadvertise = \"https://gw.example.com:7443?\"", `listen.advertise: must be https://HOST[:PORT] alone, with no path, query, fragment or user: peers add the paths they call`},
+		{"[listen]\nadvertise = \"https://gw.example.com:7443#top\"", `listen.advertise: must be https://HOST[:PORT] alone, with no path, query, fragment or user: peers add the paths they call`},
+		{"[listen]\nadvertise = \"https://gw.example.com:7443/\"", `listen.advertise: must be https://HOST[:PORT] alone, with no path, query, fragment or user: peers add the paths they call`},
+		{"[listen]\nadvertise = \"https://me:pw@gw.example.com:7443\"", `listen.advertise: must be https://HOST[:PORT] alone, with no path, query, fragment or user: peers add the paths they call`},
+		{"[listen]\nadvertise = \"https://0.0.0.0:7443\"", `listen.advertise: host "0.0.0.0" is no address a peer can reach`},
+		{"[listen]\nadvertise = \"https://gw_1.example.com\"", `listen.advertise: host "gw_1.example.com" is neither an IP address nor a host name`},
+		{"[listen]\nadvertise = \"https://gw.example.com:0\"", `listen.advertise: port "0" must be a number from 1 to 65535`},
+		{"[listen]\nadvertise = \"gw.example.com:7443\"", `listen.advertise: "gw.example.com:7443" is not a URL such as "https://gw.example.com:7443"`},
+		{"[listen]\ntls = false\nadvertise = \"ftp://127.0.0.1\"", `listen.advertise: "ftp://127.0.0.1" is not a URL such as "http://gw.example.com:7443"`},
 		// So do values the TOML reader itself refuses, with their line.
 		{"[listen]\nmax_connections = 99999999999999999999", `listen.max_connections: line 3: 99999999999999999999 is out of range`},
 		{"[listen]\ntls = tru", `listen.tls: line 3: expected value but found "tru" instead`},
@@ -200,6 +213,9 @@ func TestConfigAccepts(t *testing.T) {
 		"address = \"[::1]:7443\"\ngrpc = \"[::1]:7444\"",
 		"address = \"gw.example.com:443\"\ngrpc = \"gw.example.com:444\"",
 		"address = \"gw-1.example.com.:443\"\ngrpc = \"10.0.0.1:444\"",
+		"advertise = \"https://gw.example.com\"",
+		"advertise = \"https://[2001:db8::1]:7443\"",
+		"tls = false\nadvertise = \"http://localhost:7443\"",
 	} {
 		text := "org = \"a\"\n[listen]\n" + listen
 		if _, err := ParseConfig(text); err != nil {
