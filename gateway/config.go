@@ -479,8 +479,14 @@ func (c *Config) Validate() error {
 	} else if msg := advertiseMistake(l.Advertise, c.TLSEnabled()); msg != "" {
 		return bad("listen.advertise", "%s", msg)
 	}
-	if l.AdvertiseGRPC == "" && everyInterface(l.GRPC) {
-		return bad("listen.advertise_grpc", "required when listen.grpc (%q) listens on every interface: peers need the HOST:PORT they reach its gRPC face at, e.g. \"gw.example.com:7444\"", l.GRPC)
+	if l.AdvertiseGRPC == "" {
+		if everyInterface(l.GRPC) {
+			return bad("listen.advertise_grpc", "required when listen.grpc (%q) listens on every interface: peers need the HOST:PORT they reach its gRPC face at, e.g. \"gw.example.com:7444\"", l.GRPC)
+		}
+	} else if msg := hostPortMistake(l.AdvertiseGRPC); msg != "" {
+		return bad("listen.advertise_grpc", "%s", msg)
+	} else if everyInterface(l.AdvertiseGRPC) {
+		return bad("listen.advertise_grpc", "%q names no host a peer can reach, e.g. \"gw.example.com:7444\"", l.AdvertiseGRPC)
 	}
 	for _, v := range l.MetricsFrom {
 		if _, err := parseNetwork(v); err != nil {

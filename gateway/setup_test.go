@@ -185,6 +185,14 @@ func TestConfigMistakeLines(t *testing.T) {
 		{"[listen]\nadvertise = \"https://gw.example.com:0\"", `listen.advertise: port "0" must be a number from 1 to 65535`},
 		{"[listen]\nadvertise = \"gw.example.com:7443\"", `listen.advertise: "gw.example.com:7443" is not a URL such as "https://gw.example.com:7443"`},
 		{"[listen]\ntls = false\nadvertise = \"ftp://127.0.0.1\"", `listen.advertise: "ftp://127.0.0.1" is not a URL such as "http://gw.example.com:7443"`},
+		// So is the gRPC address peers are told.
+		{"[listen]\nadvertise_grpc = \"not an address\"", `listen.advertise_grpc: "not an address" is not HOST:PORT, e.g. "127.0.0.1:7443"`},
+		{"[listen]\nadvertise_grpc = \"gw.example.com:0\"", `listen.advertise_grpc: port 0 (any free port) cannot be told to peers; give a port from 1 to 65535`},
+		{"[listen]\nadvertise_grpc = \"gw.example.com:grpc\"", `listen.advertise_grpc: port "grpc" must be a number from 1 to 65535`},
+		{"[listen]\nadvertise_grpc = \"https://gw.example.com:7444\"", `listen.advertise_grpc: "https://gw.example.com:7444" is not HOST:PORT, e.g. "127.0.0.1:7443"`},
+		{"[listen]\nadvertise_grpc = \"300.1.1.1:7444\"", `listen.advertise_grpc: host "300.1.1.1" is neither an IP address nor a host name`},
+		{"[listen]\nadvertise_grpc = \":7444\"", `listen.advertise_grpc: ":7444" names no host a peer can reach, e.g. "gw.example.com:7444"`},
+		{"[listen]\nadvertise_grpc = \"0.0.0.0:7444\"", `listen.advertise_grpc: "0.0.0.0:7444" names no host a peer can reach, e.g. "gw.example.com:7444"`},
 		// So do values the TOML reader itself refuses, with their line.
 		{"[listen]\nmax_connections = 99999999999999999999", `listen.max_connections: line 3: 99999999999999999999 is out of range`},
 		{"[listen]\ntls = tru", `listen.tls: line 3: expected value but found "tru" instead`},
