@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"text/template"
 	"time"
@@ -179,14 +180,12 @@ func Init(d Dir, opts InitOptions) (*InitResult, error) {
 	if opts.Listen == "" {
 		opts.Listen = "127.0.0.1:7443"
 	}
-	host, port, err := net.SplitHostPort(opts.Listen)
+	host, port, err := initListen(opts.Listen)
 	if err != nil {
-		return nil, optionErr("init", "--listen", "--listen must be HOST:PORT")
+		return nil, err
 	}
 	if opts.GRPC == "" {
-		var p int
-		fmt.Sscan(port, &p)
-		opts.GRPC = net.JoinHostPort(host, fmt.Sprint(p+1))
+		opts.GRPC = net.JoinHostPort(host, strconv.Itoa(port+1))
 	}
 	if opts.Now.IsZero() {
 		opts.Now = time.Now()
@@ -242,6 +241,28 @@ func Init(d Dir, opts InitOptions) (*InitResult, error) {
 		return nil, fmt.Errorf("init: %w", err)
 	}
 	return &InitResult{OrgKey: gw.Signing.Public(), EncKey: gw.Encryption.Public(), TLSPin: pin, Config: cfg}, nil
+}
+
+// initListen checks init's --listen, from which both faces' addresses and
+// what peers are told are written, so that init never writes a directory
+// that cannot serve: the host must be one peers can reach, and the port
+// must leave the next one for the gRPC face.
+func initListen(addr string) (host string, port int, err error) {
+	host, p, splitErr := net.SplitHostPort(addr)
+	if splitErr != nil {
+		return "", 0, optionErr("init", "--listen", "--listen must be HOST:PORT, e.g. 127.0.0.1:7443")
+	}
+	if everyInterface(addr) {
+		return "", 0, optionErr("init", "--listen", "--listen %s names no host peers can reach: give this machine's address or name (to listen on every interface, set listen.address and listen.advertise in moltgate.toml after init)", addr)
+	}
+	if !validHost(host) {
+		return "", 0, optionErr("init", "--listen", "--listen: host %q is neither an IP address nor a host name", host)
+	}
+	port, atoiErr := strconv.Atoi(p)
+	if atoiErr != nil || port < 1 || port > 65534 || p != strconv.Itoa(port) {
+		return "", 0, optionErr("init", "--listen", "--listen: port %q must be a number from 1 to 65534: the gRPC face listens on the next port", p)
+	}
+	return host, port, nil
 }
 
 // LoadOrg reads the org identity of d.

@@ -339,6 +339,38 @@ func TestInitMakesWorkingDir(t *testing.T) {
 	}
 }
 
+// TestInitChecksListen: init refuses a --listen it could not make a
+// working gateway of, naming the option, and writes nothing.
+func TestInitChecksListen(t *testing.T) {
+	cases := map[string]string{
+		"127.0.0.1":       `init: --listen must be HOST:PORT, e.g. 127.0.0.1:7443`,
+		"127.0.0.1:65535": `init: --listen: port "65535" must be a number from 1 to 65534: the gRPC face listens on the next port`,
+		"127.0.0.1:99999": `init: --listen: port "99999" must be a number from 1 to 65534: the gRPC face listens on the next port`,
+		"127.0.0.1:0":     `init: --listen: port "0" must be a number from 1 to 65534: the gRPC face listens on the next port`,
+		"127.0.0.1:https": `init: --listen: port "https" must be a number from 1 to 65534: the gRPC face listens on the next port`,
+		"127.0.0.1:-5":    `init: --listen: port "-5" must be a number from 1 to 65534: the gRPC face listens on the next port`,
+		"300.1.1.1:24851": `init: --listen: host "300.1.1.1" is neither an IP address nor a host name`,
+		"0.0.0.0:7443":    `init: --listen 0.0.0.0:7443 names no host peers can reach: give this machine's address or name (to listen on every interface, set listen.address and listen.advertise in moltgate.toml after init)`,
+		":7443":           `init: --listen :7443 names no host peers can reach: give this machine's address or name (to listen on every interface, set listen.address and listen.advertise in moltgate.toml after init)`,
+	}
+	for listen, want := range cases {
+		d := Dir(filepath.Join(t.TempDir(), "acme"))
+		_, err := Init(d, InitOptions{Org: "acme", Listen: listen})
+		var oe *OptionError
+		if !errors.As(err, &oe) || oe.Option != "--listen" || err.Error() != want {
+			t.Errorf("--listen %s: got %v, want %s", listen, err, want)
+		}
+		if _, err := os.Stat(string(d)); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("--listen %s: init wrote %s", listen, d)
+		}
+	}
+	// The highest port that leaves one for gRPC.
+	cfg, err := LoadConfig(initDir(t, "acme", "localhost:65534").ConfigPath())
+	if err != nil || cfg.Listen.GRPC != "localhost:65535" {
+		t.Fatalf("--listen localhost:65534: %v", err)
+	}
+}
+
 func TestPeerExportImport(t *testing.T) {
 	acme := initDir(t, "acme", "127.0.0.1:9443")
 	globex := initDir(t, "globex", "127.0.0.1:9543")
