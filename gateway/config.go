@@ -466,7 +466,7 @@ func (c *Config) Validate() error {
 	if l.Address == l.GRPC {
 		return bad("listen.grpc", "must differ from listen.address")
 	}
-	if !*l.TLS && (!loopback(l.Address) || !loopback(l.GRPC)) {
+	if !c.TLSEnabled() && (!loopback(l.Address) || !loopback(l.GRPC)) {
 		return bad("listen.tls", "plain HTTP is allowed only on a loopback address")
 	}
 	// What peers are told is derived from where the gateway listens unless

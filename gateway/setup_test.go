@@ -271,6 +271,27 @@ func TestConfigRanges(t *testing.T) {
 			t.Errorf("the comment of %s in the configuration file does not say %q:\n%s", r.key, want, commentOf(text, section, name))
 		}
 	}
+	// Every number the file may hold has a range.
+	ranged := map[string]bool{}
+	for _, r := range settingRanges() {
+		ranged[r.key] = true
+	}
+	var walk func(prefix string, typ reflect.Type)
+	walk = func(prefix string, typ reflect.Type) {
+		for i := range typ.NumField() {
+			f := typ.Field(i)
+			key := prefix + f.Tag.Get("toml")
+			switch f.Type.Kind() {
+			case reflect.Struct:
+				walk(key+".", f.Type)
+			case reflect.Int, reflect.Int64, reflect.Float64:
+				if !ranged[key] {
+					t.Errorf("%s has no range", key)
+				}
+			}
+		}
+	}
+	walk("", reflect.TypeFor[Config]())
 	// A negative sync interval is not out of range: it turns sync off.
 	c, err := ParseConfig("org = \"a\"\n[directory]\nsync_interval = \"-1s\"")
 	if err != nil || c.Directory.SyncInterval.D() >= 0 {
