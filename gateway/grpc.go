@@ -308,13 +308,12 @@ func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25
 	m.Sig = keys.Signature{}
 	body, err := gc.sess.SignAndSeal(m, sk)
 	if err != nil {
-		return err
+		return notSent(err)
 	}
 	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
 	if err := gc.send(body); err != nil {
-		gc.close()
-		return errors.Join(errTransport, err)
+		return gc.writeFailed(err)
 	}
 	return gc.lost(ps.s.awaitStream(ctx, ps, m, pc, gc.dead, onMsg))
 }

@@ -281,7 +281,7 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 	m.Sig = keys.Signature{}
 	body, err := sess.SignAndSeal(m, sk)
 	if err != nil {
-		return err
+		return notSent(err)
 	}
 	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
@@ -315,7 +315,15 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 			// the session, say), so its error names no message; on this
 			// exchange it can only be about this one.
 			if p, ok := d.m.Payload.(*wire.ErrorPayload); ok {
-				return p.Err()
+				err := p.Err()
+				if code(err) == wire.ErrSessionExpired {
+					// This session goes, and the call is sent again in a
+					// new one. Only this one: another call may have made
+					// a new session meanwhile.
+					ps.s.sessions.Remove(sess.ID())
+					return sessionGone{err}
+				}
+				return err
 			}
 		}
 		if d.m.Re != m.ID {

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -110,8 +111,6 @@ type lossCounted struct{ error }
 
 func (e lossCounted) Unwrap() error { return e.error }
 
-// lost returns err, marked as lossCounted unless this is the first call to
-// report the end of the connection.
 // sessionGone is E_SESSION_EXPIRED for a call on a connection whose
 // session the peer ended: the connection is closed already, and took its
 // session with it, so the call only needs sending again.
@@ -119,6 +118,24 @@ type sessionGone struct{ error }
 
 func (e sessionGone) Unwrap() error { return e.error }
 
+func errSessionGone() error {
+	return sessionGone{wire.Errorf(wire.ErrSessionExpired, "", "the peer no longer knows the connection's session")}
+}
+
+// notSent is the error of a call that could not be sealed in the session
+// it took. A session that ended meanwhile (its connection died, or another
+// call found the peer had forgotten it) makes the call one to send again in
+// a new session, as nothing was sent: not a reason to drop the session the
+// peer has now, which another call may just have made.
+func notSent(err error) error {
+	if code(err) == wire.ErrSessionExpired {
+		return sessionGone{err}
+	}
+	return err
+}
+
+// lost returns err, marked as lossCounted unless this is the first call to
+// report the end of the connection.
 func (p *pooled) lost(err error) error {
 	if err == nil || !p.isDead() || code(err) != wire.ErrPeerUnavailable {
 		return err
@@ -126,10 +143,22 @@ func (p *pooled) lost(err error) error {
 	if p.expired.Load() {
 		// Not a loss of the peer: it could not open the call, so did not
 		// act on it, and the call goes again in a new session.
-		return sessionGone{wire.Errorf(wire.ErrSessionExpired, "", "the peer no longer knows the connection's session")}
+		return errSessionGone()
 	}
 	if p.lossCounted.CompareAndSwap(false, true) {
 		return err
 	}
 	return lossCounted{err}
+}
+
+// writeFailed closes the connection a call could not be written on and
+// returns the call's error: a transport failure, unless the connection
+// was closed because the peer ended its session, when the call was never
+// sent and only needs sending again.
+func (p *pooled) writeFailed(err error) error {
+	p.close()
+	if p.expired.Load() {
+		return errSessionGone()
+	}
+	return errors.Join(errTransport, err)
 }

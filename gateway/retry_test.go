@@ -145,7 +145,7 @@ func TestSessionForgottenByThePeer(t *testing.T) {
 			}
 			for range 4 {
 				if err := <-errs; err != nil {
-					t.Fatalf("a call after the peer forgot the session: %v", err)
+					t.Fatalf("a call after the peer forgot the session: %v\nACME\n%s\nGLOBEX\n%s", err, acme.logs(), globex.logs())
 				}
 			}
 		})

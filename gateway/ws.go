@@ -286,15 +286,14 @@ func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed2551
 	m.Sig = keys.Signature{}
 	body, err := wc.sess.AppendSignAndSeal(getEnvelopeBuf(), m, sk)
 	if err != nil {
-		return err
+		return notSent(err)
 	}
 	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
 	err = wc.conn.write(body)
 	putEnvelopeBuf(body) // the writer took a copy
 	if err != nil {
-		wc.close()
-		return errors.Join(errTransport, err)
+		return wc.writeFailed(err)
 	}
 	return wc.lost(ps.s.awaitStream(ctx, ps, m, pc, wc.dead, onMsg))
 }
