@@ -573,10 +573,10 @@ func TestRPCNastyInput(t *testing.T) {
 		code       int
 		id         string
 	}{
-		{"invalid utf-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"agent.ping\",\"params\":{\"agent\":\"\xc3\x28\"}}", jsonrpc.CodeParseError, "null"},
+		{"invalid utf-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"agent.ping\",\"params\":{\"agent\":\"\xc3\x28\"}}", jsonrpc.CodeParseError, "1"},
 		{"truncated", `{"jsonrpc":"2.0","id":1,"method":"agent.ping","params":{"agent":`, jsonrpc.CodeParseError, "null"},
 		{"not json", "\x00\x01garbage", jsonrpc.CodeParseError, "null"},
-		{"deep nesting", `{"jsonrpc":"2.0","id":1,"method":"agent.query","params":{"input":` + strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100) + `}}`, jsonrpc.CodeInvalidRequest, "null"},
+		{"deep nesting", `{"jsonrpc":"2.0","id":1,"method":"agent.query","params":{"input":` + strings.Repeat(`{"a":`, 100) + "1" + strings.Repeat("}", 100) + `}}`, jsonrpc.CodeInvalidRequest, "1"},
 		{"deep arrays", strings.Repeat("[", 5000) + strings.Repeat("]", 5000), jsonrpc.CodeInvalidRequest, "null"},
 		{"scalar", `"hello"`, jsonrpc.CodeInvalidRequest, "null"},
 		{"wrong version", `{"jsonrpc":"1.0","id":9,"method":"agent.ping"}`, jsonrpc.CodeInvalidRequest, "9"},

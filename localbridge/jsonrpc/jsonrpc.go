@@ -98,11 +98,14 @@ func Parse(line []byte) (reqs []*Request, errs []*Response, batch bool) {
 		}
 		return []*Response{{JSONRPC: Version, ID: id, Error: e}}
 	}
+	// A line refused for its bytes or its depth is still answered under
+	// its id when the id can be read: a client matches responses by id,
+	// and one whose request is answered under null waits on for it.
 	if !utf8.Valid(line) {
-		return nil, fail(nil, Errorf(CodeParseError, "the message is not valid UTF-8")), false
+		return nil, fail(idOf(line), Errorf(CodeParseError, "the message is not valid UTF-8")), false
 	}
 	if !depthOK(line, MaxDepth) {
-		return nil, fail(nil, Errorf(CodeInvalidRequest, "the message nests deeper than %d levels", MaxDepth)), false
+		return nil, fail(idOf(line), Errorf(CodeInvalidRequest, "the message nests deeper than %d levels", MaxDepth)), false
 	}
 	// Unmarshal checks the whole line before it decodes any of it, so the
 	// line is only checked on its own when decoding fails, to tell a parse
@@ -139,6 +142,38 @@ func Parse(line []byte) (reqs []*Request, errs []*Response, batch bool) {
 		return nil, []*Response{e}, false
 	}
 	return []*Request{r}, nil, false
+}
+
+// idOf reads the id of a request object that cannot be taken whole: the
+// last valid "id" member found before the object ends or stops making
+// sense, or nil. It reads member by member and skips the values of the
+// others, so an invalid string or a deep value elsewhere does not hide it;
+// an id that is itself not valid UTF-8 is not one.
+func idOf(line []byte) json.RawMessage {
+	dec := jsontext.NewDecoder(bytes.NewReader(line), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
+		return nil
+	}
+	var id json.RawMessage
+	for {
+		name, err := dec.ReadToken()
+		if err != nil || name.Kind() != '"' {
+			return id
+		}
+		if name.String() != "id" {
+			if dec.SkipValue() != nil {
+				return id
+			}
+			continue
+		}
+		v, err := dec.ReadValue()
+		if err != nil {
+			return id
+		}
+		if validID(json.RawMessage(v)) && utf8.Valid(v) {
+			id = json.RawMessage(bytes.Clone(v))
+		}
+	}
 }
 
 // requestMembers are the members of a request object that are checked.

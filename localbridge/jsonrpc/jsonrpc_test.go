@@ -28,8 +28,16 @@ func TestParse(t *testing.T) {
 		{"null id", `{"jsonrpc":"2.0","id":null,"method":"m"}`, 1, nil, nil, false, "m"},
 		{"notification", `{"jsonrpc":"2.0","method":"context.update","params":[1]}`, 1, nil, nil, false, "context.update"},
 		{"not json", `{"jsonrpc":"2.0","method":"foobar,"params":"bar","baz]`, 0, []int{CodeParseError}, []string{"null"}, false, ""},
-		{"invalid utf-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", 0, []int{CodeParseError}, []string{"null"}, false, ""},
-		{"too deep", `{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, 0, []int{CodeInvalidRequest}, []string{"null"}, false, ""},
+		// Refused for its bytes or its depth, a request is still answered
+		// under its id, wherever the id stands.
+		{"invalid utf-8", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}", 0, []int{CodeParseError}, []string{"1"}, false, ""},
+		{"invalid utf-8 before the id", "{\"jsonrpc\":\"2.0\",\"params\":{\"text\":\"\xff\"},\"method\":\"m\",\"id\":\"q\"}", 0, []int{CodeParseError}, []string{`"q"`}, false, ""},
+		{"invalid utf-8 in the id", "{\"jsonrpc\":\"2.0\",\"id\":\"\xff\",\"method\":\"m\"}", 0, []int{CodeParseError}, []string{"null"}, false, ""},
+		{"invalid utf-8 without id", "{\"jsonrpc\":\"2.0\",\"method\":\"\xff\"}", 0, []int{CodeParseError}, []string{"null"}, false, ""},
+		{"invalid utf-8 not an object", "[\"\xff\"]", 0, []int{CodeParseError}, []string{"null"}, false, ""},
+		{"too deep", `{"jsonrpc":"2.0","id":1,"method":"m","params":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `}`, 0, []int{CodeInvalidRequest}, []string{"1"}, false, ""},
+		{"too deep before the id", `{"jsonrpc":"2.0","params":` + strings.Repeat("[", 70) + strings.Repeat("]", 70) + `,"method":"m","id":9}`, 0, []int{CodeInvalidRequest}, []string{"9"}, false, ""},
+		{"too deep and cut short", `{"jsonrpc":"2.0","id":8,"method":"m","params":` + strings.Repeat("[", 70), 0, []int{CodeInvalidRequest}, []string{"8"}, false, ""},
 		{"method not a string", `{"jsonrpc":"2.0","method":1,"params":"bar","id":7}`, 0, []int{CodeInvalidRequest}, []string{"7"}, false, ""},
 		{"wrong version", `{"jsonrpc":"1.0","method":"m","id":"a"}`, 0, []int{CodeInvalidRequest}, []string{`"a"`}, false, ""},
 		{"no version", `{"method":"m","id":2}`, 0, []int{CodeInvalidRequest}, []string{"2"}, false, ""},
