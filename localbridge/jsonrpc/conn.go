@@ -70,27 +70,34 @@ func (c *Conn) read() {
 				}
 				continue
 			}
+			if m.Error != nil && (m.ID == nil || string(m.ID) == "null") {
+				c.failPending(m)
+				continue
+			}
 			c.mu.Lock()
 			p := c.pending[string(m.ID)]
 			delete(c.pending, string(m.ID))
 			c.mu.Unlock()
-			if p == nil {
-				continue
+			if p != nil {
+				p.deliver(m)
 			}
-			if p.reply != nil {
-				if m.Error != nil {
-					p.reply(nil, m.Error)
-				} else {
-					p.reply(m.Result, nil)
-				}
-				continue
-			}
-			var err error
-			if m.Error == nil && p.then != nil {
-				err = p.then(m.Result)
-			}
-			p.ch <- callResult{m, err}
 		}
+	}
+}
+
+// failPending answers every request in flight with m, an error the server
+// sent under a null id: it could not read the id of something this side
+// sent, so any of those requests may be the one it refused, and no answer
+// would ever come for that one. Failing them all is better than one
+// waiting forever; a connection that carries one request at a time, as
+// the command line's do, loses nothing by it.
+func (c *Conn) failPending(m *Message) {
+	c.mu.Lock()
+	pending := c.pending
+	c.pending = make(map[string]*pendingCall)
+	c.mu.Unlock()
+	for _, p := range pending {
+		p.deliver(m)
 	}
 }
 
@@ -154,6 +161,23 @@ type pendingCall struct {
 type callResult struct {
 	m   *Message
 	err error
+}
+
+// deliver hands the response m to the request p, on the reading goroutine.
+func (p *pendingCall) deliver(m *Message) {
+	if p.reply != nil {
+		if m.Error != nil {
+			p.reply(nil, m.Error)
+		} else {
+			p.reply(m.Result, nil)
+		}
+		return
+	}
+	var err error
+	if m.Error == nil && p.then != nil {
+		err = p.then(m.Result)
+	}
+	p.ch <- callResult{m, err}
 }
 
 // Call sends a request and waits for its response. A JSON-RPC error from the server is

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 func TestParse(t *testing.T) {
@@ -387,5 +388,45 @@ func BenchmarkParse(b *testing.B) {
 		if len(reqs) != 1 || len(errs) != 0 {
 			b.Fatal("not one request")
 		}
+	}
+}
+
+// TestConnNullIDError: an error the server sends under a null id, having
+// not read the id of what it refuses, fails the requests in flight rather
+// than leaving them to wait for an answer that never comes.
+func TestConnNullIDError(t *testing.T) {
+	a, b := net.Pipe()
+	c := NewConn(a, 0, nil)
+	defer c.Close()
+	lines := requests(b)
+	replied := make(chan error, 1)
+	if err := c.Send("sent", nil, func(_ json.RawMessage, err error) { replied <- err }); err != nil {
+		t.Fatal(err)
+	}
+	<-lines
+	called := make(chan error, 1)
+	go func() { called <- c.Call(context.Background(), "called", nil, nil) }()
+	<-lines
+	out, _ := Marshal(Response{JSONRPC: Version, ID: json.RawMessage("null"), Error: Errorf(CodeParseError, "the message is not valid UTF-8")})
+	b.Write(out)
+	for _, ch := range []chan error{replied, called} {
+		select {
+		case err := <-ch:
+			var je *Error
+			if !errors.As(err, &je) || je.Code != CodeParseError {
+				t.Fatalf("got %v, want the null-id error", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a request in flight still waits after a null-id error")
+		}
+	}
+	// The connection goes on: a later request is answered as usual.
+	go func() {
+		req := <-lines
+		out, _ := Marshal(Response{JSONRPC: Version, ID: req.ID, Result: json.RawMessage(`{"ok":true}`)})
+		b.Write(out)
+	}()
+	if err := c.Call(context.Background(), "later", nil, nil); err != nil {
+		t.Fatal(err)
 	}
 }
