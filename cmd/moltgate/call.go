@@ -71,7 +71,11 @@ func rpcFailure(err error) error {
 		}
 		return we
 	}
-	if errors.Is(err, context.DeadlineExceeded) {
+	var lost *jsonrpc.LostError
+	switch {
+	case errors.As(err, &lost):
+		return wire.Errorf(wire.ErrPeerUnavailable, "", "the gateway ended the connection during the call")
+	case errors.Is(err, context.DeadlineExceeded):
 		return wire.Errorf(wire.ErrTimeout, "", "no answer before the deadline")
 	}
 	return err

@@ -16,6 +16,15 @@ import (
 // ErrClosed is returned by calls on a closed Conn.
 var ErrClosed = errors.New("jsonrpc: connection closed")
 
+// LostError is why a connection ended that the other side closed or that
+// broke under it, rather than one this side closed: the requests in flight
+// on it fail with it, and their answers will never come.
+type LostError struct{ Err error }
+
+func (e *LostError) Error() string { return "jsonrpc: connection lost: " + e.Err.Error() }
+
+func (e *LostError) Unwrap() error { return e.Err }
+
 // Conn is the client end of a connection: it sends requests and matches responses to them, and
 // hands notifications from the server to a handler in the order they arrive.
 type Conn struct {
@@ -47,6 +56,9 @@ func (c *Conn) read() {
 		var line []byte
 		line, err = c.r.ReadLine()
 		if err != nil {
+			if !errors.Is(err, ErrMessageTooLarge) {
+				err = &LostError{err}
+			}
 			return
 		}
 		var msgs []*Message
@@ -144,7 +156,7 @@ func (c *Conn) write(v any) error {
 func (c *Conn) flush(buf []byte, _ []int) error {
 	c.c.SetWriteDeadline(time.Now().Add(30 * time.Second))
 	if _, err := c.c.Write(buf); err != nil {
-		c.fail(err)
+		c.fail(&LostError{err})
 		return err
 	}
 	return nil

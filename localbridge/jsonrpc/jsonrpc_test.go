@@ -222,6 +222,34 @@ func TestConn(t *testing.T) {
 	}
 }
 
+// TestConnLost: a call in flight when the other side closes the
+// connection fails at once with a LostError, and one this side closes
+// under it does not.
+func TestConnLost(t *testing.T) {
+	a, b := net.Pipe()
+	c := NewConn(a, 0, nil)
+	lines := requests(b)
+	called := make(chan error, 1)
+	go func() { called <- c.Call(context.Background(), "unanswered", nil, nil) }()
+	<-lines
+	b.Close()
+	var lost *LostError
+	if err := <-called; !errors.As(err, &lost) || !errors.Is(err, io.EOF) {
+		t.Fatalf("a call the other side closed under: %v", err)
+	}
+
+	a, b = net.Pipe()
+	defer b.Close()
+	c = NewConn(a, 0, nil)
+	lines = requests(b)
+	go func() { called <- c.Call(context.Background(), "unanswered", nil, nil) }()
+	<-lines
+	c.Close()
+	if err := <-called; !errors.Is(err, ErrClosed) || errors.As(err, &lost) {
+		t.Fatalf("a call this side closed under: %v", err)
+	}
+}
+
 // TestConnSend: a response to Send goes to its reply on the reading
 // goroutine, before the message after it is read; a server error comes as
 // an *Error; a reply whose response never comes is never called.
