@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"time"
@@ -242,14 +241,11 @@ func orDefault(s, def string) string {
 
 // parseWithArgs parses flags that may come before or after positional
 // arguments, and returns the positional ones.
-func parseWithArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+func parseWithArgs(fs *flagSet, args []string) ([]string, error) {
 	var rest []string
 	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				return nil, err
-			}
-			return nil, usageError{err.Error()}
+		if err := fs.parse(args); err != nil {
+			return nil, err
 		}
 		if fs.NArg() == 0 {
 			return rest, nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"strings"
 	"time"
@@ -24,7 +23,7 @@ type issuerFlags struct {
 	dir, identity *string
 }
 
-func addIssuerFlags(fs *flag.FlagSet) issuerFlags {
+func addIssuerFlags(fs *flagSet) issuerFlags {
 	return issuerFlags{
 		dir:      fs.String("dir", "", "gateway directory: its organisation key issues the consent"),
 		identity: fs.String("identity", "", "identity file whose signing key issues consents (instead of --dir)"),
@@ -45,19 +44,12 @@ func (f issuerFlags) load(e *env) (*identity.Agent, error) {
 }
 
 func runConsent(ctx context.Context, e *env, args []string) error {
-	if len(args) > 0 {
-		switch args[0] {
-		case "issue":
-			return runConsentIssue(ctx, e, args[1:])
-		case "verify":
-			return runConsentVerify(ctx, e, args[1:])
-		case "revoke":
-			return runConsentRevoke(ctx, e, args[1:])
-		case "request":
-			return runConsentRequest(ctx, e, args[1:])
-		}
-	}
-	return usagef("usage: moltgate consent issue|verify|revoke|request [flags]")
+	return runSubcommand(e, "consent", args, true,
+		subcommand{"issue", func(args []string) error { return runConsentIssue(ctx, e, args) }},
+		subcommand{"verify", func(args []string) error { return runConsentVerify(ctx, e, args) }},
+		subcommand{"revoke", func(args []string) error { return runConsentRevoke(ctx, e, args) }},
+		subcommand{"request", func(args []string) error { return runConsentRequest(ctx, e, args) }},
+	)
 }
 
 // runConsentRequest is `moltgate consent request`: a local agent asks a

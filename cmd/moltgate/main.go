@@ -75,34 +75,52 @@ type env struct {
 }
 
 type command struct {
-	name  string
-	usage string
-	run   func(ctx context.Context, e *env, args []string) error
+	name string
+	// synopses are the command's forms, one line each, without the
+	// leading "moltgate ". A command with subcommands has one line per
+	// subcommand, which starts with the command's name and the
+	// subcommand's.
+	synopses []string
+	run      func(ctx context.Context, e *env, args []string) error
 }
 
 func commands() []command {
 	return []command{
-		{"version", "version", runVersion},
-		{"keygen", "keygen --agent ID --org ORG --out FILE", runKeygen},
-		{"sign", "sign --identity FILE < msg.json", runSign},
-		{"verify", "verify [--key ed25519:…] < msg.json", runVerify},
-		{"seal", "seal --identity FILE --to x25519:… < msg.json", runSeal},
-		{"open", "open --identity FILE < envelope.json", runOpen},
-		{"init", "init --dir DIR --org ORG [--listen HOST:PORT]", runInit},
-		{"peer", "peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] < them.json", runPeer},
-		{"serve", "serve --dir DIR", runServe},
-		{"agent", "agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL] [--replace] | agent remove --dir DIR --id AGENT", runAgent},
-		{"register", "register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG] [--json]", runRegister},
-		{"discover", "discover --dir DIR --capability C [--org ORG] [--limit N] [--json]", runDiscover},
-		{"agents", "agents --dir DIR [--capability C] [--org ORG] [--json]", runAgents},
-		{"sync", "sync --dir DIR [--peer ORG] [--json]", runSync},
-		{"demo", "demo", runDemo},
-		{"bench", "bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]", runBench},
-		{"pii", "pii scan [--jsonl] < text", runPII},
-		{"consent", "consent issue|verify|revoke (--dir DIR | --identity FILE) ... | consent request --dir DIR --to AGENT@ORG ...", runConsent},
-		{"call", "call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME --input JSON [--cls LEVEL] [--consent TOKEN] [--timeout D]", runCall},
-		{"ping", "ping --dir DIR AGENT@ORG", runPing},
-		{"approvals", "approvals --dir DIR [--json] [--watch] | approvals --dir DIR approve|deny ID", runApprovals},
+		{"version", []string{"version"}, runVersion},
+		{"keygen", []string{"keygen --agent ID --org ORG --out FILE"}, runKeygen},
+		{"sign", []string{"sign --identity FILE < msg.json"}, runSign},
+		{"verify", []string{"verify [--key ed25519:…] < msg.json"}, runVerify},
+		{"seal", []string{"seal --identity FILE --to x25519:… < msg.json"}, runSeal},
+		{"open", []string{"open --identity FILE < envelope.json"}, runOpen},
+		{"init", []string{"init --dir DIR --org ORG [--listen HOST:PORT]"}, runInit},
+		{"peer", []string{
+			"peer export --dir DIR > me.json",
+			"peer import --dir DIR [--max-cls LEVEL] [--replace] < them.json",
+		}, runPeer},
+		{"serve", []string{"serve --dir DIR"}, runServe},
+		{"agent", []string{
+			"agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL] [--replace]",
+			"agent remove --dir DIR --id AGENT",
+		}, runAgent},
+		{"register", []string{"register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG] [--json]"}, runRegister},
+		{"discover", []string{"discover --dir DIR --capability C [--org ORG] [--limit N] [--json]"}, runDiscover},
+		{"agents", []string{"agents --dir DIR [--capability C] [--org ORG] [--json]"}, runAgents},
+		{"sync", []string{"sync --dir DIR [--peer ORG] [--json]"}, runSync},
+		{"demo", []string{"demo"}, runDemo},
+		{"bench", []string{"bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]"}, runBench},
+		{"pii", []string{"pii scan [--jsonl] < text"}, runPII},
+		{"consent", []string{
+			"consent issue (--dir DIR | --identity FILE) --grantee AGENT@ORG --purpose P --types T,... [--ttl D] [--granted-by WHO]",
+			"consent verify [--dir DIR | --identity FILE | --trust ORG=KEY...] [--grantee AGENT@ORG] [--purpose P] [--types T,...] [--token TOKEN]",
+			"consent revoke (--dir DIR | --revocations FILE) [--token TOKEN]",
+			"consent request --dir DIR --to AGENT@ORG --types T,... --purpose P [--from AGENT] [--human WHO] [--duration D] [--timeout D]",
+		}, runConsent},
+		{"call", []string{"call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME --input JSON [--cls LEVEL] [--consent TOKEN] [--timeout D]"}, runCall},
+		{"ping", []string{"ping --dir DIR AGENT@ORG"}, runPing},
+		{"approvals", []string{
+			"approvals --dir DIR [--json] [--watch]",
+			"approvals --dir DIR approve|deny ID",
+		}, runApprovals},
 	}
 }
 
@@ -110,8 +128,30 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "usage: moltgate <command> [flags]")
 	fmt.Fprintln(w)
 	for _, c := range commands() {
-		fmt.Fprintln(w, "  moltgate "+c.usage)
+		for _, s := range c.synopses {
+			fmt.Fprintln(w, "  moltgate "+s)
+		}
 	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "moltgate <command> --help tells more of one.")
+}
+
+// synopses returns the forms of the command or subcommand name ("call",
+// "consent issue").
+func synopses(name string) []string {
+	cmd, _, _ := strings.Cut(name, " ")
+	var out []string
+	for _, c := range commands() {
+		if c.name != cmd {
+			continue
+		}
+		for _, s := range c.synopses {
+			if s == name || strings.HasPrefix(s, name+" ") {
+				out = append(out, s)
+			}
+		}
+	}
+	return out
 }
 
 func run(ctx context.Context, e *env, args []string) int {
@@ -133,7 +173,12 @@ func run(ctx context.Context, e *env, args []string) int {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
 		}
-		fmt.Fprintln(e.stderr, "moltgate "+c.name+": "+describe(err))
+		name := c.name
+		var ne *namedError
+		if errors.As(err, &ne) {
+			name = ne.name
+		}
+		fmt.Fprintln(e.stderr, "moltgate "+name+": "+describe(err))
 		var ue usageError
 		if errors.As(err, &ue) {
 			return 2
@@ -143,6 +188,17 @@ func run(ctx context.Context, e *env, args []string) int {
 	fmt.Fprintf(e.stderr, "moltgate: E_INVALID_PARAM: unknown command %q (run moltgate help)\n", args[0])
 	return 2
 }
+
+// namedError is the failure of a subcommand, whose line of error names it
+// ("moltgate consent issue: ...").
+type namedError struct {
+	name string
+	err  error
+}
+
+func (n *namedError) Error() string { return n.err.Error() }
+
+func (n *namedError) Unwrap() error { return n.err }
 
 // describe renders err as one line that starts with an error code.
 func describe(err error) string {
@@ -185,24 +241,127 @@ func (u usageError) Error() string { return u.msg }
 
 func usagef(format string, args ...any) error { return usageError{fmt.Sprintf(format, args...)} }
 
-// newFlags makes a flag set whose errors come back as usage errors.
-func newFlags(e *env, name string) *flag.FlagSet {
-	fs := flag.NewFlagSet("moltgate "+name, flag.ContinueOnError)
-	fs.SetOutput(e.stderr)
-	return fs
+// flagSet is a command's flags. A mistake in them is one line of error,
+// as every other failure is, rather than the flag package's message and
+// list of flags; --help shows the command's synopsis and flags on
+// standard output.
+type flagSet struct {
+	*flag.FlagSet
+	e    *env
+	name string
 }
 
-func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
+// newFlags makes the flag set of the command or subcommand name; every
+// command parses its flags with it, through parseFlags or parseWithArgs.
+func newFlags(e *env, name string) *flagSet {
+	fs := flag.NewFlagSet("moltgate "+name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return &flagSet{FlagSet: fs, e: e, name: name}
+}
+
+// parse parses args and turns the flag package's errors into usage
+// errors, after showing the help that -h or --help asks for.
+func (fs *flagSet) parse(args []string) error {
+	err := fs.Parse(args)
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, flag.ErrHelp):
+		fs.help(fs.e.stdout)
+		return err
+	}
+	return usagef("%v (see moltgate %s --help)", err, fs.name)
+}
+
+// help writes the command's synopsis and its flags.
+func (fs *flagSet) help(w io.Writer) {
+	lines := synopses(fs.name)
+	if len(lines) == 0 {
+		lines = []string{fs.name + " [flags]"}
+	}
+	printSynopses(w, lines)
+	first := true
+	fs.VisitAll(func(f *flag.Flag) {
+		if first {
+			fmt.Fprintln(w, "\nflags:")
+			first = false
 		}
-		return usageError{err.Error()}
+		kind, text := flag.UnquoteUsage(f)
+		head := "  --" + f.Name
+		if kind != "" {
+			head += " " + kind
+		}
+		switch f.DefValue {
+		case "", "0", "0s", "false":
+		default:
+			text += " (default " + f.DefValue + ")"
+		}
+		fmt.Fprintln(w, head)
+		fmt.Fprintln(w, "      "+strings.ReplaceAll(text, "\n", "\n      "))
+	})
+}
+
+func printSynopses(w io.Writer, lines []string) {
+	for i, s := range lines {
+		lead := "       moltgate "
+		if i == 0 {
+			lead = "usage: moltgate "
+		}
+		fmt.Fprintln(w, lead+s)
+	}
+}
+
+func parseFlags(fs *flagSet, args []string) error {
+	if err := fs.parse(args); err != nil {
+		return err
 	}
 	if fs.NArg() > 0 {
-		return usagef("unexpected argument %q", fs.Arg(0))
+		return usagef("unexpected argument %q (see moltgate %s --help)", fs.Arg(0), fs.name)
 	}
 	return nil
+}
+
+// isHelp reports whether arg asks for help rather than naming a subcommand.
+func isHelp(arg string) bool {
+	return arg == "-h" || arg == "-help" || arg == "--help" || arg == "help"
+}
+
+// subcommand is one subcommand of a command.
+type subcommand struct {
+	name string
+	run  func(args []string) error
+}
+
+// runSubcommand runs the subcommand of cmd that args name: with no
+// subcommand or an unknown one it is a usage error, and with -h or --help
+// it shows the synopses of them all. named says whether the subcommand's
+// line of error names it; those whose errors already say it do not.
+func runSubcommand(e *env, cmd string, args []string, named bool, subs ...subcommand) error {
+	names := make([]string, len(subs))
+	for i, s := range subs {
+		names[i] = s.name
+	}
+	want := strings.Join(names, ", ")
+	switch {
+	case len(args) == 0:
+		return usagef("%s needs a subcommand: %s (see moltgate %s --help)", cmd, want, cmd)
+	case isHelp(args[0]):
+		printSynopses(e.stdout, synopses(cmd))
+		fmt.Fprintf(e.stdout, "\nmoltgate %s SUBCOMMAND --help tells more of one.\n", cmd)
+		return flag.ErrHelp
+	}
+	for _, s := range subs {
+		if s.name != args[0] {
+			continue
+		}
+		err := s.run(args[1:])
+		if err != nil && named {
+			err = &namedError{name: cmd + " " + s.name, err: err}
+		}
+		return err
+	}
+	return usagef("unknown %s subcommand %q (want %s; see moltgate %s --help)", cmd, args[0], want, cmd)
 }
 
 func runVersion(ctx context.Context, e *env, args []string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"strings"
@@ -50,4 +51,51 @@ func TestScripts(t *testing.T) {
 			},
 		},
 	})
+}
+
+// TestFlagMistakesAndHelp holds every command and subcommand to the same
+// flag handling: a flag it does not know is one line of error and exit
+// status 2, and --help (or -h) shows its synopsis and flags on standard
+// output, with exit status 0.
+func TestFlagMistakesAndHelp(t *testing.T) {
+	seen := map[string]bool{}
+	for _, c := range commands() {
+		for _, s := range c.synopses {
+			words := strings.Fields(s)
+			name := words[0]
+			if len(words) > 1 && strings.Trim(words[1], "abcdefghijklmnopqrstuvwxyz") == "" {
+				name += " " + words[1]
+			}
+			if seen[name] {
+				continue
+			}
+			seen[name] = true
+			args := strings.Fields(name)
+			code, stdout, stderr := runCLI(t, context.Background(), "", append(args, "--bogus")...)
+			want := "moltgate " + c.name + ": E_INVALID_PARAM: flag provided but not defined: -bogus (see moltgate " + name + " --help)\n"
+			if c.name == "consent" {
+				want = strings.Replace(want, "moltgate consent:", "moltgate "+name+":", 1)
+			}
+			if code != 2 || stdout != "" || stderr != want {
+				t.Errorf("%s --bogus: exit %d, stdout %q, stderr %q; want exit 2 and %q", name, code, stdout, stderr, want)
+			}
+			for _, help := range []string{"--help", "-h"} {
+				code, stdout, stderr = runCLI(t, context.Background(), "", append(args, help)...)
+				if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: moltgate "+name) {
+					t.Errorf("%s %s: exit %d, stdout %q, stderr %q", name, help, code, stdout, stderr)
+				}
+			}
+		}
+	}
+	// A command with subcommands shows them all, and wants one.
+	for _, cmd := range []string{"consent", "peer", "agent", "pii"} {
+		code, stdout, stderr := runCLI(t, context.Background(), "", cmd, "--help")
+		if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: moltgate "+cmd+" ") {
+			t.Errorf("%s --help: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)
+		}
+		code, stdout, stderr = runCLI(t, context.Background(), "", cmd)
+		if code != 2 || stdout != "" || strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "moltgate "+cmd+": E_INVALID_PARAM: "+cmd+" needs a subcommand") {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)
+		}
+	}
 }

@@ -43,12 +43,13 @@ func result(fs []pii.Finding) scanResult {
 }
 
 func runPII(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 || args[0] != "scan" {
-		return usagef("usage: moltgate pii scan [--jsonl] < text")
-	}
+	return runSubcommand(e, "pii", args, false, subcommand{"scan", func(args []string) error { return runPIIScan(e, args) }})
+}
+
+func runPIIScan(e *env, args []string) error {
 	fs := newFlags(e, "pii scan")
 	jsonl := fs.Bool("jsonl", false, `read one JSON object per line with a "text" field; write one result per line`)
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	sc, err := pii.New(nil)

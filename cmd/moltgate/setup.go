@@ -66,68 +66,68 @@ func runInit(ctx context.Context, e *env, args []string) error {
 }
 
 func runPeer(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("peer needs a subcommand: export or import")
+	// The lines of error keep the command's name alone: the gateway
+	// package's errors name the subcommand ("agent add: ...").
+	return runSubcommand(e, "peer", args, false,
+		subcommand{"export", func(args []string) error { return runPeerExport(e, args) }},
+		subcommand{"import", func(args []string) error { return runPeerImport(e, args) }},
+	)
+}
+
+func runPeerExport(e *env, args []string) error {
+	fs := newFlags(e, "peer export")
+	dir := fs.String("dir", "", "gateway directory")
+	if err := parseFlags(fs, args); err != nil {
+		return err
 	}
-	switch args[0] {
-	case "export":
-		fs := newFlags(e, "peer export")
-		dir := fs.String("dir", "", "gateway directory")
-		if err := parseFlags(fs, args[1:]); err != nil {
-			return err
-		}
-		d, err := requireDir(*dir)
-		if err != nil {
-			return err
-		}
-		pass, err := keys.PassphraseFromEnv(e.getenv)
-		if err != nil {
-			return err
-		}
-		doc, err := gateway.ExportPeer(d, pass, e.now())
-		if err != nil {
-			return err
-		}
-		fmt.Fprintln(e.stdout, string(doc))
-		return nil
-	case "import":
-		fs := newFlags(e, "peer import")
-		dir := fs.String("dir", "", "gateway directory")
-		maxCls := fs.String("max-cls", "", "highest classification exchanged with this peer (default from the config: int)")
-		replace := fs.Bool("replace", false, "accept a new org key for an organisation already imported")
-		if err := parseFlags(fs, args[1:]); err != nil {
-			return err
-		}
-		d, err := requireDir(*dir)
-		if err != nil {
-			return err
-		}
-		doc, err := io.ReadAll(io.LimitReader(e.stdin, 64<<10))
-		if err != nil {
-			return err
-		}
-		p, err := gateway.ImportPeer(d, doc, gateway.ImportOptions{MaxCls: *maxCls, Replace: *replace, Now: e.now()})
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(e.stdout, "Trusting %s: org key %s, endpoint %s, up to %s\n", p.Org, p.OrgKey, p.Endpoint, p.MaxCls)
-		fmt.Fprintln(e.stdout, "A running gateway takes this up within seconds (or at once on SIGHUP).")
-		return nil
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
 	}
-	return usagef("unknown peer subcommand %q (want export or import)", args[0])
+	pass, err := keys.PassphraseFromEnv(e.getenv)
+	if err != nil {
+		return err
+	}
+	doc, err := gateway.ExportPeer(d, pass, e.now())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(e.stdout, string(doc))
+	return nil
+}
+
+func runPeerImport(e *env, args []string) error {
+	fs := newFlags(e, "peer import")
+	dir := fs.String("dir", "", "gateway directory")
+	maxCls := fs.String("max-cls", "", "highest classification exchanged with this peer (default from the config: int)")
+	replace := fs.Bool("replace", false, "accept a new org key for an organisation already imported")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	doc, err := io.ReadAll(io.LimitReader(e.stdin, 64<<10))
+	if err != nil {
+		return err
+	}
+	p, err := gateway.ImportPeer(d, doc, gateway.ImportOptions{MaxCls: *maxCls, Replace: *replace, Now: e.now()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Trusting %s: org key %s, endpoint %s, up to %s\n", p.Org, p.OrgKey, p.Endpoint, p.MaxCls)
+	fmt.Fprintln(e.stdout, "A running gateway takes this up within seconds (or at once on SIGHUP).")
+	return nil
 }
 
 func runAgent(ctx context.Context, e *env, args []string) error {
-	if len(args) == 0 {
-		return usagef("agent needs a subcommand: add or remove")
-	}
-	switch args[0] {
-	case "add":
-		return runAgentAdd(e, args[1:])
-	case "remove":
-		return runAgentRemove(e, args[1:])
-	}
-	return usagef("unknown agent subcommand %q (want add or remove)", args[0])
+	// The lines of error keep the command's name alone: the gateway
+	// package's errors name the subcommand ("agent add: ...").
+	return runSubcommand(e, "agent", args, false,
+		subcommand{"add", func(args []string) error { return runAgentAdd(e, args) }},
+		subcommand{"remove", func(args []string) error { return runAgentRemove(e, args) }},
+	)
 }
 
 func runAgentAdd(e *env, args []string) error {
