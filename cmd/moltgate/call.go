@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/moltgate/moltgate/gateway"
@@ -97,6 +98,65 @@ func codeOfRPC(rpcCode int) wire.Code {
 	return wire.ErrTaskFailed
 }
 
+// answerMargin is how long the command line waits past a deadline that
+// the gateway keeps, for the gateway's answer that the deadline passed.
+const answerMargin = 5 * time.Second
+
+// maxArgDepth bounds the nesting of a JSON object given on the command
+// line (call's --input, discover's --require): it goes two levels down in
+// its JSON-RPC request (the request, its params) and in the message the
+// gateway makes of it (the message, its payload), and both bound the
+// whole.
+const maxArgDepth = min(jsonrpc.MaxDepth, wire.MaxDepth) - 2
+
+// maxArgBytes bounds a JSON argument read from a file or standard input:
+// the JSON-RPC face takes no longer a line.
+const maxArgBytes = jsonrpc.DefaultMaxMessageBytes
+
+// readJSONArg returns the JSON object that the flag name gives: the text
+// of arg itself, the content of the file @FILE names, or standard input
+// for "-". It holds the object to what the gateway takes, so that a
+// mistake is the caller's to fix here, not a refusal from the gateway.
+func readJSONArg(e *env, name, arg string) (json.RawMessage, error) {
+	in := []byte(arg)
+	switch {
+	case arg == "-":
+		b, err := readInput(e, maxArgBytes)
+		if err != nil {
+			return nil, err
+		}
+		in = b
+	case strings.HasPrefix(arg, "@"):
+		f, err := os.Open(arg[1:])
+		if err != nil {
+			return nil, usagef("%s: %v", name, err)
+		}
+		defer f.Close()
+		b, err := readLimited(f, arg[1:], maxArgBytes)
+		if err != nil {
+			return nil, err
+		}
+		in = b
+	}
+	v, err := wire.Parse(in, maxArgDepth)
+	if err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			detail := we.Message
+			// A path as long as a deep nesting says less than the byte offset.
+			if we.Field != "" && len(we.Field) <= 64 {
+				detail = we.Field + ": " + detail
+			}
+			return nil, usagef("%s must be a JSON object: %s", name, detail)
+		}
+		return nil, usagef("%s must be a JSON object: %v", name, err)
+	}
+	if v.Kind() != wire.Object {
+		return nil, usagef("%s must be a JSON object", name)
+	}
+	return json.RawMessage(bytes.TrimSpace(in)), nil
+}
+
 // callResult is what moltgate call prints: the respond payload, with the
 // stream chunks that came before it assembled by channel.
 type callResult struct {
@@ -115,7 +175,7 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	from := fs.String("from", "", "local agent to call as (default: the gateway's only agent)")
 	to := fs.String("to", "", "agent to call, as agent@org (or agent, for one of this organisation's)")
 	tool := fs.String("tool", "", "tool to invoke (default: send a query to the agent's query tool)")
-	input := fs.String("input", "", "the tool's input or the query's parameters, a JSON object (default {})")
+	input := fs.String("input", "", "the tool's input or the query's parameters: a JSON object, @FILE to read it from FILE, or - to read it from standard input (default {})")
 	message := fs.String("message", "", "free text of a query")
 	cls := fs.String("cls", "", "classification of the request: pub, int, conf, pii or sec (default int)")
 	consentTok := fs.String("consent", "", "consent token covering personal data in the input (implies --cls pii unless higher)")
@@ -127,27 +187,39 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		return usagef("--to is required")
 	}
 	req := localbridge.QueryRequest{To: *to, From: *from, Tool: *tool, Message: *message, Class: *cls, Consent: *consentTok}
-	if *input != "" {
-		in := []byte(*input)
-		var obj map[string]json.RawMessage
-		if err := json.Unmarshal(in, &obj); err != nil || obj == nil {
-			return usagef("--input must be a JSON object")
-		}
-		req.Input = json.RawMessage(in)
-	} else if *tool != "" || *message == "" {
-		req.Input = json.RawMessage(`{}`)
-	}
 	if *timeout < 0 {
 		return usagef("--timeout must not be negative")
 	}
+	if *input != "" {
+		in, err := readJSONArg(e, "--input", *input)
+		if err != nil {
+			return err
+		}
+		req.Input = in
+	} else if *tool != "" || *message == "" {
+		req.Input = json.RawMessage(`{}`)
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	if err := notAGateway(d); err != nil {
+		return err
+	}
+	cfg, err := gateway.LoadConfig(d.ConfigPath())
+	if err != nil {
+		return err
+	}
+	// The gateway ends the call at its deadline and says so; the command
+	// waits that long and a margin for the answer, and no longer, so that
+	// an answer that never comes cannot hold it forever.
+	wait := cfg.Listen.RequestTimeout.D()
 	if *timeout > 0 {
 		req.TimeoutMS = max(timeout.Milliseconds(), 1)
-		var cancel context.CancelFunc
-		// The gateway ends the call at the deadline and says so; the
-		// margin lets that answer arrive.
-		ctx, cancel = context.WithTimeout(ctx, *timeout+5*time.Second)
-		defer cancel()
+		wait = *timeout
 	}
+	ctx, cancel := context.WithTimeout(ctx, wait+answerMargin)
+	defer cancel()
 	c, err := dialGateway(ctx, *dir, localbridge.ClientOptions{})
 	if err != nil {
 		return err

@@ -2,7 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
@@ -21,5 +26,123 @@ func TestCallGatewayGone(t *testing.T) {
 	code, stdout, stderr := runCLI(t, context.Background(), "", "call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", `{"text":"hi"}`)
 	if want := "moltgate call: E_PEER_UNAVAILABLE: the gateway ended the connection during the call\n"; code != 1 || stdout != "" || stderr != want {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
+	}
+}
+
+// --input is held to what the gateway takes before anything is sent, as
+// text, from a file (@FILE) or from standard input (-): a mistake is one
+// line and exit status 2. Such an input once went to the gateway, which
+// refused it under an id the command was not waiting for, and the command
+// hung.
+func TestCallInputChecked(t *testing.T) {
+	sent := make(chan string, 10)
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		sent <- r.Method
+		c.fail(r, jsonrpc.Errorf(jsonrpc.CodeInternalError, "not expected"))
+	})
+	deep := func(n int) string { return strings.Repeat(`{"a":`, n) + "1" + strings.Repeat("}", n) }
+	cases := []struct{ name, input, want string }{
+		{"invalid utf-8", "{\"text\":\"\xff\"}", "text: invalid UTF-8 in string at byte 9"},
+		{"too deep", deep(63), "nesting deeper than 62 at byte 310"},
+		{"duplicate key", `{"text":"a","text":"b"}`, "text: duplicate key at byte 18"},
+		{"lone surrogate", `{"text":"\ud800"}`, "text: lone surrogate in string at byte 15"},
+		{"trailing data", `{"text":"a"} {}`, "unexpected data after the JSON value at byte 13"},
+		{"not json", `not json`, "invalid literal at byte 0"},
+	}
+	file := filepath.Join(t.TempDir(), "input.json")
+	for _, c := range cases {
+		if err := os.WriteFile(file, []byte(c.input), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		for _, how := range []struct{ arg, stdin string }{{c.input, ""}, {"@" + file, ""}, {"-", c.input}} {
+			code, stdout, stderr := runCLI(t, context.Background(), how.stdin, "call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", how.arg)
+			want := "moltgate call: E_INVALID_PARAM: --input must be a JSON object: " + c.want + "\n"
+			if code != 2 || stdout != "" || stderr != want {
+				t.Errorf("%s (--input %.10q): exit %d, stdout %q, stderr %q; want exit 2 and %q", c.name, how.arg, code, stdout, stderr, want)
+			}
+		}
+	}
+	code, _, stderr := runCLI(t, context.Background(), "", "call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", `[1]`)
+	if code != 2 || stderr != "moltgate call: E_INVALID_PARAM: --input must be a JSON object\n" {
+		t.Errorf("an array: exit %d, stderr %q", code, stderr)
+	}
+	select {
+	case m := <-sent:
+		t.Fatalf("%s was sent to the gateway", m)
+	default:
+	}
+}
+
+// A big input, beyond what one command-line argument holds, goes from a
+// file or standard input, unchanged.
+func TestCallInputFromFile(t *testing.T) {
+	inputs := make(chan string, 2)
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		var q localbridge.QueryRequest
+		if err := json.Unmarshal(r.Params, &q); err != nil {
+			t.Error(err)
+		}
+		inputs <- string(q.Input)
+		c.answer(r, `{"query_id":"q-1","status":"processing"}`)
+		c.notify(localbridge.NotifyComplete, `{"query_id":"q-1","status":"success","result":{"ok":true}}`)
+	})
+	big := `{"text":"` + strings.Repeat("x", 200<<10) + `"}`
+	file := filepath.Join(t.TempDir(), "input.json")
+	if err := os.WriteFile(file, []byte(big+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, how := range []struct{ arg, stdin string }{{"@" + file, ""}, {"-", big + "\n"}} {
+		code, stdout, stderr := runCLI(t, context.Background(), how.stdin, "call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", how.arg)
+		if code != 0 || stdout != `{"status":"success","data":{"ok":true}}`+"\n" || stderr != "" {
+			t.Fatalf("--input %s: exit %d, stdout %q, stderr %q", how.arg[:1], code, stdout, stderr)
+		}
+		if got := <-inputs; got != big {
+			t.Fatalf("--input %s: the gateway got %d bytes, want %d", how.arg[:1], len(got), len(big))
+		}
+	}
+}
+
+// The command waits for a call no longer than the gateway's deadline and a
+// margin, with or without --timeout: an answer that never comes does not
+// hold it forever.
+func TestCallWaitBounded(t *testing.T) {
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		switch r.Method {
+		case localbridge.MethodQuery:
+			c.answer(r, `{"query_id":"q-1","status":"processing"}`) // and nothing more
+		case localbridge.MethodCancel:
+			c.answer(r, `{"cancelled":true}`)
+		}
+	})
+	cfg, err := os.ReadFile(d.ConfigPath())
+	if err != nil {
+		t.Fatal(err)
+	}
+	short := strings.Replace(string(cfg), `request_timeout = "30s"`, `request_timeout = "1s"`, 1)
+	if short == string(cfg) {
+		t.Fatal("no request_timeout in the configuration")
+	}
+	if err := os.WriteFile(d.ConfigPath(), []byte(short), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, extra := range [][]string{nil, {"--timeout", "500ms"}} {
+		began := time.Now()
+		args := append([]string{"call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", `{}`}, extra...)
+		code, _, stderr := runCLI(t, context.Background(), "", args...)
+		if took := time.Since(began); code != 1 || stderr != "moltgate call: E_TIMEOUT: no answer before the deadline\n" || took > 10*time.Second {
+			t.Fatalf("%v: exit %d, stderr %q after %v", extra, code, stderr, took)
+		}
+	}
+}
+
+// A refusal the gateway could not address to the call (under a null id)
+// still ends it.
+func TestCallNullIDRefusal(t *testing.T) {
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		c.send(jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: json.RawMessage("null"), Error: jsonrpc.Errorf(jsonrpc.CodeParseError, "the message is not valid UTF-8")})
+	})
+	code, _, stderr := runCLI(t, context.Background(), "", "call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", `{}`)
+	if code != 1 || stderr != "moltgate call: E_PARSE: the message is not valid UTF-8\n" {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }

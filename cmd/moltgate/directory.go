@@ -116,7 +116,7 @@ func runDiscover(ctx context.Context, e *env, args []string) error {
 	fs.Var(&anyCaps, "any", "capability of which the agents must have at least one (repeatable)")
 	org := fs.String("org", "", "ask this peer organisation's registry (default: this gateway's)")
 	fs.Var(&orgs, "filter-org", "only agents of this organisation (repeatable)")
-	require := fs.String("require", "", `requirements on metadata, as JSON: '{"languages":{"includes":["en"]}}'`)
+	require := fs.String("require", "", `requirements on metadata, a JSON object such as '{"languages":{"includes":["en"]}}', @FILE to read it from FILE, or - to read it from standard input`)
 	verified := fs.Bool("verified", false, "only agents whose identity their organisation attests")
 	minUptime := fs.Float64("min-uptime", 0, "only agents up at least this share of the last 30 days (0 to 1)")
 	sortBy := fs.String("sort", "", "score (default), uptime or recency")
@@ -146,10 +146,11 @@ func runDiscover(ctx context.Context, e *env, args []string) error {
 		q["capabilities"] = c
 	}
 	if *require != "" {
-		if !json.Valid([]byte(*require)) {
-			return usagef("--require must be a JSON object")
+		req, err := readJSONArg(e, "--require", *require)
+		if err != nil {
+			return err
 		}
-		q["requirements"] = json.RawMessage(*require)
+		q["requirements"] = req
 	}
 	filters := map[string]any{}
 	if *verified {

@@ -20,6 +20,7 @@ import (
 	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/internal/freeport"
 	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 )
 
 // TestDirectoryScripts runs the scripts of the directory commands, which
@@ -166,4 +167,24 @@ func cmdUsePG(ts *testscript.TestScript, neg bool, args []string) {
 		ts.Fatalf("%s has no storage section to change", path)
 	}
 	ts.Check(os.WriteFile(path, []byte(out), 0o600))
+}
+
+// --require is held to what the gateway takes before anything is sent, as
+// call's --input is.
+func TestDiscoverRequireChecked(t *testing.T) {
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		t.Errorf("%s was sent to the gateway", r.Method)
+		c.fail(r, jsonrpc.Errorf(jsonrpc.CodeInternalError, "not expected"))
+	})
+	for _, c := range []struct{ require, want string }{
+		{"{\"languages\":\"\xff\"}", "languages: invalid UTF-8 in string at byte 14"},
+		{strings.Repeat("[", 63) + strings.Repeat("]", 63), "nesting deeper than 62 at byte 62"},
+		{`{"a":1,"a":2}`, "a: duplicate key at byte 10"},
+	} {
+		code, stdout, stderr := runCLI(t, context.Background(), "", "discover", "--dir", string(d), "--capability", "echo.text", "--require", c.require)
+		want := "moltgate discover: E_INVALID_PARAM: --require must be a JSON object: " + c.want + "\n"
+		if code != 2 || stdout != "" || stderr != want {
+			t.Errorf("--require %.10q: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.require, code, stdout, stderr, want)
+		}
+	}
 }

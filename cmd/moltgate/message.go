@@ -14,12 +14,18 @@ import (
 
 // readInput reads standard input up to the message size limit.
 func readInput(e *env, limit int) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(e.stdin, int64(limit)+1))
+	return readLimited(e.stdin, "standard input", limit)
+}
+
+// readLimited reads all of r, what names it, and refuses more than limit
+// bytes.
+func readLimited(r io.Reader, what string, limit int) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
-		return nil, fmt.Errorf("read standard input: %w", err)
+		return nil, fmt.Errorf("read %s: %w", what, err)
 	}
 	if len(b) > limit {
-		return nil, wire.Errorf(wire.ErrTooLarge, "", "input exceeds %d bytes", limit)
+		return nil, wire.Errorf(wire.ErrTooLarge, "", "%s exceeds %d bytes", what, limit)
 	}
 	return b, nil
 }
