@@ -77,6 +77,9 @@ func rpcFailure(err error) error {
 		return wire.Errorf(wire.ErrPeerUnavailable, "", "the gateway ended the connection during the call")
 	case errors.Is(err, context.DeadlineExceeded):
 		return wire.Errorf(wire.ErrTimeout, "", "no answer before the deadline")
+	case errors.Is(err, context.Canceled):
+		// Only the command's own context ends that way: it was interrupted.
+		return wire.Errorf(wire.ErrTaskFailed, "", "the request was cancelled")
 	}
 	return err
 }
@@ -242,6 +245,10 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		return nil
 	})
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
+			// The client told the gateway to cancel the call on its way out.
+			return wire.Errorf(wire.ErrTaskFailed, "", "the call was cancelled, %v; the gateway was told to stop it", context.Cause(ctx))
+		}
 		return rpcFailure(err)
 	}
 	res.Data = out

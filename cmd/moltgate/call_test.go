@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -144,5 +145,50 @@ func TestCallNullIDRefusal(t *testing.T) {
 	code, _, stderr := runCLI(t, context.Background(), "", "call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", `{}`)
 	if code != 1 || stderr != "moltgate call: E_PARSE: the message is not valid UTF-8\n" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// A call interrupted by SIGINT or SIGTERM says it was cancelled, is
+// cancelled at the gateway, and exits as the shell reports the signal.
+func TestCallInterrupted(t *testing.T) {
+	queried := make(chan struct{}, 1)
+	cancelled := make(chan string, 1)
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		switch r.Method {
+		case localbridge.MethodQuery:
+			c.answer(r, `{"query_id":"q-1","status":"processing"}`)
+			queried <- struct{}{}
+		case localbridge.MethodCancel:
+			cancelled <- string(r.Params)
+			c.answer(r, `{"cancelled":true,"query_id":"q-1"}`)
+		}
+	})
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		says string
+	}{{syscall.SIGINT, 130, "interrupted (SIGINT)"}, {syscall.SIGTERM, 143, "terminated (SIGTERM)"}} {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		go func() {
+			<-queried
+			// Time for the client to take the query's id, so that it
+			// cancels the query by name (without it, closing the
+			// connection cancels it at the gateway).
+			time.Sleep(200 * time.Millisecond)
+			cancel(&interruptedError{sig: c.sig})
+		}()
+		code, stdout, stderr := runCLI(t, ctx, "", "call", "--dir", string(d), "--to", "echo@globex", "--tool", "sleep", "--input", `{"ms":60000}`)
+		want := "moltgate call: E_TASK_FAILED: the call was cancelled, " + c.says + "; the gateway was told to stop it\n"
+		if code != c.code || stdout != "" || stderr != want {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want exit %d and %q", c.sig, code, stdout, stderr, c.code, want)
+		}
+		select {
+		case p := <-cancelled:
+			if p != `{"query_id":"q-1"}` {
+				t.Fatalf("agent.cancel %s", p)
+			}
+		default:
+			t.Fatal("the call was not cancelled at the gateway")
+		}
 	}
 }

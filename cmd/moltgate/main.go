@@ -56,14 +56,40 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		if s, ok := (<-sigs).(syscall.Signal); ok {
+			cancel(&interruptedError{sig: s})
+		}
+	}()
 	code := run(ctx, &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
 		getenv: os.Getenv, now: time.Now,
 	}, os.Args[1:])
-	stop()
+	signal.Stop(sigs)
 	os.Exit(code)
 }
+
+// interruptedError is the cause of a command's context that a signal
+// ended. A command that fails because of it exits as the shell reports a
+// process the signal killed: 128 + the signal's number (130 for SIGINT,
+// 143 for SIGTERM), so that a script can tell an interrupted command from
+// a failed one.
+type interruptedError struct{ sig syscall.Signal }
+
+func (i *interruptedError) Error() string {
+	switch i.sig {
+	case syscall.SIGINT:
+		return "interrupted (SIGINT)"
+	case syscall.SIGTERM:
+		return "terminated (SIGTERM)"
+	}
+	return i.sig.String()
+}
+
+func (i *interruptedError) exitCode() int { return 128 + int(i.sig) }
 
 // env is what a command may touch of the outside world, so that tests can
 // run commands in process.
@@ -180,8 +206,12 @@ func run(ctx context.Context, e *env, args []string) int {
 		}
 		fmt.Fprintln(e.stderr, "moltgate "+name+": "+describe(err))
 		var ue usageError
-		if errors.As(err, &ue) {
+		var ie *interruptedError
+		switch {
+		case errors.As(err, &ue):
 			return 2
+		case errors.As(context.Cause(ctx), &ie):
+			return ie.exitCode()
 		}
 		return 1
 	}
