@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"strings"
@@ -101,6 +102,45 @@ func codeOfRPC(rpcCode int) wire.Code {
 	return wire.ErrTaskFailed
 }
 
+// callerOf returns the local agent a call goes out as: from, with the
+// organisation left out when it names this gateway's own (org). Left out,
+// the gateway takes its only agent; with several, the caller must choose,
+// and is told which there are.
+func callerOf(d gateway.Dir, org, from string) (string, error) {
+	if agent, o, ok := strings.Cut(from, "@"); ok {
+		if o != org {
+			return "", usagef("--from names a local agent of %s; %s is not one", org, from)
+		}
+		return agent, nil
+	}
+	if from != "" {
+		return from, nil
+	}
+	// The records on disk are what the gateway runs within seconds of a
+	// change; if they cannot be read, the gateway decides.
+	agents, err := gateway.LoadAgents(d)
+	if err != nil || len(agents) < 2 {
+		return "", nil
+	}
+	ids := make([]string, len(agents))
+	for i, a := range agents {
+		ids[i] = a.ID
+	}
+	return "", usagef("name the agent to call as with --from: this gateway has %s", strings.Join(ids, ", "))
+}
+
+// hinted is a failure together with what to do about it on this command
+// line, for an error from the gateway that speaks of the protocol rather
+// than of the command's flags.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() + "; " + h.hint }
+
+func (h *hinted) Unwrap() error { return h.err }
+
 // answerMargin is how long the command line waits past a deadline that
 // the gateway keeps, for the gateway's answer that the deadline passed.
 const answerMargin = 5 * time.Second
@@ -175,24 +215,42 @@ type callResult struct {
 func runCall(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "call")
 	dir := fs.String("dir", "", "gateway directory")
-	from := fs.String("from", "", "local agent to call as (default: the gateway's only agent)")
+	from := fs.String("from", "", "local agent to call as, AGENT or AGENT@ORG of this gateway's organisation (default: the gateway's only agent)")
 	to := fs.String("to", "", "agent to call, as agent@org (or agent, for one of this organisation's)")
-	tool := fs.String("tool", "", "tool to invoke (default: send a query to the agent's query tool)")
+	tool := fs.String("tool", "", "tool to invoke (required, unless --message sends a query instead)")
 	input := fs.String("input", "", "the tool's input or the query's parameters: a JSON object, @FILE to read it from FILE, or - to read it from standard input (default {})")
-	message := fs.String("message", "", "free text of a query")
-	cls := fs.String("cls", "", "classification of the request: pub, int, conf, pii or sec (default int)")
-	consentTok := fs.String("consent", "", "consent token covering personal data in the input (implies --cls pii unless higher)")
-	timeout := fs.Duration("timeout", 0, "deadline of the call (default: the gateway's request timeout)")
+	message := fs.String("message", "", "free text of a query to the agent's query tool, instead of a tool call (--tool)")
+	cls := fs.String("cls", "", "classification of the request: pub, int, conf, pii or sec (default int; pii needs --consent)")
+	consentTok := fs.String("consent", "", "consent token covering personal data in the input, as moltgate consent issue makes (implies --cls pii unless higher)")
+	timeout := fs.Duration("timeout", 0, "deadline of the call (default: the gateway's listen.request_timeout, 30s unless configured); "+
+		"a peer also ends the call at its own request timeout (30s by default), so a longer --timeout is cut to that for an agent of another organisation")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *to == "" {
+	toolGiven := false
+	fs.Visit(func(f *flag.Flag) { toolGiven = toolGiven || f.Name == "tool" })
+	switch {
+	case *to == "":
 		return usagef("--to is required")
-	}
-	req := localbridge.QueryRequest{To: *to, From: *from, Tool: *tool, Message: *message, Class: *cls, Consent: *consentTok}
-	if *timeout < 0 {
+	case toolGiven && *tool == "":
+		return usagef("--tool must name a tool")
+	case *tool == "" && *message == "":
+		return usagef("--tool is required (or --message TEXT, for a query to the agent's query tool)")
+	case *tool != "" && *message != "":
+		return usagef("--message is the text of a query and does not go with --tool; give the tool's input with --input")
+	case *timeout < 0:
 		return usagef("--timeout must not be negative")
 	}
+	if *cls != "" {
+		c, ok := wire.ParseClass(*cls)
+		switch {
+		case !ok:
+			return usagef("--cls must be pub, int, conf, pii or sec")
+		case c == wire.PII && *consentTok == "":
+			return usagef("--cls pii needs --consent TOKEN, a consent for the personal data (make one with moltgate consent issue)")
+		}
+	}
+	req := localbridge.QueryRequest{To: *to, From: *from, Tool: *tool, Message: *message, Class: *cls, Consent: *consentTok}
 	if *input != "" {
 		in, err := readJSONArg(e, "--input", *input)
 		if err != nil {
@@ -211,6 +269,9 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	}
 	cfg, err := gateway.LoadConfig(d.ConfigPath())
 	if err != nil {
+		return err
+	}
+	if req.From, err = callerOf(d, cfg.Org, *from); err != nil {
 		return err
 	}
 	// The gateway ends the call at its deadline and says so; the command
@@ -249,7 +310,17 @@ func runCall(ctx context.Context, e *env, args []string) error {
 			// The client told the gateway to cancel the call on its way out.
 			return wire.Errorf(wire.ErrTaskFailed, "", "the call was cancelled, %v; the gateway was told to stop it", context.Cause(ctx))
 		}
-		return rpcFailure(err)
+		err = rpcFailure(err)
+		var we *wire.Error
+		if errors.As(err, &we) && we.Code == wire.ErrConsent && *consentTok == "" {
+			// The gateway's refusal names pii_meta, which this command fills from --consent.
+			types := ""
+			if we.Suggestion != nil && len(we.Suggestion.DataTypes) > 0 {
+				types = " --types " + strings.Join(we.Suggestion.DataTypes, ",")
+			}
+			return &hinted{err, "give --consent TOKEN (make one with moltgate consent issue" + types + ")"}
+		}
+		return err
 	}
 	res.Data = out
 	if len(res.Data) == 0 {

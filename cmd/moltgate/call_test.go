@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 )
@@ -190,5 +191,77 @@ func TestCallInterrupted(t *testing.T) {
 		default:
 			t.Fatal("the call was not cancelled at the gateway")
 		}
+	}
+}
+
+// What call needs on its command line is checked before anything is sent,
+// and each mistake says which flag fixes it: one line, exit status 2.
+func TestCallArguments(t *testing.T) {
+	froms := make(chan string, 10)
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		var q localbridge.QueryRequest
+		json.Unmarshal(r.Params, &q)
+		froms <- q.From
+		c.answer(r, `{"query_id":"q-1","status":"processing"}`)
+		c.notify(localbridge.NotifyComplete, `{"query_id":"q-1","status":"success","result":{}}`)
+	})
+	call := func(args ...string) (int, string) {
+		t.Helper()
+		code, _, stderr := runCLI(t, context.Background(), "", append([]string{"call", "--dir", string(d), "--to", "echo@globex"}, args...)...)
+		return code, stderr
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "--tool is required (or --message TEXT, for a query to the agent's query tool)"},
+		{[]string{"--input", `{"text":"x"}`}, "--tool is required (or --message TEXT, for a query to the agent's query tool)"},
+		{[]string{"--tool", "", "--input", `{}`}, "--tool must name a tool"},
+		{[]string{"--tool", "echo", "--message", "hi"}, "--message is the text of a query and does not go with --tool; give the tool's input with --input"},
+		{[]string{"--tool", "echo", "--cls", "bogus"}, "--cls must be pub, int, conf, pii or sec"},
+		{[]string{"--tool", "echo", "--cls", "pii"}, "--cls pii needs --consent TOKEN, a consent for the personal data (make one with moltgate consent issue)"},
+		{[]string{"--tool", "echo", "--from", "client@globex"}, "--from names a local agent of acme; client@globex is not one"},
+	} {
+		code, stderr := call(c.args...)
+		if want := "moltgate call: E_INVALID_PARAM: " + c.want + "\n"; code != 2 || stderr != want {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, stderr, want)
+		}
+	}
+	select {
+	case <-froms:
+		t.Fatal("a call with a mistake was sent")
+	default:
+	}
+
+	// This organisation's own agent may be named with its organisation.
+	if code, stderr := call("--tool", "echo", "--from", "client@acme"); code != 0 || <-froms != "client" {
+		t.Fatalf("--from client@acme: exit %d, stderr %q", code, stderr)
+	}
+	// A query needs no tool.
+	if code, stderr := call("--message", "hi"); code != 0 || <-froms != "" {
+		t.Fatalf("--message: exit %d, stderr %q", code, stderr)
+	}
+	// With several local agents, --from must say which, and is told the choice.
+	for _, id := range []string{"client", "helper"} {
+		if _, err := gateway.AddAgent(d, gateway.AddAgentOptions{ID: id, Exec: "echoagent"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, stderr := call("--tool", "echo"); code != 2 || stderr != "moltgate call: E_INVALID_PARAM: name the agent to call as with --from: this gateway has client, helper\n" {
+		t.Fatalf("several agents, no --from: exit %d, stderr %q", code, stderr)
+	}
+}
+
+// Personal data refused for want of a consent points to --consent and to
+// the command that makes one.
+func TestCallConsentHint(t *testing.T) {
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		c.fail(r, &jsonrpc.Error{Code: jsonrpc.CodePermissionDenied, Message: "personal data needs cls pii with a consent in pii_meta",
+			Data: json.RawMessage(`{"moltspeak_code":"E_CONSENT","field":"cls","suggestion":{"action":"request_consent","data_types":["email"]}}`)})
+	})
+	code, _, stderr := runCLI(t, context.Background(), "", "call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", `{"text":"jane@example.com"}`)
+	want := "moltgate call: E_CONSENT: cls: personal data needs cls pii with a consent in pii_meta (suggestion: request_consent for email); give --consent TOKEN (make one with moltgate consent issue --types email)\n"
+	if code != 1 || stderr != want {
+		t.Fatalf("exit %d, stderr %q; want %q", code, stderr, want)
 	}
 }

@@ -238,6 +238,10 @@ func describe(err error) string {
 		if we.Suggestion != nil {
 			line += " (suggestion: " + we.Suggestion.String() + ")"
 		}
+		var h *hinted
+		if errors.As(err, &h) {
+			line += "; " + h.hint
+		}
 		return oneLine.Replace(line)
 	}
 	code := wire.ErrInternal
