@@ -1017,6 +1017,10 @@ func (c *rpcConn) approve(r *jsonrpc.Request) (any, *jsonrpc.Error) {
 	return map[string]string{"status": status, "execution_id": p.ExecutionID}, nil
 }
 
+// MaxDiscoverLimit bounds the results of one directory.discover: one page
+// of the registry.
+const MaxDiscoverLimit = 100
+
 func (c *rpcConn) discover(r *jsonrpc.Request) (any, *jsonrpc.Error) {
 	var p DiscoverRequest
 	if err := decodeParams(r.Params, &p); err != nil {
@@ -1027,8 +1031,8 @@ func (c *rpcConn) discover(r *jsonrpc.Request) (any, *jsonrpc.Error) {
 		return nil, invalidParams("capability", "capability is not a valid capability name")
 	case p.Org != "" && !namePattern.MatchString(p.Org):
 		return nil, invalidParams("org", "org is not a valid organisation name")
-	case p.Limit < 0 || p.Limit > 100:
-		return nil, invalidParams("limit", "limit must be between 1 and 100")
+	case p.Limit < 0 || p.Limit > MaxDiscoverLimit:
+		return nil, invalidParams("limit", fmt.Sprintf("limit must be between 1 and %d", MaxDiscoverLimit))
 	}
 	p.Query = r.Params
 	if len(p.Query) == 0 {

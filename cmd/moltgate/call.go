@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/moltgate/moltgate/gateway"
@@ -22,6 +23,13 @@ import (
 
 // dialGateway connects to the JSON-RPC face of the gateway in dir.
 func dialGateway(ctx context.Context, dir string, opts localbridge.ClientOptions) (*localbridge.Client, error) {
+	return dialGatewayAs(ctx, dir, opts, wire.ErrPeerUnavailable)
+}
+
+// dialGatewayAs is dialGateway whose failure, when no gateway runs in dir,
+// has the code down: the directory commands say the registry is
+// unavailable.
+func dialGatewayAs(ctx context.Context, dir string, opts localbridge.ClientOptions, down wire.Code) (*localbridge.Client, error) {
 	d, err := requireDir(dir)
 	if err != nil {
 		return nil, err
@@ -29,18 +37,23 @@ func dialGateway(ctx context.Context, dir string, opts localbridge.ClientOptions
 	if opts.Name == "" {
 		opts.Name, opts.Version = "moltgate", Version
 	}
+	start := fmt.Sprintf("(start it with moltgate serve --dir %s)", dir)
 	sock := d.RPCSocket()
 	if _, err := os.Stat(sock); err != nil {
 		if err := notAGateway(d); err != nil {
 			return nil, err
 		}
-		return nil, wire.Errorf(wire.ErrPeerUnavailable, "", "no gateway is running in %s (start it with moltgate serve --dir %s)", dir, dir)
+		return nil, wire.Errorf(down, "", "no gateway is running in %s %s", dir, start)
 	}
 	dctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	c, err := localbridge.Dial(dctx, sock, opts)
-	if err != nil {
-		return nil, wire.Errorf(wire.ErrPeerUnavailable, "", "cannot reach the gateway in %s: %v", dir, rpcFailure(err))
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		// A gateway that crashed leaves its socket behind.
+		return nil, wire.Errorf(down, "", "no gateway answers in %s; its socket is left from one that stopped %s", dir, start)
+	case err != nil:
+		return nil, wire.Errorf(down, "", "cannot reach the gateway in %s: %v", dir, rpcFailure(err))
 	}
 	return c, nil
 }

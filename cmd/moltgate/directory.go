@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -120,12 +121,22 @@ func runDiscover(ctx context.Context, e *env, args []string) error {
 	verified := fs.Bool("verified", false, "only agents whose identity their organisation attests")
 	minUptime := fs.Float64("min-uptime", 0, "only agents up at least this share of the last 30 days (0 to 1)")
 	sortBy := fs.String("sort", "", "score (default), uptime or recency")
-	limit := fs.Int("limit", 0, "results per page (default 20, at most 100)")
+	limit := fs.Int("limit", 0, fmt.Sprintf("results per page, 1 to %d (default 20)", localbridge.MaxDiscoverLimit))
 	cursor := fs.String("cursor", "", "the next page of an earlier discover")
 	id := fs.String("id", "", "look one agent up by its exact id (finds unlisted agents)")
 	asJSON := fs.Bool("json", false, "print the registry's answer as JSON")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	limitGiven := false
+	fs.Visit(func(f *flag.Flag) { limitGiven = limitGiven || f.Name == "limit" })
+	switch {
+	case len(caps) == 0 && len(anyCaps) == 0 && *id == "":
+		return usagef("say what to discover: --capability C (or --any C, or --id AGENT)")
+	case limitGiven && (*limit < 1 || *limit > localbridge.MaxDiscoverLimit):
+		return usagef("--limit must be between 1 and %d (the next page: --cursor)", localbridge.MaxDiscoverLimit)
+	case *org != "" && !wire.ValidName(*org):
+		return usagef("--org must be an organisation name ([A-Za-z0-9_-], at most 128)")
 	}
 	d, err := requireDir(*dir)
 	if err != nil {
@@ -244,33 +255,25 @@ func directoryQuery(ctx context.Context, d gateway.Dir, org string, q map[string
 	}
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	c, err := localbridge.Dial(ctx, d.RPCSocket(), localbridge.ClientOptions{Name: "moltgate", Version: Version})
+	c, err := dialGatewayAs(ctx, string(d), localbridge.ClientOptions{}, wire.ErrRegistryUnavailable)
 	if err != nil {
-		if err := notAGateway(d); err != nil {
-			return nil, err
-		}
-		return nil, wire.Errorf(wire.ErrRegistryUnavailable, "", "no gateway answers at %s (start it with moltgate serve --dir %s)", d.RPCSocket(), string(d))
+		return nil, err
 	}
 	defer c.Close()
 	raw, err := c.Discover(ctx, localbridge.DiscoverRequest{Org: org, Query: doc})
 	if err != nil {
-		return nil, rpcError(err)
+		err = rpcFailure(err)
+		var we *wire.Error
+		if errors.As(err, &we) && we.Code == wire.ErrAgentNotFound && we.Field == "org" {
+			return nil, &hinted{err, "import its peer document with moltgate peer import"}
+		}
+		return nil, err
 	}
 	ans := new(discoverAnswer)
 	if err := json.Unmarshal(raw, ans); err != nil {
 		return nil, fmt.Errorf("read the gateway's answer: %w", err)
 	}
 	return ans, nil
-}
-
-// rpcError turns the JSON-RPC face's error back into the protocol error
-// behind it, so that it prints as one.
-func rpcError(err error) error {
-	var re *localbridge.RPCError
-	if errors.As(err, &re) && re.MoltSpeakCode != "" {
-		return wire.Errorf(wire.Code(re.MoltSpeakCode), re.Field, "%s", re.Message)
-	}
-	return err
 }
 
 // record is what the tables show of a discovery result.

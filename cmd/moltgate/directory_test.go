@@ -188,3 +188,78 @@ func TestDiscoverRequireChecked(t *testing.T) {
 		}
 	}
 }
+
+// discover checks its flags before it connects, and a refusal of the
+// socket's (a JSON-RPC invalid-params error) prints as E_INVALID_PARAM
+// with its field, as call's do.
+func TestDiscoverArguments(t *testing.T) {
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		var q struct {
+			Org string `json:"org"`
+		}
+		json.Unmarshal(r.Params, &q)
+		switch q.Org {
+		case "nosuch":
+			c.fail(r, &jsonrpc.Error{Code: jsonrpc.CodeAgentError, Message: "nosuch is not a peer of this gateway",
+				Data: json.RawMessage(`{"moltspeak_code":"E_AGENT_NOT_FOUND","field":"org"}`)})
+		default:
+			c.fail(r, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "limit must be between 1 and 100", Data: json.RawMessage(`{"field":"limit"}`)})
+		}
+	})
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{nil, 2, "E_INVALID_PARAM: say what to discover: --capability C (or --any C, or --id AGENT)"},
+		{[]string{"--org", "globex"}, 2, "E_INVALID_PARAM: say what to discover: --capability C (or --any C, or --id AGENT)"},
+		{[]string{"--capability", "echo.text", "--limit", "-1"}, 2, "E_INVALID_PARAM: --limit must be between 1 and 100 (the next page: --cursor)"},
+		{[]string{"--capability", "echo.text", "--limit", "0"}, 2, "E_INVALID_PARAM: --limit must be between 1 and 100 (the next page: --cursor)"},
+		{[]string{"--capability", "echo.text", "--limit", "101"}, 2, "E_INVALID_PARAM: --limit must be between 1 and 100 (the next page: --cursor)"},
+		{[]string{"--capability", "echo.text", "--limit", "1000000"}, 2, "E_INVALID_PARAM: --limit must be between 1 and 100 (the next page: --cursor)"},
+		{[]string{"--capability", "echo.text", "--org", "bad name"}, 2, "E_INVALID_PARAM: --org must be an organisation name ([A-Za-z0-9_-], at most 128)"},
+		// What the socket refuses.
+		{[]string{"--capability", "echo.text", "--limit", "100"}, 1, "E_INVALID_PARAM: limit: limit must be between 1 and 100"},
+		{[]string{"--any", "echo.text", "--org", "nosuch"}, 1, "E_AGENT_NOT_FOUND: org: nosuch is not a peer of this gateway; import its peer document with moltgate peer import"},
+		{[]string{"--id", "echo", "--org", "nosuch"}, 1, "E_AGENT_NOT_FOUND: org: nosuch is not a peer of this gateway; import its peer document with moltgate peer import"},
+	} {
+		code, stdout, stderr := runCLI(t, context.Background(), "", append([]string{"discover", "--dir", string(d)}, c.args...)...)
+		if want := "moltgate discover: " + c.want + "\n"; code != c.code || stdout != "" || stderr != want {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit %d and %q", c.args, code, stdout, stderr, c.code, want)
+		}
+	}
+}
+
+// A gateway that crashed leaves its socket behind: the socket commands
+// say that no gateway answers, and how to start one.
+func TestStaleSocket(t *testing.T) {
+	root, err := os.MkdirTemp("", "mgs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(root)
+	d := gateway.Dir(filepath.Join(root, "acme"))
+	if _, err := gateway.Init(d, gateway.InitOptions{Org: "acme"}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := localbridge.ListenUnix(d.RPCSocket())
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	hint := "no gateway answers in " + string(d) + "; its socket is left from one that stopped (start it with moltgate serve --dir " + string(d) + ")\n"
+	for _, c := range []struct {
+		args []string
+		code string
+	}{
+		{[]string{"call", "--to", "echo@globex", "--tool", "echo"}, "E_PEER_UNAVAILABLE"},
+		{[]string{"ping", "echo@globex"}, "E_PEER_UNAVAILABLE"},
+		{[]string{"discover", "--capability", "echo.text"}, "E_REGISTRY_UNAVAILABLE"},
+	} {
+		code, _, stderr := runCLI(t, context.Background(), "", append(append(c.args[:1:1], "--dir", string(d)), c.args[1:]...)...)
+		if want := "moltgate " + c.args[0] + ": " + c.code + ": " + hint; code != 1 || stderr != want {
+			t.Errorf("%s: exit %d, stderr %q; want %q", c.args[0], code, stderr, want)
+		}
+	}
+}
