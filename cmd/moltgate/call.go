@@ -357,7 +357,7 @@ func printLine(e *env, v any) error {
 func runPing(ctx context.Context, e *env, args []string) error {
 	fs := newFlags(e, "ping")
 	dir := fs.String("dir", "", "gateway directory")
-	agent := fs.String("agent", "", "agent to ping, as agent@org (or agent, for one of this organisation's)")
+	agent := fs.String("agent", "", "agent to ping, as agent@org (or agent, for one of this organisation's), if not given as the argument AGENT@ORG")
 	rest, err := parseWithArgs(fs, args)
 	if err != nil {
 		return err
@@ -389,10 +389,21 @@ func runPing(ctx context.Context, e *env, args []string) error {
 	var p struct {
 		Status string `json:"status"`
 	}
-	if json.Unmarshal(pong, &p) != nil || p.Status != "alive" {
+	if json.Unmarshal(pong, &p) != nil || !takesCalls(p.Status) {
 		return wire.Errorf(wire.ErrPeerUnavailable, "", "agent %s is %s", *agent, orDefault(p.Status, "not answering"))
 	}
 	return nil
+}
+
+// takesCalls reports whether an agent whose pong says status is up: the
+// statuses the directory counts as up. A degraded agent still gets calls;
+// an unhealthy, busy or offline one does not.
+func takesCalls(status string) bool {
+	switch status {
+	case "alive", "healthy", "degraded":
+		return true
+	}
+	return false
 }
 
 func orDefault(s, def string) string {

@@ -265,3 +265,25 @@ func TestCallConsentHint(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q; want %q", code, stderr, want)
 	}
 }
+
+// ping prints the pong and exits 0 for an agent that takes calls, a
+// degraded one included, and 1 for one that does not.
+func TestPingStatus(t *testing.T) {
+	status := make(chan string, 1)
+	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
+		c.answer(r, `{"status":"`+<-status+`","load":0.5}`)
+	})
+	for _, c := range []struct {
+		status string
+		code   int
+	}{{"alive", 0}, {"healthy", 0}, {"degraded", 0}, {"busy", 1}, {"unhealthy", 1}, {"offline", 1}} {
+		status <- c.status
+		code, stdout, stderr := runCLI(t, context.Background(), "", "ping", "--dir", string(d), "echo@globex")
+		if code != c.code || stdout != `{"status":"`+c.status+`","load":0.5}`+"\n" {
+			t.Errorf("%s: exit %d, stdout %q, stderr %q; want exit %d", c.status, code, stdout, stderr, c.code)
+		}
+		if want := "moltgate ping: E_PEER_UNAVAILABLE: agent echo@globex is " + c.status + "\n"; c.code != 0 && stderr != want {
+			t.Errorf("%s: stderr %q, want %q", c.status, stderr, want)
+		}
+	}
+}
