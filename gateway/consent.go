@@ -17,7 +17,7 @@ import (
 
 // maxConsentTTL bounds a consent granted over the wire, as consent.issue
 // bounds one issued locally.
-const maxConsentTTL = 365 * 24 * time.Hour
+const maxConsentTTL = localbridge.MaxConsentTTL
 
 // consentOp answers a peer's consent request for one of this
 // organisation's agents. A person here decides, through the same queue as

@@ -1143,8 +1143,8 @@ func (c *rpcConn) issueConsent(r *jsonrpc.Request) (any, *jsonrpc.Error) {
 	default:
 		req.TTL = time.Hour
 	}
-	if req.TTL <= 0 || req.TTL > 366*24*time.Hour {
-		return nil, invalidParams("ttl", "ttl must be positive and at most a year")
+	if err := CheckConsentTTL(req.TTL); err != nil {
+		return nil, invalidParams("ttl", "ttl "+err.Error())
 	}
 	tok, err := c.s.cfg.Consent.IssueConsent(c.ctx, req)
 	if err != nil {

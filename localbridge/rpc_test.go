@@ -545,6 +545,9 @@ func TestRPCDirectoryPingConsent(t *testing.T) {
 		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl":"forever"}`, "ttl"},
 		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl":"-1h"}`, "ttl"},
 		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl":"1h","ttl_seconds":5}`, "ttl"},
+		// A second to a year, as moltgate consent issue has it too.
+		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl":"1ns"}`, "ttl"},
+		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl":"8761h"}`, "ttl"},
 	} {
 		r.line(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"consent.issue","params":%s}`, i, bad.params))
 		m := r.msg()

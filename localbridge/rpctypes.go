@@ -2,6 +2,7 @@ package localbridge
 
 import (
 	"encoding/json"
+	"errors"
 	"time"
 )
 
@@ -108,6 +109,24 @@ type ConsentRequest struct {
 	DataTypes []string      `json:"data_types"`
 	GrantedBy string        `json:"granted_by,omitempty"`
 	TTL       time.Duration `json:"-"` // from "ttl" ("1h") or "ttl_seconds"
+}
+
+// The bounds of a consent's lifetime, wherever one is issued: a token
+// counts time in milliseconds, and one that expires as it is issued grants
+// nothing; a consent for longer than a year is rather a policy.
+const (
+	MinConsentTTL = time.Second
+	MaxConsentTTL = 365 * 24 * time.Hour
+)
+
+// CheckConsentTTL says what is wrong with ttl as a consent's lifetime, or
+// returns nil; the message reads after the name of the setting ("ttl",
+// "--ttl").
+func CheckConsentTTL(ttl time.Duration) error {
+	if ttl < MinConsentTTL || ttl > MaxConsentTTL {
+		return errors.New("must be at least a second and at most a year (8760h)")
+	}
+	return nil
 }
 
 // ConsentAsk is the parameters of consent.request: a local agent asks a

@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -38,6 +39,9 @@ func (f issuerFlags) load(e *env) (*identity.Agent, error) {
 	case *f.identity != "":
 		return loadIdentity(e, *f.identity)
 	case *f.dir != "":
+		if err := notAGateway(gateway.Dir(*f.dir)); err != nil {
+			return nil, err
+		}
 		return loadIdentity(e, gateway.Dir(*f.dir).OrgKeyPath())
 	}
 	return nil, usagef("--identity FILE or --dir DIR is required")
@@ -121,8 +125,14 @@ func runConsentIssue(ctx context.Context, e *env, args []string) error {
 	if _, err := wire.ParseRef(*grantee); err != nil {
 		return usagef("--grantee: want agent@org")
 	}
-	if *ttl <= 0 {
-		return usagef("--ttl must be positive")
+	if err := localbridge.CheckConsentTTL(*ttl); err != nil {
+		return usagef("--ttl %v", err)
+	}
+	dataTypes := splitTypes(*types)
+	for _, t := range dataTypes {
+		if !slices.Contains(consent.Types(), t) {
+			return usagef("--types: %q is not a personal data type a consent can name (%s)", t, strings.Join(consent.Types(), ", "))
+		}
 	}
 	id, err := iss.load(e)
 	if err != nil {
@@ -137,7 +147,7 @@ func runConsentIssue(ctx context.Context, e *env, args []string) error {
 	}
 	now := e.now()
 	tok, err := consent.Issue(id.Signing, consent.Claims{ID: cid, GrantedBy: *grantedBy, Grantee: *grantee,
-		Purpose: *purpose, DataTypes: splitTypes(*types), IssuedAt: now.UnixMilli(), Expires: now.Add(*ttl).UnixMilli()})
+		Purpose: *purpose, DataTypes: dataTypes, IssuedAt: now.UnixMilli(), Expires: now.Add(*ttl).UnixMilli()})
 	if err != nil {
 		return usagef("%v", err)
 	}
@@ -206,6 +216,9 @@ func runConsentVerify(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if *dir != "" {
+		if err := notAGateway(gateway.Dir(*dir)); err != nil {
+			return err
+		}
 		// The gateway's own organisation and every peer it has imported.
 		own, err := loadIdentity(e, gateway.Dir(*dir).OrgKeyPath())
 		if err != nil {
@@ -284,6 +297,10 @@ func runConsentRevoke(ctx context.Context, e *env, args []string) error {
 		return usagef("give --revocations or --dir, not both")
 	case path == "" && *dir == "":
 		return usagef("--dir DIR or --revocations FILE is required")
+	case *dir != "":
+		if err := notAGateway(gateway.Dir(*dir)); err != nil {
+			return err
+		}
 	}
 	tok, err := readToken(e, *token)
 	if err != nil {
