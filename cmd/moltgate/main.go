@@ -16,10 +16,11 @@
 //	moltgate agent add --dir DIR --id AGENT --exec "CMD ARGS" [--capability C]... [--max-cls LEVEL] [--replace]
 //	moltgate agent remove --dir DIR --id AGENT
 //	moltgate register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG]
-//	moltgate discover --dir DIR --capability C [--org ORG] [--limit N] [--json]
+//	moltgate discover --dir DIR (--capability C... | --any C... | --id AGENT) [--org ORG] [--limit N] [--require JSON|@FILE|-] [--cursor C] [--json]
 //	moltgate agents --dir DIR [--capability C] [--org ORG] [--json]
 //	moltgate sync --dir DIR [--peer ORG] [--json]
-//	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME --input JSON [--consent TOKEN]
+//	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]
+//	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --message TEXT [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]
 //	moltgate ping --dir DIR AGENT@ORG
 //	moltgate approvals --dir DIR [--json] [--watch] | approvals --dir DIR approve|deny ID
 //	moltgate consent issue|verify|revoke (--dir DIR | --identity FILE) ...
@@ -33,8 +34,11 @@
 // agents are launched, changed ones updated or relaunched, removed ones
 // stopped and withdrawn from the directory, without a restart.
 //
-// Errors go to standard error as one line that starts with the protocol
-// error code, and the exit status is non-zero.
+// Each command's --help shows its synopsis and flags. Errors go to
+// standard error as one line that starts with the command and the
+// protocol error code; the exit status is 2 for a mistake on the command
+// line, 130 or 143 for a command interrupted by SIGINT or SIGTERM, and 1
+// otherwise.
 package main
 
 import (
@@ -129,7 +133,7 @@ func commands() []command {
 			"agent remove --dir DIR --id AGENT",
 		}, runAgent},
 		{"register", []string{"register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG] [--json]"}, runRegister},
-		{"discover", []string{"discover --dir DIR --capability C [--org ORG] [--limit N] [--json]"}, runDiscover},
+		{"discover", []string{"discover --dir DIR (--capability C... | --any C... | --id AGENT) [--org ORG] [--limit N] [--require JSON|@FILE|-] [--cursor C] [--json]"}, runDiscover},
 		{"agents", []string{"agents --dir DIR [--capability C] [--org ORG] [--json]"}, runAgents},
 		{"sync", []string{"sync --dir DIR [--peer ORG] [--json]"}, runSync},
 		{"demo", []string{"demo"}, runDemo},
@@ -141,7 +145,10 @@ func commands() []command {
 			"consent revoke (--dir DIR | --revocations FILE) [--token TOKEN]",
 			"consent request --dir DIR --to AGENT@ORG --types T,... --purpose P [--from AGENT] [--human WHO] [--duration D] [--timeout D]",
 		}, runConsent},
-		{"call", []string{"call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME --input JSON [--cls LEVEL] [--consent TOKEN] [--timeout D]"}, runCall},
+		{"call", []string{
+			"call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]",
+			"call --dir DIR [--from AGENT] --to AGENT@ORG --message TEXT [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]",
+		}, runCall},
 		{"ping", []string{"ping --dir DIR AGENT@ORG"}, runPing},
 		{"approvals", []string{
 			"approvals --dir DIR [--json] [--watch]",
