@@ -111,8 +111,15 @@ func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server
 		grpc.ForceServerCodecV2(rawCodec{}),
 		grpc.MaxRecvMsgSize(s.frameLimit()),
 		grpc.MaxSendMsgSize(s.envelopeLimit()),
-		grpc.MaxConcurrentStreams(uint32(s.cfg.Limits.MaxInFlight)),
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: wsPingEvery, Timeout: grpcPingTimeout}),
+		// A peer's gateway holds one Stream; Send calls beyond this wait
+		// their turn at the client. Each open stream costs the gateway
+		// goroutines and buffers, so a connection may not open a thousand.
+		grpc.MaxConcurrentStreams(uint32(min(s.cfg.Limits.MaxInFlight, maxStreamsPerConn))),
+		grpc.MaxHeaderListSize(64 << 10),
+		// A connection with no stream open for the idle timeout is closed,
+		// as the HTTP face closes idle connections: otherwise it holds its
+		// slot under max_connections for ever by answering pings.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: wsPingEvery, Timeout: grpcPingTimeout, MaxConnectionIdle: s.cfg.Listen.IdleTimeout.D()}),
 		grpc.KeepaliveEnforcementPolicy(keepalive.EnforcementPolicy{MinTime: 10 * time.Second, PermitWithoutStream: true}),
 		grpc.ConnectionTimeout(s.cfg.Listen.ReadHeaderTimeout.D()),
 		grpc.InitialWindowSize(grpcWindow),
