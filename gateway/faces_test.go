@@ -69,7 +69,7 @@ func setConfig(t testing.TB, d Dir, old, new string) {
 	}
 }
 
-func newFaceRig(t *testing.T) *faceRig {
+func newFaceRig(t *testing.T, opts ...func(*Server)) *faceRig {
 	da, la := newTestDir(t, "acme")
 	la.HTTP.Close()
 	la.GRPC.Close()
@@ -79,7 +79,7 @@ func newFaceRig(t *testing.T) *faceRig {
 	// it; every other scenario sends as an agent of its own.
 	setConfig(t, db, "agent_per_second = 50.0", "agent_per_second = 0.01")
 	setConfig(t, db, "agent_burst = 100", "agent_burst = 3")
-	r := &faceRig{t: t, g: start(t, db, lb, TransportWebSocket), codec: wire.NewCodec(wire.Limits{})}
+	r := &faceRig{t: t, g: start(t, db, lb, TransportWebSocket, opts...), codec: wire.NewCodec(wire.Limits{})}
 
 	peers, err := LoadPeers(da, "acme")
 	if err != nil || len(peers) != 1 {

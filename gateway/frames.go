@@ -45,6 +45,18 @@ func (s *Server) serveFrames(ctx context.Context, o origin, recv func() ([]byte,
 	fc.ctx, fc.cancel = context.WithCancel(ctx)
 	fc.workers = workers.New(fc.ctx.Done(), workerLinger, fc.work)
 	fc.origin.onSession = fc.sessionMade
+	// Before its handshake a connection only costs the gateway, and what
+	// it may send (pings, pongs, junk, one message sent slowly) would
+	// otherwise hold it and its slot under max_connections for ever: it
+	// makes its first session within the handshake timeout, or it ends.
+	// Refusals of what cannot be read are signed once they are many.
+	fc.origin.unread = &unreadRefusals{}
+	hs := time.AfterFunc(s.cfg.Security.HandshakeTimeout.D(), func() {
+		if !fc.established.Load() {
+			fc.cancel()
+		}
+	})
+	defer hs.Stop()
 	end := endPeer
 	defer func() { fc.finish(end) }()
 
@@ -170,7 +182,7 @@ func (fc *frameConn) handle(in []byte) bool {
 		return true
 	}
 	err := fc.send(a.body)
-	if fc.origin.face == faceWS {
+	if fc.origin.face == faceWS && !a.shared {
 		// The WebSocket writer queues a copy of what it is given; a gRPC
 		// stream may still hold it after Send returns.
 		putEnvelopeBuf(a.body) // an answer is the connection's alone

@@ -54,6 +54,9 @@ type answer struct {
 	op         wire.Op
 	// peer is the sender's organisation, to which a late reply goes.
 	peer string
+	// shared: body answers other envelopes too (see unreadRefusals), so
+	// it is not the face's to recycle.
+	shared bool
 }
 
 // inbound is one message that passed authentication, on its way through
@@ -115,7 +118,17 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 		in.m, in.sess, in.level = m, sess, sess.Level()
 	case s.acceptor.Handles(env):
 		if env.Message != nil && env.Message.Op == wire.OpHello {
-			if ok, wait := s.hsLimit.allow(hostOf(o.remote)); !ok {
+			// Hellos are counted per client address, and those claiming
+			// to come from a peer's gateway apart from the rest, so that
+			// a stranger's hellos do not use up the budget of a peer
+			// behind the same address.
+			from := env.Message.From
+			peer := from.Agent == GatewayAgent && s.peer(from.Org) != nil
+			key := hostOf(o.remote)
+			if peer {
+				key += " " + from.Org
+			}
+			if ok, wait := s.hsLimit.allow(key); !ok {
 				s.metrics.rateLimit.WithLabelValues("handshake").Inc()
 				return s.refuseUnread(o, withRetry(wire.Errorf(wire.ErrRateLimit, "", "too many handshakes from this address"), wait))
 			}
@@ -123,7 +136,7 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 			// would only fill session slots, as nothing they could
 			// send in one is answered. A false claim to be a peer
 			// fails the handshake on that peer's pinned key.
-			if from := env.Message.From; from.Agent != GatewayAgent || s.peer(from.Org) == nil {
+			if !peer {
 				s.log.Info("handshake refused", "from", from.Ref().String(), "face", o.face, "remote", o.remote, "reason", "not a peer")
 				return s.refuse(env.Message, nil, wire.Errorf(wire.ErrAuthFailed, "from",
 					"%s is not the gateway of a peer: this gateway makes sessions only with organisations whose peer document it imported", from.Ref()))
@@ -480,9 +493,10 @@ func (s *Server) refuseUnread(o origin, err error) answer {
 	return o.unread.refuse(s, err)
 }
 
-// unreadRefusals are the refusals of one batch's unreadable items. Each is
-// signed, and a batch of a thousand junk items would cost a thousand
-// signatures for a few kilobytes sent. The first few get a refusal of
+// unreadRefusals are the refusals of what a batch or a stream connection
+// sent that could not be read as messages. Each is signed, and a batch of a
+// thousand junk items, or a connection sending junk frames, would cost a
+// signature each for a few bytes sent. The first few get a refusal of
 // their own; after them, one refusal per code, signed once, answers every
 // item it fits.
 type unreadRefusals struct {
@@ -491,7 +505,7 @@ type unreadRefusals struct {
 	shared map[wire.Code]answer
 }
 
-// unreadDetailed is how many unreadable items of a batch get a refusal of
+// unreadDetailed is how many unreadable envelopes get a refusal of
 // their own.
 const unreadDetailed = 8
 
@@ -509,7 +523,8 @@ func (u *unreadRefusals) refuse(s *Server, err error) answer {
 		u.shared = map[wire.Code]answer{}
 	}
 	a := s.refuse(nil, nil, &wire.Error{Code: we.Code, Suggestion: we.Suggestion,
-		Message: fmt.Sprintf("this item could not be read either (the batch's first %d such refusals say why)", unreadDetailed)})
+		Message: fmt.Sprintf("this could not be read either (the first %d such refusals say why)", unreadDetailed)})
+	a.shared = true
 	u.shared[we.Code] = a
 	return a
 }

@@ -1,0 +1,142 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+	"google.golang.org/grpc"
+
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// TestStreamFacesNeedAHandshake: a WebSocket or gRPC stream that has made
+// no session within the handshake timeout is ended, whatever it sends
+// meanwhile (here pings, or nothing), so that it cannot hold its slot
+// under max_connections for ever; and the refusals of the junk it sends
+// before are signed once they are many, not one signature a frame.
+func TestStreamFacesNeedAHandshake(t *testing.T) {
+	r := newFaceRig(t, func(s *Server) { s.cfg.Security.HandshakeTimeout = Duration(500 * time.Millisecond) })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	d := websocket.Dialer{TLSClientConfig: r.tls}
+	ws, resp, err := d.DialContext(ctx, "wss"+strings.TrimPrefix(r.peer.Endpoint, "https")+"/moltspeak/v0.1/stream", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	defer ws.Close()
+	replies := map[string]bool{}
+	for range 50 {
+		if err := ws.WriteMessage(websocket.TextMessage, []byte("x")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 50 {
+		_, b, err := ws.ReadMessage()
+		if err != nil {
+			t.Fatalf("the answers to junk: %v", err)
+		}
+		if env, err := r.codec.DecodeEnvelope(b); err != nil || env.Message == nil || env.Message.Op != wire.OpError {
+			t.Fatalf("an answer to junk that is not an error message: %v %.100s", err, b)
+		}
+		replies[string(b)] = true
+	}
+	if len(replies) > unreadDetailed+1 {
+		t.Fatalf("%d signed refusals for 50 junk frames", len(replies))
+	}
+	// Pings keep nothing alive before the handshake.
+	stop := make(chan struct{})
+	defer close(stop)
+	go func() {
+		for {
+			select {
+			case <-stop:
+				return
+			case <-time.After(50 * time.Millisecond):
+				ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(time.Second))
+			}
+		}
+	}()
+	ws.SetReadDeadline(time.Now().Add(10 * time.Second))
+	for {
+		if _, _, err := ws.ReadMessage(); err != nil {
+			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+				t.Fatal("a WebSocket without a handshake was still open after 10 s")
+			}
+			break
+		}
+	}
+
+	c := &faceClient{t: t, r: r, face: faceStream}
+	c.grpcConn()
+	defer c.close()
+	st, err := c.cc.NewStream(ctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b []byte
+	if err := st.RecvMsg(&b); err == nil || ctx.Err() != nil {
+		t.Fatalf("a gRPC stream without a handshake: %v (%v)", err, ctx.Err())
+	}
+
+	// A connection that makes its session in time stays.
+	ok, err := r.tryDial(ctx, t, faceWS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ok.close()
+	ok.as = newSender(t, r.acme, "after")
+	time.Sleep(time.Second)
+	if a := send(ctx, ok, ok.as, ok.as.ping()); a.code() != "" {
+		t.Fatalf("a ping in a session past the handshake timeout: %s", a.code())
+	}
+}
+
+// TestStrangersHellosLeaveThePeersBudget: hellos are limited per client
+// address, but a stranger's do not use up the budget of a peer's gateway
+// behind the same address.
+func TestStrangersHellosLeaveThePeersBudget(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	peerHS := r.hs
+	gw, err := identity.Generate(rand.Reader, wire.Ref{Agent: GatewayAgent, Org: "initech"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gw.Signing = r.other.Signing
+	cert, err := r.other.IssueIdentity(gw.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	trust := identity.NewTrustStore()
+	trust.Add("globex", r.peer.OrgKey)
+	r.hs = &handshake.Config{Identity: gw, Cert: cert, Trust: trust, Codec: r.codec, Capabilities: []string{"tool.invoke"}}
+	limited := false
+	for range 60 {
+		_, err := r.tryDial(ctx, t, faceHTTP)
+		switch code(err) {
+		case wire.ErrAuthFailed:
+		case wire.ErrRateLimit:
+			limited = true
+		default:
+			t.Fatalf("a stranger's hello: %v", err)
+		}
+	}
+	if !limited {
+		t.Fatal("60 hellos of a stranger in a row were not limited")
+	}
+	r.hs = peerHS
+	c, err := r.tryDial(ctx, t, faceHTTP)
+	if err != nil {
+		t.Fatalf("the peer's handshake after a stranger's hellos from its address: %v", err)
+	}
+	c.close()
+}
