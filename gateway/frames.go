@@ -45,6 +45,7 @@ func (s *Server) serveFrames(ctx context.Context, o origin, recv func() ([]byte,
 	fc.ctx, fc.cancel = context.WithCancel(ctx)
 	fc.workers = workers.New(fc.ctx.Done(), workerLinger, fc.work)
 	fc.origin.onSession = fc.sessionMade
+	fc.origin.conn = fc
 	// Before its handshake a connection only costs the gateway, and what
 	// it may send (pings, pongs, junk, one message sent slowly) would
 	// otherwise hold it and its slot under max_connections for ever: it
@@ -108,6 +109,7 @@ func (fc *frameConn) sessionMade(sess *handshake.Session) {
 	fc.mu.Lock()
 	fc.sessions = append(fc.sessions, sess.ID())
 	fc.mu.Unlock()
+	fc.s.bound.Store(sess.ID(), fc)
 	fc.established.Store(true)
 }
 
@@ -137,6 +139,7 @@ func (fc *frameConn) finish(end frameEnd) {
 	fc.mu.Lock()
 	for _, id := range fc.sessions {
 		fc.s.sessions.Remove(id)
+		fc.s.bound.Delete(id)
 	}
 	fc.mu.Unlock()
 }

@@ -36,6 +36,9 @@ type origin struct {
 	// connection completed, so that the face can end it with the
 	// connection.
 	onSession func(*handshake.Session)
+	// conn is the stream connection the envelope came on; nil for the
+	// HTTP faces and gRPC Send.
+	conn *frameConn
 	// onRequest, if set, is told the id of the message once it is
 	// authenticated, so that a face that answers before the pipeline
 	// does (HTTP's 202) can name the request the late reply will refer to.
@@ -114,6 +117,14 @@ func (s *Server) handle(ctx context.Context, o origin, body []byte, emit func([]
 				return s.refuse(&wire.Message{ID: rf.ID, From: wire.Sender{Agent: p.Agent, Org: p.Org}}, sess, err)
 			}
 			return s.refuseUnread(o, err)
+		}
+		if owner, ok := s.bound.Load(sess.ID()); ok && owner != o.conn && !isReply(m) {
+			// A session made on a stream connection is that
+			// connection's: it ends with it, and no call sealed in it
+			// is taken anywhere else. A reply to this gateway's own call
+			// may come as a message of its own (a late reply, posted),
+			// sealed in the session its call went in.
+			return s.refuseUnread(o, wire.Errorf(wire.ErrAuthFailed, "envelope.session", "the session belongs to another connection"))
 		}
 		in.m, in.sess, in.level = m, sess, sess.Level()
 	case s.acceptor.Handles(env):
@@ -264,7 +275,7 @@ func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) er
 	}
 
 	// Replies to this gateway's own calls go to whoever waits for them.
-	if m.Re != "" && (m.Op == wire.OpRespond || m.Op == wire.OpStream || m.Op == wire.OpError || m.Op == wire.OpPong) {
+	if isReply(m) {
 		if s.pending.deliverTo(delivered{m: m, sess: in.sess, sealed: in.sealed}) {
 			return answer{status: http.StatusAccepted}
 		}
@@ -327,6 +338,12 @@ func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) er
 		return s.registryOp(ctx, in)
 	}
 	return s.localOp(ctx, in, emit)
+}
+
+// isReply reports whether m answers a call: this gateway's own, if it is
+// addressed here.
+func isReply(m *wire.Message) bool {
+	return m.Re != "" && (m.Op == wire.OpRespond || m.Op == wire.OpStream || m.Op == wire.OpError || m.Op == wire.OpPong)
 }
 
 // gateSession tells the gate what it needs of the exchange.

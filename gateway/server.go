@@ -96,7 +96,10 @@ type Server struct {
 	// publishMu orders directory writes for local agents, so that an entry
 	// withdrawn for a removed agent is not written again by a late report
 	// of the local bridge.
-	publishMu  sync.Mutex
+	publishMu sync.Mutex
+	// bound maps the id of each session made on a stream connection to
+	// that connection (*frameConn).
+	bound      sync.Map
 	passphrase []byte // unlocks the keys of agents added while serving
 	agentsSeen string // agentsStamp of the records last read; the watch loop's own
 

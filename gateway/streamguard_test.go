@@ -140,3 +140,37 @@ func TestStrangersHellosLeaveThePeersBudget(t *testing.T) {
 	}
 	c.close()
 }
+
+// TestSessionBoundToItsConnection: a session made on a WebSocket or a
+// gRPC stream is taken on that connection only; a call sealed in it and
+// sent on another face is refused.
+func TestSessionBoundToItsConnection(t *testing.T) {
+	r := newFaceRig(t)
+	for _, face := range []string{faceWS, faceStream} {
+		ctx, c, s := r.session(t, face, "bound-"+face)
+		if a := send(ctx, c, s, s.ping()); a.code() != "" {
+			t.Fatalf("%s: a ping on its own connection: %s", face, a.code())
+		}
+		for _, other := range []string{faceHTTP, faceGRPC, faceWS} {
+			o := &faceClient{t: t, r: r, face: other, sess: c.sess, as: s}
+			switch other {
+			case faceGRPC:
+				o.grpcConn()
+			case faceWS:
+				o2, err := r.tryDial(ctx, t, faceWS) // a connection with a session of its own
+				if err != nil {
+					t.Fatal(err)
+				}
+				o.ws = o2.ws
+				defer o2.close()
+			}
+			m := s.ping()
+			if a := o.send(ctx, sealed(t, c, s, m), m.ID); a.code() != wire.ErrAuthFailed {
+				t.Fatalf("%s's session used on %s: %q, want E_AUTH_FAILED", face, other, a.code())
+			}
+			if other == faceGRPC {
+				o.close()
+			}
+		}
+	}
+}
