@@ -38,26 +38,17 @@ const workerLinger = 2 * time.Second
 // shutdown interrupts: an idle WebSocket then holds one goroutine, not two.
 // Without it (gRPC streams, whose reads cannot be interrupted) reading has
 // a goroutine of its own.
-func (s *Server) serveFrames(ctx context.Context, o origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) frameEnd {
+func (s *Server) serveFrames(ctx context.Context, o *origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) frameEnd {
 	// One allocation holds the connection's state: an idle WebSocket costs
 	// what it holds, and closures over each variable cost more.
-	fc := &frameConn{s: s, origin: o, recv: recv, send: send, sem: make(chan struct{}, wsInFlight)}
+	fc := &frameConn{s: s, origin: *o, recv: recv, send: send, sem: make(chan struct{}, wsInFlight)}
 	fc.ctx, fc.cancel = context.WithCancel(ctx)
 	fc.workers = workers.New(fc.ctx.Done(), workerLinger, fc.work)
 	fc.origin.onSession = fc.sessionMade
 	fc.origin.conn = fc
-	// Before its handshake a connection only costs the gateway, and what
-	// it may send (pings, pongs, junk, one message sent slowly) would
-	// otherwise hold it and its slot under max_connections for ever: it
-	// makes its first session within the handshake timeout, or it ends.
 	// Refusals of what cannot be read are signed once they are many.
 	fc.origin.unread = &unreadRefusals{}
-	hs := time.AfterFunc(s.cfg.Security.HandshakeTimeout.D(), func() {
-		if !fc.established.Load() {
-			fc.cancel()
-		}
-	})
-	defer hs.Stop()
+	s.handshakes.add(fc, time.Now().Add(s.cfg.Security.HandshakeTimeout.D()))
 	end := endPeer
 	defer func() { fc.finish(end) }()
 
@@ -105,12 +96,57 @@ type frameConn struct {
 	sessions []string // made on this connection
 }
 
+// pendingHandshakes are the stream connections that have made no session
+// yet, with the time by which they must. Before its handshake a connection
+// only costs the gateway, and what it may send (pings, pongs, junk, one
+// message sent slowly) would otherwise hold it and its slot under
+// max_connections for ever. One sweep ends those that are late, rather than
+// a timer per connection.
+type pendingHandshakes struct {
+	mu    sync.Mutex
+	conns map[*frameConn]time.Time
+}
+
+func (p *pendingHandshakes) add(fc *frameConn, by time.Time) {
+	p.mu.Lock()
+	if p.conns == nil {
+		p.conns = map[*frameConn]time.Time{}
+	}
+	p.conns[fc] = by
+	p.mu.Unlock()
+}
+
+func (p *pendingHandshakes) remove(fc *frameConn) {
+	p.mu.Lock()
+	delete(p.conns, fc)
+	p.mu.Unlock()
+}
+
+// sweep ends the connections whose time to handshake is up at now.
+func (p *pendingHandshakes) sweep(now time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for fc, by := range p.conns {
+		if now.After(by) {
+			delete(p.conns, fc)
+			fc.cancel()
+		}
+	}
+}
+
+// handshakeSweepEvery is how often late handshakes are looked for: a
+// quarter of the handshake timeout, from 100 ms to a second.
+func handshakeSweepEvery(timeout time.Duration) time.Duration {
+	return min(max(timeout/4, 100*time.Millisecond), time.Second)
+}
+
 func (fc *frameConn) sessionMade(sess *handshake.Session) {
 	fc.mu.Lock()
 	fc.sessions = append(fc.sessions, sess.ID())
 	fc.mu.Unlock()
 	fc.s.bound.Store(sess.ID(), fc)
 	fc.established.Store(true)
+	fc.s.handshakes.remove(fc)
 }
 
 // take counts an envelope in, unless the connection stopped taking them.
@@ -128,6 +164,7 @@ func (fc *frameConn) take() bool {
 // unless the gateway is shutting down, when they are answered), and ends
 // the connection's sessions.
 func (fc *frameConn) finish(end frameEnd) {
+	fc.s.handshakes.remove(fc)
 	fc.mu.Lock()
 	fc.stopped = true
 	fc.mu.Unlock()

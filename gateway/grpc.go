@@ -172,7 +172,7 @@ func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
 		return in, err
 	}
 	ctx := stream.Context()
-	s.serveFrames(ctx, origin{face: faceStream, remote: remoteOf(ctx)}, recv, send, nil)
+	s.serveFrames(ctx, &origin{face: faceStream, remote: remoteOf(ctx)}, recv, send, nil)
 	return nil
 }
 

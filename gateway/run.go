@@ -279,6 +279,7 @@ func (s *Server) startBackground() {
 			}
 		}()
 	}
+	tick(handshakeSweepEvery(s.cfg.Security.HandshakeTimeout.D()), func(context.Context) { s.handshakes.sweep(time.Now()) })
 	tick(time.Minute, func(context.Context) {
 		s.sessions.Prune()
 		s.metrics.sessions.Set(float64(s.sessions.Len()))

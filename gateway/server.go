@@ -99,7 +99,9 @@ type Server struct {
 	publishMu sync.Mutex
 	// bound maps the id of each session made on a stream connection to
 	// that connection (*frameConn).
-	bound      sync.Map
+	bound sync.Map
+	// handshakes are the stream connections yet to make a session.
+	handshakes pendingHandshakes
 	passphrase []byte // unlocks the keys of agents added while serving
 	agentsSeen string // agentsStamp of the records last read; the watch loop's own
 

@@ -96,7 +96,7 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 		}
 		return frame, err
 	}
-	end := s.serveFrames(base, origin{face: faceWS, remote: remote}, recv, conn.write, interrupt)
+	end := s.serveFrames(base, &origin{face: faceWS, remote: remote}, recv, conn.write, interrupt)
 	// The answers may still be queued: they go out before the connection ends.
 	conn.q.Sync()
 	if end == endShutdown {
