@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sort"
 	"strings"
 
@@ -189,6 +190,9 @@ func readRecord(path, file string, v any) error {
 	if err != nil {
 		return err
 	}
+	if err := exactKeys(b, file, v); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
@@ -196,6 +200,33 @@ func readRecord(path, file string, v any) error {
 	}
 	if dec.More() {
 		return &ConfigError{Key: file, Msg: "more than one JSON object"}
+	}
+	return nil
+}
+
+// exactKeys checks the members of the record b against the JSON names of
+// the fields of *v, spelt exactly. encoding/json matches names without
+// regard to case, and takes the last of two members of one name: "EXEC"
+// would set exec, and a second "max_cls" would win over the first.
+func exactKeys(b []byte, file string, v any) error {
+	tree, err := wire.Parse(b, wire.MaxDepth)
+	var we *wire.Error
+	if errors.As(err, &we) && strings.HasPrefix(we.Message, "duplicate key") {
+		return &ConfigError{Key: file + ": " + we.Field, Msg: "set twice"}
+	}
+	if err != nil || tree.Kind() != wire.Object {
+		return nil // the decoder says what is wrong
+	}
+	names := map[string]bool{}
+	t := reflect.TypeOf(v).Elem()
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+		names[name] = true
+	}
+	for _, m := range tree.Members() {
+		if !names[m.Key] {
+			return &ConfigError{Key: file + ": " + m.Key, Msg: "unknown setting"}
+		}
 	}
 	return nil
 }

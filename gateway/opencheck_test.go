@@ -459,3 +459,25 @@ func TestOpenRefusedByTheDatabase(t *testing.T) {
 		t.Errorf("got %q", ce)
 	}
 }
+
+// TestRecordKeysAreExact: records are read with keys spelt exactly and set
+// once, as moltgate.toml is: encoding/json alone would take "EXEC" for
+// exec, and the last of two max_cls.
+func TestRecordKeysAreExact(t *testing.T) {
+	d := initDir(t, "acme", "127.0.0.1:9443")
+	if _, err := AddAgent(d, AddAgentOptions{ID: "bot"}); err != nil {
+		t.Fatal(err)
+	}
+	path := d.AgentsDir() + "/bot.json"
+	for rec, want := range map[string]string{
+		`{"id":"bot","max_cls":"pub","EXEC":["/bin/true"]}`: "config: agents/bot.json: EXEC: unknown setting",
+		`{"id":"bot","max_cls":"pub","Max_Cls":"sec"}`:      "config: agents/bot.json: Max_Cls: unknown setting",
+		`{"id":"bot","max_cls":"pub","max_cls":"sec"}`:      "config: agents/bot.json: max_cls: set twice",
+	} {
+		writeFile(t, path, rec)
+		key := strings.TrimPrefix(want[:strings.LastIndex(want, ": ")], "config: ")
+		if ce := openFails(t, d, key); ce.Error() != want {
+			t.Errorf("%s: got %q, want %q", rec, ce, want)
+		}
+	}
+}
