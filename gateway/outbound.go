@@ -99,13 +99,14 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		}
 		m.Cls = c
 	}
+	var tok *consent.Token
 	if req.Consent != "" {
-		if err := s.attachConsent(m, req.Consent); err != nil {
+		if tok, err = s.attachConsent(m, req.Consent); err != nil {
 			return nil, err
 		}
 	}
 	if to.Org == s.cfg.Org {
-		if err := s.checkLocalCall(ctx, m, st); err != nil {
+		if err := s.checkLocalCall(ctx, m, st, tok); err != nil {
 			return nil, err
 		}
 		return s.queryLocal(ctx, req, to, m.Cls, input, emit)
@@ -201,19 +202,19 @@ func capabilityExt(st *agentState) wire.Value {
 	return wire.ObjectValue(wire.Member{Key: extCapabilities, Value: wire.ObjectValue(wire.Member{Key: "certs", Value: wire.ArrayValue(certs...)})})
 }
 
-// attachConsent fills pii_meta from a consent token's claims and raises the
-// class to pii.
-func (s *Server) attachConsent(m *wire.Message, token string) error {
+// attachConsent fills pii_meta from a consent token's claims, raises the
+// class to pii, and returns the token parsed.
+func (s *Server) attachConsent(m *wire.Message, token string) (*consent.Token, error) {
 	tok, err := consent.Parse(token)
 	if err != nil {
-		return wire.Errorf(wire.ErrConsent, "consent", "malformed consent token")
+		return nil, wire.Errorf(wire.ErrConsent, "consent", "malformed consent token")
 	}
 	c := tok.Claims
 	m.PIIMeta = &wire.PIIMeta{Types: c.DataTypes, Consent: &wire.Consent{GrantedBy: c.GrantedBy, Purpose: c.Purpose, Proof: token, Expires: c.Expires}}
 	if m.Cls < wire.PII {
 		m.Cls = wire.PII
 	}
-	return nil
+	return tok, nil
 }
 
 // send passes an outbound message through the gate and sends it to its
@@ -257,20 +258,16 @@ func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk
 // organisation what applies inside it: nothing leaves, so there is no gate,
 // but each agent's ceiling holds, and a consent given must be one this
 // organisation issued to the agent called, for what it declares.
-func (s *Server) checkLocalCall(ctx context.Context, m *wire.Message, st *agentState) error {
+func (s *Server) checkLocalCall(ctx context.Context, m *wire.Message, st *agentState, tok *consent.Token) error {
 	for _, agent := range []string{st.spec.ID, m.To.Agent} {
 		if err := s.policy.AllowLocal(m.Cls, agent); err != nil {
 			return err
 		}
 	}
-	if m.PIIMeta == nil || m.PIIMeta.Consent == nil {
+	if tok == nil {
 		return nil
 	}
-	tok, err := consent.Parse(m.PIIMeta.Consent.Proof)
-	if err == nil {
-		err = s.consents.Check(ctx, tok, consent.Request{Issuer: s.cfg.Org, Grantee: m.To, Purpose: tok.Purpose, Types: tok.DataTypes})
-	}
-	if err != nil {
+	if err := s.consents.Check(ctx, tok, consent.Request{Issuer: s.cfg.Org, Grantee: m.To, Purpose: tok.Purpose, Types: tok.DataTypes}); err != nil {
 		var we *wire.Error
 		if errors.As(err, &we) {
 			return we

@@ -487,7 +487,7 @@ func (s *Server) fieldSegment(f string, i, max int) int {
 			i++
 		}
 		j := i
-		for j < len(f) && plainByte(f[j]) {
+		for j < len(f) && wire.PlainKeyByte(f[j]) {
 			j++
 		}
 		name, end = f[i:j], j
@@ -496,10 +496,6 @@ func (s *Server) fieldSegment(f string, i, max int) int {
 		return -1
 	}
 	return end
-}
-
-func plainByte(c byte) bool {
-	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // refuseUnread refuses what could not be read as a message.

@@ -278,12 +278,17 @@ func isPlainKey(k string) bool {
 		return false
 	}
 	for i := 0; i < len(k); i++ {
-		c := k[i]
-		if !(c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+		if !PlainKeyByte(k[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// PlainKeyByte reports whether c may appear in an object key that a JSON
+// path (JoinPath) shows without quotes.
+func PlainKeyByte(c byte) bool {
+	return c == '_' || c == '-' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // isIntLiteral reports whether a valid JSON number literal has no fraction
