@@ -276,34 +276,30 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 		mu.Unlock()
 		go s.deliverLater(done)
 	}
-	// until waits for ch, unless the answer or the client's going comes
-	// first: it then deals with that and reports false.
-	until := func(ch <-chan struct{}) bool {
-		select {
-		case a := <-done:
-			finish(a)
-			return false
-		case <-r.Context().Done():
-			leave()
-			return false
-		case <-ch:
-			return true
-		}
-	}
-	waited := make(chan struct{})
-	wait := time.AfterFunc(min(s.cfg.Peers.ReplyWait.D(), time.Until(deadline)), func() { close(waited) })
+	wait := time.NewTimer(min(s.cfg.Peers.ReplyWait.D(), time.Until(deadline)))
 	defer wait.Stop()
-	if !until(waited) {
+	select {
+	case a := <-done:
+		finish(a)
 		return
+	case <-r.Context().Done():
+		leave()
+		return
+	case <-wait.C:
 	}
 	// A 202 promises a reply later, so it is only for a message that the
-	// pipeline has taken in (taken before the answer, if both are there);
-	// anything refused before that is answered here.
+	// pipeline has taken in; anything refused before that is answered here.
 	select {
 	case <-taken:
 	default:
-		if !until(taken) {
+		select {
+		case a := <-done:
+			finish(a)
 			return
+		case <-r.Context().Done():
+			leave()
+			return
+		case <-taken:
 		}
 	}
 	mu.Lock()
