@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -17,6 +18,11 @@ const (
 	endPeer     frameEnd = iota // the peer closed or broke the connection
 	endShutdown                 // the gateway is shutting down
 	endWrite                    // an answer could not be written
+	// endStalled: an answer waited the write timeout for the peer to read
+	// (errWriteStalled, the cause of the connection's context). The
+	// writes blocked on the peer fail only once the face gives the
+	// connection up, so the connection is finished after it returns.
+	endStalled
 )
 
 // workerLinger is how long a connection's worker goroutine waits for the
@@ -50,7 +56,13 @@ func (s *Server) serveFrames(ctx context.Context, o *origin, recv func() ([]byte
 	fc.origin.unread = &unreadRefusals{}
 	s.handshakes.add(fc, time.Now().Add(s.cfg.Security.HandshakeTimeout.D()))
 	end := endPeer
-	defer func() { fc.finish(end) }()
+	defer func() {
+		if end == endStalled {
+			go fc.finish(end)
+			return
+		}
+		fc.finish(end)
+	}()
 
 	if interrupt != nil {
 		var shutdown atomic.Bool
@@ -71,6 +83,10 @@ func (s *Server) serveFrames(ctx context.Context, o *origin, recv func() ([]byte
 	case <-fc.ctx.Done():
 	case <-s.quitting.Done():
 		end = endShutdown
+	}
+	if errors.Is(context.Cause(ctx), errWriteStalled) {
+		end = endStalled
+		s.log.Warn("peer stopped reading its stream: the stream is ended", "peer", fc.peer(), "face", o.face, "remote", o.remote)
 	}
 	return end
 }
@@ -94,6 +110,7 @@ type frameConn struct {
 	mu       sync.Mutex
 	stopped  bool
 	sessions []string // made on this connection
+	org      string   // the peer's, once a session is made
 }
 
 // pendingHandshakes are the stream connections that have made no session
@@ -143,10 +160,19 @@ func handshakeSweepEvery(timeout time.Duration) time.Duration {
 func (fc *frameConn) sessionMade(sess *handshake.Session) {
 	fc.mu.Lock()
 	fc.sessions = append(fc.sessions, sess.ID())
+	fc.org = sess.Peer().Ref().Org
 	fc.mu.Unlock()
 	fc.s.bound.Store(sess.ID(), fc)
 	fc.established.Store(true)
 	fc.s.handshakes.remove(fc)
+}
+
+// peer is the organisation the connection's sessions are with, or "" if
+// it has made none.
+func (fc *frameConn) peer() string {
+	fc.mu.Lock()
+	defer fc.mu.Unlock()
+	return fc.org
 }
 
 // take counts an envelope in, unless the connection stopped taking them.

@@ -3,10 +3,12 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
@@ -156,14 +158,15 @@ func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server
 }
 
 // serveGRPCStream handles one bidirectional stream as the WebSocket face
-// handles a connection.
+// handles a connection. A peer that stops reading its replies has the
+// stream ended once a write has waited the write timeout for it, as the
+// WebSocket face drops such a connection: returning resets the stream,
+// which fails the write and those queued behind it.
 func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
-	var wmu sync.Mutex
-	send := func(b []byte) error {
-		wmu.Lock()
-		defer wmu.Unlock()
-		return stream.SendMsg(&b)
-	}
+	ctx, stall := context.WithCancelCause(stream.Context())
+	defer stall(nil)
+	w := newGRPCWriter(stream.SendMsg, s.grpcWriteTimeout, func() { stall(errWriteStalled) })
+	send := func(b []byte) error { return w.send(ctx, b) }
 	recv := func() ([]byte, error) {
 		// Given back once handled (frameConn.handle): the pipeline
 		// decodes from copies.
@@ -171,9 +174,81 @@ func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
 		err := stream.RecvMsg(&in)
 		return in, err
 	}
-	ctx := stream.Context()
-	s.serveFrames(ctx, &origin{face: faceStream, remote: remoteOf(ctx)}, recv, send, nil)
+	if s.serveFrames(ctx, &origin{face: faceStream, remote: remoteOf(ctx)}, recv, send, nil) == endStalled {
+		return status.Error(codes.ResourceExhausted, "replies not read within the write timeout")
+	}
 	return nil
+}
+
+// errWriteStalled is the error of a write to a gRPC stream that waited the
+// write timeout for the other end to read, and of every write after it.
+var errWriteStalled = errors.New("the other end stopped reading")
+
+// errNoTurn is the error of a write that did not start before its caller's
+// deadline, another write holding the stream: nothing of it was sent.
+var errNoTurn = errors.New("no turn to write before the deadline")
+
+// grpcWriter writes the messages of one gRPC stream, one at a time.
+// grpc-go's SendMsg takes no deadline: it waits for as long as the other
+// end's flow-control window stays full, which an end that stops reading
+// keeps so for ever. A write that has waited the timeout calls stall once,
+// which must end the stream (its handler returns, or its context is
+// cancelled), so that the write fails; every later one fails at once.
+type grpcWriter struct {
+	sendMsg func(any) error
+	timeout time.Duration
+	stall   func()
+
+	turn    chan struct{} // held by the write in progress
+	epoch   time.Time     // began counts from here, on the monotonic clock
+	began   atomic.Int64  // since epoch, when the write in progress began; 0 between writes
+	stalled atomic.Bool
+	// watch fires timeout after a write began, unless stopped as it
+	// ends; made by the first write, and used only with the turn held.
+	watch *time.Timer
+}
+
+func newGRPCWriter(sendMsg func(any) error, timeout time.Duration, stall func()) *grpcWriter {
+	return &grpcWriter{sendMsg: sendMsg, timeout: timeout, stall: stall, turn: make(chan struct{}, 1), epoch: time.Now()}
+}
+
+// send writes b, waiting for its turn until ctx ends (errNoTurn).
+func (w *grpcWriter) send(ctx context.Context, b []byte) error {
+	select {
+	case w.turn <- struct{}{}:
+	case <-ctx.Done():
+		return errNoTurn
+	}
+	defer func() { <-w.turn }()
+	if w.stalled.Load() {
+		return errWriteStalled
+	}
+	w.began.Store(int64(time.Since(w.epoch)) + 1)
+	if w.watch == nil {
+		w.watch = time.AfterFunc(w.timeout, w.check)
+	} else {
+		w.watch.Reset(w.timeout)
+	}
+	err := w.sendMsg(&b)
+	w.began.Store(0)
+	w.watch.Stop()
+	if err == nil || !w.stalled.Load() {
+		return err
+	}
+	return fmt.Errorf("%w: %w", errWriteStalled, err)
+}
+
+// check stalls the stream if the write in progress has waited the timeout.
+// The watch may fire just as a write ends, or for one that was followed
+// by another: what began says which.
+func (w *grpcWriter) check() {
+	b := w.began.Load()
+	if b == 0 || time.Since(w.epoch)-time.Duration(b-1) < w.timeout {
+		return
+	}
+	if w.stalled.CompareAndSwap(false, true) {
+		w.stall()
+	}
 }
 
 func remoteOf(ctx context.Context) string {

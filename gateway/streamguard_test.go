@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -172,5 +173,80 @@ func TestSessionBoundToItsConnection(t *testing.T) {
 				o.close()
 			}
 		}
+	}
+}
+
+// TestGRPCStreamThatStopsReadingIsEnded: a peer that sends calls on a gRPC
+// stream and never reads their replies fills the stream's window, after
+// which the gateway's writes to it wait. Once one has waited the write
+// timeout the stream is ended with its session, the calls on it let go of
+// their slots, and another connection is answered all the while.
+func TestGRPCStreamThatStopsReadingIsEnded(t *testing.T) {
+	const timeout = time.Second
+	r := newFaceRig(t, func(s *Server) { s.grpcWriteTimeout = timeout })
+	ctx, c, _ := r.session(t, faceStream, "unread")
+	_, other, os := r.session(t, faceStream, "reader")
+	s := r.g.s
+
+	// Streamed replies of 8 × 256 KiB, sealed, are twice the window.
+	text := strings.Repeat("x", 4<<10)
+	for i := range 8 {
+		as := newSender(t, r.acme, fmt.Sprintf("unread-%d", i))
+		env := sealed(t, c, as, as.tool("echo", `{"text":"`+text+`","repeat":64}`, wire.Conf))
+		if err := c.st.SendMsg(&env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start := time.Now()
+	// The calls are held up by the peer that does not read: they hold
+	// their slots, but the gateway answers others meanwhile.
+	within(t, 5*time.Second, "the unread calls in flight", func() bool { return s.flight.count() > 0 })
+	if a := send(ctx, other, os, os.ping()); a.code() != "" {
+		t.Fatalf("a ping beside a stream that does not read: %s", a.code())
+	}
+	if _, ok := s.bound.Load(c.sess.ID()); !ok {
+		t.Fatal("the stream was ended before its writes waited at all")
+	}
+
+	within(t, timeout+5*time.Second, "the end of the stream that does not read", func() bool {
+		_, bound := s.bound.Load(c.sess.ID())
+		_, err := s.sessions.Get(c.sess.ID())
+		return !bound && err != nil
+	})
+	if d := time.Since(start); d < timeout/2 {
+		t.Fatalf("the stream was ended %v after the calls, before the write timeout (%v)", d, timeout)
+	}
+	within(t, 5*time.Second, "the calls in flight to end", func() bool { return s.flight.count() == 0 })
+	if !strings.Contains(r.g.logs(), `"peer stopped reading its stream: the stream is ended","peer":"acme"`) {
+		t.Fatalf("no warning naming the peer in the log:\n%s", r.g.logs())
+	}
+	if a := send(ctx, other, os, os.ping()); a.code() != "" {
+		t.Fatalf("a ping after a stream that did not read was ended: %s", a.code())
+	}
+
+	// Reading now takes what was sent, and then the stream's end.
+	rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	go func() { <-rctx.Done(); c.stop() }()
+	for {
+		var b []byte
+		if err := c.st.RecvMsg(&b); err != nil {
+			if rctx.Err() != nil {
+				t.Fatalf("the stream did not end for its reader: %v", err)
+			}
+			break
+		}
+	}
+}
+
+// within polls cond until it holds, failing the test after d.
+func within(t *testing.T, d time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(d)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, d)
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
