@@ -7,7 +7,6 @@ import (
 	"net"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -286,15 +285,13 @@ func grpcCode(httpStatus int) codes.Code {
 // grpcClient is this gateway's gRPC connection and stream to one peer.
 type grpcClient struct {
 	*pooled
-	stream grpc.ClientStream
-	wmu    sync.Mutex
+	w *grpcWriter
 }
 
-func (c *grpcClient) send(b []byte) error {
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
-	return c.stream.SendMsg(&b)
-}
+// send writes b to the peer, waiting for its turn until ctx ends. A peer
+// that stops reading has the connection closed once a write has waited the
+// write timeout for it, which fails that write and every call on it.
+func (c *grpcClient) send(ctx context.Context, b []byte) error { return c.w.send(ctx, b) }
 
 // grpcTransport carries the handshake over the stream.
 type grpcTransport struct{ st grpc.ClientStream }
@@ -367,7 +364,11 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		return nil, err
 	}
 	ps.s.sessions.Add(sess)
-	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() }), stream: st}
+	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() })}
+	gc.w = newGRPCWriter(st.SendMsg, ps.s.grpcWriteTimeout, func() {
+		ps.s.log.Warn("peer stopped reading the calls sent to it: the connection is closed", "peer", ps.p.Org, "transport", TransportGRPC)
+		gc.close()
+	})
 	go ps.s.readReplies(ps, gc.pooled, func() ([]byte, error) {
 		var b recycledFrame // given back by readReplies once opened
 		err := st.RecvMsg(&b)
@@ -394,7 +395,10 @@ func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25
 	}
 	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
-	if err := gc.send(body); err != nil {
+	if err := gc.send(ctx, body); err != nil {
+		if errors.Is(err, errNoTurn) {
+			return wire.Errorf(wire.ErrTimeout, "", "the call to %s could not be sent on its stream before the deadline", ps.p.Org)
+		}
 		return gc.writeFailed(err)
 	}
 	return gc.lost(ps.s.awaitStream(ctx, ps, m, pc, gc.dead, onMsg))

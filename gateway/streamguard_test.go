@@ -3,16 +3,21 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
+	"encoding/json"
 	"fmt"
+	"log/slog"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/gorilla/websocket"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -248,5 +253,79 @@ func within(t *testing.T, d time.Duration, what string, cond func() bool) {
 			t.Fatalf("%s: not within %v", what, d)
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestGRPCPeerThatStopsReadingFailsTheCalls: a peer's gateway that takes
+// the handshake on its gRPC stream and then reads nothing more fills the
+// stream's window with the calls sent to it, after which writes wait. Once
+// one has waited the write timeout the connection is closed, and no caller
+// is held past its deadline by more than that.
+func TestGRPCPeerThatStopsReadingFailsTheCalls(t *testing.T) {
+	const timeout = time.Second
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
+	trustEachOther(t, da, db, "pii")
+	acme := start(t, da, la, TransportGRPC, func(s *Server) { s.grpcWriteTimeout = timeout })
+
+	globex, err := Open(Options{Dir: db, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { globex.Shutdown(context.Background()) })
+	lb.HTTP.Close()
+	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{globex.tlsCert}, MinVersion: tls.VersionTLS13})),
+		grpc.ForceServerCodecV2(rawCodec{}), grpc.InitialWindowSize(grpcWindow), grpc.InitialConnWindowSize(grpcWindow))
+	gs.RegisterService(&grpc.ServiceDesc{ServiceName: grpcService, HandlerType: (*grpcHandler)(nil),
+		Streams: []grpc.StreamDesc{{StreamName: "Stream", ServerStreams: true, ClientStreams: true, Handler: func(_ any, st grpc.ServerStream) error {
+			for {
+				var b []byte
+				if err := st.RecvMsg(&b); err != nil {
+					return err
+				}
+				reply, sess, err := globex.acceptor.Handle(st.Context(), b)
+				if err != nil {
+					return err
+				}
+				if reply != nil {
+					if err := st.SendMsg(&reply); err != nil {
+						return err
+					}
+				}
+				if sess != nil {
+					break
+				}
+			}
+			<-st.Context().Done() // reads nothing more
+			return nil
+		}}}}, nil)
+	go gs.Serve(lb.GRPC)
+	t.Cleanup(gs.Stop)
+
+	// 32 calls of 64 KiB each are twice the window.
+	const deadline = 3 * time.Second
+	input, _ := json.Marshal(map[string]string{"text": strings.Repeat("x", 64<<10)})
+	errs := make(chan error, 32)
+	start := time.Now()
+	for range 32 {
+		go func() {
+			ctx, cancel := context.WithTimeout(context.Background(), deadline)
+			defer cancel()
+			_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: input}, nil)
+			errs <- err
+		}()
+	}
+	for range 32 {
+		select {
+		case err := <-errs:
+			if err == nil {
+				t.Fatal("a call to a peer that reads nothing succeeded")
+			}
+		case <-time.After(deadline + timeout + 5*time.Second - time.Since(start)):
+			t.Fatalf("calls to a peer that does not read were still waiting %v after they began (deadline %v, write timeout %v)", time.Since(start), deadline, timeout)
+		}
+	}
+	if !strings.Contains(acme.logs(), `"peer stopped reading the calls sent to it: the connection is closed","peer":"globex"`) {
+		t.Fatalf("no warning naming the peer in the log:\n%s", acme.logs())
 	}
 }
