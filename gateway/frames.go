@@ -23,7 +23,15 @@ const (
 	// writes blocked on the peer fail only once the face gives the
 	// connection up, so the connection is finished after it returns.
 	endStalled
+	// endPolicy: the peer broke a limit of the connection (recv failed
+	// with errPolicy).
+	endPolicy
 )
+
+// errPolicy is what a face's recv fails with, wrapped, when the peer broke
+// a limit of its connection: the connection ends (endPolicy), which a
+// WebSocket closes as a policy violation (1008).
+var errPolicy = errors.New("policy violation")
 
 // workerLinger is how long a connection's worker goroutine waits for the
 // next envelope before it exits (see package workers).
@@ -211,6 +219,11 @@ func (fc *frameConn) finish(end frameEnd) {
 func (fc *frameConn) read() frameEnd {
 	for {
 		in, err := fc.recv()
+		if errors.Is(err, errPolicy) {
+			fc.s.log.Warn("peer broke a limit of its stream connection: the connection is closed", "peer", fc.peer(),
+				"face", fc.origin.face, "remote", fc.origin.remote, "err", err.Error())
+			return endPolicy
+		}
 		if err != nil || !fc.take() {
 			return endPeer
 		}

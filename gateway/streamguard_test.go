@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"crypto/tls"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -327,5 +328,65 @@ func TestGRPCPeerThatStopsReadingFailsTheCalls(t *testing.T) {
 	}
 	if !strings.Contains(acme.logs(), `"peer stopped reading the calls sent to it: the connection is closed","peer":"globex"`) {
 		t.Fatalf("no warning naming the peer in the log:\n%s", acme.logs())
+	}
+}
+
+// TestWebSocketPingFloodIsCutOff: a peer that sends pings as fast as it can
+// after its handshake, each of which the gateway would answer with a pong,
+// has its connection closed as a policy violation (1008), while another
+// connection is answered.
+func TestWebSocketPingFloodIsCutOff(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, c, _ := r.session(t, faceWS, "flood")
+	_, other, os := r.session(t, faceWS, "quiet")
+
+	// Pings at a gateway's pace, and a few more, are answered.
+	pongs := make(chan struct{}, 1000)
+	c.ws.SetPongHandler(func(string) error { pongs <- struct{}{}; return nil })
+	closed := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := c.ws.ReadMessage(); err != nil {
+				closed <- err
+				return
+			}
+		}
+	}()
+	for range wsPingBurst / 2 {
+		if err := c.ws.WriteControl(websocket.PingMessage, []byte("p"), time.Now().Add(time.Second)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range wsPingBurst / 2 {
+		select {
+		case <-pongs:
+		case err := <-closed:
+			t.Fatalf("the connection ended after a few pings: %v", err)
+		case <-time.After(5 * time.Second):
+			t.Fatal("no pong")
+		}
+	}
+
+	stop := time.After(5 * time.Second)
+flood:
+	for {
+		select {
+		case err := <-closed:
+			var ce *websocket.CloseError
+			if !errors.As(err, &ce) || ce.Code != websocket.ClosePolicyViolation {
+				t.Fatalf("a flood of pings ended with %v, want close 1008", err)
+			}
+			break flood
+		case <-stop:
+			t.Fatal("a flood of pings was still taken after 5 s")
+		default:
+		}
+		c.ws.WriteControl(websocket.PingMessage, nil, time.Now().Add(time.Second))
+	}
+	if !strings.Contains(r.g.logs(), `"peer broke a limit of its stream connection: the connection is closed","peer":"acme"`) {
+		t.Fatalf("no warning naming the peer in the log:\n%s", r.g.logs())
+	}
+	if a := send(ctx, other, os, os.ping()); a.code() != "" {
+		t.Fatalf("a ping on another connection after a flood: %s", a.code())
 	}
 }

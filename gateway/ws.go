@@ -3,7 +3,9 @@ package gateway
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"slices"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+	"golang.org/x/time/rate"
 
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/keys"
@@ -24,7 +27,16 @@ const (
 	// once; past it the face stops reading, which pushes back on the
 	// sender through TCP.
 	wsInFlight = 256
+	// wsPingRate and wsPingBurst bound the pings a peer may send on a
+	// connection, each of which the gateway must answer with a pong: a
+	// burst of 20, then 2 a second, sixty times what a gateway that pings
+	// every wsPingEvery sends. Past them the connection is closed.
+	wsPingRate  = 2
+	wsPingBurst = 20
 )
+
+// errPingFlood ends a WebSocket whose peer sends pings past wsPingRate.
+var errPingFlood = fmt.Errorf("%w: more than %d pings at once or %d a second", errPolicy, wsPingBurst, wsPingRate)
 
 // serveStream is GET /moltspeak/v0.1/stream: a WebSocket on which each
 // message is one envelope. The handshake runs on it; the sessions it makes
@@ -86,7 +98,22 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 		readMu.Unlock()
 	}
 	extend()
+	// A pong costs no more than the reading of it: it only keeps the
+	// connection from being given up as silent, as any message does.
 	c.SetPongHandler(func(string) error { extend(); return nil })
+	pings := rate.NewLimiter(wsPingRate, wsPingBurst)
+	c.SetPingHandler(func(data string) error {
+		if !pings.Allow() {
+			return errPingFlood
+		}
+		// As gorilla/websocket's own handler: a pong that cannot be
+		// written in time, or after the closing message, is let go.
+		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+		if ne, ok := err.(net.Error); err == websocket.ErrCloseSent || ok && ne.Timeout() {
+			return nil
+		}
+		return err
+	})
 	recv := func() ([]byte, error) {
 		// The frame's buffer is given back once it is handled
 		// (frameConn.handle): the pipeline decodes from copies.
@@ -99,8 +126,11 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 	end := s.serveFrames(base, &origin{face: faceWS, remote: remote}, recv, conn.write, interrupt)
 	// The answers may still be queued: they go out before the connection ends.
 	conn.q.Sync()
-	if end == endShutdown {
+	switch end {
+	case endShutdown:
 		conn.control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
+	case endPolicy:
+		conn.control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "too many pings"), time.Now().Add(time.Second))
 	}
 	c.Close()
 }
