@@ -69,6 +69,14 @@ type ListenConfig struct {
 	IdleTimeout Duration `toml:"idle_timeout"`
 	// RequestTimeout is the deadline of a call that names none. Default 30s.
 	RequestTimeout Duration `toml:"request_timeout"`
+	// DrainDelay is how long a gateway that is shutting down answers
+	// /readyz with 503 while it still serves everything else, so that a
+	// load balancer polling it stops sending it connections before they
+	// would be refused. It is taken only if /readyz was asked within the
+	// last minute (or the last DrainDelay, if longer): a gateway that no
+	// one polls for readiness has no one to warn, and stops at once. 0 never
+	// waits. Default 5s.
+	DrainDelay Duration `toml:"drain_delay"`
 	// MetricsFrom lists the networks ("10.0.0.0/8") and addresses that may
 	// read /metrics, which names the peers and their circuits; anyone else
 	// gets 403. An empty list serves it to nobody. Default loopback only:
@@ -406,7 +414,7 @@ func defaultConfig() Config {
 			Address: "127.0.0.1:7443", GRPC: "127.0.0.1:7444", TLS: &tlsOn,
 			MaxConnections: 1024, ReadHeaderTimeout: Duration(5 * time.Second),
 			IdleTimeout: Duration(2 * time.Minute), RequestTimeout: Duration(30 * time.Second),
-			MetricsFrom: []string{"127.0.0.0/8", "::1/128"},
+			DrainDelay: Duration(5 * time.Second), MetricsFrom: []string{"127.0.0.0/8", "::1/128"},
 		},
 		Limits: LimitsConfig{
 			MessageBytes: wl.MaxMessage, BatchBytes: wl.MaxBatch, ChunkBytes: wl.MaxChunk,
@@ -565,6 +573,8 @@ func settingRanges() []settingRange {
 		{key: "listen.read_header_timeout", lo: d(time.Second), hi: d(time.Minute)},
 		{key: "listen.idle_timeout", lo: d(time.Second), hi: d(time.Hour)},
 		{key: "listen.request_timeout", lo: d(time.Second), hi: d(time.Hour)},
+		// 0 is no delay; beyond minutes a gateway would seem not to stop.
+		{key: "listen.drain_delay", lo: 0, hi: d(5 * time.Minute)},
 		{key: "limits.message_bytes", lo: 4 * KiB, hi: 16 * MiB},
 		{key: "limits.batch_bytes", lo: 4 * KiB, hi: 256 * MiB},
 		{key: "limits.chunk_bytes", lo: 1 * KiB, hi: 16 * MiB},

@@ -342,6 +342,14 @@ idle_timeout = "2m"
 # The deadline of a call that does not name one, and the longest time a
 # request may take to arrive: {{bounds "listen.request_timeout"}}.
 request_timeout = "30s"
+# On shutdown, how long /readyz answers 503 while everything else is still
+# served, so that a load balancer stops sending new connections here before
+# they would be refused. Set it to at least the balancer's check interval
+# times the failed checks it needs to take a backend out. Taken only if
+# /readyz was asked within the last minute (or drain_delay, if longer); "0s"
+# never waits; a second SIGINT or SIGTERM ends it:
+# {{bounds "listen.drain_delay"}}.
+drain_delay = "5s"
 # Who may read /metrics, which names this gateway's peers: networks or
 # addresses, e.g. ["127.0.0.0/8", "::1/128", "10.1.2.0/24"]. [] serves it to
 # nobody; everyone else gets 403.

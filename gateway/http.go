@@ -421,11 +421,14 @@ func (s *Server) serveHealth(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 	defer cancel()
+	// Whoever asks may be a load balancer, which a shutdown should give
+	// time to see the 503 (see drainDelay).
+	s.readyAsked.Store(s.now().UnixNano())
 	w.Header().Set("Content-Type", "application/json")
 	// The reason is one of two fixed words: the storage error itself may
 	// name hosts or users, and this endpoint answers anyone.
 	reason := ""
-	if s.closing.Load() {
+	if s.draining.Load() {
 		reason = "shutting_down"
 	} else if err := s.store.Ping(ctx); err != nil {
 		s.log.Warn("readiness check: storage does not answer", "err", err)

@@ -79,8 +79,8 @@ func listenTCP(key, addr string) (net.Listener, error) {
 }
 
 // Run listens as configured and serves until ctx ends, then shuts down
-// gracefully: no new work is accepted and calls in flight get up to 30
-// seconds to finish.
+// gracefully: after the drain delay (see Shutdown), no new work is
+// accepted and calls in flight get up to 30 seconds to finish.
 func (s *Server) Run(ctx context.Context) error {
 	ls, err := s.Listen()
 	if err != nil {
@@ -99,7 +99,8 @@ func (s *Server) RunOn(ctx context.Context, ls *Listeners) error {
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	// The drain delay does not eat into the calls' 30 seconds.
+	sctx, cancel := context.WithTimeout(context.Background(), s.cfg.Listen.DrainDelay.D()+30*time.Second)
 	defer cancel()
 	err := s.Shutdown(sctx)
 	<-errc
@@ -180,7 +181,10 @@ func (s *Server) Serve(ls *Listeners) error {
 	case err := <-errc:
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		s.Shutdown(ctx)
+		// A gateway that lost a face has nothing to drain for, even if a
+		// Shutdown is under way already.
+		s.SkipDrainDelay()
+		s.shutdown(ctx, false)
 		<-done
 		return err
 	case <-done:
@@ -207,13 +211,28 @@ func (g grpcStopper) Shutdown(ctx context.Context) error {
 	}
 }
 
-// Shutdown stops the gateway gracefully: the faces stop accepting, calls in
+// Shutdown stops the gateway gracefully. /readyz answers 503 at once; if
+// something polled it lately, the gateway goes on serving for
+// listen.drain_delay (until ctx ends or SkipDrainDelay, if sooner), so that
+// a load balancer sees the 503 and sends its new connections elsewhere
+// rather than have them refused. Then the faces stop accepting, calls in
 // flight are given until ctx ends to finish (the local bridge lets its
-// agents finish theirs), then everything is closed.
-func (s *Server) Shutdown(ctx context.Context) error {
-	if !s.closing.CompareAndSwap(false, true) {
+// agents finish theirs), and everything is closed.
+func (s *Server) Shutdown(ctx context.Context) error { return s.shutdown(ctx, true) }
+
+// SkipDrainDelay ends the drain delay of a Shutdown at once, or spares a
+// later Shutdown its delay: the faces close and calls in flight drain as
+// usual. moltgate serve calls it on a second signal.
+func (s *Server) SkipDrainDelay() { s.skipDrainOnce.Do(func() { close(s.skipDrain) }) }
+
+func (s *Server) shutdown(ctx context.Context, delay bool) error {
+	if !s.draining.CompareAndSwap(false, true) {
 		return nil
 	}
+	if delay {
+		s.drainDelay(ctx)
+	}
+	s.closing.Store(true)
 	s.log.Info("gateway shutting down", "in_flight", s.flight.count())
 	s.quit()
 	s.lnMu.Lock()
@@ -257,6 +276,37 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// drainDelay waits listen.drain_delay, serving as usual, if the gateway
+// serves and /readyz was asked within the last minute (or drain_delay, if
+// longer): no one else would see its 503, and a gateway that no one polls
+// (the demo, one run by hand or alone under systemd) should stop at once.
+// It ends early when ctx does or on SkipDrainDelay.
+func (s *Server) drainDelay(ctx context.Context) {
+	d := s.cfg.Listen.DrainDelay.D()
+	s.lnMu.Lock()
+	serving := len(s.servers) > 0
+	s.lnMu.Unlock()
+	asked := s.readyAsked.Load()
+	select {
+	case <-s.skipDrain:
+		return
+	default:
+	}
+	if d <= 0 || !serving || asked == 0 || s.now().Sub(time.Unix(0, asked)) > max(d, time.Minute) {
+		return
+	}
+	s.log.Info("gateway draining", "drain_delay", d.String())
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.skipDrain:
+		s.log.Info("drain delay skipped")
+	case <-ctx.Done():
+		s.log.Info("drain delay cut short", "err", context.Cause(ctx).Error())
+	}
 }
 
 // startBackground starts the upkeep loops: expired sessions pruned every

@@ -148,8 +148,18 @@ type Server struct {
 	pending *pendingCalls
 	async   *asyncReplies
 
-	closing atomic.Bool
-	// quitting ends when shutdown begins (quit): stream faces stop reading.
+	// draining is set when Shutdown begins: /readyz answers 503 from then
+	// on, while closing, which refuses new work, waits for the drain delay.
+	draining atomic.Bool
+	closing  atomic.Bool
+	// readyAsked is when /readyz was last asked (s.now, in Unix
+	// nanoseconds; 0 never): the drain delay is for whoever polls it.
+	readyAsked atomic.Int64
+	// skipDrain, closed by SkipDrainDelay, ends the drain delay.
+	skipDrain     chan struct{}
+	skipDrainOnce sync.Once
+	// quitting ends when the faces close (quit), after the drain delay:
+	// stream faces stop reading.
 	quitting context.Context
 	quit     context.CancelFunc
 	bg       sync.WaitGroup // background loops
@@ -217,6 +227,7 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	s.quitting, s.quit = context.WithCancel(context.Background())
+	s.skipDrain = make(chan struct{})
 	if s.scanner, err = pii.New(nil); err != nil {
 		return nil, openErr(err)
 	}

@@ -139,6 +139,8 @@ func TestConfigMistakeLines(t *testing.T) {
 		{"[listen]\nread_header_timeout = \"100000h\"", `listen.read_header_timeout: must be between 1s and 1m; leave it out for the default 5s`},
 		{"[listen]\nrequest_timeout = \"1ns\"", `listen.request_timeout: must be between 1s and 1h; leave it out for the default 30s`},
 		{"[listen]\nidle_timeout = \"1ns\"", `listen.idle_timeout: must be between 1s and 1h; leave it out for the default 2m`},
+		{"[listen]\ndrain_delay = \"-1s\"", `listen.drain_delay: must be between 0s and 5m; leave it out for the default 5s`},
+		{"[listen]\ndrain_delay = \"1h\"", `listen.drain_delay: must be between 0s and 5m; leave it out for the default 5s`},
 		{"[directory]\nsync_interval = \"1ns\"", `directory.sync_interval: must be between 10s and 24h, or negative to turn scheduled sync off; leave it out for the default 5m`},
 		{"[security]\ncert_ttl = \"1s\"", `security.cert_ttl: must be between 1h and 8760h; leave it out for the default 720h`},
 		{"[security]\nreplay_window = \"1ns\"", `security.replay_window: must be between 30s and 1h; leave it out for the default 5m`},
@@ -296,6 +298,12 @@ func TestConfigRanges(t *testing.T) {
 	c, err := ParseConfig("org = \"a\"\n[directory]\nsync_interval = \"-1s\"")
 	if err != nil || c.Directory.SyncInterval.D() >= 0 {
 		t.Fatalf("negative sync_interval: %v %v", c, err)
+	}
+	// Nor is an explicit zero drain delay: it is how to say "no delay",
+	// not a mistaken default.
+	c, err = ParseConfig("org = \"a\"\n[listen]\ndrain_delay = \"0s\"")
+	if err != nil || c.Listen.DrainDelay != 0 {
+		t.Fatalf("zero drain_delay: %v %v", c, err)
 	}
 }
 
