@@ -1,12 +1,20 @@
 package main
 
 import (
+	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
+	"encoding/pem"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -55,6 +63,19 @@ func TestGatewayScripts(t *testing.T) {
 			"waitready":   cmdWaitReady,
 			"waitpending": cmdWaitPending,
 			"waitcall":    cmdWaitCall,
+			"readyz":      cmdReadyz,
+			// replace FILE OLD NEW: replace OLD, which FILE must hold,
+			// with NEW.
+			"replace": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: replace FILE OLD NEW")
+				}
+				text := ts.ReadFile(args[0])
+				if !strings.Contains(text, args[1]) {
+					ts.Fatalf("%s has no %q", args[0], args[1])
+				}
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), []byte(strings.Replace(text, args[1], args[2], 1)), 0o600))
+			},
 			// readvar VAR FILE: set $VAR to FILE's content, trimmed.
 			"readvar": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {
@@ -168,5 +189,51 @@ func cmdWaitCall(ts *testscript.TestScript, neg bool, args []string) {
 			ts.Fatalf("call not answered: %v", err)
 		}
 		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// readyz DIR STATUS: ask /readyz of the gateway in DIR, on a new connection
+// each time as a load balancer's check does, until it answers STATUS, and
+// print the answer's body.
+func cmdReadyz(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: readyz DIR STATUS")
+	}
+	d := gateway.Dir(ts.MkAbs(args[0]))
+	cfg, err := d.ReadConfig()
+	ts.Check(err)
+	block, _ := pem.Decode([]byte(ts.ReadFile(filepath.Join(args[0], "tls", "cert.pem"))))
+	if block == nil {
+		ts.Fatalf("%s: no certificate", d.TLSCertPath())
+	}
+	tr := &http.Transport{DisableKeepAlives: true, TLSClientConfig: &tls.Config{
+		MinVersion:         tls.VersionTLS13,
+		InsecureSkipVerify: true, // replaced by the comparison with the gateway's own certificate
+		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
+			if len(raw) == 0 || !bytes.Equal(raw[0], block.Bytes) {
+				return errors.New("not the gateway's certificate")
+			}
+			return nil
+		},
+	}}
+	defer tr.CloseIdleConnections()
+	c := &http.Client{Transport: tr, Timeout: 5 * time.Second}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		code, body := 0, ""
+		resp, err := c.Get(cfg.Listen.Advertise + "/readyz")
+		if err == nil {
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			code, body = resp.StatusCode, string(b)
+		}
+		if strconv.Itoa(code) == args[1] {
+			fmt.Fprint(ts.Stdout(), body)
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("/readyz of %s: %d %q %v, want %s", args[0], code, body, err, args[1])
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }

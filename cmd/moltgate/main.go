@@ -32,7 +32,10 @@
 // A serving gateway takes up peer import, agent add (--replace changes an
 // agent) and agent remove within seconds, and at once on SIGHUP: new
 // agents are launched, changed ones updated or relaunched, removed ones
-// stopped and withdrawn from the directory, without a restart.
+// stopped and withdrawn from the directory, without a restart. On SIGINT
+// or SIGTERM it shuts down gracefully, first answering /readyz 503 for
+// listen.drain_delay if a load balancer polls it; a second signal skips
+// what is left of that delay.
 //
 // Each command's --help shows its synopsis and flags. Errors go to
 // standard error as one line that starts with the command and the
@@ -61,16 +64,19 @@ import (
 
 func main() {
 	ctx, cancel := context.WithCancelCause(context.Background())
+	again := make(chan struct{})
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		if s, ok := (<-sigs).(syscall.Signal); ok {
 			cancel(&interruptedError{sig: s})
 		}
+		<-sigs
+		close(again)
 	}()
 	code := run(ctx, &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		getenv: os.Getenv, now: time.Now,
+		getenv: os.Getenv, now: time.Now, again: again,
 	}, os.Args[1:])
 	signal.Stop(sigs)
 	os.Exit(code)
@@ -102,6 +108,10 @@ type env struct {
 	stdout, stderr io.Writer
 	getenv         func(string) string
 	now            func() time.Time
+	// again is closed by a second SIGINT or SIGTERM, after the one that
+	// ended the command's context: whoever sends it wants the command gone
+	// sooner than it is winding down. nil: never.
+	again <-chan struct{}
 }
 
 type command struct {

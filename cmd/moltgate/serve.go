@@ -66,6 +66,17 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			}
 		}
 	}()
+	// A second signal skips the drain delay, the wait for a load balancer
+	// to see /readyz fail; calls in flight still drain.
+	served := make(chan struct{})
+	defer close(served)
+	go func() {
+		select {
+		case <-e.again:
+			s.SkipDrainDelay()
+		case <-served:
+		}
+	}()
 	if err := s.RunOn(ctx, ls); err != nil && !errors.Is(err, gateway.ErrServerClosed) {
 		return err
 	}
