@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"errors"
+	"fmt"
 	"strings"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/pii"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -53,6 +55,9 @@ type RegistryConfig struct {
 	// Codec decodes registrations read back for registry sync. Default:
 	// a codec with wire.DefaultLimits.
 	Codec *wire.Codec
+	// Scanner finds personal data and secrets in registrations (see
+	// CheckContent); give it the gate's. Default: pii.New(nil).
+	Scanner *pii.Scanner
 	// Now is the clock; give the store the same one. Default time.Now.
 	Now func() time.Time
 }
@@ -65,6 +70,7 @@ type RegistryConfig struct {
 type Registry struct {
 	cfg   RegistryConfig
 	store Store
+	sc    *pii.Scanner
 	now   func() time.Time
 	sigs  *lru.Cache[[32]byte, keys.Signature] // attestations already made
 	// removals remembers the removals sync applied lately, so that the
@@ -99,9 +105,16 @@ func NewRegistry(cfg RegistryConfig) (*Registry, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
+	if cfg.Scanner == nil {
+		sc, err := pii.New(nil)
+		if err != nil {
+			return nil, fmt.Errorf("new registry: %w", err)
+		}
+		cfg.Scanner = sc
+	}
 	sigs, _ := lru.New[[32]byte, keys.Signature](8192)
 	removals, _ := lru.New[[32]byte, struct{}](4096)
-	return &Registry{cfg: cfg, store: cfg.Store, now: cfg.Now, sigs: sigs, removals: removals}, nil
+	return &Registry{cfg: cfg, store: cfg.Store, sc: cfg.Scanner, now: cfg.Now, sigs: sigs, removals: removals}, nil
 }
 
 // Org returns the registry's organisation.
@@ -157,7 +170,9 @@ func (rc *Receipt) Data() wire.Value {
 // rotation) or by the organisation. A renew or update of an expired entry
 // is E_REGISTRATION_EXPIRED; of an unknown one, E_AGENT_NOT_FOUND. A
 // profile that fails validation, or a ttl out of bounds, is
-// E_INVALID_PROFILE naming the field.
+// E_INVALID_PROFILE naming the field. A message that carries personal data
+// or secret material is refused (see CheckContent); a renew is not kept,
+// and is not scanned.
 func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, error) {
 	p, ok := m.Payload.(*wire.RegisterPayload)
 	if !ok || m.Op != wire.OpRegister {
@@ -170,6 +185,11 @@ func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, erro
 	auth, err := r.authorize(m, p, now)
 	if err != nil {
 		return Receipt{}, err
+	}
+	if p.Action != "renew" {
+		if err := r.CheckContent(m); err != nil {
+			return Receipt{}, err
+		}
 	}
 	rc := Receipt{Action: p.Action, ID: auth.target}
 	switch p.Action {

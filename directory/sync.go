@@ -263,6 +263,17 @@ func (r *Registry) importItem(ctx context.Context, it wire.Value, src Source) (b
 	if auth.target != (ID{Agent: a.AgentID, Org: a.Org}) {
 		return false, wire.Errorf(wire.ErrSignature, "registration", "the registration is for another agent than the record")
 	}
+	// What is imported is published again, to this registry's own peers:
+	// it is held to the rule of a registration received directly.
+	if err := r.CheckContent(m); err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) && we.Field != "" {
+			c := *we
+			c.Field = "registration." + we.Field
+			err = &c
+		}
+		return false, err
+	}
 	if removed {
 		return r.importRemoval(ctx, it, m, p, &a, auth)
 	}
