@@ -2,6 +2,7 @@ package directory_test
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -214,5 +215,121 @@ func TestSyncRefusesPersonalDataAndSecrets(t *testing.T) {
 	}
 	if got := s.globexSees(); got != "bot@acme" {
 		t.Fatalf("globex holds %q", got)
+	}
+}
+
+// putStraight writes the entry that register message p from signer
+// describes straight into the store, as a registry that did not scan
+// registrations, or another replica of a shared store, would have.
+func (e *registryEnv) putStraight(signer *identity.Agent, p *wire.RegisterPayload) {
+	e.t.Helper()
+	m := e.message(signer, p)
+	reg, err := m.AppendWire(nil)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	pr := p.Profile
+	now := e.clock.Now()
+	ent := &directory.Entry{AgentID: signer.Ref.Agent, Org: signer.Ref.Org, Name: pr.Name, Description: pr.Description,
+		Endpoint: directory.Endpoint{URL: pr.Endpoint.URL}, PublicKey: signer.Signing.Public().String(),
+		Capabilities: pr.Capabilities, Tags: pr.Tags, Visibility: directory.Public, Verified: true,
+		ExpiresAt: now.Add(time.Hour), SignedAt: now, Registration: reg}
+	if !pr.Metadata.IsAbsent() {
+		ent.Metadata = wire.AppendCanonical(nil, pr.Metadata)
+	}
+	if _, err := e.store.Put(e.t.Context(), ent, directory.PutOptions{}); err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// An entry that holds personal data or a secret anyway reaches no other
+// organisation: not in discovery, not by lookup, not in a sync page. Local
+// callers still see it, and the operator is told which agent it is.
+func TestStoredPersonalDataIsWithheld(t *testing.T) {
+	s := newSyncEnv(t)
+	ctx := t.Context()
+	t0 := s.clock.Now().Add(-time.Minute)
+	reg := func(id string, edit func(*wire.Profile)) *identity.Agent {
+		a := s.acme.agent(t, id)
+		pr := profile("calendar.schedule")
+		edit(pr)
+		s.putStraight(a, s.create(s.acme, a, pr))
+		s.clock.Advance(time.Second)
+		return a
+	}
+	reg("clean", func(p *wire.Profile) { p.Description = "Schedules meetings." })
+	reg("mail", func(p *wire.Profile) { p.Description = "Mail " + leakEmail + " for access." })
+	reg("phone", func(p *wire.Profile) { p.Tags = []string{"calendar", leakPhone} })
+	reg("key", func(p *wire.Profile) { p.Metadata = metadata("deploy", wire.StringValue(leakKey)) })
+	// A record shows nothing of this one; the registration a sync page
+	// carries does.
+	quiet := s.acme.agent(t, "quiet")
+	m := &wire.Message{V: wire.Version, ID: newUUID(), TS: s.clock.Now().UnixMilli(), Op: wire.OpRegister,
+		From: quiet.Sender(), To: wire.Ref{Agent: "registry", Org: "acme"}, Cls: wire.Pub,
+		Payload: s.create(s.acme, quiet, profile("calendar.schedule")),
+		Ext:     wire.ObjectValue(wire.Member{Key: "acme.support", Value: wire.ObjectValue(wire.Member{Key: "contact", Value: wire.StringValue(leakEmail)})})}
+	d, err := cryptoSign(s.registryEnv, m, quiet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := d.AppendWire(nil)
+	if _, err := s.store.Put(ctx, &directory.Entry{AgentID: "quiet", Org: "acme", PublicKey: quiet.Signing.Public().String(),
+		Endpoint: directory.Endpoint{URL: "https://gw.example/moltspeak/v0.1/message"}, Capabilities: []string{"calendar.schedule"},
+		Visibility: directory.Public, Verified: true, ExpiresAt: s.clock.Now().Add(time.Hour), SignedAt: s.clock.Now(), Registration: raw},
+		directory.PutOptions{}); err != nil {
+		t.Fatal(err)
+	}
+
+	search := &wire.DiscoverPayload{Capability: "calendar.schedule"}
+	for _, v := range []directory.Viewer{{Org: "globex"}, {}} {
+		for range 2 {
+			ans, err := s.reg.Discover(ctx, search, v, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := names(ans)
+			slices.Sort(got)
+			if joined(got) != "clean@acme,quiet@acme" || ans.Total != 2 {
+				t.Fatalf("%+v finds %s (total %d)", v, got, ans.Total)
+			}
+		}
+		for _, id := range []string{"mail", "phone", "key"} {
+			_, err := s.reg.Lookup(ctx, directory.ID{Agent: id, Org: "acme"}, v)
+			wantCode(t, err, wire.ErrAgentNotFound, "")
+			_, err = s.reg.Discover(ctx, &wire.DiscoverPayload{AgentID: id}, v, false)
+			wantCode(t, err, wire.ErrAgentNotFound, "p.agent_id")
+		}
+	}
+	ans, err := s.reg.Discover(ctx, search, directory.Viewer{Local: true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := joined(names(ans)); len(ans.Results) != 5 {
+		t.Fatalf("a local caller finds %s", got)
+	}
+	var synced []string
+	for _, it := range s.export(t0, true) {
+		id, _ := it.Get("agent_id").Str()
+		synced = append(synced, id)
+	}
+	if got := joined(synced); got != "clean" {
+		t.Fatalf("sync page holds %s", got)
+	}
+	// Each is logged by its id and where, once however often it is asked
+	// for; never what it holds.
+	logs := s.logs.String()
+	for _, want := range []string{"agent=mail@acme", "field=description", "agent=phone@acme", "field=tags[1]",
+		"agent=key@acme", "field=metadata.deploy", "agent=quiet@acme"} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q:\n%s", want, logs)
+		}
+	}
+	if n := strings.Count(logs, "agent=mail@acme"); n != 2 {
+		t.Errorf("mail@acme logged %d times, want once for records and once for its registration:\n%s", n, logs)
+	}
+	for _, l := range leaks {
+		if strings.Contains(logs, l) {
+			t.Errorf("log echoes %q:\n%s", l, logs)
+		}
 	}
 }

@@ -130,7 +130,9 @@ func queryError(err error) error {
 // did not exist. Otherwise it searches; includeHidden is the local
 // inventory (Query.IncludeHidden). Anonymous discovery through a proxy
 // (the specification's "anonymous": true) is not offered: asking for it is
-// E_INVALID_PARAM rather than an answer that reveals identities.
+// E_INVALID_PARAM rather than an answer that reveals identities. An entry
+// that holds personal data or secrets is left out of an answer to anyone
+// but a local viewer, and out of its total (see publishable).
 func (r *Registry) Discover(ctx context.Context, p *wire.DiscoverPayload, v Viewer, includeHidden bool) (*Answer, error) {
 	if p.Anonymous {
 		return nil, wire.Errorf(wire.ErrInvalidParam, "p.anonymous", "this registry does not offer anonymous discovery")
@@ -161,6 +163,10 @@ func (r *Registry) Discover(ctx context.Context, p *wire.DiscoverPayload, v View
 	ans := &Answer{Results: make([]Record, 0, len(page.Results)), Total: page.Total, HasMore: page.Next != "", Cursor: page.Next}
 	for i := range page.Results {
 		res := &page.Results[i]
+		if !v.Local && !r.publishable(&res.Entry, false) {
+			ans.Total--
+			continue
+		}
 		rec := r.Record(&res.Entry, v, res.Liveness)
 		score := res.MatchScore
 		rec.MatchScore, rec.CapabilitiesMatched = &score, res.CapabilitiesMatched
@@ -170,11 +176,15 @@ func (r *Registry) Discover(ctx context.Context, p *wire.DiscoverPayload, v View
 }
 
 // Lookup returns the record of agent id if v may see it, else
-// E_AGENT_NOT_FOUND.
+// E_AGENT_NOT_FOUND; an entry that holds personal data or secrets only a
+// local viewer may see.
 func (r *Registry) Lookup(ctx context.Context, id ID, v Viewer) (Record, error) {
 	e, err := r.store.Get(ctx, id, v)
 	if err != nil {
 		return Record{}, storeError(err)
+	}
+	if !v.Local && !r.publishable(&e, false) {
+		return Record{}, storeError(ErrNotFound)
 	}
 	var lv *Liveness
 	if l, err := r.store.Liveness(ctx, id); err == nil {

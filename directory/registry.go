@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash/maphash"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -58,6 +60,9 @@ type RegistryConfig struct {
 	// Scanner finds personal data and secrets in registrations (see
 	// CheckContent); give it the gate's. Default: pii.New(nil).
 	Scanner *pii.Scanner
+	// Logger is told of the entries withheld from other organisations
+	// because they hold personal data or secrets. Default: slog.Default().
+	Logger *slog.Logger
 	// Now is the clock; give the store the same one. Default time.Now.
 	Now func() time.Time
 }
@@ -71,8 +76,13 @@ type Registry struct {
 	cfg   RegistryConfig
 	store Store
 	sc    *pii.Scanner
+	log   *slog.Logger
 	now   func() time.Time
 	sigs  *lru.Cache[[32]byte, keys.Signature] // attestations already made
+	// verdicts remembers, by contentSum, whether an entry's content may
+	// leave this gateway.
+	verdicts *lru.Cache[uint64, bool]
+	seed     maphash.Seed
 	// removals remembers the removals sync applied lately, so that the
 	// same removal arriving from several peers is written once.
 	removals *lru.Cache[[32]byte, struct{}]
@@ -112,9 +122,14 @@ func NewRegistry(cfg RegistryConfig) (*Registry, error) {
 		}
 		cfg.Scanner = sc
 	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.Default()
+	}
 	sigs, _ := lru.New[[32]byte, keys.Signature](8192)
 	removals, _ := lru.New[[32]byte, struct{}](4096)
-	return &Registry{cfg: cfg, store: cfg.Store, sc: cfg.Scanner, now: cfg.Now, sigs: sigs, removals: removals}, nil
+	verdicts, _ := lru.New[uint64, bool](16384)
+	return &Registry{cfg: cfg, store: cfg.Store, sc: cfg.Scanner, log: cfg.Logger, now: cfg.Now, sigs: sigs,
+		removals: removals, verdicts: verdicts, seed: maphash.MakeSeed()}, nil
 }
 
 // Org returns the registry's organisation.

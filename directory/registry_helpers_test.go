@@ -1,8 +1,10 @@
 package directory_test
 
 import (
+	"bytes"
 	"crypto/rand"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -64,6 +66,7 @@ type registryEnv struct {
 	reg                   *directory.Registry
 	trust                 *identity.TrustStore
 	acme, globex, initech *testOrg
+	logs                  bytes.Buffer // what the registries log
 }
 
 func newRegistryEnv(t testing.TB, open bool) *registryEnv {
@@ -87,7 +90,7 @@ func (e *registryEnv) newRegistry(t testing.TB, o *testOrg, open bool) (director
 	}
 	t.Cleanup(func() { st.Close() })
 	reg, err := directory.NewRegistry(directory.RegistryConfig{Store: st, Org: o.name, Key: o.gateway.Signing,
-		Trust: e.trust, Open: open, Codec: e.codec, Now: e.clock.Now})
+		Trust: e.trust, Open: open, Codec: e.codec, Now: e.clock.Now, Logger: slog.New(slog.NewTextHandler(&e.logs, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}

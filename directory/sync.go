@@ -95,7 +95,8 @@ func ParseSyncRequest(v wire.Value) (SyncRequest, error) {
 // Export answers registry.sync from the registry of organisation peer: the
 // entries peer may see (never private ones, and restricted ones only if
 // they name peer) written since q.Since, oldest first, each attested. The
-// peer's own organisation's entries are left out: it holds them itself. A
+// peer's own organisation's entries are left out: it holds them itself;
+// so are those that hold personal data or secrets (see publishable). A
 // page is kept under maxBytes (0: no bound) by taking fewer entries.
 func (r *Registry) Export(ctx context.Context, q SyncRequest, peer string, maxBytes int) (wire.Value, error) {
 	limit := q.Limit
@@ -115,7 +116,7 @@ func (r *Registry) Export(ctx context.Context, q SyncRequest, peer string, maxBy
 		size := 0
 		for i := range page.Entries {
 			e := &page.Entries[i]
-			if e.Org == peer || len(e.Registration) == 0 {
+			if e.Org == peer || len(e.Registration) == 0 || !r.publishable(e, true) {
 				continue
 			}
 			it, err := r.exportItem(e, peer)
