@@ -31,7 +31,9 @@ import (
 // personal data is E_INVALID_PROFILE, since no consent can make it
 // publishable. Either names the member that holds it, never its content.
 //
-// Register and Import check every message they keep.
+// Register and Import check every message they keep. A gateway checks a
+// register message before its gate as well, whose refusal would name no
+// member.
 func (r *Registry) CheckContent(m *wire.Message) error {
 	t, err := m.Tree()
 	if err != nil {

@@ -327,6 +327,16 @@ func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) er
 		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s at %s", m.To.Agent, s.cfg.Org))
 	}
 
+	// A registration is published as it is. The directory refuses
+	// personal data and secrets in it whatever its class and consent, and
+	// names the member; the gate's refusal would name cls and suggest a
+	// consent, which cannot help.
+	if m.Op == wire.OpRegister {
+		if err := s.registry.reg.CheckContent(m); err != nil {
+			return s.refuse(m, in.sess, err)
+		}
+	}
+
 	// Classification and personal data, on the way in.
 	d := s.gate.Check(ctx, m, classify.Inbound, org, s.gateSession(in.sess, in.sealed, false))
 	if !d.Allow {

@@ -54,7 +54,7 @@ func (s *Server) newRegistry() (*registryService, error) {
 	reg, err := directory.NewRegistry(directory.RegistryConfig{
 		Store: s.store, Org: s.cfg.Org, Key: s.org.Signing, Trust: s.trust,
 		MinTTL: s.cfg.Directory.MinTTL.D(), MaxTTL: s.cfg.Directory.MaxTTL.D(),
-		Codec: s.codec, Now: s.now,
+		Codec: s.codec, Scanner: s.scanner, Logger: s.log, Now: s.now,
 	})
 	if err != nil {
 		return nil, err
