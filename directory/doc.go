@@ -21,6 +21,14 @@
 // it (AllowedOrgs); every other organisation is answered as if the entry did
 // not exist. Who is asking is a Viewer, passed with every read.
 //
+// # Personal data and secrets
+//
+// What a registry holds it publishes, so it holds nothing the gateway's
+// gate would stop: a registration in which the scanner (package pii, with
+// the gate's rules) finds personal data or secret material is refused,
+// whatever its class (see Registry.CheckContent), and an entry that holds
+// some all the same is withheld from every answer to another organisation.
+//
 // # Ordering of registrations
 //
 // Each registration carries the timestamp of the signed message that
