@@ -558,8 +558,9 @@ const policyText = `## Policy
   report one. A name is reported when a cue says a person's name follows ("my name is", "Dear", "Mr.",
   "Mrs.", "Ms.", "Dr.", "Patient:", "Name:", "called", "call me", "I'm", "Sincerely,") or when it is
   the value of a name key (first_name, surname, patient_name...; a bare "name" key needs two to four
-  capitalised words and no organisation word). Rows of the synthetic set whose only PII is a name
-  are therefore blocked only when such a cue is present; the rate above is reported, not gated.
+  capitalised words and no word of an organisation or of what an agent does, such as "Assistant" or
+  "Planner"). Rows of the synthetic set whose only PII is a name are therefore blocked only when
+  such a cue is present; the rate above is reported, not gated.
   The gate follows the scanner: a bare name in prose passes (blocking every capitalised word pair
   would block most business text), a name after a cue or under a name key is personal data and
   needs a consent like any other. A sender that knows it sends names declares them in

@@ -141,7 +141,16 @@ func isBoolWord(v string) bool {
 var orgWords = toSet(`inc inc. ltd ltd. llc gmbh ag sa plc corp corp. corporation company co co. group bank
 university college institute foundation association services solutions systems technologies labs
 partners holdings agency department ministry council office hospital clinic school team project
-service api tool server client app application bot agent`)
+service api tool server client app application bot agent ` + agentWords)
+
+// agentWords name what a software agent does, so that a display name under a bare "name" key
+// ("Calendar Assistant", "Travel Planner", "Weather Forecaster"), which every directory record
+// has, is not read as a person's. None is a common given name or surname; words that are
+// (Baker, Porter, Walker, Page) are left out.
+const agentWords = `assistant assistants copilot chatbot planner scheduler helper advisor adviser concierge
+translator summarizer summariser analyzer analyser classifier forecaster forecast tracker monitor
+checker finder search lookup engine desk hub portal gateway platform registry directory router
+proxy pipeline worker model calendar weather travel booking echo`
 
 // looksName: 1-5 words of letters; for a bare "name" key, 2-4 capitalised words and no
 // organisation word.

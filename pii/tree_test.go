@@ -74,3 +74,30 @@ func TestMaskTree(t *testing.T) {
 		t.Errorf("MaskString: %q", got)
 	}
 }
+
+// A bare "name" key holds a person's name or a thing's: every directory record names its agent
+// there. Two capitalised words that say what an agent does are not a person.
+func TestNameKeyAgentNames(t *testing.T) {
+	s := mustNew(t, nil)
+	for _, tc := range []struct {
+		name   string
+		person bool
+	}{
+		{"Jane Doe", true},
+		{"Robert J. Baker", true},
+		{"Calendar Assistant", false},
+		{"Travel Planner", false},
+		{"Weather Forecaster", false},
+		{"Support Desk", false},
+		{"Acme Copilot", false},
+	} {
+		v, err := wire.Parse([]byte(`{"name":"`+tc.name+`"}`), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fs := s.ScanTree("", v, nil)
+		if got := len(fs) > 0; got != tc.person {
+			t.Errorf("%q under name: found %v, want a person %v", tc.name, fs, tc.person)
+		}
+	}
+}
