@@ -18,6 +18,7 @@ type metrics struct {
 	breaker   *prometheus.GaugeVec // peer, state
 	rateLimit *prometheus.CounterVec
 	renewals  *prometheus.CounterVec // peer, way
+	httpErrs  *prometheus.CounterVec // kind
 }
 
 func newMetrics() *metrics {
@@ -50,7 +51,11 @@ func newMetrics() *metrics {
 		Help: "Stream sessions with peers replaced before they ran out: in the background while calls went on (background), " +
 			"with calls waiting for the new one (waited), or attempts in the background that failed (failed).",
 	}, []string{"peer", "way"})
-	m.reg.MustRegister(m.messages, m.latency, m.sessions, m.inflight, m.breaker, m.rateLimit, m.renewals,
+	m.httpErrs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "moltgate", Name: "https_connection_errors_total",
+		Help: "Errors the HTTPS face reports outside any answer, by kind: tls_handshake (a client failed its TLS handshake), accept, panic (a handler panicked) or other.",
+	}, []string{"kind"})
+	m.reg.MustRegister(m.messages, m.latency, m.sessions, m.inflight, m.breaker, m.rateLimit, m.renewals, m.httpErrs,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

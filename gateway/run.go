@@ -137,7 +137,7 @@ func (s *Server) Serve(ls *Listeners) error {
 		// Streams per HTTP/2 connection: max_connections bounds
 		// connections, this what each may carry at once.
 		HTTP2:    &http.HTTP2Config{MaxConcurrentStreams: maxStreamsPerConn},
-		ErrorLog: nil,
+		ErrorLog: httpErrorLog(s.log, s.metrics.httpErrs),
 	}
 	gs := s.grpcServer(creds)
 	s.lnMu.Lock()

@@ -1,0 +1,83 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+)
+
+// A client that fails its TLS handshake is logged by the gateway's own
+// logger, at debug, and counted; before, net/http printed a plain line to
+// the process's standard logger for each one.
+func TestHTTPErrorsInTheGatewayLog(t *testing.T) {
+	d, ls := newTestDir(t, "globex")
+	g := start(t, d, ls, TransportWebSocket)
+	c, err := net.Dial("tcp", ls.HTTP.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Write([]byte("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"))
+	c.SetReadDeadline(time.Now().Add(5 * time.Second))
+	var buf [512]byte
+	c.Read(buf[:]) // the answer to plain HTTP on a TLS port, then EOF
+	c.Close()
+	deadline := time.Now().Add(5 * time.Second)
+	for testCounter(t, g.s.metrics.httpErrs.WithLabelValues("tls_handshake")) < 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no TLS handshake error counted; log:\n%s", g.logs())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	var found bool
+	for _, line := range strings.Split(g.logs(), "\n") {
+		var r struct{ Level, Msg, Kind string }
+		if json.Unmarshal([]byte(line), &r) != nil || !strings.Contains(r.Msg, "TLS handshake error") {
+			continue
+		}
+		found = true
+		if r.Level != "DEBUG" || r.Kind != "tls_handshake" || !strings.HasPrefix(r.Msg, "https face: ") {
+			t.Errorf("logged as %+v", r)
+		}
+	}
+	if !found {
+		t.Errorf("the handshake error is not in the gateway's log:\n%s", g.logs())
+	}
+}
+
+func TestHTTPErrorLogLevels(t *testing.T) {
+	var out bytes.Buffer
+	l := slog.New(slog.NewJSONHandler(&out, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	errs := prometheus.NewCounterVec(prometheus.CounterOpts{Name: "x"}, []string{"kind"})
+	el := httpErrorLog(l, errs)
+	for _, line := range []string{
+		"http: TLS handshake error from 10.0.0.1:4711: EOF",
+		"http: panic serving 10.0.0.1:4711: boom",
+		"http: Accept error: too many open files; retrying in 5ms",
+		"http2: server: error reading preface from client 10.0.0.1:4711: bogus greeting",
+	} {
+		el.Print(line)
+	}
+	want := []struct{ level, kind string }{{"DEBUG", "tls_handshake"}, {"ERROR", "panic"}, {"WARN", "accept"}, {"DEBUG", "other"}}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("%d lines:\n%s", len(lines), out.String())
+	}
+	for i, line := range lines {
+		var r struct{ Level, Msg, Kind string }
+		if err := json.Unmarshal([]byte(line), &r); err != nil {
+			t.Fatal(err)
+		}
+		if r.Level != want[i].level || r.Kind != want[i].kind || strings.HasSuffix(r.Msg, "\n") {
+			t.Errorf("line %d: %+v, want %+v", i, r, want[i])
+		}
+		if n := testCounter(t, errs.WithLabelValues(want[i].kind)); n != 1 {
+			t.Errorf("%s counted %v times", want[i].kind, n)
+		}
+	}
+}
