@@ -47,6 +47,13 @@ func TestScanTextCases(t *testing.T) {
 		{"export GITHUB_TOKEN=ghp_R7kq2mZp9XvL4sT8wN3bY6cJ1dF5gH0aQeUi", "api_token"},
 		{"db_password = 'Xk9#mP2$vL7q'", "password"},
 		{"jwt eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U", "jwt"},
+		// Tokens glued to a name or a path by a separator.
+		{"capability deploy.AKIAZ3MSJV4WWNKWW5V2", "cloud_token"},
+		{"tag prod-AKIAZ3MSJV4WWNKWW5V2", "cloud_token"},
+		{"ci.ghp_R7kq2mZp9XvL4sT8wN3bY6cJ1dF5gH0aQeUi", "api_token"},
+		{"secret@ghp_R7kq2mZp9XvL4sT8wN3bY6cJ1dF5gH0aQeUi", "api_token"},
+		// Inside a longer word a prefix is not a token's start.
+		{"XAKIAZ3MSJV4WWNKWW5V2", ""},
 		// Must pass: dates, versions, IPs, plain counts, digit runs.
 		{"released v1.2.3 on 2024-01-05 at 10:30, build 20240105, 12,000 rps", ""},
 		{"server 10.0.0.12 answered 404 in 1.25 s", ""},

@@ -91,16 +91,16 @@ func rightEdge(s string, e int) bool {
 	return csTab[c]&(csAlnum|csUnder|csDash|csPlusSlash|csEq|csTilde) == 0
 }
 
-// leftEdge reports whether a token may start at i.
+// leftEdge reports whether a token may start at i: at the start of the text or after any ASCII
+// byte that is not a letter or a digit. Tokens are glued to what comes before them in names and
+// paths ("deploy.AKIA…", "ci-ghp_…", "prod/sk_live_…"): only a byte that would make the prefix the
+// middle of a longer word keeps one from being read.
 func leftEdge(s string, i int) bool {
 	if i == 0 {
 		return true
 	}
-	switch s[i-1] {
-	case ' ', '\t', '\n', '\r', '\'', '"', '`', '=', ':', '(', ',', '[', '{', '<', '>', '|', ';', '\\', '?', '&', '/':
-		return true
-	}
-	return false
+	c := s[i-1]
+	return c < 0x80 && !isAlnum(c)
 }
 
 // entropy returns the Shannon entropy of s in bits per byte.
