@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -55,7 +56,14 @@ const workerLinger = 2 * time.Second
 func (s *Server) serveFrames(ctx context.Context, o *origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) frameEnd {
 	// One allocation holds the connection's state: an idle WebSocket costs
 	// what it holds, and closures over each variable cost more.
-	fc := &frameConn{s: s, origin: *o, recv: recv, send: send, sem: make(chan struct{}, wsInFlight)}
+	fc := &frameConn{s: s, origin: *o, recv: recv, sem: make(chan struct{}, wsInFlight)}
+	fc.send = func(b []byte) error {
+		err := send(b)
+		if err != nil {
+			fc.writeFailed(err)
+		}
+		return err
+	}
 	fc.ctx, fc.cancel = context.WithCancel(ctx)
 	fc.workers = workers.New(fc.ctx.Done(), workerLinger, fc.work)
 	fc.origin.onSession = fc.sessionMade
@@ -115,6 +123,7 @@ type frameConn struct {
 	// Every envelope taken is counted in inFlight before it is handled;
 	// once stopped is set, none is taken, so Wait sees them all.
 	inFlight sync.WaitGroup
+	stalled  atomic.Bool // a write timed out
 	mu       sync.Mutex
 	stopped  bool
 	sessions []string // made on this connection
@@ -267,6 +276,19 @@ func (fc *frameConn) handle(in []byte) bool {
 		putEnvelopeBuf(a.body) // an answer is the connection's alone
 	}
 	return err == nil
+}
+
+// writeFailed notes an answer that could not be written. One that waited
+// the write timeout means the peer stopped reading, which the operator
+// should hear of once; the writes that fail after it, and those on a
+// connection the peer closed, are not news. (A gRPC stream's stall is told
+// where the stream ends, see serveFrames.)
+func (fc *frameConn) writeFailed(err error) {
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() && fc.stalled.CompareAndSwap(false, true) {
+		fc.s.log.Warn("peer stopped reading its stream: the connection is closed", "peer", fc.peer(),
+			"face", fc.origin.face, "remote", fc.origin.remote)
+	}
 }
 
 // work handles an envelope taken in flight.

@@ -164,7 +164,7 @@ func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server
 func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
 	ctx, stall := context.WithCancelCause(stream.Context())
 	defer stall(nil)
-	w := newGRPCWriter(stream.SendMsg, s.grpcWriteTimeout, func() { stall(errWriteStalled) })
+	w := newGRPCWriter(stream.SendMsg, s.writeTimeout, func() { stall(errWriteStalled) })
 	send := func(b []byte) error { return w.send(ctx, b) }
 	recv := func() ([]byte, error) {
 		// Given back once handled (frameConn.handle): the pipeline
@@ -365,7 +365,7 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	}
 	ps.s.sessions.Add(sess)
 	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() })}
-	gc.w = newGRPCWriter(st.SendMsg, ps.s.grpcWriteTimeout, func() {
+	gc.w = newGRPCWriter(st.SendMsg, ps.s.writeTimeout, func() {
 		ps.s.log.Warn("peer stopped reading the calls sent to it: the connection is closed", "peer", ps.p.Org, "transport", TransportGRPC)
 		gc.close()
 	})

@@ -140,10 +140,10 @@ type Server struct {
 	wsQueues      sync.Pool // messages queued for WebSocket connections
 	flight        *inflight
 	metrics       *metrics
-	// grpcWriteTimeout is how long a write to a gRPC stream, either way,
-	// may wait for the other end to read before the stream is given up:
-	// wsWriteTimeout, as on the WebSocket.
-	grpcWriteTimeout time.Duration
+	// writeTimeout is how long a write to a WebSocket or a gRPC stream,
+	// either way, may wait for the other end to read before the
+	// connection or stream is given up: wsWriteTimeout.
+	writeTimeout time.Duration
 
 	pending *pendingCalls
 	async   *asyncReplies
@@ -343,7 +343,7 @@ func Open(opts Options) (*Server, error) {
 	s.peerGates = newGates(cfg.Rate.PeerConcurrency)
 	s.capCerts = newCapabilityCache(4096)
 	s.flight = newInflight(cfg.Limits.MaxInFlight)
-	s.grpcWriteTimeout = wsWriteTimeout
+	s.writeTimeout = wsWriteTimeout
 	s.pending = newPendingCalls()
 	s.async = newAsyncReplies()
 

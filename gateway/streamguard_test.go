@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"strings"
 	"testing"
 	"time"
@@ -189,7 +190,7 @@ func TestSessionBoundToItsConnection(t *testing.T) {
 // their slots, and another connection is answered all the while.
 func TestGRPCStreamThatStopsReadingIsEnded(t *testing.T) {
 	const timeout = time.Second
-	r := newFaceRig(t, func(s *Server) { s.grpcWriteTimeout = timeout })
+	r := newFaceRig(t, func(s *Server) { s.writeTimeout = timeout })
 	ctx, c, _ := r.session(t, faceStream, "unread")
 	_, other, os := r.session(t, faceStream, "reader")
 	s := r.g.s
@@ -267,7 +268,7 @@ func TestGRPCPeerThatStopsReadingFailsTheCalls(t *testing.T) {
 	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
 	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
 	trustEachOther(t, da, db, "pii")
-	acme := start(t, da, la, TransportGRPC, func(s *Server) { s.grpcWriteTimeout = timeout })
+	acme := start(t, da, la, TransportGRPC, func(s *Server) { s.writeTimeout = timeout })
 
 	globex, err := Open(Options{Dir: db, Logger: slog.New(slog.DiscardHandler)})
 	if err != nil {
@@ -388,5 +389,45 @@ flood:
 	}
 	if a := send(ctx, other, os, os.ping()); a.code() != "" {
 		t.Fatalf("a ping on another connection after a flood: %s", a.code())
+	}
+}
+
+// TestWebSocketThatStopsReadingIsDropped: a peer that sends calls on a
+// WebSocket and never reads their replies fills the connection's buffers;
+// once a write has waited the write timeout the connection is closed, the
+// operator is told which peer it was, and the calls on it let go of their
+// slots.
+func TestWebSocketThatStopsReadingIsDropped(t *testing.T) {
+	const timeout = time.Second
+	r := newFaceRig(t, func(s *Server) { s.writeTimeout = timeout })
+	ctx, c, _ := r.session(t, faceWS, "unread")
+	_, other, os := r.session(t, faceWS, "reader")
+	s := r.g.s
+	// A small receive buffer, so that a few replies fill it.
+	tc, ok := c.ws.UnderlyingConn().(*tls.Conn)
+	if !ok {
+		t.Fatalf("the WebSocket runs over %T", c.ws.UnderlyingConn())
+	}
+	if err := tc.NetConn().(*net.TCPConn).SetReadBuffer(4096); err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Repeat("x", 4<<10)
+	for i := range 16 {
+		as := newSender(t, r.acme, fmt.Sprintf("unread-%d", i))
+		env := sealed(t, c, as, as.tool("echo", `{"text":"`+text+`","repeat":64}`, wire.Conf))
+		if err := c.ws.WriteMessage(websocket.TextMessage, env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	within(t, timeout+10*time.Second, "the end of the connection that does not read", func() bool {
+		_, bound := s.bound.Load(c.sess.ID())
+		return !bound
+	})
+	within(t, 5*time.Second, "the calls in flight to end", func() bool { return s.flight.count() == 0 })
+	if n := strings.Count(r.g.logs(), `"level":"WARN","msg":"peer stopped reading its stream: the connection is closed","peer":"acme","face":"websocket"`); n != 1 {
+		t.Fatalf("%d warnings naming the peer in the log, want 1:\n%s", n, r.g.logs())
+	}
+	if a := send(ctx, other, os, os.ping()); a.code() != "" {
+		t.Fatalf("a ping after a connection that did not read was dropped: %s", a.code())
 	}
 }

@@ -68,7 +68,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	// returns: the HTTP server's goroutine has the stack its TLS handshake
 	// grew, and it would hold that for as long as the connection lives.
 	// The connection outlives the request that opened it.
-	go s.serveStreamConn(context.WithoutCancel(r.Context()), newWSConn(c, hj.cork, &s.wsQueues), r.RemoteAddr)
+	go s.serveStreamConn(context.WithoutCancel(r.Context()), newWSConn(c, hj.cork, &s.wsQueues, s.writeTimeout), r.RemoteAddr)
 }
 
 // serveStreamConn reads and answers one WebSocket connection's frames.
@@ -260,7 +260,7 @@ func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 	c.SetReadDeadline(time.Time{})
 	c.SetWriteDeadline(time.Time{})
 	ps.s.sessions.Add(sess)
-	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues)}
+	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues, ps.s.writeTimeout)}
 	go ps.s.readReplies(ps, wc.pooled, func() ([]byte, error) { return readWS(c, getEnvelopeBuf) })
 	stop := keepAlive(wc.conn)
 	go func() { <-wc.dead; stop(); ps.s.sessions.Remove(sess.ID()) }()

@@ -20,16 +20,17 @@ import (
 // is still a WebSocket message of its own, but a batch is one TLS record (up to 16 KiB)
 // and one system call, where a message each cost about a tenth of a busy gateway's CPU.
 type wsConn struct {
-	c    *websocket.Conn
-	cork *corkConn // nil if the connection could not be wrapped
-	q    *coalesce.Writer
+	c       *websocket.Conn
+	cork    *corkConn // nil if the connection could not be wrapped
+	q       *coalesce.Writer
+	timeout time.Duration // for a batch to be written
 	// wmu keeps a batch and the control messages this side sends (pings, the
 	// closing message) from interleaving in the cork.
 	wmu sync.Mutex
 }
 
-func newWSConn(c *websocket.Conn, cork *corkConn, bufs *sync.Pool) *wsConn {
-	w := &wsConn{c: c, cork: cork}
+func newWSConn(c *websocket.Conn, cork *corkConn, bufs *sync.Pool, timeout time.Duration) *wsConn {
+	w := &wsConn{c: c, cork: cork, timeout: timeout}
 	w.q = coalesce.NewWriter(w.flush, coalesce.Options{Pool: bufs, Yield: true})
 	return w
 }
@@ -42,7 +43,7 @@ func (w *wsConn) write(b []byte) error { return w.q.Write(b) }
 func (w *wsConn) flush(buf []byte, ends []int) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
-	w.c.SetWriteDeadline(time.Now().Add(wsWriteTimeout))
+	w.c.SetWriteDeadline(time.Now().Add(w.timeout))
 	if w.cork != nil {
 		w.cork.hold()
 	}

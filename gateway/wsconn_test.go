@@ -113,7 +113,7 @@ func TestWSConnBatches(t *testing.T) {
 	}
 	cc := &countingConn{Conn: cd.cork.Conn}
 	cd.cork.Conn = cc
-	conn := newWSConn(c, cd.cork, &queues)
+	conn := newWSConn(c, cd.cork, &queues, wsWriteTimeout)
 	const senders, each = 16, 200
 	var wg sync.WaitGroup
 	for s := range senders {
@@ -174,7 +174,7 @@ func TestWSConnWriteFailureEndsConnection(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := newWSConn(c, cd.cork, &queues)
+	conn := newWSConn(c, cd.cork, &queues, wsWriteTimeout)
 	msg := []byte(strings.Repeat("x", 16<<10))
 	deadline := time.Now().Add(10 * time.Second)
 	for conn.write(msg) == nil && conn.q.Sync() == nil {
