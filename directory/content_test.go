@@ -168,15 +168,7 @@ func TestSyncRefusesPersonalDataAndSecrets(t *testing.T) {
 	good := items[0]
 	// acme's registry attests what it is given: an older one, or one whose
 	// store was written to directly, would.
-	attest := func(it wire.Value) wire.Value {
-		rec, err := decodeRecord(it)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := directory.AttestedOf(rec)
-		v, _ := wire.ValueOf(directory.Attest(&a, "acme", s.acme.gateway.Signing))
-		return it.With("attestation", v)
-	}
+	attest := func(it wire.Value) wire.Value { return s.attest(t, it) }
 	s.clock.Advance(time.Second)
 	tainted := func(edit func(*wire.Profile)) wire.Value {
 		pr := profile("echo.text")

@@ -19,6 +19,18 @@ type syncEnv struct {
 	src    directory.Source // acme's registry, as globex knows it
 }
 
+// attest re-signs a sync item as acme's registry would, after changes.
+func (s *syncEnv) attest(t *testing.T, it wire.Value) wire.Value {
+	t.Helper()
+	rec, err := decodeRecord(it)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := directory.AttestedOf(rec)
+	v, _ := wire.ValueOf(directory.Attest(&a, "acme", s.acme.gateway.Signing))
+	return it.With("attestation", v)
+}
+
 func newSyncEnv(t *testing.T) *syncEnv {
 	e := newRegistryEnv(t, false)
 	s := &syncEnv{registryEnv: e, src: directory.Source{Org: "acme", Key: orgKey(e.acme)}}
@@ -197,17 +209,8 @@ func TestSyncRefusesForgedEntries(t *testing.T) {
 	}
 	good := items[0]
 
-	// attest re-signs an item as acme's registry would, after changes: a
-	// malicious or compromised peer can do that much.
-	attest := func(it wire.Value) wire.Value {
-		rec, err := decodeRecord(it)
-		if err != nil {
-			t.Fatal(err)
-		}
-		a := directory.AttestedOf(rec)
-		v, _ := wire.ValueOf(directory.Attest(&a, "acme", s.acme.gateway.Signing))
-		return it.With("attestation", v)
-	}
+	// A malicious or compromised peer can re-sign what it changed.
+	attest := func(it wire.Value) wire.Value { return s.attest(t, it) }
 	impostor := s.acme.agent(t, "bot") // claims to be acme's bot, with no certificate
 	impostorReg := s.message(impostor, &wire.RegisterPayload{Action: "create", Profile: profile("echo.text")})
 	impostorTree, _ := impostorReg.Tree()
