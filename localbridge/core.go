@@ -301,21 +301,19 @@ func (c *Core) Serve(l net.Listener) error {
 		c.mu.Unlock()
 	}()
 
-	var delay time.Duration
+	backoff := acceptBackoff{log: c.log, face: "agent socket"}
 	for {
 		conn, err := l.Accept()
 		if err != nil {
 			if c.isClosed() {
 				return ErrServerClosed
 			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
+			if backoff.retry(err) {
 				continue
 			}
 			return fmt.Errorf("accept agent connection: %w", err)
 		}
-		delay = 0
+		backoff.accepted()
 		conn = sockio.Wrap(conn)
 		c.mu.Lock()
 		if c.closed {

@@ -189,7 +189,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 		delete(s.listeners, l)
 		s.mu.Unlock()
 	}()
-	var delay time.Duration
+	backoff := acceptBackoff{log: s.log, face: "rpc socket"}
 	for {
 		nc, err := l.Accept()
 		if err != nil {
@@ -199,14 +199,12 @@ func (s *RPCServer) Serve(l net.Listener) error {
 			if closed {
 				return ErrServerClosed
 			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				delay = min(max(2*delay, 5*time.Millisecond), time.Second)
-				time.Sleep(delay)
+			if backoff.retry(err) {
 				continue
 			}
 			return fmt.Errorf("accept rpc connection: %w", err)
 		}
-		delay = 0
+		backoff.accepted()
 		if !s.peerAllowed(nc) {
 			nc.Close()
 			continue

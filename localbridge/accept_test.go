@@ -1,0 +1,100 @@
+package localbridge_test
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/osp"
+)
+
+// exhaustedListener fails its first accepts as a process out of file descriptors does.
+type exhaustedListener struct {
+	*net.UnixListener
+	fails atomic.Int32
+}
+
+func (l *exhaustedListener) Accept() (net.Conn, error) {
+	if l.fails.Add(-1) >= 0 {
+		return nil, &net.OpError{Op: "accept", Net: "unix", Addr: l.Addr(), Err: os.NewSyscallError("accept4", syscall.EMFILE)}
+	}
+	return l.UnixListener.Accept()
+}
+
+func listenExhausted(t *testing.T, path string, fails int32) *exhaustedListener {
+	t.Helper()
+	l, err := localbridge.ListenUnix(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	el := &exhaustedListener{UnixListener: l}
+	el.fails.Store(fails)
+	return el
+}
+
+// TestAcceptOutOfDescriptors: a face whose accept fails for want of file descriptors waits and
+// tries again, as the HTTPS face does, rather than end and take the gateway down with it. Any
+// local process could bring that about by holding connections open.
+func TestAcceptOutOfDescriptors(t *testing.T) {
+	dir := shortDir(t)
+	logs := &logBuffer{}
+	cfg := localbridge.Config{Logger: slogTo(logs)}
+	core := localbridge.NewCore(cfg)
+	coreL := listenExhausted(t, filepath.Join(dir, "core.sock"), 3)
+	served := make(chan error, 2)
+	go func() { served <- core.Serve(coreL) }()
+
+	if err := core.AddAgent(localbridge.AgentSpec{ID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	tok, err := core.ProvisionToken("a", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := dialRaw(t, filepath.Join(dir, "core.sock"))
+	r.send(osp.TypeHello, hello(tok.Reveal(), "a"))
+	if e := r.expect(osp.TypeWelcome); e.Error != nil {
+		t.Fatalf("welcome error %v", e.Error)
+	}
+
+	rpc := localbridge.NewRPCServer(localbridge.RPCConfig{Ping: &localbridge.Local{Core: core, Org: "acme"}, Logger: slogTo(logs)})
+	rpcL := listenExhausted(t, filepath.Join(dir, "rpc.sock"), 3)
+	go func() { served <- rpc.Serve(rpcL) }()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	c, err := localbridge.Dial(ctx, filepath.Join(dir, "rpc.sock"), localbridge.ClientOptions{})
+	if err != nil {
+		t.Fatalf("the rpc face did not serve after running out of descriptors: %v", err)
+	}
+	c.Close()
+
+	select {
+	case err := <-served:
+		t.Fatalf("a face ended: %v", err)
+	default:
+	}
+	for _, face := range []string{"agent socket", "rpc socket"} {
+		if n := strings.Count(logs.String(), "face=\""+face+"\""); n != 1 {
+			t.Errorf("the %s logged its failed accepts %d times, want once", face, n)
+		}
+	}
+	rpc.Close()
+	core.Close()
+	for range 2 {
+		if err := <-served; err != localbridge.ErrServerClosed {
+			t.Errorf("Serve returned %v", err)
+		}
+	}
+}
+
+func slogTo(b *logBuffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
