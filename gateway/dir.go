@@ -331,7 +331,8 @@ tls = {{.TLS}}
 # The URL peers use to reach this gateway; "" means derived from address.
 advertise = ""
 advertise_grpc = ""
-# Connections held at once on each face: {{bounds "listen.max_connections"}}.
+# Connections held at once on each face, the local JSON-RPC socket too:
+# {{bounds "listen.max_connections"}}.
 max_connections = 1024
 # How long a client may take to send a request's headers (the defence
 # against slow senders): {{bounds "listen.read_header_timeout"}}.

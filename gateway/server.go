@@ -381,7 +381,7 @@ func Open(opts Options) (*Server, error) {
 	s.rpc = localbridge.NewRPCServer(localbridge.RPCConfig{
 		Query: s, Directory: s, Sync: s, Ping: s, Consent: s, Asker: s, Approvals: s.approvals,
 		ErrorOutcome: outcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
-		Rand: s.rand, Now: s.now,
+		MaxConns: cfg.Listen.MaxConnections, Rand: s.rand, Now: s.now,
 	})
 	return s, nil
 }

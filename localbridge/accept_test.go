@@ -2,6 +2,7 @@ package localbridge_test
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net"
 	"os"
@@ -98,3 +99,31 @@ func TestAcceptOutOfDescriptors(t *testing.T) {
 func slogTo(b *logBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
+
+// TestRPCMaxConns: the face holds at most MaxConns connections, since each stays until its
+// client closes it and costs a file descriptor; one more is told why, under a null id, and
+// closed, and the client reports that rather than a lost connection.
+func TestRPCMaxConns(t *testing.T) {
+	f := newFace(t, func(c *localbridge.RPCConfig) { c.MaxConns = 2 })
+	first := f.dial(t, localbridge.ClientOptions{})
+	f.dial(t, localbridge.ClientOptions{})
+	for range 3 {
+		_, err := localbridge.Dial(context.Background(), f.rpcPath, localbridge.ClientOptions{})
+		var re *localbridge.RPCError
+		if !errors.As(err, &re) || re.MoltSpeakCode != "E_RATE_LIMIT" || !re.Recoverable || !strings.Contains(re.Message, "too many") {
+			t.Fatalf("a connection over the limit: got %v, want E_RATE_LIMIT saying there are too many", err)
+		}
+	}
+	if n := strings.Count(f.logs.String(), "too many connections"); n != 1 {
+		t.Errorf("the refusals were logged %d times, want once", n)
+	}
+	first.Close()
+	waitFor(t, "a connection served again", func() bool {
+		c, err := localbridge.Dial(context.Background(), f.rpcPath, localbridge.ClientOptions{})
+		if err == nil {
+			c.Close()
+		}
+		return err == nil
+	})
+}
+

@@ -99,6 +99,11 @@ type RPCConfig struct {
 	// disconnected. Default: 10s.
 	WriteTimeout time.Duration
 
+	// MaxConns bounds the connections held at once. One more is answered with an error
+	// (-32000, E_RATE_LIMIT, under a null id) and closed: each costs the gateway a file
+	// descriptor, and a connection stays until its client closes it. Default: 1024.
+	MaxConns int
+
 	// PeerUIDs lists the user ids whose processes may connect. Default: the gateway's own.
 	PeerUIDs []uint32
 
@@ -131,6 +136,9 @@ func (c RPCConfig) withDefaults() RPCConfig {
 	if c.WriteTimeout <= 0 {
 		c.WriteTimeout = 10 * time.Second
 	}
+	if c.MaxConns <= 0 {
+		c.MaxConns = 1024
+	}
 	if len(c.PeerUIDs) == 0 {
 		c.PeerUIDs = []uint32{uint32(os.Getuid())}
 	}
@@ -155,6 +163,7 @@ type RPCServer struct {
 	listeners map[net.Listener]struct{}
 	conns     map[*rpcConn]struct{}
 	queries   map[string]*rpcQuery
+	refusing  chan struct{} // refused connections being closed
 	closed    bool
 	wg        sync.WaitGroup
 }
@@ -168,6 +177,7 @@ func NewRPCServer(cfg RPCConfig) *RPCServer {
 		listeners: make(map[net.Listener]struct{}),
 		conns:     make(map[*rpcConn]struct{}),
 		queries:   make(map[string]*rpcQuery),
+		refusing:  make(chan struct{}, maxRefusing),
 	}
 	if cfg.Approvals != nil {
 		s.unsub = cfg.Approvals.Subscribe(s.broadcast)
@@ -190,6 +200,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 		s.mu.Unlock()
 	}()
 	backoff := acceptBackoff{log: s.log, face: "rpc socket"}
+	full := false // the face refuses connections, and said so in the log
 	for {
 		nc, err := l.Accept()
 		if err != nil {
@@ -209,6 +220,18 @@ func (s *RPCServer) Serve(l net.Listener) error {
 			nc.Close()
 			continue
 		}
+		s.mu.Lock()
+		n := len(s.conns)
+		s.mu.Unlock()
+		if n >= s.cfg.MaxConns {
+			if !full {
+				full = true
+				s.log.Warn("rpc connection refused", "reason", "too many connections", "max_conns", s.cfg.MaxConns)
+			}
+			s.refuseConn(nc)
+			continue
+		}
+		full = false
 		nc = sockio.Wrap(nc)
 		ctx, cancel := context.WithCancel(context.Background())
 		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests)}
@@ -229,6 +252,40 @@ func (s *RPCServer) Serve(l net.Listener) error {
 			c.serve()
 		}()
 	}
+}
+
+// maxRefusing bounds the refused connections held open at once (see refuseConn).
+const maxRefusing = 64
+
+// refuseConn tells a client the face holds all the connections it may, and closes its
+// connection. The line fits in any socket's buffer, so the accept loop does not wait on it.
+// The connection stays open for reading for up to a second, so that the client's first
+// request is taken rather than refused with EPIPE before it reads why.
+func (s *RPCServer) refuseConn(nc net.Conn) {
+	e := jsonrpc.Errorf(jsonrpc.CodeAgentError, "the gateway holds too many local connections; close some and try again")
+	e.Data, _ = json.Marshal(rpcErrorData{MoltSpeakCode: msRateLimit, Recoverable: true})
+	if b, err := jsonrpc.Marshal(&jsonrpc.Response{JSONRPC: jsonrpc.Version, ID: json.RawMessage("null"), Error: e}); err == nil {
+		nc.SetWriteDeadline(time.Now().Add(time.Second))
+		nc.Write(b)
+	}
+	uc, ok := nc.(*net.UnixConn)
+	if !ok {
+		nc.Close()
+		return
+	}
+	select {
+	case s.refusing <- struct{}{}:
+	default:
+		nc.Close()
+		return
+	}
+	uc.CloseWrite()
+	go func() {
+		defer func() { <-s.refusing }()
+		defer nc.Close()
+		nc.SetReadDeadline(time.Now().Add(time.Second))
+		io.Copy(io.Discard, io.LimitReader(nc, 1<<20))
+	}()
 }
 
 func (s *RPCServer) peerAllowed(nc net.Conn) bool {

@@ -51,7 +51,19 @@ func NewConn(c net.Conn, limit int, onNotify func(method string, params json.Raw
 
 func (c *Conn) read() {
 	var err error
-	defer func() { c.fail(err) }()
+	// An error under a null id that is the last message before the
+	// connection ends is the server's word on why it closed it (it holds
+	// too many connections, say): the requests that meet the closed
+	// connection fail with it rather than with the bare loss.
+	var refusal *Error
+	defer func() {
+		var lost *LostError
+		if refusal != nil && errors.As(err, &lost) {
+			c.fail(refusal)
+			return
+		}
+		c.fail(err)
+	}()
 	for {
 		var line []byte
 		line, err = c.r.ReadLine()
@@ -76,6 +88,7 @@ func (c *Conn) read() {
 			if m == nil {
 				continue
 			}
+			refusal = nil
 			if m.Method != "" && m.ID == nil {
 				if c.onNotify != nil {
 					c.onNotify(m.Method, m.Params)
@@ -84,6 +97,7 @@ func (c *Conn) read() {
 			}
 			if m.Error != nil && (m.ID == nil || string(m.ID) == "null") {
 				c.failPending(m)
+				refusal = m.Error
 				continue
 			}
 			c.mu.Lock()
@@ -244,6 +258,9 @@ func (c *Conn) send(method string, params any, p *pendingCall) (id string, err e
 	c.mu.Lock()
 	if c.err != nil {
 		c.mu.Unlock()
+		if r := c.refusal(); r != nil {
+			return "", r
+		}
 		return "", ErrClosed
 	}
 	c.pending[id] = p
@@ -254,9 +271,20 @@ func (c *Conn) send(method string, params any, p *pendingCall) (id string, err e
 	}
 	if err != nil {
 		c.forget(id)
+		if r := c.refusal(); r != nil {
+			return "", r // the write failed because the server refused the connection
+		}
 		return "", err
 	}
 	return id, nil
+}
+
+// refusal returns the error the server ended the connection with, if it said one.
+func (c *Conn) refusal() *Error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	r, _ := c.err.(*Error)
+	return r
 }
 
 // forget drops the request id is waiting for: its response, if one comes, is ignored.
