@@ -2,7 +2,9 @@ package localbridge_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net"
 	"os"
@@ -14,6 +16,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 	"github.com/moltgate/moltgate/localbridge/osp"
 )
 
@@ -127,3 +130,31 @@ func TestRPCMaxConns(t *testing.T) {
 	})
 }
 
+// TestRPCMaxBatch: a batch longer than MaxBatch is refused whole, under a null id, before any
+// of it runs: a line of ten megabytes holds a hundred thousand discoveries, whose answers
+// would take gigabytes. The connection stays usable.
+func TestRPCMaxBatch(t *testing.T) {
+	f := newFace(t, func(c *localbridge.RPCConfig) { c.MaxBatch = 3 })
+	r := f.raw(t, true)
+	ping := func(id int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"agent.ping","params":{"agent":"echo"}}`, id)
+	}
+	r.line("[" + ping(1) + "," + ping(2) + "," + ping(3) + "," + ping(4) + "]")
+	if m := r.msg(); m.Error == nil || m.Error.Code != jsonrpc.CodeInvalidRequest || string(m.ID) != "null" || !strings.Contains(m.Error.Message, "more than 3") {
+		t.Fatalf("a batch of 4: got %+v (id %s), want -32600 under null", m.Error, m.ID)
+	}
+	r.line("[" + ping(5) + "," + ping(6) + "," + ping(7) + "]")
+	b, err := r.readLine()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resps []jsonrpc.Message
+	if err := json.Unmarshal(b, &resps); err != nil || len(resps) != 3 {
+		t.Fatalf("a batch of 3: got %s, %v", b, err)
+	}
+	for _, m := range resps {
+		if m.Error != nil {
+			t.Fatalf("a batch of 3: %+v", m.Error)
+		}
+	}
+}

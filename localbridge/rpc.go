@@ -88,6 +88,11 @@ type RPCConfig struct {
 	// Default: 10 MiB.
 	MaxMessageBytes int
 
+	// MaxBatch bounds the requests of one batch; a longer batch is refused whole (-32600,
+	// under a null id). A line is bounded by MaxMessageBytes, but the answers to a batch of
+	// small requests are not: each discovery may list a hundred entries. Default: 100.
+	MaxBatch int
+
 	// MaxQueries bounds the queries one connection runs at once. Default: 64.
 	MaxQueries int
 
@@ -126,6 +131,9 @@ func (c RPCConfig) withDefaults() RPCConfig {
 	}
 	if c.MaxMessageBytes <= 0 {
 		c.MaxMessageBytes = jsonrpc.DefaultMaxMessageBytes
+	}
+	if c.MaxBatch <= 0 {
+		c.MaxBatch = 100
 	}
 	if c.MaxQueries <= 0 {
 		c.MaxQueries = 64
@@ -518,6 +526,11 @@ func (c *rpcConn) serve() {
 			return
 		}
 		reqs, errs, batch := jsonrpc.Parse(line)
+		if batch && len(reqs)+len(errs) > c.s.cfg.MaxBatch {
+			c.respond(false, []*jsonrpc.Response{{JSONRPC: jsonrpc.Version, ID: json.RawMessage("null"),
+				Error: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the batch holds more than %d requests", c.s.cfg.MaxBatch)}})
+			continue
+		}
 		// initialize is answered before the next line is read, so that requests pipelined
 		// behind it find the connection initialised.
 		if !batch && len(reqs) == 1 && reqs[0].Method == MethodInitialize {
