@@ -193,6 +193,10 @@ func TestRegisterRejections(t *testing.T) {
 		{ToolID: "b/other", Name: "other", InputSchema: obj},
 		{ToolID: "other", Name: "other", InputSchema: obj},
 		{ToolID: "a/bad name", Name: "bad name", InputSchema: obj},
+		// Tool names are the agent's MoltSpeak capabilities: one that is not a capability
+		// name would keep the whole agent out of the directory.
+		{ToolID: "a/send.", Name: "send.", InputSchema: obj},
+		{ToolID: "a/send..mail", Name: "send..mail", InputSchema: obj},
 		{ToolID: "a/x", Name: "y", InputSchema: obj},
 		{ToolID: "a/badtype", Name: "badtype", InputSchema: json.RawMessage(`{"type":"bogus"}`)},
 		{ToolID: "a/fileref", Name: "fileref", InputSchema: json.RawMessage(`{"$ref":"file:///etc/passwd"}`)},
@@ -218,6 +222,7 @@ func TestRegisterRejections(t *testing.T) {
 	e.DecodePayload(&reg)
 	want := map[string]string{
 		"b/other": osp.CodeInvalidToolID, "other": osp.CodeInvalidToolID, "a/bad name": osp.CodeInvalidToolID, "a/x": osp.CodeInvalidToolID,
+		"a/send.": osp.CodeInvalidToolID, "a/send..mail": osp.CodeInvalidToolID,
 		"a/badtype": osp.CodeInvalidSchema, "a/fileref": osp.CodeInvalidSchema, "a/httpref": osp.CodeInvalidSchema,
 		"a/noschema": osp.CodeInvalidSchema, "a/arrayschema": osp.CodeInvalidSchema, "a/bigschema": osp.CodeInvalidSchema,
 		"a/badout": osp.CodeInvalidSchema, "a/dup": osp.CodeDuplicateTool, "a/t": osp.CodeDuplicateTool,

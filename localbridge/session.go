@@ -15,11 +15,19 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"github.com/moltgate/moltgate/localbridge/osp"
+	"github.com/moltgate/moltgate/wire"
 )
 
 // toolNamePattern is the form of a tool name. Dots are allowed because tool names become
 // MoltSpeak capabilities, which are dotted ("translate.text").
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// validToolName reports whether name is a tool name. It must be a MoltSpeak capability
+// name as well, with no empty label ("send.", "send..mail"): the agent's tools are its
+// directory entry, which one name that is not a capability would keep out of the directory.
+func validToolName(name string) bool {
+	return toolNamePattern.MatchString(name) && wire.ValidCapability(name)
+}
 
 const (
 	maxDescriptionBytes = 4096
@@ -506,8 +514,8 @@ func (s *session) register(env *osp.Envelope) {
 			rejectTool(t.ToolID, osp.CodeTooManyTools, "the agent registers too many tools")
 			continue
 		}
-		if !toolNamePattern.MatchString(t.Name) || t.ToolID != s.agentID+"/"+t.Name {
-			rejectTool(t.ToolID, osp.CodeInvalidToolID, "tool_id must be <agent_id>/<name>, with a name of [A-Za-z0-9._-]")
+		if !validToolName(t.Name) || t.ToolID != s.agentID+"/"+t.Name {
+			rejectTool(t.ToolID, osp.CodeInvalidToolID, "tool_id must be <agent_id>/<name>, with a name of dot-separated [A-Za-z0-9_-] labels")
 			continue
 		}
 		if seen[t.Name] {

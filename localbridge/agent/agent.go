@@ -57,7 +57,7 @@ type Agent struct {
 
 // Tool is one tool of the agent.
 type Tool struct {
-	Name              string // [A-Za-z0-9._-], unique within the agent
+	Name              string // dot-separated [A-Za-z0-9_-] labels, unique within the agent
 	Description       string
 	InputSchema       string // a JSON Schema the gateway validates input against; default {"type":"object"}
 	OutputSchema      string // optional
