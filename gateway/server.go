@@ -359,6 +359,9 @@ func Open(opts Options) (*Server, error) {
 	s.core = localbridge.NewCore(localbridge.Config{
 		Logger: s.log.With("component", "localbridge"), Approver: s.approvals,
 		OnAgentChange: s.agentChanged, Environ: opts.Environ, Rand: s.rand, Now: s.now,
+		// An agent's tools are its capabilities in the directory and in its pong, which
+		// list no more than this.
+		MaxTools: directory.MaxCapabilities,
 	})
 	// Every agent's state is in place before the local bridge hears of any,
 	// since its notifications read it from another goroutine.
