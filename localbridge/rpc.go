@@ -1207,7 +1207,12 @@ func (c *rpcConn) issueConsent(r *jsonrpc.Request) (any, *jsonrpc.Error) {
 		}
 		req.TTL = d
 	case p.TTLSeconds != 0:
-		req.TTL = time.Duration(p.TTLSeconds) * time.Second
+		// A count past the longest ttl is refused as it is: multiplied into a Duration, a
+		// huge one wraps around to one that passes.
+		req.TTL = MaxConsentTTL + 1
+		if p.TTLSeconds <= int64(MaxConsentTTL/time.Second) {
+			req.TTL = time.Duration(p.TTLSeconds) * time.Second
+		}
 	default:
 		req.TTL = time.Hour
 	}

@@ -548,6 +548,9 @@ func TestRPCDirectoryPingConsent(t *testing.T) {
 		// A second to a year, as moltgate consent issue has it too.
 		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl":"1ns"}`, "ttl"},
 		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl":"8761h"}`, "ttl"},
+		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl_seconds":31536001}`, "ttl"},
+		// 2^55 + 3600 seconds is an hour once multiplied into nanoseconds and wrapped.
+		{`{"grantee":"bob@beta","purpose":"p","data_types":["email"],"ttl_seconds":36028797018967568}`, "ttl"},
 	} {
 		r.line(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"consent.issue","params":%s}`, i, bad.params))
 		m := r.msg()
