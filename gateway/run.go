@@ -55,12 +55,19 @@ func (s *Server) Listen() (*Listeners, error) {
 		return fail(err)
 	}
 	if ls.Core, err = localbridge.ListenUnix(s.dir.CoreSocket()); err != nil {
-		return fail(fmt.Errorf("listen %s: %w", s.dir.CoreSocket(), err))
+		return fail(socketError("run/core.sock", err))
 	}
 	if ls.RPC, err = localbridge.ListenUnix(s.dir.RPCSocket()); err != nil {
-		return fail(fmt.Errorf("listen %s: %w", s.dir.RPCSocket(), err))
+		return fail(socketError("run/rpc.sock", err))
 	}
 	return &ls, nil
+}
+
+// socketError names the local socket that could not be made. What stops it (the run
+// directory open to others or owned by another user, a file in the way, another gateway
+// serving this directory) is the operator's to put right, and the error says what it is.
+func socketError(key string, err error) error {
+	return &ConfigError{Key: key, Msg: err.Error(), Err: err}
 }
 
 // listenTCP listens on the address of the config key key. A failure names

@@ -3,6 +3,7 @@ package gateway
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"net"
 	"os"
@@ -539,6 +540,32 @@ func TestListenNamesTheKey(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 	if want := "config: listen.grpc: cannot listen on " + addr + ": bind: address already in use"; err.Error() != want {
+		t.Fatalf("got %q, want %q", err, want)
+	}
+}
+
+// TestListenSocketMistakes: what stops a local socket from being made is the operator's to put
+// right (the run directory open to others, a file in the way), so it is a ConfigError naming
+// the socket and saying what to do, as other mistakes in the gateway directory are.
+func TestListenSocketMistakes(t *testing.T) {
+	d, ls := newTestDir(t, "acme")
+	ls.HTTP.Close()
+	ls.GRPC.Close()
+	if err := os.Chmod(d.RunDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Open(Options{Dir: d, Logger: slog.New(slog.DiscardHandler)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(t.Context())
+	_, err = s.Listen()
+	var ce *ConfigError
+	if !errors.As(err, &ce) || ce.Key != "run/core.sock" {
+		t.Fatalf("got %v, want a ConfigError naming run/core.sock", err)
+	}
+	want := "config: run/core.sock: socket directory " + d.RunDir() + " has mode 0755; it must be 0700 (run chmod 700 " + d.RunDir() + ")"
+	if err.Error() != want {
 		t.Fatalf("got %q, want %q", err, want)
 	}
 }

@@ -66,7 +66,7 @@ func checkPrivateDir(dir string) error {
 		return fmt.Errorf("socket directory %s belongs to uid %d, not to this user", dir, st.Uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
-		return fmt.Errorf("socket directory %s has mode %v; it must be 0700", dir, fi.Mode().Perm())
+		return fmt.Errorf("socket directory %s has mode %04o; it must be 0700 (run chmod 700 %s)", dir, fi.Mode().Perm(), dir)
 	}
 	return nil
 }
