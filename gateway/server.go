@@ -362,6 +362,12 @@ func Open(opts Options) (*Server, error) {
 		// An agent's tools are its capabilities in the directory and in its pong, which
 		// list no more than this.
 		MaxTools: directory.MaxCapabilities,
+		// Each call to an agent holds one of the gateway's places for calls in flight
+		// (limits.max_in_flight) while it runs or waits for the agent. One agent's calls take
+		// at most half of them, so that an agent that stops answering leaves room for the
+		// others' calls.
+		MaxInFlight: max(1, min(256, cfg.Limits.MaxInFlight/4)),
+		MaxQueued:   max(1, cfg.Limits.MaxInFlight/4),
 	})
 	// Every agent's state is in place before the local bridge hears of any,
 	// since its notifications read it from another goroutine.
