@@ -36,7 +36,7 @@ func (w httpLogWriter) Write(p []byte) (int, error) {
 	case bytes.Contains(p, []byte("Accept error")):
 		kind, level = "accept", slog.LevelWarn
 	}
-	w.errs.WithLabelValues(kind).Inc()
 	w.l.Log(context.Background(), level, "https face: "+line, "kind", kind)
+	w.errs.WithLabelValues(kind).Inc()
 	return len(p), nil
 }
