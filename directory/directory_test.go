@@ -2,6 +2,7 @@ package directory
 
 import (
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -95,6 +96,40 @@ func TestRequirementsMatch(t *testing.T) {
 	for _, bad := range []string{`[]`, `{"a": {"gte": "x"}}`, `{"a": 1} x`, `{"": 1}`} {
 		if _, err := ParseRequirements([]byte(bad)); err == nil {
 			t.Errorf("ParseRequirements(%s) succeeded", bad)
+		}
+	}
+}
+
+func TestRequirementsBounded(t *testing.T) {
+	list := func(n int) string {
+		vs := make([]string, n)
+		for i := range vs {
+			vs[i] = "1"
+		}
+		return "[" + strings.Join(vs, ",") + "]"
+	}
+	ok := []string{
+		`{"langs": ` + list(MaxRequirementValues) + `}`,
+		`{"langs": {"includes": ` + list(MaxRequirementValues) + `}}`,
+	}
+	for _, req := range ok {
+		if _, err := ParseRequirements([]byte(req)); err != nil {
+			t.Errorf("%.40s…: %v", req, err)
+		}
+	}
+	// Each list is matched against every candidate's metadata, at a cost
+	// of its length times the metadata array's.
+	bad := map[string]string{
+		`{"langs": ` + list(MaxRequirementValues+1) + `}`:               "requirements.langs",
+		`{"langs": {"includes": ` + list(MaxRequirementValues+1) + `}}`: "requirements.langs",
+		`{"k": "` + strings.Repeat("x", MaxRequirementsLen) + `"}`:      "requirements",
+		`{"langs": {"includes": ` + list(200000) + `}}`:                 "requirements",
+	}
+	for req, field := range bad {
+		_, err := ParseRequirements([]byte(req))
+		var fe *FieldError
+		if !errors.As(err, &fe) || fe.Field != field {
+			t.Errorf("%.40s…: got %v, want a fault of %s", req, err, field)
 		}
 	}
 }

@@ -9,8 +9,19 @@ import (
 	"strings"
 )
 
-// MaxRequirements bounds the conditions of one query.
-const MaxRequirements = 32
+// Bounds of one query's requirements. Each entry a search walks is
+// matched against them, and an includes list costs its length times the
+// length of the metadata array it is looked for in: unbounded, one
+// anonymous query could hold a processor for minutes.
+const (
+	// MaxRequirements bounds the conditions.
+	MaxRequirements = 32
+	// MaxRequirementValues bounds the values of one list: a literal
+	// array or the operand of includes.
+	MaxRequirementValues = 64
+	// MaxRequirementsLen bounds the requirements object, in bytes.
+	MaxRequirementsLen = 4096
+)
 
 // Requirements are conditions on an entry's metadata, all of which must
 // hold for the entry to match. Each names a top-level metadata key; an entry
@@ -50,6 +61,9 @@ func ParseRequirements(data []byte) (Requirements, error) {
 	if len(data) == 0 || string(data) == "null" {
 		return Requirements{}, nil
 	}
+	if len(data) > MaxRequirementsLen {
+		return Requirements{}, fieldErr("requirements", "longer than %d bytes", MaxRequirementsLen)
+	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return Requirements{}, fieldErr("requirements", "want a JSON object")
@@ -74,6 +88,9 @@ func ParseRequirements(data []byte) (Requirements, error) {
 			}
 		} else {
 			c.Literal, c.IsLit = val, true
+		}
+		if lit, _ := c.Literal.([]any); len(lit) > MaxRequirementValues || len(c.Includes) > MaxRequirementValues {
+			return Requirements{}, fieldErr(f, "more than %d values", MaxRequirementValues)
 		}
 		r.conds = append(r.conds, c)
 	}
