@@ -29,9 +29,17 @@ func (s *Server) serveRegistryMessage(w http.ResponseWriter, r *http.Request) {
 
 // handleRegistryBody runs a registry route's message through the pipeline.
 func (s *Server) handleRegistryBody(w http.ResponseWriter, r *http.Request, body []byte) {
-	ctx, cancel := context.WithDeadline(r.Context(), s.deadline(r))
+	ctx, cancel := s.routeContext(r)
 	defer cancel()
 	s.writeAnswer(w, s.handle(ctx, origin{face: faceHTTP, remote: r.RemoteAddr}, body, nil))
+}
+
+// routeContext bounds a registry route by the request timeout. The server
+// cancels a request's context only when its connection goes, and an
+// anonymous caller must not make the gateway wait on its storage longer
+// than a signed one can.
+func (s *Server) routeContext(r *http.Request) (context.Context, context.CancelFunc) {
+	return context.WithDeadline(r.Context(), s.deadline(r))
 }
 
 // serveDeregister is DELETE /registry/v1/agents/{id}: the body is the
@@ -95,7 +103,9 @@ func (s *Server) serveDiscover(w http.ResponseWriter, r *http.Request) {
 		s.writeJSONError(w, err)
 		return
 	}
-	ans, err := s.registry.reg.Discover(r.Context(), p, directory.Viewer{}, false)
+	ctx, cancel := s.routeContext(r)
+	defer cancel()
+	ans, err := s.registry.reg.Discover(ctx, p, directory.Viewer{}, false)
 	if err != nil {
 		s.writeJSONError(w, err)
 		return
@@ -115,7 +125,9 @@ func (s *Server) serveAgent(w http.ResponseWriter, r *http.Request) {
 		s.writeJSONError(w, err)
 		return
 	}
-	rec, err := s.registry.reg.Lookup(r.Context(), id, directory.Viewer{})
+	ctx, cancel := s.routeContext(r)
+	defer cancel()
+	rec, err := s.registry.reg.Lookup(ctx, id, directory.Viewer{})
 	if err != nil {
 		s.writeJSONError(w, err)
 		return
@@ -151,7 +163,9 @@ func (s *Server) serveCapabilities(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	v, err := s.registry.reg.Capabilities(r.Context(), q.Get("prefix"), verified, directory.Viewer{})
+	ctx, cancel := s.routeContext(r)
+	defer cancel()
+	v, err := s.registry.reg.Capabilities(ctx, q.Get("prefix"), verified, directory.Viewer{})
 	if err != nil {
 		s.writeJSONError(w, err)
 		return
@@ -183,7 +197,9 @@ func (s *Server) servePing(w http.ResponseWriter, r *http.Request) {
 		s.writeJSONError(w, err)
 		return
 	}
-	rec, err := s.registry.reg.Lookup(r.Context(), id, directory.Viewer{})
+	ctx, cancel := s.routeContext(r)
+	defer cancel()
+	rec, err := s.registry.reg.Lookup(ctx, id, directory.Viewer{})
 	if err != nil {
 		s.writeJSONError(w, err)
 		return
@@ -193,7 +209,7 @@ func (s *Server) servePing(w http.ResponseWriter, r *http.Request) {
 		pp = s.pongPayload(id.Agent, nonce)
 	} else if rec.Status != "" {
 		pp.Status = string(rec.Status)
-		if lv, err := s.store.Liveness(r.Context(), id); err == nil {
+		if lv, err := s.store.Liveness(ctx, id); err == nil {
 			pp.Load, pp.QueueDepth = lv.Load, int64(lv.QueueDepth)
 			if lv.CapabilitiesActive != nil {
 				pp.CapabilitiesActive = lv.CapabilitiesActive

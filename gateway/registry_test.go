@@ -581,3 +581,59 @@ func TestDirectoryCatchUp(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// stalledStore is a store whose reads wait for their context to end (or
+// for ten seconds), as a database under load might.
+type stalledStore struct{ directory.Store }
+
+func (stalledStore) wait(ctx context.Context) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-time.After(10 * time.Second):
+		return context.DeadlineExceeded
+	}
+}
+
+func (s stalledStore) Search(ctx context.Context, q *directory.Query) (directory.Page, error) {
+	return directory.Page{}, s.wait(ctx)
+}
+
+func (s stalledStore) Get(ctx context.Context, id directory.ID, v directory.Viewer) (directory.Entry, error) {
+	return directory.Entry{}, s.wait(ctx)
+}
+
+func (s stalledStore) Capabilities(ctx context.Context, q *directory.CapabilityQuery) ([]directory.CapabilityCount, error) {
+	return nil, s.wait(ctx)
+}
+
+// The registry routes that answer anonymous callers are held to the
+// request timeout, as the routes that take a message are: a caller cannot
+// make the gateway wait on its storage for longer.
+func TestDirectoryAnonymousRoutesAnswerInTime(t *testing.T) {
+	d, ls := newTestDir(t, "acme")
+	g := start(t, d, ls, TransportWebSocket, func(s *Server) {
+		s.cfg.Listen.RequestTimeout = Duration(300 * time.Millisecond)
+		reg, err := directory.NewRegistry(directory.RegistryConfig{Store: stalledStore{s.store}, Org: s.cfg.Org,
+			Key: s.org.Signing, Trust: s.trust, Codec: s.codec, Scanner: s.scanner, Logger: s.log, Now: s.now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.registry.reg = reg
+	})
+	for _, r := range []struct{ method, path, body string }{
+		{"POST", "/registry/v1/discover", `{"capability":"echo.text"}`},
+		{"GET", "/registry/v1/agents/echo", ""},
+		{"GET", "/registry/v1/capabilities", ""},
+		{"POST", "/registry/v1/ping/echo", ""},
+	} {
+		start := time.Now()
+		st, _, body := g.do(r.method, r.path, []byte(r.body))
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("%s %s answered after %v", r.method, r.path, took.Round(time.Millisecond))
+		}
+		if c, _ := g.answerOf(body); st != http.StatusGatewayTimeout || c != wire.ErrTimeout {
+			t.Errorf("%s %s: %d %s, want 504 E_TIMEOUT", r.method, r.path, st, c)
+		}
+	}
+}
