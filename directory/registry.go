@@ -218,7 +218,7 @@ func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, erro
 			d.Key = m.From.Key.String()
 		}
 		if err := r.store.Delete(ctx, auth.target, d); err != nil {
-			return Receipt{}, storeError(err)
+			return Receipt{}, r.keyError(ctx, auth, err)
 		}
 		return rc, nil
 	case "renew":
@@ -232,7 +232,7 @@ func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, erro
 		}
 		e, err := r.store.Renew(ctx, auth.target, key, now.Add(ttl))
 		if err != nil {
-			return Receipt{}, storeError(err)
+			return Receipt{}, r.keyError(ctx, auth, err)
 		}
 		rc.Entry = e
 	case "create", "update":
@@ -257,6 +257,21 @@ func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, erro
 	rec := r.Record(&rc.Entry, Viewer{Local: true}, nil)
 	rc.Record = &rec
 	return rc, nil
+}
+
+// keyError answers a write that the store refused, err. Whoever signs
+// with another key than the entry's is not known to belong to its
+// organisation, and learns that the entry exists only if an anonymous
+// caller could look it up: any other entry is answered as if it did not
+// exist.
+func (r *Registry) keyError(ctx context.Context, a authority, err error) error {
+	if a.org || !errors.Is(err, ErrConflict) {
+		return storeError(err)
+	}
+	if _, gerr := r.store.Get(ctx, a.target, Viewer{}); errors.Is(gerr, ErrNotFound) {
+		return storeError(ErrNotFound)
+	}
+	return storeError(err)
 }
 
 // authority is who may do what a register message asks.
@@ -396,6 +411,11 @@ func (r *Registry) entryFrom(ctx context.Context, m *wire.Message, p *wire.Regis
 	live := err == nil
 	if err != nil && !errors.Is(err, ErrNotFound) {
 		return nil, opts, storeError(err)
+	}
+	if live && !a.org && cur.PublicKey != m.From.Key.String() && !(Viewer{}).Sees(&cur) {
+		// As in keyError: a signer of another key learns of no entry
+		// that an anonymous caller could not look up.
+		live = false
 	}
 	switch {
 	case a.org:

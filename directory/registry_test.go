@@ -359,3 +359,72 @@ func TestRegisterSignatureChecked(t *testing.T) {
 	_, err = e.reg.Register(t.Context(), tm)
 	wantCode(t, err, wire.ErrSignature, "")
 }
+
+// A write signed by a key that is not the entry's tells the signer, who is
+// not known to belong to the organisation, no more than a lookup would:
+// that a private, restricted or expired entry exists is answered as if it
+// did not.
+func TestRegisterConflictRevealsNoHiddenEntry(t *testing.T) {
+	e := newRegistryEnv(t, false)
+	reg := func(id, vis string, allowed ...string) *identity.Agent {
+		a := e.acme.agent(t, id)
+		pr := profile("echo.text")
+		pr.Visibility, pr.AllowedOrgs = vis, allowed
+		e.mustRegister(a, e.create(e.acme, a, pr))
+		return a
+	}
+	open := reg("open", "public")
+	reg("unlisted", "unlisted")
+	reg("private", "private")
+	reg("partners", "public", "globex")
+	lapsed := reg("lapsed", "public")
+	// lapsed expires; the others are renewed past that.
+	e.clock.Advance(23 * time.Hour)
+	for _, id := range []string{"open", "unlisted", "private", "partners"} {
+		e.mustRegister(e.acme.gateway, &wire.RegisterPayload{Action: "renew", Profile: &wire.Profile{AgentID: id}})
+	}
+	e.clock.Advance(2 * time.Hour)
+	answers := func(id string) (del, renew, update wire.Code) {
+		t.Helper()
+		stranger := e.acme.agent(t, id) // names the agent, signs with a key of its own
+		_, err := e.register(stranger, &wire.RegisterPayload{Action: "delete"})
+		del = code(t, err)
+		_, err = e.register(stranger, &wire.RegisterPayload{Action: "renew"})
+		renew = code(t, err)
+		// An agent's certificate is public: it travels with its messages.
+		held := e.acme.agent(t, id)
+		pr := profile("echo.text")
+		pr.PublicKey = held.Signing.Public()
+		_, err = e.register(stranger, &wire.RegisterPayload{Action: "update", Profile: pr, IdentityCert: e.acme.cert(t, held, e.clock.Now())})
+		update = code(t, err)
+		return
+	}
+	nd, nr, nu := answers("nobody")
+	if nd != wire.ErrAgentNotFound || nr != wire.ErrAgentNotFound || nu != wire.ErrAuthFailed {
+		t.Fatalf("no such agent: %s %s %s", nd, nr, nu)
+	}
+	for _, id := range []string{"private", "partners", "lapsed"} {
+		if d, r, u := answers(id); d != nd || r != nr || u != nu {
+			t.Errorf("%s: delete %s, renew %s, update %s; an unknown agent gets %s %s %s", id, d, r, u, nd, nr, nu)
+		}
+	}
+	// What anyone may look up is no secret: the conflict is said.
+	for _, id := range []string{"open", "unlisted"} {
+		if d, r, _ := answers(id); d != wire.ErrRegistrationConflict || r != wire.ErrRegistrationConflict {
+			t.Errorf("%s: delete %s, renew %s, want E_REGISTRATION_CONFLICT", id, d, r)
+		}
+	}
+	// The entry's own key still learns that its registration expired.
+	_, err := e.register(lapsed, &wire.RegisterPayload{Action: "renew"})
+	wantCode(t, err, wire.ErrRegistrationExpired, "")
+	e.mustRegister(open, &wire.RegisterPayload{Action: "delete"})
+}
+
+func code(t *testing.T, err error) wire.Code {
+	t.Helper()
+	we, ok := err.(*wire.Error)
+	if !ok {
+		t.Fatalf("got %v (%T), want a *wire.Error", err, err)
+	}
+	return we.Code
+}

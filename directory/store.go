@@ -50,8 +50,8 @@ type Store interface {
 	Delete(ctx context.Context, id ID, d Deletion) error
 
 	// Renew moves the expiry of a live entry to expiresAt. It fails with
-	// ErrNotFound if there is no entry, ErrExpired if it has expired,
-	// ErrConflict if key is not empty and is not the entry's key.
+	// ErrNotFound if there is no entry, ErrConflict if key is not empty
+	// and is not the entry's key, else ErrExpired if it has expired.
 	Renew(ctx context.Context, id ID, key string, expiresAt time.Time) (Entry, error)
 
 	// Search answers a discover query.

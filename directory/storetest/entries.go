@@ -324,6 +324,10 @@ func testRenew(t *testing.T, e *env) {
 	if _, err := e.s.Renew(ctx, id, "", e.clock.Now().Add(time.Hour)); !errors.Is(err, directory.ErrExpired) {
 		t.Fatalf("Renew after expiry: %v, want ErrExpired", err)
 	}
+	// Only the entry's key learns that it expired.
+	if _, err := e.s.Renew(ctx, id, Key("ed25519:", "other"), e.clock.Now().Add(time.Hour)); !errors.Is(err, directory.ErrConflict) {
+		t.Fatalf("Renew of an expired entry with another key: %v, want ErrConflict", err)
+	}
 	if _, err := e.s.Renew(ctx, directory.ID{Agent: "nobody", Org: "acme"}, "", until); !errors.Is(err, directory.ErrNotFound) {
 		t.Fatalf("Renew of unknown: %v, want ErrNotFound", err)
 	}

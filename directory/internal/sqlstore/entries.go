@@ -448,11 +448,12 @@ func (s *Store) Renew(ctx context.Context, id directory.ID, key string, expiresA
 		if cur.e.Removed {
 			return directory.ErrNotFound
 		}
-		if !cur.e.Live(fromMs(now)) {
-			return directory.ErrExpired
-		}
+		// The key first: only the entry's key learns that it expired.
 		if key != "" && key != cur.e.PublicKey {
 			return directory.ErrConflict
+		}
+		if !cur.e.Live(fromMs(now)) {
+			return directory.ErrExpired
 		}
 		for _, query := range []string{
 			`UPDATE directory_entries SET expires_at = ?, updated_at = ? WHERE id = ?`,
