@@ -313,30 +313,44 @@ func (r *Registry) importRemoval(ctx context.Context, it wire.Value, m *wire.Mes
 	if !auth.org && m.From.Key.String() != a.PublicKey {
 		return false, wire.Errorf(wire.ErrSignature, "registration", "the removal is not signed by the entry's key or its organisation")
 	}
+	var opts PutOptions
+	cur, err := r.store.Get(ctx, auth.target, Viewer{Local: true})
+	switch {
+	case err != nil && !errors.Is(err, ErrNotFound):
+		return false, storeError(err)
+	case auth.org:
+		if err == nil {
+			opts.RotateFrom = cur.PublicKey
+		}
+	case err != nil:
+		// A key is the agent's only as its organisation certified it, and
+		// a removal carries no certificate: only a key held here speaks
+		// for the agent. Any other could be the peer's own, stamped ahead
+		// to make the agent's genuine registrations look older.
+		return false, nil
+	case cur.PublicKey != a.PublicKey:
+		return false, storeError(ErrConflict)
+	}
 	vis := Unlisted
 	if v, _ := it.Get("visibility").Str(); v == string(Public) {
 		vis = Public
 	}
+	// Nothing the peer attests is held longer than this registry's own
+	// registrations would be.
+	until := min(a.ExpiresAt, r.now().Add(r.cfg.MaxTTL).UnixMilli())
 	e := &Entry{AgentID: a.AgentID, Org: a.Org, PublicKey: a.PublicKey, Visibility: vis,
-		ExpiresAt: time.UnixMilli(a.ExpiresAt), SignedAt: time.UnixMilli(m.TS), Removed: true}
+		ExpiresAt: time.UnixMilli(until), SignedAt: time.UnixMilli(m.TS), Removed: true}
 	for _, o := range it.Get("allowed_orgs").Elems() {
 		if s, ok := o.Value.Str(); ok {
 			e.AllowedOrgs = append(e.AllowedOrgs, s)
 		}
 	}
-	var err error
 	if e.Registration, err = m.AppendWire(nil); err != nil {
 		return false, err
 	}
 	seen := sha256.Sum256(e.Registration)
 	if r.removals.Contains(seen) {
 		return false, nil
-	}
-	var opts PutOptions
-	if auth.org {
-		if cur, err := r.store.Get(ctx, e.ID(), Viewer{Local: true}); err == nil {
-			opts.RotateFrom = cur.PublicKey
-		}
 	}
 	if _, err := r.store.Put(ctx, e, opts); err != nil {
 		if errors.Is(err, ErrStale) {

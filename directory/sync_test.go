@@ -314,3 +314,65 @@ func TestSyncRequestParams(t *testing.T) {
 		}
 	}
 }
+
+// A peer cannot plant a removal of another organisation's agent: signed by
+// a key of the peer's choosing and stamped far ahead, it would make the
+// puller refuse the agent's genuine registrations as older, and pass the
+// removal on to its own peers.
+func TestSyncRefusesPlantedRemovals(t *testing.T) {
+	s := newSyncEnv(t)
+	s.trust.Add("initech", orgKey(s.initech))
+	now := s.clock.Now()
+	bot := s.initech.agent(t, "bot")
+	s.mustRegister(bot, s.create(s.initech, bot, profile("echo.text")))
+	genuine := s.export(now, false)
+	if len(genuine) != 1 {
+		t.Fatalf("%d items", len(genuine))
+	}
+
+	// acme's registry, turned hostile, removes initech's bot before globex
+	// has heard of it, with a key of its own, a year ahead.
+	planted := s.initech.agent(t, "bot")
+	del := &wire.Message{V: wire.Version, ID: newUUID(), TS: now.Add(365 * 24 * time.Hour).UnixMilli(), Op: wire.OpRegister,
+		From: planted.Sender(), To: wire.Ref{Agent: "registry", Org: "acme"}, Cls: wire.Pub,
+		Payload: &wire.RegisterPayload{Action: "delete"}}
+	dm, err := cryptoSign(s.registryEnv, del, planted)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dt, _ := dm.Tree()
+	removal := s.attest(t, genuine[0].With("removed", wire.BoolValue(true)).
+		With("registration", dt.With("sig", wire.StringValue(dm.Sig.String()))).
+		With("public_key", wire.StringValue(planted.Signing.Public().String())).
+		With("encryption_key", wire.StringValue(planted.Encryption.Public().String())).
+		With("expires_at", wire.IntValue(now.Add(100*365*24*time.Hour).UnixMilli())))
+	if res := s.imp(removal); res.Applied != 0 {
+		t.Fatalf("planted removal: %+v", res)
+	}
+	if res := s.imp(genuine...); res.Applied != 1 {
+		t.Fatalf("the genuine registration after a planted removal: %+v", res)
+	}
+	if got := s.globexSees(); got != "bot@initech" {
+		t.Fatalf("globex holds %q", got)
+	}
+	// Nor does a removal by the entry's organisation outlast what the
+	// puller would hold: its expiry is held to MaxTTL from now.
+	s.clock.Advance(time.Second)
+	s.mustRegister(s.initech.gateway, &wire.RegisterPayload{Action: "delete", Profile: &wire.Profile{AgentID: "bot"}})
+	var removed []wire.Value
+	for _, it := range s.itemsFor(now, "bot") {
+		if r, _ := it.Get("removed").Bool(); r {
+			removed = append(removed, s.attest(t, it.With("expires_at", wire.IntValue(now.Add(100*365*24*time.Hour).UnixMilli()))))
+		}
+	}
+	if res := s.imp(removed...); res.Applied != 1 {
+		t.Fatalf("the organisation's removal: %+v", res)
+	}
+	page, err := s.gstore.Changes(t.Context(), &directory.ChangesQuery{IncludeRemoved: true, Viewer: directory.Viewer{Org: "acme"}})
+	if err != nil || len(page.Entries) != 1 || !page.Entries[0].Removed {
+		t.Fatalf("globex's changes: %+v, %v", page, err)
+	}
+	if until := page.Entries[0].ExpiresAt; until.After(s.clock.Now().Add(directory.DefaultMaxTTL)) {
+		t.Fatalf("a removal held until %v", until)
+	}
+}
