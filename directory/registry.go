@@ -209,7 +209,7 @@ func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, erro
 	rc := Receipt{Action: p.Action, ID: auth.target}
 	switch p.Action {
 	case "delete":
-		signed, err := m.AppendWire(nil)
+		signed, err := registration(m)
 		if err != nil {
 			return Receipt{}, err
 		}
@@ -391,7 +391,7 @@ func (r *Registry) entryFrom(ctx context.Context, m *wire.Message, p *wire.Regis
 		e.Metadata = wire.AppendCanonical(nil, pr.Metadata)
 	}
 	var err error
-	if e.Registration, err = m.AppendWire(nil); err != nil {
+	if e.Registration, err = registration(m); err != nil {
 		return nil, opts, err
 	}
 	// Validate now for the field names; the store checks again.
@@ -433,6 +433,19 @@ func (r *Registry) entryFrom(ctx context.Context, m *wire.Message, p *wire.Regis
 		opts.RotateFrom = m.From.Key.String()
 	}
 	return e, opts, nil
+}
+
+// registration returns the bytes of register message m that are kept,
+// and published to every organisation that may see the entry.
+func registration(m *wire.Message) ([]byte, error) {
+	b, err := m.AppendWire(nil)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxRegistration {
+		return nil, wire.Errorf(wire.ErrTooLarge, "", "a registration of %d bytes: one that is kept is at most %d", len(b), MaxRegistration)
+	}
+	return b, nil
 }
 
 // ttl reads a registration's ttl in milliseconds; 0 means MaxTTL.

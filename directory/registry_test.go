@@ -428,3 +428,42 @@ func code(t *testing.T, err error) wire.Code {
 	}
 	return we.Code
 }
+
+// padded signs a register message from signer that carries n bytes of an
+// extension besides p, as any sender may add.
+func (e *registryEnv) padded(signer *identity.Agent, p *wire.RegisterPayload, n int) *wire.Message {
+	e.t.Helper()
+	m := &wire.Message{V: wire.Version, ID: newUUID(), TS: e.clock.Now().UnixMilli(), Op: wire.OpRegister,
+		From: signer.Sender(), To: wire.Ref{Agent: "registry", Org: "acme"}, Cls: wire.Pub, Payload: p,
+		Ext: wire.ObjectValue(wire.Member{Key: "example.pad", Value: wire.ObjectValue(
+			wire.Member{Key: "pad", Value: wire.StringValue(strings.Repeat("ab", n/2))})})}
+	d, err := cryptoSign(e, m, signer)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return d
+}
+
+// A registration is kept and published as it was signed, in every sync
+// page that carries it: the whole message is bounded, not the profile
+// alone, well under the message size limit.
+func TestRegisterMessageBounded(t *testing.T) {
+	e := newRegistryEnv(t, false)
+	ctx := t.Context()
+	bot := e.acme.agent(t, "bot")
+	const within, beyond = 64 << 10, 256 << 10
+	if _, err := e.reg.Register(ctx, e.padded(bot, e.create(e.acme, bot, profile("echo.text")), within)); err != nil {
+		t.Fatalf("a registration within the bound: %v", err)
+	}
+	e.clock.Advance(time.Second)
+	_, err := e.reg.Register(ctx, e.padded(bot, e.create(e.acme, bot, profile("echo.text")), beyond))
+	wantCode(t, err, wire.ErrTooLarge, "")
+	e.clock.Advance(time.Second)
+	_, err = e.reg.Register(ctx, e.padded(bot, &wire.RegisterPayload{Action: "delete"}, beyond))
+	wantCode(t, err, wire.ErrTooLarge, "")
+	// A renewal is not kept.
+	e.clock.Advance(time.Second)
+	if _, err := e.reg.Register(ctx, e.padded(bot, &wire.RegisterPayload{Action: "renew"}, beyond)); err != nil {
+		t.Fatalf("renew: %v", err)
+	}
+}

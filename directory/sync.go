@@ -116,7 +116,7 @@ func (r *Registry) Export(ctx context.Context, q SyncRequest, peer string, maxBy
 		size := 0
 		for i := range page.Entries {
 			e := &page.Entries[i]
-			if e.Org == peer || len(e.Registration) == 0 || !r.publishable(e, true) {
+			if e.Org == peer || len(e.Registration) == 0 || len(e.Registration) > MaxRegistration || !r.publishable(e, true) {
 				continue
 			}
 			it, err := r.exportItem(e, peer)
@@ -345,7 +345,7 @@ func (r *Registry) importRemoval(ctx context.Context, it wire.Value, m *wire.Mes
 			e.AllowedOrgs = append(e.AllowedOrgs, s)
 		}
 	}
-	if e.Registration, err = m.AppendWire(nil); err != nil {
+	if e.Registration, err = registration(m); err != nil {
 		return false, err
 	}
 	seen := sha256.Sum256(e.Registration)

@@ -17,18 +17,21 @@ import (
 // Limits on an entry. A registration beyond them is refused with a
 // FieldError naming the field.
 const (
-	MaxNameLen        = 128     // agent and org names (bytes, [A-Za-z0-9_-])
-	MaxDisplayNameLen = 256     // Entry.Name (bytes of UTF-8)
-	MaxDescriptionLen = 4096    // Entry.Description (bytes of UTF-8)
-	MaxURLLen         = 2048    // each endpoint URL
-	MaxCapabilities   = 256     // capabilities per entry
-	MaxCapabilityLen  = 128     // one capability name
-	MaxTags           = 64      // tags per entry
-	MaxTagLen         = 64      // one tag
-	MaxAllowedOrgs    = 256     // organisations in AllowedOrgs
-	MaxMetadataLen    = 16384   // Entry.Metadata (bytes of JSON)
-	MaxMetadataDepth  = 16      // nesting of Entry.Metadata
-	MaxRegistration   = 1 << 20 // Entry.Registration, the message size limit
+	MaxNameLen        = 128   // agent and org names (bytes, [A-Za-z0-9_-])
+	MaxDisplayNameLen = 256   // Entry.Name (bytes of UTF-8)
+	MaxDescriptionLen = 4096  // Entry.Description (bytes of UTF-8)
+	MaxURLLen         = 2048  // each endpoint URL
+	MaxCapabilities   = 256   // capabilities per entry
+	MaxCapabilityLen  = 128   // one capability name
+	MaxTags           = 64    // tags per entry
+	MaxTagLen         = 64    // one tag
+	MaxAllowedOrgs    = 256   // organisations in AllowedOrgs
+	MaxMetadataLen    = 16384 // Entry.Metadata (bytes of JSON)
+	MaxMetadataDepth  = 16    // nesting of Entry.Metadata
+	// MaxRegistration bounds Entry.Registration, the signed message kept
+	// and published in every sync page that carries the entry: twice
+	// what a profile may hold leaves room for the certificates.
+	MaxRegistration = 2 * MaxProfileBytes
 )
 
 // reservedDomains are the capability domains no agent may register
