@@ -197,6 +197,10 @@ type ChangesQuery struct {
 	Limit          int       // default DefaultChangesLimit, at most MaxChangesLimit
 	IncludeRemoved bool
 	Viewer         Viewer
+	// MaxBytes, when not 0, bounds the registrations of a page: an entry
+	// that would take them past it is left for the next page, unless it
+	// would be the page's first.
+	MaxBytes int
 }
 
 // ChangePage is one page of changes. Entries carry Registration.

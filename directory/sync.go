@@ -104,8 +104,11 @@ func (r *Registry) Export(ctx context.Context, q SyncRequest, peer string, maxBy
 		limit = DefaultChangesLimit
 	}
 	for {
+		// An item is its registration and the record made of it, which
+		// repeats no more than the profile: half the page's bytes for the
+		// registrations keeps what is read near what is sent.
 		page, err := r.store.Changes(ctx, &ChangesQuery{Since: q.Since, Cursor: q.Cursor, Limit: limit,
-			IncludeRemoved: q.IncludeRemoved, Viewer: Viewer{Org: peer}})
+			IncludeRemoved: q.IncludeRemoved, Viewer: Viewer{Org: peer}, MaxBytes: maxBytes / 2})
 		if err != nil {
 			if errors.Is(err, ErrBadCursor) {
 				return wire.Value{}, wire.Errorf(wire.ErrInvalidParam, "p.params.cursor", "bad cursor")

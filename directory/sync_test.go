@@ -1,6 +1,8 @@
 package directory_test
 
 import (
+	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -374,5 +376,67 @@ func TestSyncRefusesPlantedRemovals(t *testing.T) {
 	}
 	if until := page.Entries[0].ExpiresAt; until.After(s.clock.Now().Add(directory.DefaultMaxTTL)) {
 		t.Fatalf("a removal held until %v", until)
+	}
+}
+
+// countingStore counts the registration bytes its Changes reads.
+type countingStore struct {
+	directory.Store
+	read int
+}
+
+func (c *countingStore) Changes(ctx context.Context, q *directory.ChangesQuery) (directory.ChangePage, error) {
+	p, err := c.Store.Changes(ctx, q)
+	for _, e := range p.Entries {
+		c.read += len(e.Registration)
+	}
+	return p, err
+}
+
+// A sync page is bounded in bytes, and so is what the exporter reads to
+// make it: a peer that asks for a thousand entries of large registrations
+// does not make the registry hold them all at once, again and again.
+func TestSyncExportReadsWhatAPageHolds(t *testing.T) {
+	e := newRegistryEnv(t, false)
+	cs := &countingStore{Store: e.store}
+	reg, err := directory.NewRegistry(directory.RegistryConfig{Store: cs, Org: "acme", Key: e.acme.gateway.Signing,
+		Trust: e.trust, Codec: e.codec, Now: e.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n, pad, pageBytes = 24, 100 << 10, 256 << 10
+	t0 := e.clock.Now()
+	for i := range n {
+		a := e.acme.agent(t, fmt.Sprintf("bot%d", i))
+		if _, err := reg.Register(t.Context(), e.padded(a, e.create(e.acme, a, profile("echo.text")), pad)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	q := directory.SyncRequest{Since: t0, Limit: directory.MaxChangesLimit}
+	exported := 0
+	for pages := 0; ; pages++ {
+		cs.read = 0
+		page, err := reg.Export(t.Context(), q, "globex", pageBytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if size := len(wire.AppendCanonical(nil, page)); size > pageBytes {
+			t.Fatalf("a page of %d bytes", size)
+		}
+		if cs.read > pageBytes+pad {
+			t.Fatalf("a page of %d entries read %d bytes of registrations", page.Get("entries").Len(), cs.read)
+		}
+		exported += page.Get("entries").Len()
+		next, _ := page.Get("next").Str()
+		if next == "" {
+			break
+		}
+		q.Cursor = next
+		if pages > n {
+			t.Fatal("export does not end")
+		}
+	}
+	if exported != n {
+		t.Fatalf("exported %d of %d", exported, n)
 	}
 }

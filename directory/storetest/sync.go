@@ -52,6 +52,34 @@ func testChanges(t *testing.T, e *env) {
 	if !sameStrings(walked, []string{"a", "b", "c"}) {
 		t.Errorf("paged changes: %v", walked)
 	}
+	// Pages bounded in bytes: an entry past the bound waits for the next
+	// page, unless it is the first.
+	walked = nil
+	one := len(p.Entries[0].Registration)
+	q = directory.ChangesQuery{MaxBytes: 2*one - 1}
+	for i := 0; ; i++ {
+		p, err := e.s.Changes(ctx, &q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(p.Entries) != 1 {
+			t.Fatalf("a page of %d entries within %d bytes", len(p.Entries), q.MaxBytes)
+		}
+		walked = append(walked, names(p)...)
+		if p.Next == "" {
+			break
+		}
+		q.Cursor = p.Next
+		if i > 5 {
+			t.Fatal("Changes pagination does not end")
+		}
+	}
+	if !sameStrings(walked, []string{"a", "b", "c"}) {
+		t.Errorf("changes paged by bytes: %v", walked)
+	}
+	if p, err := e.s.Changes(ctx, &directory.ChangesQuery{MaxBytes: 3 * one}); err != nil || len(p.Entries) != 3 || p.Next != "" {
+		t.Errorf("changes within the bound: %v next %q, %v", names(p), p.Next, err)
+	}
 	// A renewal and a removal are changes too.
 	if _, err := e.s.Renew(ctx, directory.ID{Agent: "a", Org: "acme"}, "", e.clock.Now().Add(time.Hour)); err != nil {
 		t.Fatal(err)

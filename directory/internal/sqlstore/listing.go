@@ -97,6 +97,7 @@ func (s *Store) Changes(ctx context.Context, q *directory.ChangesQuery) (directo
 	defer rows.Close()
 	var page directory.ChangePage
 	var lastUpdated, lastID int64
+	size := 0
 	for rows.Next() {
 		if len(page.Entries) == limit {
 			page.Next = encodeCursor(fp, []int64{lastUpdated, lastID})
@@ -107,6 +108,10 @@ func (s *Store) Changes(ctx context.Context, q *directory.ChangesQuery) (directo
 		dest = append(dest, &r.e.Registration)
 		if err := rows.Scan(dest...); err != nil {
 			return directory.ChangePage{}, fmt.Errorf("list changes: %w", err)
+		}
+		if size += len(r.e.Registration); q.MaxBytes > 0 && size > q.MaxBytes && len(page.Entries) > 0 {
+			page.Next = encodeCursor(fp, []int64{lastUpdated, lastID})
+			break
 		}
 		if err := finish(); err != nil {
 			return directory.ChangePage{}, err
