@@ -65,7 +65,9 @@ func (s *Server) SyncRegistry(ctx context.Context, org string) ([]SyncStats, err
 
 // syncPeer pages through one peer's changes. The position reached is kept
 // in memory only: after a restart the first sync asks for everything, which
-// costs a transfer but changes nothing that is already held.
+// costs a transfer but changes nothing that is already held. A pull that
+// stops part of the way keeps the position of the pages it applied, so
+// that the next one goes on from there.
 func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error) {
 	org := ps.p.Org
 	st := SyncStats{Peer: org}
@@ -78,8 +80,15 @@ func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error)
 		q.Since = since.Add(-syncOverlap)
 	}
 	newest := since
+	defer func() {
+		rs.mu.Lock()
+		if newest.After(rs.since[org]) {
+			rs.since[org] = newest
+		}
+		rs.mu.Unlock()
+	}()
 	src := directory.Source{Org: org, Key: ps.p.OrgKey}
-	for st.Pages < maxSyncPages {
+	for waits := 0; st.Pages < maxSyncPages; {
 		m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpQuery,
 			From: s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: org}, Cls: wire.Pub,
 			Payload: &wire.QueryPayload{Domain: syncDomain, Intent: syncIntent, Params: q.Params()}}
@@ -92,6 +101,17 @@ func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error)
 			data = rp.Data
 			return true, nil
 		})
+		if wait, ok := retryAfter(ctx, err); ok && waits < maxSyncPages {
+			waits++
+			// The peer limits how fast we ask: a page of a large
+			// registry comes quickly, and the next one may wait.
+			select {
+			case <-ctx.Done():
+				return st, err
+			case <-time.After(wait):
+			}
+			continue
+		}
 		if err != nil {
 			return st, err
 		}
@@ -115,15 +135,24 @@ func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error)
 		}
 		q.Cursor = res.Next
 	}
-	rs.mu.Lock()
-	if newest.After(rs.since[org]) {
-		rs.since[org] = newest
-	}
-	rs.mu.Unlock()
 	if st.Applied > 0 || st.Refused > 0 {
 		s.log.Info("registry synced", "peer", org, "applied", st.Applied, "unchanged", st.Unchanged, "refused", st.Refused)
 	}
 	return st, nil
+}
+
+// retryAfter reports how long to wait before asking again, when err is a
+// peer's rate limit whose wait ends before ctx does.
+func retryAfter(ctx context.Context, err error) (time.Duration, bool) {
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.ErrRateLimit || we.Suggestion == nil || we.Suggestion.DelayMS <= 0 {
+		return 0, false
+	}
+	wait := time.Duration(we.Suggestion.DelayMS) * time.Millisecond
+	if d, ok := ctx.Deadline(); ok && time.Until(d) < wait {
+		return 0, false
+	}
+	return wait, true
 }
 
 // monitorOnce records the health of the local agents, and pings the

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -635,5 +636,41 @@ func TestDirectoryAnonymousRoutesAnswerInTime(t *testing.T) {
 		if c, _ := g.answerOf(body); st != http.StatusGatewayTimeout || c != wire.ErrTimeout {
 			t.Errorf("%s %s: %d %s, want 504 E_TIMEOUT", r.method, r.path, st, c)
 		}
+	}
+}
+
+// A peer that limits how fast this gateway asks is waited out, page by
+// page, rather than the pull failing and starting again from the
+// beginning each time.
+func TestDirectorySyncWaitsOutRateLimit(t *testing.T) {
+	acme, globex := twoGateways(t, TransportWebSocket)
+	globex.waitListed("echo@globex")
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	// Entries large enough that a page holds a few of them.
+	const n = 24
+	blob := wire.ObjectValue(wire.Member{Key: "blob", Value: wire.StringValue(strings.Repeat("ab", 7000))})
+	for i := range n {
+		pr := testProfile(fmt.Sprintf("pad%d", i), "pad.cap")
+		pr.PublicKey, pr.Metadata, pr.Description = globex.s.org.Signing.Public(), blob, strings.Repeat("cd", 2000)
+		if _, err := globex.s.registerAsOrg(ctx, &wire.RegisterPayload{Action: "create", Profile: pr}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A wait longer than the pull may take fails it, but what it applied
+	// is not asked for again.
+	globex.s.agentLimit = newLimiters(0.001, 1, 16, time.Now)
+	stats, err := acme.s.SyncRegistry(ctx, "globex")
+	if code(err) != wire.ErrRateLimit || stats[0].Applied == 0 {
+		t.Fatalf("sync against a long wait: %+v, %v", stats, err)
+	}
+	first := stats[0].Applied
+	globex.s.agentLimit = newLimiters(5, 1, 16, time.Now)
+	stats, err = acme.s.SyncRegistry(ctx, "globex")
+	if err != nil {
+		t.Fatalf("sync: %+v, %v", stats, err)
+	}
+	if stats[0].Pages < 3 || stats[0].Applied != n+1-first || stats[0].Unchanged > first {
+		t.Fatalf("sync stats %+v after %d applied", stats, first)
 	}
 }
