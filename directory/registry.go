@@ -182,12 +182,15 @@ func (rc *Receipt) Data() wire.Value {
 //
 // The entry is bound to its key: a write under another key is
 // E_REGISTRATION_CONFLICT unless it is signed by the old key (key
-// rotation) or by the organisation. A renew or update of an expired entry
-// is E_REGISTRATION_EXPIRED; of an unknown one, E_AGENT_NOT_FOUND. A
-// profile that fails validation, or a ttl out of bounds, is
-// E_INVALID_PROFILE naming the field. A message that carries personal data
-// or secret material is refused (see CheckContent); a renew is not kept,
-// and is not scanned.
+// rotation) or by the organisation; for an entry that an anonymous caller
+// could not look up, it is answered as if there were no entry, since the
+// signer is not known to belong to the organisation. A renew or update of
+// an expired entry is E_REGISTRATION_EXPIRED; of an unknown one,
+// E_AGENT_NOT_FOUND. A profile that fails validation, or a ttl out of
+// bounds, is E_INVALID_PROFILE naming the field; a create, update or
+// delete larger than MaxRegistration, E_TOO_LARGE. A message that carries
+// personal data or secret material is refused (see CheckContent); a renew
+// is not kept, and is not scanned.
 func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, error) {
 	p, ok := m.Payload.(*wire.RegisterPayload)
 	if !ok || m.Op != wire.OpRegister {

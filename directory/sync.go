@@ -191,8 +191,10 @@ type Refusal struct {
 // src attested must match it. Items are refused, one by one, when they fail
 // any check, when they are for this registry's own organisation (which no
 // peer speaks for), or for an organisation other than src's that this
-// registry does not trust. Conflicts between registrations are settled by
-// their signed timestamps (see Store). Import fails as a whole only on a
+// registry does not trust. A removal signed by the agent's key is taken
+// only for the key this registry holds: it carries no certificate.
+// Conflicts between registrations are settled by their signed timestamps
+// (see Store). Import fails as a whole only on a
 // malformed page or a storage failure.
 func (r *Registry) Import(ctx context.Context, page wire.Value, src Source) (ImportResult, error) {
 	var res ImportResult
