@@ -233,7 +233,13 @@ func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, erro
 		if !auth.org {
 			key = m.From.Key.String()
 		}
-		e, err := r.store.Renew(ctx, auth.target, key, now.Add(ttl))
+		until := now.Add(ttl)
+		if !auth.org {
+			if until, err = r.certBound(ctx, auth.target, key, now, until); err != nil {
+				return Receipt{}, err
+			}
+		}
+		e, err := r.store.Renew(ctx, auth.target, key, until)
 		if err != nil {
 			return Receipt{}, r.keyError(ctx, auth, err)
 		}
@@ -248,6 +254,13 @@ func (r *Registry) Register(ctx context.Context, m *wire.Message) (Receipt, erro
 			return Receipt{}, err
 		}
 		e.ExpiresAt = now.Add(ttl)
+		if !auth.org && auth.cert != nil {
+			// An agent's own word keeps its entry verified only while the
+			// certificate it gives does.
+			if exp := time.UnixMilli(auth.cert.Expires); exp.Before(e.ExpiresAt) {
+				e.ExpiresAt = exp
+			}
+		}
 		opts.Update = p.Action == "update"
 		stored, err := r.store.Put(ctx, e, opts)
 		if err != nil {
@@ -275,6 +288,42 @@ func (r *Registry) keyError(ctx context.Context, a authority, err error) error {
 		return storeError(ErrNotFound)
 	}
 	return storeError(err)
+}
+
+// certBound is until, or sooner the expiry of the identity certificate an
+// agent's verified entry was registered with, for a renew the agent signs
+// itself with key: its own word cannot keep the entry verified past what its
+// organisation certified. A certificate that has expired is E_AUTH_FAILED:
+// the agent registers again (update) with a fresh one. Anything else (no
+// entry, another key, an unverified entry) is left to the store's answer.
+func (r *Registry) certBound(ctx context.Context, id ID, key string, now, until time.Time) (time.Time, error) {
+	e, err := r.store.Get(ctx, id, Viewer{Local: true})
+	if err != nil || e.PublicKey != key || !e.Verified || len(e.Registration) == 0 {
+		return until, nil
+	}
+	m, err := r.cfg.Codec.Decode(e.Registration)
+	if err != nil {
+		return until, nil
+	}
+	p, _ := m.Payload.(*wire.RegisterPayload)
+	cv := m.Ext.Get(ExtIdentity).Get("cert")
+	if p != nil && !p.IdentityCert.IsAbsent() {
+		cv = p.IdentityCert
+	}
+	c, err := identity.ParseCert(cv)
+	if err != nil {
+		return until, nil
+	}
+	exp := time.UnixMilli(c.Expires)
+	if !exp.After(now) {
+		return until, wire.Errorf(wire.ErrAuthFailed, "p.identity_cert",
+			"the identity certificate %s was registered with has expired", id).
+			WithSuggestion(wire.Suggestion{Action: wire.ActionRetry, Fix: "register again (update) with a fresh identity certificate from the organisation"})
+	}
+	if exp.Before(until) {
+		return exp, nil
+	}
+	return until, nil
 }
 
 // authority is who may do what a register message asks.

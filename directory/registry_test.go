@@ -467,3 +467,45 @@ func TestRegisterMessageBounded(t *testing.T) {
 		t.Fatalf("renew: %v", err)
 	}
 }
+
+// TestSelfRegistrationEndsWithItsCertificate: an agent that registers or
+// renews itself keeps its entry verified only while the identity
+// certificate it registered with is valid; past it, a renew is refused and
+// the agent registers again with a fresh certificate. Its organisation,
+// which could issue one, may still renew it.
+func TestSelfRegistrationEndsWithItsCertificate(t *testing.T) {
+	e := newRegistryEnv(t, false)
+	bot := e.acme.agent(t, "bot")
+	now := e.clock.Now()
+	c, err := e.acme.issuer.IssueIdentity(bot.Public(), now.Add(-time.Minute), now.Add(2*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &wire.RegisterPayload{Action: "create", Profile: profile("echo.text"), IdentityCert: c.Value()}
+	rc := e.mustRegister(bot, p) // a ttl of a day, the default
+	if want := c.Expires; rc.Record.ExpiresAt != want {
+		t.Fatalf("created to expire at %d, want the certificate's %d", rc.Record.ExpiresAt, want)
+	}
+	// An hour on, a renew for a day ends with the certificate too.
+	e.clock.Advance(time.Hour)
+	rc = e.mustRegister(bot, &wire.RegisterPayload{Action: "renew"})
+	if rc.Record.ExpiresAt != c.Expires {
+		t.Fatalf("renewed to expire at %d, want the certificate's %d", rc.Record.ExpiresAt, c.Expires)
+	}
+	// The organisation renews it past the certificate, and then the agent's
+	// own renew is refused, naming the certificate.
+	e.mustRegister(e.acme.gateway, &wire.RegisterPayload{Action: "renew", Profile: &wire.Profile{AgentID: "bot"}})
+	e.clock.Advance(90 * time.Minute)
+	_, err = e.register(bot, &wire.RegisterPayload{Action: "renew"})
+	wantCode(t, err, wire.ErrAuthFailed, "p.identity_cert")
+	// A fresh certificate brings it back for the default ttl.
+	up := e.create(e.acme, bot, profile("echo.text"))
+	up.Action = "update"
+	rc = e.mustRegister(bot, up)
+	if rc.Record.ExpiresAt != e.clock.Now().Add(directory.DefaultMaxTTL).UnixMilli() {
+		t.Fatalf("updated to expire at %d", rc.Record.ExpiresAt)
+	}
+	// A stranger's renew learns nothing of the certificate.
+	_, err = e.register(e.acme.agent(t, "bot"), &wire.RegisterPayload{Action: "renew"})
+	wantCode(t, err, wire.ErrRegistrationConflict, "")
+}
