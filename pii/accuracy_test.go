@@ -576,4 +576,12 @@ const policyText = `## Policy
   letters or fewer must end its word ("hive" is not "hiv").
 - **Published examples.** Credentials published as documentation examples (AWS's
   AKIAIOSFODNN7EXAMPLE, the example API keys of the Firebase SDKs) are never reported.
+- **Look-alike characters.** Text is read as it reads, not as it is encoded: characters that show
+  nothing (zero-width spaces and joiners, soft hyphens, direction marks, variation selectors) are
+  left out, other spaces (no-break, thin, ideographic) and dashes (hyphens, en and em dashes, the
+  minus sign) are read as ASCII ones, and full-width and small forms, mathematical letters and
+  digits, and the decimal digits of every script as their ASCII counterparts. A card number in
+  full-width digits or a phone number with no-break spaces is found as one in ASCII is; findings
+  cover the text as it was given. Other look-alikes (a Cyrillic "а" in a token's prefix) and
+  deliberate encodings (base64, spelling "at" for "@") are not undone.
 `

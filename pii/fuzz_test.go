@@ -13,7 +13,7 @@ import (
 func FuzzScanText(f *testing.F) {
 	for _, s := range []string{"", "a@b.co", "+1 415 555 2671", "4111111111111111", "ed25519:", "-----BEGIN PRIVATE KEY-----",
 		"xoxb-1234567890-1234567890-abcdefghijABCDEFGHIJ1234", "password=hunter2xyz", "Dear Ann", "221 Baker Street",
-		benchProse} {
+		"jane\u200b@example\uff0ecom \uff14\uff11\uff11\uff11\u00a01111", benchProse} {
 		f.Add(s)
 	}
 	sc, err := New(&Config{MinConfidence: 0.01})

@@ -2,6 +2,7 @@ package pii
 
 import (
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -39,6 +40,15 @@ func normKey(buf []byte, k string) []byte {
 	buf = buf[:0]
 	for i := 0; i < len(k) && len(buf) < 64; i++ {
 		c := k[i]
+		if c >= 0x80 {
+			// A key in full-width or mathematical letters names what
+			// its ASCII spelling names.
+			r, n := utf8.DecodeRuneInString(k[i:])
+			i += n - 1
+			if f := foldRune(r); f >= 0 {
+				c = byte(f)
+			}
+		}
 		if isUpper(c) {
 			buf = append(buf, c+32)
 		} else if isLower(c) {

@@ -124,6 +124,8 @@ type scanCtx struct {
 	keyBuf []byte
 	segs   []pathSeg
 	strBuf []byte
+
+	foldAt []int32 // see fold
 }
 
 // add records a finding for the current string unless it is disabled or below the threshold.
@@ -142,14 +144,21 @@ func (x *scanCtx) add(t Type, start, end int, conf float64, rule string) {
 
 // scanString scans one string, appending to x.out. inKey marks an object key.
 func (x *scanCtx) scanString(s string, key keyKind, inKey bool) {
-	x.s = s
+	folded, ok := x.fold(s)
+	x.s = folded
 	x.key = key
 	x.base = len(x.out)
+	hc := len(x.healthCues)
 	if !inKey && key != keyNone {
 		x.keyContext()
 	}
 	x.run()
 	x.resolve()
+	if ok {
+		x.unfold(x.out[x.base:])
+		x.unfold(x.healthCues[hc:])
+		x.s = s
+	}
 	for i := x.base; i < len(x.out); i++ {
 		x.out[i].InKey = inKey
 		if identifies(x.out[i].Type) {

@@ -116,5 +116,6 @@ func (s *Scanner) putCtx(x *scanCtx) {
 	x.keyBuf = x.keyBuf[:0]
 	x.segs = x.segs[:0]
 	x.strBuf = x.strBuf[:0]
+	x.foldAt = x.foldAt[:0]
 	s.ctxPool.Put(x)
 }
