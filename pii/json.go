@@ -125,8 +125,8 @@ func (x *scanCtx) walkValue(root string, v any, key keyKind, depth int) {
 	case json.Number:
 		x.scanLeaf(root, string(t), key, false)
 	case float64:
-		if key != keyNone {
-			x.scanLeaf(root, strconv.FormatFloat(t, 'f', -1, 64), key, false)
+		if num := strconv.FormatFloat(t, 'f', -1, 64); key != keyNone || longInt(num) {
+			x.scanLeaf(root, num, key, false)
 		}
 	case []any:
 		for i, e := range t {
@@ -333,8 +333,8 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 		for w.pos < len(w.data) && (isDigit(w.data[w.pos]) || containsByte("+-.eE", w.data[w.pos])) {
 			w.pos++
 		}
-		if key != keyNone && w.visit == nil {
-			x.scanLeaf(w.root, unsafe.String(&w.data[a], w.pos-a), key, false)
+		if num := unsafe.String(&w.data[a], w.pos-a); (key != keyNone || longInt(num)) && w.visit == nil {
+			x.scanLeaf(w.root, num, key, false)
 		}
 		return nil
 	default:

@@ -9,7 +9,8 @@ import (
 // Decoded messages. The gateway holds every message as a wire.Value tree once it is decoded;
 // ScanTree walks that tree in place (no re-encoding, and no allocation when nothing is found)
 // with the same rules as ScanJSON: every string value is scanned with its key as context, keys
-// are scanned, and numbers under a telling key ("ssn": 078051120) are scanned as text.
+// are scanned, and numbers under a telling key ("ssn": 078051120), or long enough to be a card
+// number, are scanned as text.
 
 // ScanTree scans v. root prefixes every path (e.g. "p"; "" for none). skip, if not nil, is
 // asked about each member of the top-level object by key, and a member it returns true for is
@@ -42,8 +43,7 @@ func (x *scanCtx) walkTree(root string, v wire.Value, key keyKind, depth int, sk
 		str, _ := v.Str()
 		x.scanLeaf(root, str, key, false)
 	case wire.Number:
-		if key != keyNone {
-			num, _ := v.NumberText()
+		if num, _ := v.NumberText(); key != keyNone || longInt(num) {
 			x.scanLeaf(root, num, key, false)
 		}
 	case wire.Array:
@@ -232,7 +232,7 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 		if named {
 			return wire.StringValue(MaskField), true
 		}
-		if num, ok := v.NumberText(); ok && key != keyNone {
+		if num, ok := v.NumberText(); ok && (key != keyNone || longInt(num)) {
 			if out := m.leaf(num, key); out != num {
 				return wire.StringValue(out), true
 			}
@@ -276,6 +276,24 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 		}
 	}
 	return v, false
+}
+
+// longInt reports whether num, a JSON number's text, is an integer of 12 digits or more: short
+// enough numbers are counts, amounts and times, but a card number sent as a number is a card
+// number all the same, under any key.
+func longInt(num string) bool {
+	if len(num) > 0 && num[0] == '-' {
+		num = num[1:]
+	}
+	if len(num) < 12 {
+		return false
+	}
+	for i := 0; i < len(num); i++ {
+		if !isDigit(num[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func itoa(i int) string {

@@ -101,3 +101,37 @@ func TestNameKeyAgentNames(t *testing.T) {
 		}
 	}
 }
+
+// TestLongNumbers checks that a number long enough to be a card number is scanned as the
+// string of its digits would be, under any key or none: a program that sends a card number
+// as a JSON number sends it all the same. Shorter numbers, and numbers that are no card,
+// pass.
+func TestLongNumbers(t *testing.T) {
+	s := mustNew(t, nil)
+	for _, c := range []struct{ json, want string }{
+		{`{"n":4111111111111111}`, "card"},
+		{`{"items":[1,2,{"v":5500005555555559}]}`, "card"},
+		{`[-4111111111111111]`, "card"},
+		{`{"ts":1767225600000,"id":123456789012,"amount":1250.75}`, ""},
+		{`{"n":4111111111111112,"count":42}`, ""},
+	} {
+		v, err := wire.Parse([]byte(c.json), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tree := s.ScanTree("p", v, nil)
+		if got := types(tree); got != c.want {
+			t.Errorf("%s: got %q, want %q", c.json, got, c.want)
+		}
+		raw, err := s.ScanJSON("p", []byte(c.json))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(raw) != fmt.Sprint(tree) {
+			t.Errorf("%s: ScanTree %v, ScanJSON %v", c.json, tree, raw)
+		}
+		if out := s.MaskTree("p", v, nil).String(); c.want != "" && strings.Contains(out, "5555") || strings.Contains(out, "4111111111111111") {
+			t.Errorf("%s: masked as %s", c.json, out)
+		}
+	}
+}
