@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/agent"
 	"github.com/moltgate/moltgate/localbridge/agent/echo"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -98,6 +99,13 @@ func start(t testing.TB, d Dir, ls *Listeners, transport string, opts ...func(*S
 // filled in).
 func startWith(t testing.TB, d Dir, ls *Listeners, transport string, o Options, opts ...func(*Server)) *testGateway {
 	t.Helper()
+	return startAgents(t, d, ls, transport, o, nil, opts...)
+}
+
+// startAgents is startWith connecting, for the local agents that tools
+// names, agents with those tools in place of the echo agent.
+func startAgents(t testing.TB, d Dir, ls *Listeners, transport string, o Options, tools map[string][]agent.Tool, opts ...func(*Server)) *testGateway {
+	t.Helper()
 	g := &testGateway{t: t, dir: d, ls: ls, log: &bytes.Buffer{}, mu: &sync.Mutex{}}
 	logger := slog.New(slog.NewJSONHandler(lockedWriter{g.mu, g.log}, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	o.Dir, o.Logger = d, logger
@@ -139,6 +147,12 @@ func startWith(t testing.TB, d Dir, ls *Listeners, transport string, o Options, 
 			t.Fatal(err)
 		}
 		a := echo.New()
+		if ts, ok := tools[id]; ok {
+			a = &agent.Agent{Version: "1.0.0"}
+			for _, tool := range ts {
+				a.Add(tool)
+			}
+		}
 		a.ID = id
 		a.Logger = logger
 		go a.Serve(ctx, conn, tok.Reveal())

@@ -128,8 +128,8 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 		}
 		return emit(body)
 	}
-	// Text goes through a textStream, which checks each chunk in the
-	// context of the text before it; see there.
+	// Text and partial results go through a textStream, which checks
+	// each chunk in the context of the text around it; see there.
 	var text *textStream
 	if emit != nil {
 		text = newTextStream(s.cfg.Limits.ChunkBytes, func(channel, piece, context string) error {
@@ -139,6 +139,16 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 				return send(p, nil)
 			}
 			wide := wire.StringValue(context + piece)
+			return send(p, &wide)
+		}, func(channel string, v wire.Value, context string) error {
+			// A structured chunk cannot be cut; one over the limit
+			// fails the call (E_TOO_LARGE) when it is checked.
+			lastSeq++
+			p := &wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: channel, Data: v}
+			if context == "" {
+				return send(p, nil)
+			}
+			wide := wire.ArrayValue(v, wire.StringValue(context))
 			return send(p, &wide)
 		})
 	}
@@ -155,15 +165,7 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 				if err != nil {
 					return err
 				}
-				// What text is held goes first, so that chunks keep the
-				// order the agent sent them in.
-				if err := text.flush(); err != nil {
-					return err
-				}
-				// A structured chunk cannot be cut; one over the limit
-				// fails the call (E_TOO_LARGE) when it is checked.
-				lastSeq++
-				return send(&wire.StreamPayload{Action: "chunk", StreamID: m.ID, Seq: lastSeq, Type: c.Channel, Data: v}, nil)
+				return text.addJSON(c.Channel, v)
 			}
 			return text.add(c.Channel, c.Text)
 		}

@@ -1,10 +1,13 @@
 package gateway
 
 import (
+	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/moltgate/moltgate/wire"
 )
 
 // textStream passes an agent's streamed text to a peer so that the gate
@@ -21,24 +24,45 @@ import (
 //     with spaces ("4111 1111 …") is found once it is whole, before the
 //     chunk that completes it leaves.
 //
-// Only the output channels (stdout, stderr), where text is generated as it
-// goes, are held back; status and log chunks are whole notes, sent at once
-// (checked in context all the same). Nothing is held for longer than
-// holdFor: a tool that prints a word and then works for a minute shows it.
+// Partial results (JSON chunks) are streamed the same way: an agent that
+// generates structured output sends {"delta":"jane.d"}, {"delta":"oe@exa"}...
+// The strings of a partial result are read as text that continues the
+// strings of the partial results before it on its channel. A partial result
+// cannot be cut, so it is held whole until the text of those that follow
+// it shows a space after its own (or holdBytes of text without one have
+// come, or holdFor has passed), and each is checked with the text sent
+// before it and all of the text held: a value it begins is checked whole
+// before any of it leaves.
+//
+// Only the output channels (stdout, stderr, partial_result), where output
+// is generated as it goes, are held back; status and log chunks are whole
+// notes, sent at once (checked in context all the same). Nothing is held
+// for longer than holdFor: a tool that prints a word and then works for a
+// minute shows it.
 //
 // A value written with spaces can still have its first part sent before
 // the rest shows what it is; one without spaces cannot.
 type textStream struct {
-	max  int // bytes of text in one chunk
-	send func(channel, text, context string) error
+	max      int // bytes of text in one chunk
+	send     func(channel, text, context string) error
+	sendJSON func(channel string, v wire.Value, context string) error
 
 	mu       sync.Mutex
-	held     map[string]string // per channel: text not sent yet
-	sent     map[string]string // per channel: the end of what was sent
-	channels []string          // in the order they were first used
-	timer    *time.Timer       // sends what is held once holdFor passes
-	closed   bool              // flushed for the last time
-	failed   error             // what a send by the timer returned
+	held     map[string]string    // per channel: text not sent yet
+	parts    map[string][]partial // per channel: partial results not sent yet
+	partText map[string]string    // per channel: the text of parts
+	sent     map[string]string    // per channel: the end of what was sent
+	channels []string             // in the order they were first used
+	timer    *time.Timer          // sends what is held once holdFor passes
+	closed   bool                 // flushed for the last time
+	failed   error                // what a send by the timer returned
+}
+
+// partial is a partial result held back, and where its text ends in the
+// held text of its channel.
+type partial struct {
+	v   wire.Value
+	end int
 }
 
 // contextBytes is how much of what a channel sent before goes with each
@@ -50,8 +74,34 @@ const (
 	holdFor      = 200 * time.Millisecond
 )
 
-func newTextStream(max int, send func(channel, text, context string) error) *textStream {
-	return &textStream{max: max, send: send, held: map[string]string{}, sent: map[string]string{}}
+func newTextStream(max int, send func(channel, text, context string) error,
+	sendJSON func(channel string, v wire.Value, context string) error) *textStream {
+	return &textStream{max: max, send: send, sendJSON: sendJSON, held: map[string]string{},
+		parts: map[string][]partial{}, partText: map[string]string{}, sent: map[string]string{}}
+}
+
+// generated reports the channels whose output is generated as it goes.
+func generated(channel string) bool {
+	return channel == "stdout" || channel == "stderr" || channel == "partial_result"
+}
+
+// wordEnd is where text that may go ends in buf: after its last space, or
+// all of it when the channel's notes are whole or a long run has no space.
+func wordEnd(channel, buf string) int {
+	if !generated(channel) {
+		return len(buf)
+	}
+	cut := strings.LastIndexAny(buf, " \t\r\n") + 1
+	if cut == 0 && len(buf) > holdBytes {
+		cut = len(buf) // a long run without spaces: no word boundary to wait for
+	}
+	return cut
+}
+
+func (t *textStream) use(channel string) {
+	if !slices.Contains(t.channels, channel) {
+		t.channels = append(t.channels, channel)
+	}
 }
 
 // add takes one chunk of text of a channel.
@@ -61,17 +111,13 @@ func (t *textStream) add(channel, text string) error {
 	if t.failed != nil {
 		return t.failed
 	}
-	if _, ok := t.held[channel]; !ok {
-		t.channels = append(t.channels, channel)
+	// Partial results held go first, so that chunks keep their order.
+	if t.failed = t.flushPartsLocked(); t.failed != nil {
+		return t.failed
 	}
+	t.use(channel)
 	buf := t.held[channel] + text
-	cut := len(buf)
-	if channel == "stdout" || channel == "stderr" {
-		cut = strings.LastIndexAny(buf, " \t\r\n") + 1
-		if cut == 0 && len(buf) > holdBytes {
-			cut = len(buf) // a long run without spaces: no word boundary to wait for
-		}
-	}
+	cut := wordEnd(channel, buf)
 	t.held[channel] = buf[cut:]
 	if t.held[channel] != "" && t.timer == nil {
 		t.timer = time.AfterFunc(holdFor, t.flushHeld)
@@ -85,6 +131,81 @@ func (t *textStream) add(channel, text string) error {
 		t.failed = err
 		return err
 	}
+	return nil
+}
+
+// addJSON takes one partial result of a channel.
+func (t *textStream) addJSON(channel string, v wire.Value) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.failed != nil {
+		return t.failed
+	}
+	// Text held goes first, so that chunks keep their order.
+	if t.failed = t.flushTextLocked(); t.failed != nil {
+		return t.failed
+	}
+	t.use(channel)
+	buf := appendStrings([]byte(t.partText[channel]), v, 0)
+	t.partText[channel] = string(buf)
+	t.parts[channel] = append(t.parts[channel], partial{v: v, end: len(buf)})
+	cut := wordEnd(channel, t.partText[channel])
+	n := 0
+	for n < len(t.parts[channel]) && t.parts[channel][n].end <= cut {
+		n++
+	}
+	if n < len(t.parts[channel]) && t.timer == nil {
+		t.timer = time.AfterFunc(holdFor, t.flushHeld)
+	}
+	if err := t.emitParts(channel, n); err != nil {
+		t.failed = err
+		return err
+	}
+	return nil
+}
+
+// appendStrings appends the string values of v, in order, to b.
+func appendStrings(b []byte, v wire.Value, depth int) []byte {
+	if depth > wire.MaxDepth {
+		return b
+	}
+	switch v.Kind() {
+	case wire.String:
+		s, _ := v.Str()
+		b = append(b, s...)
+	case wire.Array:
+		for _, e := range v.Elems() {
+			b = appendStrings(b, e.Value, depth+1)
+		}
+	case wire.Object:
+		for _, m := range v.Members() {
+			b = appendStrings(b, m.Value, depth+1)
+		}
+	}
+	return b
+}
+
+// emitParts sends the first n partial results held for channel, each
+// checked with the text sent before them and all of the text held.
+func (t *textStream) emitParts(channel string, n int) error {
+	if n == 0 {
+		return nil
+	}
+	q, text := t.parts[channel], t.partText[channel]
+	context := t.sent[channel] + text
+	for _, p := range q[:n] {
+		if err := t.sendJSON(channel, p.v, context); err != nil {
+			return err
+		}
+	}
+	end := q[n-1].end
+	t.sent[channel] = lastBytes(t.sent[channel]+text[:end], contextBytes)
+	t.partText[channel] = text[end:]
+	rest := q[n:]
+	for i := range rest {
+		rest[i].end -= end
+	}
+	t.parts[channel] = rest
 	return nil
 }
 
@@ -125,12 +246,28 @@ func (t *textStream) close() error {
 }
 
 func (t *textStream) flushLocked() error {
+	if err := t.flushTextLocked(); err != nil {
+		return err
+	}
+	return t.flushPartsLocked()
+}
+
+func (t *textStream) flushTextLocked() error {
 	for _, ch := range t.channels {
 		if rest := t.held[ch]; rest != "" {
 			t.held[ch] = ""
 			if err := t.emit(ch, rest); err != nil {
 				return err
 			}
+		}
+	}
+	return nil
+}
+
+func (t *textStream) flushPartsLocked() error {
+	for _, ch := range t.channels {
+		if err := t.emitParts(ch, len(t.parts[ch])); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/pii"
+	"github.com/moltgate/moltgate/wire"
 )
 
 // TestTextStreamKeepsValuesWhole: an agent that streams an e-mail address
@@ -32,7 +33,7 @@ func TestTextStreamKeepsValuesWhole(t *testing.T) {
 			}
 			sent += text
 			return nil
-		})
+		}, nil)
 		defer ts.close()
 		for _, c := range chunks {
 			if err := ts.add("stdout", c); err != nil {
@@ -82,7 +83,7 @@ func TestTextStreamKeepsValuesWhole(t *testing.T) {
 	// A long run without spaces is not held for ever.
 	long := strings.Repeat("x", 3000)
 	var got []string
-	ts := newTextStream(64, func(channel, text, context string) error { got = append(got, text); return nil })
+	ts := newTextStream(64, func(channel, text, context string) error { got = append(got, text); return nil }, nil)
 	for _, p := range pieces(long, 100) {
 		if err := ts.add("stdout", p); err != nil {
 			t.Fatal(err)
@@ -106,7 +107,7 @@ func TestTextStreamHoldsBriefly(t *testing.T) {
 		got = append(got, channel+":"+text)
 		mu.Unlock()
 		return nil
-	})
+	}, nil)
 	sent := func() string {
 		mu.Lock()
 		defer mu.Unlock()
@@ -130,5 +131,80 @@ func TestTextStreamHoldsBriefly(t *testing.T) {
 	}
 	if err := ts.close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestPartialResultsKeepValuesWhole: an agent that streams its output as
+// partial results, {"delta": "..."} a few characters at a time, gets an
+// e-mail address or a card number checked whole, and stopped before any
+// part of it leaves, as with text; clean partial results go out whole and
+// in order, those without text at once.
+func TestPartialResultsKeepValuesWhole(t *testing.T) {
+	sc, err := pii.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errBlocked := errors.New("blocked")
+	run := func(chunks []string) (sent string, n int, err error) {
+		ts := newTextStream(64, nil, func(channel string, v wire.Value, context string) error {
+			// The gate's view: the chunk and the text around it.
+			if len(sc.ScanTree("p", wire.ArrayValue(v, wire.StringValue(context)), nil)) > 0 {
+				return errBlocked
+			}
+			d, _ := v.Get("delta").Str()
+			sent += d
+			n++
+			return nil
+		})
+		defer ts.close()
+		for _, c := range chunks {
+			if err := ts.addJSON("partial_result", wire.ObjectValue(wire.Member{Key: "delta", Value: wire.StringValue(c)})); err != nil {
+				return sent, n, err
+			}
+		}
+		return sent, n, ts.flush()
+	}
+	pieces := func(s string, n int) []string {
+		var out []string
+		for len(s) > n {
+			out, s = append(out, s[:n]), s[n:]
+		}
+		return append(out, s)
+	}
+	for _, text := range []string{
+		"please write to jane.doe@example.com about it",
+		"the card is 4111111111111111 thanks",
+		"the card is 4111 1111 1111 1111 thanks",
+		"key AKIAZ3MSJV4WWNKWW5V2 here",
+	} {
+		for _, n := range []int{1, 3, 7} {
+			sent, _, err := run(pieces(text, n))
+			if !errors.Is(err, errBlocked) {
+				t.Errorf("%q in pieces of %d: not stopped (sent %q)", text, n, sent)
+				continue
+			}
+			for _, secret := range []string{"jane.doe", "example.com", "41111111", "AKIAZ3", "4111 1111 1111 1111"} {
+				if strings.Contains(sent, secret) {
+					t.Errorf("%q in pieces of %d: %q left (sent %q)", text, n, secret, sent)
+				}
+			}
+		}
+	}
+	clean := "the morning build ran its tests while the team reviewed the plan, and it rained"
+	for _, n := range []int{1, 4, 9, 100} {
+		sent, k, err := run(pieces(clean, n))
+		if err != nil || sent != clean || k != len(pieces(clean, n)) {
+			t.Errorf("pieces of %d: sent %q in %d (%v)", n, sent, k, err)
+		}
+	}
+	// A partial result without text is not held.
+	var got []string
+	ts := newTextStream(64, nil, func(channel string, v wire.Value, context string) error {
+		got = append(got, v.String())
+		return nil
+	})
+	defer ts.close()
+	if err := ts.addJSON("partial_result", wire.ObjectValue(wire.Member{Key: "done", Value: wire.IntValue(50)})); err != nil || len(got) != 1 {
+		t.Fatalf("a partial result without text: %v %v", got, err)
 	}
 }
