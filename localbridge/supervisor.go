@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/moltgate/moltgate/pii"
 )
 
 // Environment variables a launched agent finds its Core by.
@@ -296,14 +298,15 @@ func (c *Core) endLaunch(l *launch) {
 const maxLogLine = 8 << 10
 
 // lineLogger logs what an agent writes, one record per line. The agent's token is redacted
-// should the agent print it.
+// should the agent print it, and a private key it prints in PEM form is one "[secret]".
 type lineLogger struct {
 	log           *slog.Logger
 	agent, stream string
 	secret        string
 
-	mu  sync.Mutex
-	buf []byte
+	mu    sync.Mutex
+	buf   []byte
+	inKey bool // within the body of a PEM private key
 }
 
 func (w *lineLogger) Write(p []byte) (int, error) {
@@ -345,7 +348,37 @@ func (w *lineLogger) emit(line []byte) {
 	if w.secret != "" {
 		s = strings.ReplaceAll(s, w.secret, "[redacted]")
 	}
+	// A PEM private key comes one line at a time, and no line of its
+	// body reads as a key on its own: from its BEGIN line to its END
+	// line, or to the first line that cannot be part of its body, the
+	// log gets one "[secret]".
+	if w.inKey {
+		if pemBodyLine(s) {
+			w.inKey = !strings.HasPrefix(strings.TrimSpace(s), "-----END ")
+			return
+		}
+		w.inKey = false // not the key's: logged as any line
+	} else if t := strings.TrimSpace(s); strings.HasPrefix(t, "-----BEGIN ") && strings.HasSuffix(t, "PRIVATE KEY-----") {
+		w.inKey = true
+		s = pii.MaskSecret
+	}
 	s = strings.ToValidUTF8(s, "\uFFFD")
 	w.log.LogAttrs(context.Background(), slog.LevelInfo, "agent output",
 		slog.String("agent", w.agent), slog.String("stream", w.stream), slog.String("line", s))
+}
+
+// pemBodyLine reports whether s can be a line of a PEM block's body:
+// base64, a header ("Proc-Type: 4,ENCRYPTED") or blank.
+func pemBodyLine(s string) bool {
+	s = strings.TrimSpace(s)
+	if strings.HasPrefix(s, "-----END ") || strings.HasPrefix(s, "Proc-Type:") || strings.HasPrefix(s, "DEK-Info:") {
+		return true
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '=') {
+			return false
+		}
+	}
+	return true
 }
