@@ -18,17 +18,20 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/wire"
 )
 
 // rawPeer speaks to a gateway's HTTPS face directly, as one of the agents
 // of an organisation it trusts: it signs its own messages and seals them to
-// the gateway's key, outside any session.
+// the gateway's key, outside any session, with the identity certificate its
+// organisation gave it (which shows, outside a session, whose agent it is).
 type rawPeer struct {
 	t      *testing.T
 	to     *org
 	agent  *identity.Agent
+	ext    wire.Value // ext["moltgate.identity"].cert
 	codec  *wire.Codec
 	client *http.Client
 }
@@ -39,7 +42,17 @@ func newRawPeer(t *testing.T, from, to *org, agent string) *rawPeer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &rawPeer{t: t, to: to, agent: a, codec: wire.NewCodec(wire.Limits{}), client: to.https()}
+	gw, err := gateway.LoadOrg(gateway.Dir(from.dir), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	cert, err := (&identity.Org{Name: from.name, Signing: gw.Signing}).IssueIdentity(a.Public(), now.Add(-time.Minute), now.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ext := wire.ObjectValue(wire.Member{Key: "moltgate.identity", Value: wire.ObjectValue(wire.Member{Key: "cert", Value: cert.Value()})})
+	return &rawPeer{t: t, to: to, agent: a, ext: ext, codec: wire.NewCodec(wire.Limits{}), client: to.https()}
 }
 
 // ping is a sealed ping of the target's echo agent.
@@ -47,7 +60,7 @@ func (p *rawPeer) ping() []byte {
 	p.t.Helper()
 	m := &wire.Message{V: wire.Version, ID: newID(p.t), TS: time.Now().UnixMilli(), Op: wire.OpPing,
 		From: p.agent.Sender(), To: wire.Ref{Agent: "echo", Org: p.to.name}, Cls: wire.Pub,
-		Payload: &wire.PingPayload{Nonce: "e2e"}}
+		Payload: &wire.PingPayload{Nonce: "e2e"}, Ext: p.ext}
 	b, err := crypto.SealMessage(p.codec, m, p.agent.Signing, crypto.NewBox(p.agent.Encryption, 0), p.to.doc.EncKey)
 	if err != nil {
 		p.t.Fatal(err)

@@ -82,7 +82,7 @@ func TestHealthAndMetrics(t *testing.T) {
 	// acme's own gateway would not have let it out).
 	m := &wire.Message{V: wire.Version, ID: newID(t), TS: time.Now().UnixMilli(), Op: wire.OpPing,
 		From: p.agent.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
-		Payload: &wire.PingPayload{Nonce: "call me on +44 20 7946 0958"}}
+		Payload: &wire.PingPayload{Nonce: "call me on +44 20 7946 0958"}, Ext: p.ext}
 	env, err := crypto.SealMessage(p.codec, m, p.agent.Signing, crypto.NewBox(p.agent.Encryption, 0), globex.doc.EncKey)
 	if err != nil {
 		t.Fatal(err)

@@ -610,7 +610,10 @@ func scenarios() []scenario {
 			return c.send(ctx, env, m.ID)
 		}},
 		{name: "replayed message outside a session", code: wire.ErrReplay, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
+			// Outside a session, an identity certificate shows s is acme's.
+			s = certified(t, r.acme, s)
 			m := s.ping()
+			m.Ext = s.ext
 			env := boxed(t, r, s, m)
 			if a := c.send(ctx, env, m.ID); a.code() != "" || a.final.Op != wire.OpPong {
 				t.Fatalf("first copy: %s %v", a.code(), a.final)

@@ -267,6 +267,15 @@ func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) er
 	}
 	in.peer = s.peer(org)
 	registry := m.To.Agent == RegistryAgent || m.Op == wire.OpDiscover || m.Op == wire.OpRegister
+	if in.peer != nil && !s.orgShown(in) {
+		// Anyone can write a peer's name in from.org and sign with a key
+		// of their own: that makes them no more the peer than a stranger.
+		if !(registry && m.Cls == wire.Pub) {
+			return s.refuse(m, in.sess, wire.Errorf(wire.ErrAuthFailed, "from.key",
+				"nothing shows that this key is of organisation %s: send in a session with this gateway, or carry an identity certificate from %s", org, org))
+		}
+		in.peer = nil
+	}
 	if in.peer == nil && !(registry && m.Cls == wire.Pub) {
 		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAuthFailed, "from.org", "organisation %s is not a trusted peer of this gateway", org))
 	}
@@ -348,6 +357,15 @@ func (s *Server) dispatch(ctx context.Context, in *inbound, emit func([]byte) er
 		return s.registryOp(ctx, in)
 	}
 	return s.localOp(ctx, in, emit)
+}
+
+// orgShown reports whether the message shows that it comes from the
+// organisation it names: it came in a session with that organisation (the
+// session checks from.org), or is signed by one of its org keys or by a key
+// it certified. Outside a session from.org is otherwise only a claim.
+func (s *Server) orgShown(in *inbound) bool {
+	m := in.m
+	return in.sess != nil || in.level >= identity.Verified || s.trust.Trusts(m.From.Org, m.From.Key)
 }
 
 // isReply reports whether m answers a call: this gateway's own, if it is

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
-	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -166,9 +165,8 @@ func (s *Server) recordLocal(ctx context.Context, info localbridge.AgentInfo) {
 // an entry restricted to some organisations is never shown to a sender that
 // merely claims one of them.
 func (s *Server) viewer(in *inbound) directory.Viewer {
-	m := in.m
-	if in.sess != nil || in.level >= identity.Verified || s.trust.Trusts(m.From.Org, m.From.Key) {
-		return directory.Viewer{Org: m.From.Org}
+	if s.orgShown(in) {
+		return directory.Viewer{Org: in.m.From.Org}
 	}
 	return directory.Viewer{}
 }
