@@ -2,11 +2,16 @@ package gateway
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -84,5 +89,84 @@ func TestOutsideSessionOrgMustBeShown(t *testing.T) {
 	m.To = wire.Ref{Agent: RegistryAgent, Org: "globex"}
 	if a := bare(eve, m); a.code() != "" || a.final.Op != wire.OpPong {
 		t.Fatalf("registry ping from a stranger: %q %s", a.code(), a.final.Op)
+	}
+}
+
+// pendingID waits for the one call g has in flight to a peer and returns
+// its id.
+func pendingID(t *testing.T, g *testGateway) string {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		g.s.pending.mu.Lock()
+		for id := range g.s.pending.m {
+			g.s.pending.mu.Unlock()
+			return id
+		}
+		g.s.pending.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatal("no call in flight")
+	return ""
+}
+
+// postAs seals r, signed with sk, in the session from's gateway holds with
+// to's, and posts it to to's HTTP face as a peer's late reply would come.
+func postAs(t *testing.T, ctx context.Context, from, to *testGateway, r *wire.Message, sk keys.Ed25519Private) int {
+	t.Helper()
+	// The responder keeps the session once session_established, the
+	// initiator's last word, has reached it.
+	sess, err := from.s.sessions.Peer(wire.Ref{Agent: GatewayAgent, Org: to.s.cfg.Org})
+	for deadline := time.Now().Add(10 * time.Second); err != nil && time.Now().Before(deadline); {
+		time.Sleep(5 * time.Millisecond)
+		sess, err = from.s.sessions.Peer(wire.Ref{Agent: GatewayAgent, Org: to.s.cfg.Org})
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := sess.SignAndSeal(r, sk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := from.s.peer(to.s.cfg.Org)
+	resp, err := ps.post(ctx, env, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestReplyToAnotherAgent: a peer's reply is the answer of the local agent
+// that made the call, and is checked against that agent's ceiling. A peer
+// that addresses it to another of this organisation's agents, one with a
+// higher ceiling, does not get past the caller's.
+func TestReplyToAnotherAgent(t *testing.T) {
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "low", MaxCls: "int"}, AddAgentOptions{ID: "high", MaxCls: "conf"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
+	trustEachOther(t, da, db, "pii")
+	acme, globex := start(t, da, la, TransportWebSocket), start(t, db, lb, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+
+	done := make(chan error, 1)
+	var out json.RawMessage
+	go func() {
+		var err error
+		out, err = acme.s.Query(ctx, localbridge.QueryRequest{From: "low", To: "echo@globex", Tool: "sleep", Input: json.RawMessage(`{"ms":1000}`), Class: "int"}, nil)
+		done <- err
+	}()
+	id := pendingID(t, acme)
+	data, _ := wire.ValueOf(map[string]string{"text": "confidential"})
+	r := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRespond, Re: id,
+		From: globex.s.agent("echo").id.Sender(), To: wire.Ref{Agent: "high", Org: "acme"}, Cls: wire.Conf,
+		Payload: &wire.RespondPayload{Status: "success", Data: data}}
+	postAs(t, ctx, globex, acme, r, globex.s.agent("echo").id.Signing)
+	// Not the call's answer: it goes on, and ends with the real one.
+	if err := <-done; err != nil || strings.Contains(string(out), "confidential") {
+		t.Fatalf("low, whose ceiling is int, got %s %v, want the answer of its own call", out, err)
+	}
+	if !strings.Contains(acme.logs(), "dropped a reply addressed to another than its caller") {
+		t.Fatal("the misaddressed reply was not logged")
 	}
 }

@@ -329,6 +329,9 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 		if d.m.Re != m.ID {
 			continue
 		}
+		if !ps.s.addressedTo(ps, m, d) {
+			continue
+		}
 		r, err := ps.s.checkReply(ctx, ps, d)
 		if err != nil {
 			return err
@@ -386,6 +389,9 @@ func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Messa
 				s.log.Warn("dropped a reply from another organisation", "from", d.m.From.Org, "call_to", ps.p.Org)
 				continue
 			}
+			if !s.addressedTo(ps, req, d) {
+				continue
+			}
 			r, err := s.checkReply(ctx, ps, d)
 			if err != nil {
 				return err
@@ -405,6 +411,22 @@ func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Messa
 			return wire.Errorf(wire.ErrTimeout, "", "no reply from %s before the deadline", ps.p.Org)
 		}
 	}
+}
+
+// addressedTo reports whether d, a reply that names req in re, is
+// addressed to the one who sent req. The gate checks a reply against the
+// ceiling of the local agent it is addressed to, so one addressed to
+// another agent, with a higher ceiling, would bring the caller what its
+// own ceiling keeps out. It is not this call's answer; it is dropped. An
+// error carries a code and a rule, no content, and the gate does not see
+// it; a peer that cannot read who sent a message refuses it to the gateway
+// it came from.
+func (s *Server) addressedTo(ps *peerState, req *wire.Message, d delivered) bool {
+	if d.refused != nil || d.m.Op == wire.OpError || d.m.To == req.From.Ref() {
+		return true
+	}
+	s.log.Warn("dropped a reply addressed to another than its caller", "peer", ps.p.Org, "to", d.m.To.String(), "caller", req.From.Ref().String())
+	return false
 }
 
 // openFrame opens one envelope of a peer's reply: in a session, it must

@@ -126,7 +126,8 @@ func TestRepliesFromTheCalledOrgOnly(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	var got []string
-	err := acme.s.awaitStream(ctx, ps, nil, pc, nil, func(r *wire.Message) (bool, error) {
+	req := &wire.Message{ID: "00000000-0000-4000-8000-000000000001", From: acme.s.agent("client").id.Sender()}
+	err := acme.s.awaitStream(ctx, ps, req, pc, nil, func(r *wire.Message) (bool, error) {
 		txt, _ := r.Payload.(*wire.RespondPayload).Data.Get("text").Str()
 		got = append(got, txt)
 		return true, nil
