@@ -4,6 +4,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -168,5 +170,65 @@ func TestReplyToAnotherAgent(t *testing.T) {
 	}
 	if !strings.Contains(acme.logs(), "dropped a reply addressed to another than its caller") {
 		t.Fatal("the misaddressed reply was not logged")
+	}
+}
+
+// TestFormerPeerGetsNoNewCall: a call under way when its peer is removed
+// may fail over, or find its session gone, and try again. It must not try
+// again with the peer it started with: that one is no longer trusted, and a
+// handshake with it would make a session, and carry the call, to an
+// organisation this gateway has stopped trusting.
+func TestFormerPeerGetsNoNewCall(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC, TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			acme, globex := twoGateways(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			ping := func() *wire.Message {
+				return &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
+					From: acme.s.agent("client").id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
+					Payload: &wire.PingPayload{Nonce: "n"}}
+			}
+			old := acme.s.peer("globex")
+			if err := old.call(ctx, tr, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
+				t.Fatalf("call while globex is a peer: %v", err)
+			}
+			if err := os.Remove(filepath.Join(acme.dir.PeersDir(), "globex.json")); err != nil {
+				t.Fatal(err)
+			}
+			if err := acme.s.ReloadPeers(ctx); err != nil {
+				t.Fatal(err)
+			}
+			before := globex.s.sessions.Len()
+			err := old.call(ctx, tr, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil })
+			if err == nil {
+				t.Fatal("a call went to a former peer")
+			}
+			if _, err := acme.s.sessions.Peer(wire.Ref{Agent: GatewayAgent, Org: "globex"}); err == nil {
+				t.Fatal("acme holds a session with a former peer")
+			}
+			if n := globex.s.sessions.Len(); n != before {
+				t.Fatalf("the former peer holds %d sessions, had %d: a handshake was made with it", n, before)
+			}
+			// Nor does a connection made anew on it, as a renewal under way
+			// would make one, keep a session.
+			var derr error
+			switch tr {
+			case TransportWebSocket:
+				_, derr = old.dialWS(ctx)
+			case TransportGRPC:
+				_, derr = old.dialGRPC(ctx)
+			default:
+				old.hsMu.Lock()
+				_, derr = old.handshakeHTTP(ctx)
+				old.hsMu.Unlock()
+			}
+			if derr == nil {
+				t.Fatal("a connection to a former peer was made and kept")
+			}
+			if _, err := acme.s.sessions.Peer(wire.Ref{Agent: GatewayAgent, Org: "globex"}); err == nil {
+				t.Fatal("acme holds a session with a former peer")
+			}
+		})
 	}
 }

@@ -363,7 +363,11 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		}
 		return nil, err
 	}
-	ps.s.sessions.Add(sess)
+	if err := ps.adopt(sess); err != nil {
+		cancel()
+		cc.Close()
+		return nil, err
+	}
 	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() })}
 	gc.w = newGRPCWriter(st.SendMsg, ps.s.writeTimeout, func() {
 		ps.s.log.Warn("peer stopped reading the calls sent to it: the connection is closed", "peer", ps.p.Org, "transport", TransportGRPC)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -94,6 +95,38 @@ func (s *Server) peer(org string) *peerState {
 	return s.peers[org]
 }
 
+// current reports whether ps is still the peer as imported: a peer removed,
+// or imported again (another key, endpoint or pin), has a new peerState or
+// none, and calls under way on the old one must not connect anew with
+// what was trusted before.
+func (ps *peerState) current() bool { return ps.s.peer(ps.p.Org) == ps }
+
+// notCurrent is the failure of a call whose peer was removed or imported
+// again while it was under way.
+func (ps *peerState) notCurrent() error {
+	return wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s was removed or imported again while the call was under way", ps.p.Org)
+}
+
+// adopt keeps a session that a handshake with the peer has just made, if
+// the peer is still imported as it was when the handshake began and the
+// session is authenticated: a handshake with a former peer completes, at
+// level 1, since its organisation is no longer in the trust store, and
+// nothing may be sent to it. The check after Add covers a reload meanwhile:
+// one that replaced ps after Add has ended every session of the org, this
+// one too, or is seen here.
+func (ps *peerState) adopt(sess *handshake.Session) error {
+	if !ps.current() || sess.Level() < identity.Authenticated {
+		sess.Close()
+		return ps.notCurrent()
+	}
+	ps.s.sessions.Add(sess)
+	if !ps.current() {
+		ps.s.sessions.Remove(sess.ID())
+		return ps.notCurrent()
+	}
+	return nil
+}
+
 // post sends one envelope to the peer's message endpoint and returns the
 // response body, error bodies included (they are signed error messages).
 func (ps *peerState) post(ctx context.Context, body []byte, accept string) (*http.Response, error) {
@@ -165,7 +198,9 @@ func (ps *peerState) handshakeHTTP(ctx context.Context) (*handshake.Session, err
 	if err != nil {
 		return nil, err
 	}
-	s.sessions.Add(sess)
+	if err := ps.adopt(sess); err != nil {
+		return nil, err
+	}
 	s.metrics.sessions.Set(float64(s.sessions.Len()))
 	s.log.Info("session established", "peer", ps.ref.String(), "level", sess.Level().String(), "face", "client")
 	return sess, nil
@@ -191,6 +226,11 @@ func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message
 	}
 	var last error
 	for i := 0; ; i++ {
+		if !ps.current() {
+			// Not retried: another attempt would go to what was trusted
+			// when the call began.
+			return ps.notCurrent()
+		}
 		if ok, wait := ps.br.allow(); !ok {
 			return withRetry(wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s is failing; calls paused", ps.p.Org), wait)
 		}

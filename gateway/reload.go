@@ -69,17 +69,22 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 			s.log.Info("peer updated", "peer", p.Org, "max_cls", p.MaxCls.String())
 			continue
 		}
-		if c.old != nil && !c.old.p.OrgKey.Equal(p.OrgKey) {
-			// Sessions, trust and directory entries made under the old
-			// key end with it.
+		rekeyed := c.old != nil && !c.old.p.OrgKey.Equal(p.OrgKey)
+		if rekeyed {
 			s.trust.Remove(p.Org)
-			s.sessions.RemoveOrg(p.Org)
-			s.purgeOrg(ctx, p.Org)
 		}
 		s.trust.Add(p.Org, p.OrgKey)
 		s.peersMu.Lock()
 		s.peers[p.Org] = c.ps
 		s.peersMu.Unlock()
+		if rekeyed {
+			// Sessions and directory entries made under the old key end
+			// with it. After the swap: a handshake that a call on the old
+			// peer was making meanwhile keeps its session only if it was
+			// kept before this, and then it ends here (see adopt).
+			s.sessions.RemoveOrg(p.Org)
+			s.purgeOrg(ctx, p.Org)
+		}
 		s.wantSync(p.Org)
 		if c.old == nil {
 			s.log.Info("peer added", "peer", p.Org, "endpoint", p.Endpoint, "max_cls", p.MaxCls.String())

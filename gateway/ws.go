@@ -257,9 +257,12 @@ func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 		c.Close()
 		return nil, err
 	}
+	if err := ps.adopt(sess); err != nil {
+		c.Close()
+		return nil, err
+	}
 	c.SetReadDeadline(time.Time{})
 	c.SetWriteDeadline(time.Time{})
-	ps.s.sessions.Add(sess)
 	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues, ps.s.writeTimeout)}
 	go ps.s.readReplies(ps, wc.pooled, func() ([]byte, error) { return readWS(c, getEnvelopeBuf) })
 	stop := keepAlive(wc.conn)
