@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
@@ -230,5 +231,52 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 				t.Fatal("acme holds a session with a former peer")
 			}
 		})
+	}
+}
+
+// TestReplacedKeyHandshakeUnderWay: acme's peer document is imported again
+// with another org key (peer import --replace: the old key was lost, say)
+// while a handshake under the old key is under way. The handshake's last
+// step comes after the reload; the session it would make is under a key
+// acme no longer has, and nothing sent in it is taken.
+func TestReplacedKeyHandshakeUnderWay(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	rekeyed, _ := newTestDir(t, "acme")
+	doc, err := ExportPeer(rekeyed, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &faceClient{t: t, r: r, face: faceHTTP}
+	n := 0
+	tr := handshake.RoundTrip(func(ctx context.Context, msg []byte) ([]byte, error) {
+		if n++; n == 3 { // session_established
+			if _, err := ImportPeer(r.g.dir, doc, ImportOptions{MaxCls: "pii", Replace: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := r.g.s.ReloadPeers(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return c.exchange(ctx, msg)
+	})
+	before := r.g.s.sessions.Len()
+	sess, err := handshake.NewInitiator(r.hs, handshake.Peer{Ref: wire.Ref{Agent: GatewayAgent, Org: "globex"}, Key: r.peer.OrgKey}).Run(ctx, tr)
+	if n := r.g.s.sessions.Len(); n != before {
+		t.Fatalf("globex holds %d sessions, had %d: one under acme's replaced key", n, before)
+	}
+	if err != nil {
+		return // refused at its last step
+	}
+	c.sess = sess
+	s := newSender(t, r.acme, "late")
+	c.as = s
+	m := s.ping()
+	if a := c.send(ctx, sealed(t, c, s, m), m.ID); a.code() == "" {
+		t.Fatalf("a message in a session under acme's replaced key was answered: %s", a.final.Op)
+	}
+	if _, err := r.g.s.sessions.Get(sess.ID()); err == nil {
+		t.Fatal("globex keeps a session under acme's replaced key")
 	}
 }

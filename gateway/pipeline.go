@@ -207,6 +207,17 @@ func (s *Server) handshakeStep(ctx context.Context, o origin, env *wire.Envelope
 		return s.refuse(req, nil, err)
 	}
 	if sess != nil {
+		if p := sess.Peer(); !s.trust.Trusts(p.Org, p.Key) {
+			// The peer was removed, or imported again with another key,
+			// while this handshake was under way: its proof was checked
+			// against a key its organisation no longer has. The trust
+			// store changes before a reload ends the org's sessions, so
+			// a session kept before that is ended by it, and one kept
+			// after is seen here.
+			s.sessions.Remove(sess.ID())
+			s.log.Info("handshake refused", "from", p.Ref().String(), "face", o.face, "remote", o.remote, "reason", "key no longer trusted")
+			return s.refuse(nil, nil, wire.Errorf(wire.ErrAuthFailed, "from.key", "the key this handshake proved is no longer trusted for %s", p.Org))
+		}
 		s.metrics.sessions.Set(float64(s.sessions.Len()))
 		s.log.Info("session established", "peer", sess.Peer().Ref().String(), "level", sess.Level().String(), "face", o.face,
 			"version", sess.Version(), "classes", classNames(sess.Classes()), "expires", sess.Expires())
