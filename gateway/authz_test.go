@@ -280,3 +280,64 @@ func TestReplacedKeyHandshakeUnderWay(t *testing.T) {
 		t.Fatal("globex keeps a session under acme's replaced key")
 	}
 }
+
+// TestTaskIDsAreEachOrgs: task ids are chosen by whoever creates the task,
+// and two organisations may choose the same. Each task is its own
+// organisation's, and so is the chain of calls it belongs to: a task that
+// another organisation created first under the same id, at the loop
+// guard's limit, does not lend acme's task its hops (which would refuse
+// every call acme's task makes), nor the other way round.
+func TestTaskIDsAreEachOrgs(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// initech, a second peer of globex's.
+	di, _ := newTestDir(t, "initech")
+	doc, err := ExportPeer(di, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ImportPeer(r.g.dir, doc, ImportOptions{MaxCls: "pii"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.g.s.ReloadPeers(ctx); err != nil {
+		t.Fatal(err)
+	}
+	gw, err := LoadOrg(di, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	initech := &identity.Org{Name: "initech", Signing: gw.Signing}
+	cert, err := initech.IssueIdentity(gw.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	acmeHS := r.hs
+	r.hs = &handshake.Config{Identity: gw, Cert: cert, Trust: acmeHS.Trust, Codec: r.codec, Capabilities: acmeHS.Capabilities}
+	ci := r.dial(ctx, t, faceWS)
+	r.hs = acmeHS
+	defer ci.close()
+	ca := r.dial(ctx, t, faceWS)
+	defer ca.close()
+	ci.t, ca.t = t, t
+
+	sleep, _ := wire.Parse([]byte(`{"ms":3000}`), 0)
+	b := newSender(t, initech, "b")
+	ci.as = b
+	m := b.task(&wire.TaskPayload{Action: "create", TaskID: "nightly", Type: "sleep", Params: sleep})
+	m.Ext = withHops(m.Ext, 4)
+	taskState(t, send(ctx, ci, b, m))
+	a := newSender(t, r.acme, "a")
+	ca.as = a
+	taskState(t, send(ctx, ca, a, a.task(&wire.TaskPayload{Action: "create", TaskID: "nightly", Type: "sleep", Params: sleep})))
+
+	held := map[string]int64{}
+	r.g.s.calls.mu.Lock()
+	for _, e := range r.g.s.calls.m {
+		held[e.org] = e.hops
+	}
+	r.g.s.calls.mu.Unlock()
+	if held["acme"] != 1 || held["initech"] != 4 {
+		t.Fatalf("the loop guard holds the tasks' chains as %v, want acme at 1 and initech at 4", held)
+	}
+}

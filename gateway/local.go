@@ -411,18 +411,22 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 			// On the process's clock, as contexts are.
 			deadline = time.Now().Add(time.UnixMilli(p.Deadline).Sub(s.now()))
 		}
+		// The task's correlation id, which its agent names in the calls it
+		// makes for the task (the loop guard), is one of the gateway's own:
+		// task ids are the creator's choice, and another organisation's
+		// task of the same id would otherwise share the chain's hops.
+		corr := newMessageID(s.rand)
 		req := localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
-			RequestID: m.ID, CorrelationID: p.TaskID, IdempotencyKey: id,
+			RequestID: m.ID, CorrelationID: corr, IdempotencyKey: id,
 			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String()}
-		// The task's correlation id, which its agent sees, is its id.
-		entered := s.calls.enter(p.TaskID, callEntry{hops: hopsOf(m), org: m.From.Org})
+		entered := s.calls.enter(corr, callEntry{hops: hopsOf(m), org: m.From.Org})
 		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
 		switch {
 		case !entered:
 		case err != nil:
-			s.calls.leave(p.TaskID)
+			s.calls.leave(corr)
 		default:
-			go func() { <-t.Done(); s.calls.leave(p.TaskID) }()
+			go func() { <-t.Done(); s.calls.leave(corr) }()
 		}
 		var le *localbridge.Error
 		if errors.As(err, &le) && le.Code == localbridge.CodeTaskExists {
