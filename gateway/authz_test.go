@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -339,5 +340,43 @@ func TestTaskIDsAreEachOrgs(t *testing.T) {
 	r.g.s.calls.mu.Unlock()
 	if held["acme"] != 1 || held["initech"] != 4 {
 		t.Fatalf("the loop guard holds the tasks' chains as %v, want acme at 1 and initech at 4", held)
+	}
+}
+
+// TestLateConsentAnswer: a person takes longer to decide a consent request
+// than the HTTP face holds a request, so over HTTP the answer comes as a
+// message of its own, naming the request in re. It is the request's
+// answer, as a late respond is; and a grant that answers nothing this
+// gateway asked is refused.
+func TestLateConsentAnswer(t *testing.T) {
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
+	trustEachOther(t, da, db, "pii")
+	acme := start(t, da, la, TransportHTTP)
+	globex := start(t, db, lb, TransportHTTP, func(s *Server) { s.cfg.Peers.ReplyWait = Duration(100 * time.Millisecond) })
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Second)
+	defer cancel()
+	type result struct {
+		ans localbridge.ConsentAnswer
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ans, err := acme.s.AskConsent(ctx, localbridge.ConsentAsk{From: "client", To: "echo@globex", DataTypes: []string{"email"}, Purpose: "support"})
+		done <- result{ans, err}
+	}()
+	time.Sleep(500 * time.Millisecond) // past the reply wait: the answer will come later
+	decideNext(t, globex.s.approvals, true)
+	res := <-done
+	if res.err != nil || !res.ans.Granted || res.ans.Proof == "" {
+		t.Fatalf("consent granted after the reply wait: %+v %v", res.ans, res.err)
+	}
+
+	// A grant nobody asked for.
+	r := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpConsent, Re: newMessageID(rand.Reader),
+		From: globex.s.agent("echo").id.Sender(), To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Int,
+		Payload: &wire.ConsentPayload{Action: "grant", DataTypes: []string{"email"}, Purpose: "support", Proof: res.ans.Proof}}
+	if st := postAs(t, ctx, globex, acme, r, globex.s.agent("echo").id.Signing); st == http.StatusOK || st == http.StatusAccepted {
+		t.Fatalf("a grant that answers nothing asked was taken: %d", st)
 	}
 }

@@ -382,7 +382,19 @@ func (s *Server) orgShown(in *inbound) bool {
 // isReply reports whether m answers a call: this gateway's own, if it is
 // addressed here.
 func isReply(m *wire.Message) bool {
-	return m.Re != "" && (m.Op == wire.OpRespond || m.Op == wire.OpStream || m.Op == wire.OpError || m.Op == wire.OpPong)
+	if m.Re == "" {
+		return false
+	}
+	switch m.Op {
+	case wire.OpRespond, wire.OpStream, wire.OpError, wire.OpPong:
+		return true
+	case wire.OpConsent:
+		// A grant or a denial answers a consent request, and comes late
+		// as any answer may: a person decides it.
+		p, ok := m.Payload.(*wire.ConsentPayload)
+		return ok && (p.Action == "grant" || p.Action == "deny")
+	}
+	return false
 }
 
 // gateSession tells the gate what it needs of the exchange.
