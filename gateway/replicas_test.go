@@ -74,11 +74,13 @@ func TestReplicasShareReplayWindow(t *testing.T) {
 	replica := start(t, replicaDir, &Listeners{HTTP: lr.HTTP, GRPC: lr.GRPC}, TransportHTTP)
 
 	// acme seals one ping to globex's agent outside any session: a public
-	// ping needs only a valid signature.
+	// ping needs a valid signature, and the identity certificate that shows,
+	// outside a session, that the sender is acme's.
 	st := acme.s.agent("client")
 	m := &wire.Message{V: wire.Version, ID: newMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpPing,
 		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
-		Payload: &wire.PingPayload{Nonce: "n-1"}}
+		Payload: &wire.PingPayload{Nonce: "n-1"},
+		Ext:     wire.ObjectValue(wire.Member{Key: extIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.cert.Value()})})}
 	peer := acme.s.peer("globex")
 	env, err := crypto.SealMessage(acme.s.codec, m, st.id.Signing, acme.s.box, peer.p.EncKey)
 	if err != nil {
