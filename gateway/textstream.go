@@ -185,18 +185,25 @@ func appendStrings(b []byte, v wire.Value, depth int) []byte {
 	return b
 }
 
-// emitParts sends the first n partial results held for channel, each
-// checked with the text sent before them and all of the text held.
+// emitParts sends the first n partial results held for channel. Each is
+// checked with its own text and contextBytes of the text either side of it
+// (sent before it, or held after it): a value that crosses either edge is
+// whole there, and one inside it is found in the partial result itself. A
+// long partial result's own text is given by its two ends, so that the gate
+// does not scan the middle of every chunk twice.
 func (t *textStream) emitParts(channel string, n int) error {
 	if n == 0 {
 		return nil
 	}
 	q, text := t.parts[channel], t.partText[channel]
-	context := t.sent[channel] + text
+	start := 0
 	for _, p := range q[:n] {
+		context := lastBytes(t.sent[channel]+text[:start], contextBytes) + edges(text[start:p.end]) +
+			firstBytes(text[p.end:], contextBytes)
 		if err := t.sendJSON(channel, p.v, context); err != nil {
 			return err
 		}
+		start = p.end
 	}
 	end := q[n-1].end
 	t.sent[channel] = lastBytes(t.sent[channel]+text[:end], contextBytes)
@@ -287,6 +294,26 @@ func (t *textStream) emit(channel, text string) error {
 }
 
 // lastBytes is the end of s, at most n bytes, starting on a character.
+// firstBytes is the start of s, at most n bytes, cut between characters.
+func firstBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// edges is s, or its first and last contextBytes on two lines when it is
+// longer than both: what joins a value inside s to the text either side.
+func edges(s string) string {
+	if len(s) <= 2*contextBytes {
+		return s
+	}
+	return firstBytes(s, contextBytes) + "\n" + lastBytes(s, contextBytes)
+}
+
 func lastBytes(s string, n int) string {
 	if len(s) <= n {
 		return s

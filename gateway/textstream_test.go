@@ -208,3 +208,49 @@ func TestPartialResultsKeepValuesWhole(t *testing.T) {
 		t.Fatalf("a partial result without text: %v %v", got, err)
 	}
 }
+
+// TestLongPartialResultsKeepValuesWhole: partial results longer than the
+// context on either side are checked with their two ends only; a value
+// across an edge, or inside one, is stopped all the same.
+func TestLongPartialResultsKeepValuesWhole(t *testing.T) {
+	sc, err := pii.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errBlocked := errors.New("blocked")
+	prose := strings.Repeat("the morning build ran its tests while the team reviewed the plan ", 40)
+	for _, value := range []string{"jane.doe@example.com", "4111 1111 1111 1111", "AKIAZ3MSJV4WWNKWW5V2"} {
+		half := len(value) / 2
+		// Inside the first part, across the first edge, inside the second
+		// part, across the second edge; the value goes in after a space.
+		for _, at := range []int{100, 599 - half, 900, 1199 - half} {
+			text := prose[:at] + " " + value + " " + prose[at:]
+			var sent strings.Builder
+			ts := newTextStream(64<<10, nil, func(channel string, v wire.Value, context string) error {
+				if len(sc.ScanTree("p", wire.ArrayValue(v, wire.StringValue(context)), nil)) > 0 {
+					return errBlocked
+				}
+				d, _ := v.Get("delta").Str()
+				sent.WriteString(d)
+				return nil
+			})
+			err := func() error {
+				for len(text) > 0 {
+					n := min(600, len(text))
+					if err := ts.addJSON("partial_result", wire.ObjectValue(wire.Member{Key: "delta", Value: wire.StringValue(text[:n])})); err != nil {
+						return err
+					}
+					text = text[n:]
+				}
+				return ts.flush()
+			}()
+			ts.close()
+			if !errors.Is(err, errBlocked) {
+				t.Errorf("%q at %d in parts of 600 bytes: not stopped", value, at)
+			}
+			if strings.Contains(sent.String(), value[:8]) {
+				t.Errorf("%q at %d: %q sent", value, at, value[:8])
+			}
+		}
+	}
+}
