@@ -102,7 +102,7 @@ func (s *Server) serveFrames(ctx context.Context, o *origin, recv func() ([]byte
 	}
 	if errors.Is(context.Cause(ctx), errWriteStalled) {
 		end = endStalled
-		s.log.Warn("peer stopped reading its stream: the stream is ended", "peer", fc.peer(), "face", o.face, "remote", o.remote)
+		fc.warn("peer stopped reading its stream: the stream is ended", nil)
 	}
 	return end
 }
@@ -228,12 +228,10 @@ func (fc *frameConn) finish(end frameEnd) {
 func (fc *frameConn) read() frameEnd {
 	for {
 		in, err := fc.recv()
-		if errors.Is(err, errPolicy) {
-			fc.s.log.Warn("peer broke a limit of its stream connection: the connection is closed", "peer", fc.peer(),
-				"face", fc.origin.face, "remote", fc.origin.remote, "err", err.Error())
-			return endPolicy
+		if err != nil {
+			return fc.readFailed(err)
 		}
-		if err != nil || !fc.take() {
+		if !fc.take() {
 			return endPeer
 		}
 		if !fc.established.Load() {
@@ -278,6 +276,18 @@ func (fc *frameConn) handle(in []byte) bool {
 	return err == nil
 }
 
+// readFailed says why reading ended with err: the peer broke a limit of
+// the connection, or it is gone. Not inlined, for the reason warn gives.
+//
+//go:noinline
+func (fc *frameConn) readFailed(err error) frameEnd {
+	if errors.Is(err, errPolicy) {
+		fc.warn("peer broke a limit of its stream connection: the connection is closed", err)
+		return endPolicy
+	}
+	return endPeer
+}
+
 // writeFailed notes an answer that could not be written. One that waited
 // the write timeout means the peer stopped reading, which the operator
 // should hear of once; the writes that fail after it, and those on a
@@ -286,9 +296,24 @@ func (fc *frameConn) handle(in []byte) bool {
 func (fc *frameConn) writeFailed(err error) {
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() && fc.stalled.CompareAndSwap(false, true) {
-		fc.s.log.Warn("peer stopped reading its stream: the connection is closed", "peer", fc.peer(),
-			"face", fc.origin.face, "remote", fc.origin.remote)
+		fc.warn("peer stopped reading its stream: the connection is closed", nil)
 	}
+}
+
+// warn logs msg about the connection, naming its peer, with err if not
+// nil. It is a function of its own, never inlined, because serveFrames and
+// read are on the stack of every idle connection's reader: the arguments of
+// a log call would deepen it past a quarter of its 8 KiB, and the collector
+// would no longer shrink it to 4 KiB (see docs/benchmarks.md, idle
+// sessions).
+//
+//go:noinline
+func (fc *frameConn) warn(msg string, err error) {
+	args := []any{"peer", fc.peer(), "face", fc.origin.face, "remote", fc.origin.remote}
+	if err != nil {
+		args = append(args, "err", err.Error())
+	}
+	fc.s.log.Warn(msg, args...)
 }
 
 // work handles an envelope taken in flight.

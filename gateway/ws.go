@@ -35,6 +35,30 @@ const (
 	wsPingBurst = 20
 )
 
+// limitPings answers the peer's pings with pongs up to wsPingRate; past it
+// the read fails with errPingFlood. It is a function of its own, never
+// inlined, so that what it sets up is not in the frame of serveStreamConn,
+// which every idle connection's reader keeps on its stack: a deeper parked
+// reader is one the collector no longer shrinks to 4 KiB (see
+// docs/benchmarks.md, idle sessions).
+//
+//go:noinline
+func limitPings(c *websocket.Conn) {
+	pings := rate.NewLimiter(wsPingRate, wsPingBurst)
+	c.SetPingHandler(func(data string) error {
+		if !pings.Allow() {
+			return errPingFlood
+		}
+		// As gorilla/websocket's own handler: a pong that cannot be
+		// written in time, or after the closing message, is let go.
+		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
+		if ne, ok := err.(net.Error); err == websocket.ErrCloseSent || ok && ne.Timeout() {
+			return nil
+		}
+		return err
+	})
+}
+
 // errPingFlood ends a WebSocket whose peer sends pings past wsPingRate.
 var errPingFlood = fmt.Errorf("%w: more than %d pings at once or %d a second", errPolicy, wsPingBurst, wsPingRate)
 
@@ -101,19 +125,7 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 	// A pong costs no more than the reading of it: it only keeps the
 	// connection from being given up as silent, as any message does.
 	c.SetPongHandler(func(string) error { extend(); return nil })
-	pings := rate.NewLimiter(wsPingRate, wsPingBurst)
-	c.SetPingHandler(func(data string) error {
-		if !pings.Allow() {
-			return errPingFlood
-		}
-		// As gorilla/websocket's own handler: a pong that cannot be
-		// written in time, or after the closing message, is let go.
-		err := c.WriteControl(websocket.PongMessage, []byte(data), time.Now().Add(time.Second))
-		if ne, ok := err.(net.Error); err == websocket.ErrCloseSent || ok && ne.Timeout() {
-			return nil
-		}
-		return err
-	})
+	limitPings(c)
 	recv := func() ([]byte, error) {
 		// The frame's buffer is given back once it is handled
 		// (frameConn.handle): the pipeline decodes from copies.
