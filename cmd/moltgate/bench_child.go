@@ -121,6 +121,7 @@ type child struct {
 	memPath string // where it reports its memory
 	memSeq  int    // readings asked for
 	done    chan error
+	grace   time.Duration // for it to stop when asked, before it is made to
 }
 
 // startGateway starts `moltgate bench gateway` for dir.
@@ -142,7 +143,7 @@ func startGateway(exe string, dir gateway.Dir, org, profile string) (*child, err
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start gateway %s: %w", org, err)
 	}
-	c := &child{org: org, dir: dir, cmd: cmd, log: logPath, memPath: memPath, done: make(chan error, 1)}
+	c := &child{org: org, dir: dir, cmd: cmd, log: logPath, memPath: memPath, done: make(chan error, 1), grace: 15 * time.Second}
 	go func() { c.done <- cmd.Wait() }()
 	return c, nil
 }
@@ -206,11 +207,25 @@ func (c *child) stop() error {
 			return fmt.Errorf("gateway %s: %v%s", c.org, err, c.tail())
 		}
 		return nil
-	case <-time.After(15 * time.Second):
+	case <-time.After(c.grace):
+	}
+	// What held it up is in its goroutines: SIGQUIT writes them to its log
+	// and ends it; the log is kept where the error says.
+	c.cmd.Process.Signal(syscall.SIGQUIT)
+	select {
+	case <-c.done:
+	case <-time.After(5 * time.Second):
 		c.cmd.Process.Kill()
 		<-c.done
-		return fmt.Errorf("gateway %s did not stop within 15 s; killed%s", c.org, c.tail())
 	}
+	// Put back for a later stop, as above: a deferred one would otherwise
+	// wait for ever.
+	c.done <- errors.New("stopped")
+	kept := filepath.Join(os.TempDir(), fmt.Sprintf("moltgate-bench-%s-%d.log", c.org, c.cmd.Process.Pid))
+	if b, err := os.ReadFile(c.log); err == nil && os.WriteFile(kept, b, 0o600) == nil {
+		return fmt.Errorf("gateway %s did not stop within %v; its goroutines are in %s", c.org, c.grace, kept)
+	}
+	return fmt.Errorf("gateway %s did not stop within %v; killed%s", c.org, c.grace, c.tail())
 }
 
 // tail is the end of the child's log, for error messages.

@@ -3,6 +3,9 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -178,5 +181,38 @@ func TestRowsGroupRuns(t *testing.T) {
 	want := []string{"websocket/1/1", "websocket/1/2", "websocket/16/1", "websocket/16/2", "grpc/1/1", "grpc/1/2", "grpc/16/1", "grpc/16/2", "floor/1/0"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("rows %v, want %v", got, want)
+	}
+}
+
+// TestStopAChildThatWillNotStop: a gateway that does not stop when asked
+// is made to, its goroutines are kept for the error to point at, and a
+// second stop (the deferred one) answers rather than wait for ever.
+func TestStopAChildThatWillNotStop(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "stubborn.log")
+	lf, err := os.Create(log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	cmd := exec.Command("sh", "-c", "trap '' TERM; echo started; exec sleep 60")
+	cmd.Stdout, cmd.Stderr = lf, lf
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	c := &child{org: "stubborn", cmd: cmd, log: log, done: make(chan error, 1), grace: 500 * time.Millisecond}
+	go func() { c.done <- cmd.Wait() }()
+	// The shell has set its trap once it has said so.
+	for b, _ := os.ReadFile(log); !strings.Contains(string(b), "started"); b, _ = os.ReadFile(log) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	err = c.stop()
+	if err == nil || !strings.Contains(err.Error(), "did not stop within 500ms") {
+		t.Fatalf("first stop: %v", err)
+	}
+	if kept := strings.TrimSpace(err.Error()[strings.LastIndex(err.Error(), " "):]); strings.HasPrefix(kept, os.TempDir()) {
+		os.Remove(kept)
+	}
+	if err := c.stop(); err == nil {
+		t.Fatal("a second stop of a child that was made to stop reports nothing")
 	}
 }
