@@ -42,20 +42,7 @@ func TestTextStreamKeepsValuesWhole(t *testing.T) {
 		}
 		return sent, ts.flush()
 	}
-	pieces := func(s string, n int) []string {
-		var out []string
-		for len(s) > n {
-			out, s = append(out, s[:n]), s[n:]
-		}
-		return append(out, s)
-	}
-
-	for _, text := range []string{
-		"please write to jane.doe@example.com about it",
-		"the card is 4111111111111111 thanks",
-		"the card is 4111 1111 1111 1111 thanks",
-		"key AKIAZ3MSJV4WWNKWW5V2 here",
-	} {
+	for _, text := range cutTexts {
 		for _, n := range []int{1, 3, 7} {
 			sent, err := run(pieces(text, n))
 			if !errors.Is(err, errBlocked) {
@@ -164,19 +151,7 @@ func TestPartialResultsKeepValuesWhole(t *testing.T) {
 		}
 		return sent, n, ts.flush()
 	}
-	pieces := func(s string, n int) []string {
-		var out []string
-		for len(s) > n {
-			out, s = append(out, s[:n]), s[n:]
-		}
-		return append(out, s)
-	}
-	for _, text := range []string{
-		"please write to jane.doe@example.com about it",
-		"the card is 4111111111111111 thanks",
-		"the card is 4111 1111 1111 1111 thanks",
-		"key AKIAZ3MSJV4WWNKWW5V2 here",
-	} {
+	for _, text := range cutTexts {
 		for _, n := range []int{1, 3, 7} {
 			sent, _, err := run(pieces(text, n))
 			if !errors.Is(err, errBlocked) {
@@ -253,4 +228,22 @@ func TestLongPartialResultsKeepValuesWhole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// cutTexts hold values the gate stops, which the stream tests cut into
+// pieces of every size.
+var cutTexts = []string{
+	"please write to jane.doe@example.com about it",
+	"the card is 4111111111111111 thanks",
+	"the card is 4111 1111 1111 1111 thanks",
+	"key AKIAZ3MSJV4WWNKWW5V2 here",
+}
+
+// pieces cuts s into pieces of n bytes, the last one shorter.
+func pieces(s string, n int) []string {
+	var out []string
+	for len(s) > n {
+		out, s = append(out, s[:n]), s[n:]
+	}
+	return append(out, s)
 }
