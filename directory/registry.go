@@ -305,12 +305,11 @@ func (r *Registry) certBound(ctx context.Context, id ID, key string, now, until 
 	if err != nil {
 		return until, nil
 	}
-	p, _ := m.Payload.(*wire.RegisterPayload)
-	cv := m.Ext.Get(ExtIdentity).Get("cert")
-	if p != nil && !p.IdentityCert.IsAbsent() {
-		cv = p.IdentityCert
+	p, ok := m.Payload.(*wire.RegisterPayload)
+	if !ok {
+		return until, nil
 	}
-	c, err := identity.ParseCert(cv)
+	c, err := identity.ParseCert(identityCert(m, p))
 	if err != nil {
 		return until, nil
 	}
@@ -324,6 +323,15 @@ func (r *Registry) certBound(ctx context.Context, id ID, key string, now, until 
 		return exp, nil
 	}
 	return until, nil
+}
+
+// identityCert is the identity certificate register message m carries:
+// in its payload, or else in its identity extension.
+func identityCert(m *wire.Message, p *wire.RegisterPayload) wire.Value {
+	if !p.IdentityCert.IsAbsent() {
+		return p.IdentityCert
+	}
+	return m.Ext.Get(ExtIdentity).Get("cert")
 }
 
 // authority is who may do what a register message asks.
@@ -356,10 +364,7 @@ func (r *Registry) authorize(m *wire.Message, p *wire.RegisterPayload, now time.
 	if !a.org && !self {
 		return a, wire.Errorf(wire.ErrAuthFailed, "p.profile.agent_id", "an agent registers itself only; its organisation's key registers any of its agents")
 	}
-	cv := p.IdentityCert
-	if cv.IsAbsent() {
-		cv = m.Ext.Get(ExtIdentity).Get("cert")
-	}
+	cv := identityCert(m, p)
 	if cv.IsAbsent() || !a.known {
 		// An organisation this registry does not know has no key to
 		// check a certificate with: its agents are unverified.
