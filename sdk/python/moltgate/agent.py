@@ -425,6 +425,8 @@ class Call:
             if self._ended:
                 return
             self._ended = True
+            # Forgotten first: a cancel that comes after the result is one of no call in flight.
+            self._s.forget(self.id)
             try:
                 self._s.send(self._header(p.TOOL_RESULT, r))
             except (OSError, ValueError):
@@ -481,8 +483,10 @@ class _Session:
             for c in calls:
                 c._cancel("canceled")
             self.shutdown()
+            # Tools were told of the cancel; those that do not stop are left behind after 5 s.
+            deadline = time.monotonic() + 5
             for t in list(self.threads):
-                t.join(timeout=5)
+                t.join(timeout=max(0.0, deadline - time.monotonic()))
             self.sock.close()
 
     def handshake(self, token: str) -> None:
@@ -590,7 +594,7 @@ class _Session:
                 retry = msg["payload"].get("retry_after_ms")
                 raise GoodbyeError(reason, retry / 1000 if isinstance(retry, int) else 0.0)
             elif t == p.PING:
-                self.send(p.envelope(p.PONG, {}, in_reply_to=msg["id"]))
+                self.reply(p.envelope(p.PONG, {}, in_reply_to=msg["id"]))
             elif t == p.TOOLS_REGISTERED:
                 rejected = msg["payload"].get("rejected") or []
                 if msg.get("in_reply_to") == self.register_id and rejected:
@@ -653,8 +657,11 @@ class _Session:
         finally:
             if timer is not None:
                 timer.cancel()
-            with self.clock:
-                self.calls.pop(c.id, None)
+            self.forget(c.id)
+
+    def forget(self, call_id: str) -> None:
+        with self.clock:
+            self.calls.pop(call_id, None)
 
     def cancel(self, msg: dict) -> None:
         call_id = msg["payload"].get("call_id", "")
@@ -663,16 +670,26 @@ class _Session:
         if c is not None:
             reason = msg["payload"].get("reason") or "canceled"
             c._cancel(str(reason))
-        ack = p.envelope(
-            p.CANCEL_ACK,
-            {"call_id": call_id, "accepted": c is not None},
-            in_reply_to=msg["id"],
-            request_id=msg.get("request_id"),
+        self.reply(
+            p.envelope(
+                p.CANCEL_ACK,
+                {"call_id": call_id, "accepted": c is not None},
+                in_reply_to=msg["id"],
+                request_id=msg.get("request_id"),
+            )
         )
-        try:
-            self.send(ack)
-        except (OSError, ValueError):
-            pass
+
+    def reply(self, msg: dict) -> None:
+        """Sends msg from a thread of its own: the reading thread must not wait on a write, which
+        may wait on a gateway that holds its reading until a slow caller takes a chunk."""
+
+        def send() -> None:
+            try:
+                self.send(msg)
+            except (OSError, ValueError):
+                pass  # the connection is gone
+
+        self.spawn(send)
 
 
 def _invoke(handler: Handler, c: Call) -> Any:
