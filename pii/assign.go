@@ -67,7 +67,7 @@ func (x *scanCtx) at(i int) int {
 		}
 	}
 	c := 0.95
-	if e < len(s) && (s[e] == '@' || isDigit(s[e])) {
+	if e < len(s) && (s[e] == '@' || isDigit(s[e])) || scpRemote(s, a, e) {
 		return i
 	}
 	x.add(TypeEmail, a, e, c, "email.address")

@@ -16,7 +16,12 @@ var (
 		"pesel", "personnummer", "personal number", "personal code", "personal id", "fødselsnummer", "fodselsnummer", "birth number",
 		"rodné", "rodne", "egn", "cnp", "emšo", "emso", "amka", "kennitala", "codice fiscale", "fiscal code", "steuer", "tax id",
 		"tax number", "bsn", "burgerservicenummer", "nir", "sécurité sociale", "securite sociale", "insee", "dni", "nie", "nif",
-		"hetu", "henkilötunnus", "cpr", "pps", "oib", "isikukood", "asmens kod", "personas kods", "citizen", "social insurance")
+		"hetu", "henkilötunnus", "cpr", "pps", "oib", "isikukood", "asmens", "personas kods", "citizen", "social insurance",
+		"aadhaar", "aadhar", "uidai", "pan ", "pan:", "pan#", "pan no", "permanent account", "my number", "mynumber",
+		"individual number", "マイナンバー", "個人番号", "身份证", "身份號", "公民身份", "resident id", "resident identity",
+		"cpf", "cnpj", "cadastro", "sin ", "sin:", "sin#", "sin no", "tfn", "tax file", "medicare", "personalausweis",
+		"ausweis", "identity card", "carte d'identit", "carta d'identit", "identifikationsnummer", "sécu", "secu ",
+		"numéro de sécurité", "numero de securite", "nss", "documento", "cédula", "cedula", "rfc", "curp")
 	dobCues = newCues("born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida")
 )
 

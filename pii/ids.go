@@ -39,6 +39,11 @@ func (x *scanCtx) alnumWord(i, j int) int {
 			return j
 		}
 	}
+	if w == 10 {
+		if e := x.alnumID10(i, j); e > j {
+			return e
+		}
+	}
 	if w == 9 && (s[i] == 'X' || s[i] == 'Y' || s[i] == 'Z') {
 		var buf [9]byte
 		copy(buf[:], s[i:j])

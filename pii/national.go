@@ -34,29 +34,44 @@ var natValidators = []natValidator{
 // nationalNumber tries the validators for the digit count of n.
 func (x *scanCtx) nationalNumber(n *numSpan) (Type, float64, string) {
 	d := n.digits()
-	if len(d) < 9 || len(d) > 15 {
+	if len(d) < 8 || len(d) > 18 {
 		return 0, 0, ""
 	}
-	cue, cueDone := false, false
-	for _, v := range natValidators {
+	cue := x.key == keyNationalID || x.cueBefore(n.start, 48, nationalCues)
+	if named := x.namedIDBefore(n.start, cue); named != "" {
+		for _, v := range allNatValidators {
+			if v.rule == named && v.n == len(d) && v.ok(d) {
+				return TypeNationalID, 0.95, v.rule
+			}
+		}
+		return 0, 0, ""
+	}
+	bestC, bestRule := 0.0, ""
+	for _, v := range allNatValidators {
 		if v.n != len(d) || !v.ok(d) {
 			continue
 		}
-		if !cueDone {
-			cue = x.key == keyNationalID || x.cueBefore(n.start, 48, nationalCues)
-			cueDone = true
-		}
+		c := 0.4
 		switch {
 		case cue:
 			return TypeNationalID, 0.92, v.rule
-		case v.rule == "nl.bsn" || v.rule == "hr.oib":
+		case v.rule == "nl.bsn" || v.rule == "hr.oib" || v.rule == "au.tfn":
 			continue // no format of their own: context only
 		case natFormat(n, v.rule):
-			return TypeNationalID, 0.85, v.rule
+			c = 0.85
+		default:
+			if wc, ok := worldFormat(n, v.rule); ok {
+				c = wc
+			}
 		}
-		return TypeNationalID, 0.4, v.rule
+		if c > bestC {
+			bestC, bestRule = c, v.rule
+		}
 	}
-	return 0, 0, ""
+	if bestC == 0 {
+		return 0, 0, ""
+	}
+	return TypeNationalID, bestC, bestRule
 }
 
 // natFormat reports whether n is written the way the id is usually written.
@@ -100,7 +115,7 @@ func nationalValue(v string) (string, bool) {
 		}
 	}
 	if letters == 0 {
-		for _, nv := range natValidators {
+		for _, nv := range allNatValidators {
 			if nv.n == len(d) && nv.ok(d) {
 				return nv.rule, true
 			}
@@ -127,6 +142,12 @@ func alnumNational(v string) (string, bool) {
 		u = append(u, upper(c))
 	}
 	switch {
+	case len(u) == 18 && ricValid(u):
+		return "cn.ric", true
+	case len(u) == 10 && panValid(u):
+		return "in.pan", true
+	case len(u) == 10 && idCardDEValid(u):
+		return "de.idcard", true
 	case len(u) == 16 && codiceFiscaleValid(u):
 		return "it.codicefiscale", true
 	case len(u) == 9 && nieValid(u):

@@ -292,6 +292,9 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	if nd < 6 {
 		return a // too short for any identifier we know; maybe a house number
 	}
+	if x.labelledNumber(a) {
+		return b // an order, SKU, invoice or tracking number
+	}
 
 	bestT, bestC, bestRule := Type(0), 0.0, ""
 	try := func(t Type, c float64, rule string) {
@@ -303,7 +306,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 
 	// Payment cards.
 	cardCue := x.key == keyCard || x.cueBefore(a, 40, cardCues)
-	if nd >= 12 && nd <= 19 && cardGrouping(n) && (iinOK(d) || cardCue) && luhn(d) {
+	if nd >= 12 && nd <= 19 && cardGrouping(n) && (iinOK(d) || cardCue) && luhn(d) && (cardCue || !x.cueBefore(a, 32, nationalCues)) {
 		// With a card cue the Luhn check suffices; without one the number must also fall in an
 		// issuer range.
 		switch {
@@ -470,6 +473,9 @@ func (x *scanCtx) numberWithLetter(n *numSpan) int {
 	s := x.s
 	d := n.digits()
 	a, b := n.start, n.end
+	if e := x.ricWithX(n); e > b {
+		return e
+	}
 	// Spanish DNI: 8 digits and the mod-23 letter.
 	if n.ng == 1 && n.nd == 8 && b < len(s) && isUpper(s[b]) && (b+1 >= len(s) || !isWordByte(s[b+1])) {
 		if dniLetter[atoi(d)%23] == s[b] {

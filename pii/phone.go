@@ -16,10 +16,11 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 	formatted := n.ng >= 2 || n.paren
 	if n.ng >= 2 {
 		// Groups of one digit ("1 2 3 4 5 6 7") are lists, not phone numbers; a leading country
-		// code or trunk digit may be one digit.
+		// code or trunk digit may be one digit, and so may the area code after a country code
+		// ("+33 1 23 45 67 89", "+61 2 9876 5432").
 		ones := 0
 		for g := range n.ng {
-			if n.glen[g] == 1 {
+			if n.glen[g] == 1 && !(g == 1 && n.plus) {
 				ones++
 			}
 			if n.glen[g] > 8 {
@@ -33,6 +34,9 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 		}
 	}
 	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, phoneAfterCues)
+	if !n.plus && x.idLabelled(n.start) && !x.cueBefore(n.start, 40, strongPhoneCues) {
+		return 0, ""
+	}
 	intl := n.plus || (nd >= 9 && d[0] == '0' && d[1] == '0') || (nd >= 11 && d[0] == '0' && d[1] == '1' && d[2] == '1')
 	var buf [48]byte
 	num := buf[:0]

@@ -296,6 +296,12 @@ func (x *scanCtx) step(p, done int) int {
 		m |= k2
 		j++
 	}
+	if j-i == 2 && m == cUpper && j+1 < n && s[j] == ' ' && isDigit(s[j+1]) {
+		// "AB 12 34 56 C": a national insurance number written in pairs.
+		if e := x.nino(i); e > j {
+			return e
+		}
+	}
 	if i+1 < n && cueBloom.has(fold3(s, i)) {
 		if e := x.cue(i, j); e > j {
 			return e

@@ -1,0 +1,69 @@
+package pii
+
+// A context word that names one identifier ("CPF", "PESEL", "Aadhaar") says which check the
+// number after it must pass: a number after "CPF" that fails the CPF check is a mistyped CPF,
+// even if its digits happen to satisfy another country's check of the same length.
+
+type namedID struct {
+	cue  string // lower case; starts a word
+	rule string
+}
+
+var namedIDs = []namedID{
+	{"aadhaar", "in.aadhaar"}, {"aadhar", "in.aadhaar"}, {"uidai", "in.aadhaar"},
+	{"my number", "jp.mynumber"}, {"mynumber", "jp.mynumber"}, {"individual number", "jp.mynumber"},
+	{"マイナンバー", "jp.mynumber"}, {"個人番号", "jp.mynumber"},
+	{"cpf", "br.cpf"}, {"cnpj", "br.cnpj"},
+	{"sin ", "ca.sin"}, {"sin:", "ca.sin"}, {"sin#", "ca.sin"}, {"sin no", "ca.sin"}, {"social insurance", "ca.sin"},
+	{"tfn", "au.tfn"}, {"tax file", "au.tfn"}, {"medicare", "au.medicare"},
+	{"身份证", "cn.ric"}, {"公民身份", "cn.ric"}, {"resident id", "cn.ric"},
+	{"pesel", "pl.pesel"}, {"bsn", "nl.bsn"}, {"burgerservicenummer", "nl.bsn"},
+	{"steuer", "de.steuerid"}, {"identifikationsnummer", "de.steuerid"},
+	{"nir", "fr.nir"}, {"insee", "fr.nir"}, {"sécurité sociale", "fr.nir"}, {"securite sociale", "fr.nir"},
+	{"personnummer", "se.personnummer"}, {"fødselsnummer", "no.fodselsnummer"}, {"fodselsnummer", "no.fodselsnummer"},
+	{"kennitala", "is.kennitala"}, {"amka", "gr.amka"}, {"egn", "bg.egn"}, {"cnp", "ro.cnp"},
+	{"emšo", "si.emso"}, {"emso", "si.emso"}, {"oib", "hr.oib"}, {"asmens", "lt.asmens"},
+	{"rodné", "cz.rc"}, {"rodne", "cz.rc"}, {"birth number", "cz.rc"},
+}
+
+var namedIDFirst = func() (t [256]bool) {
+	for _, c := range namedIDs {
+		t[c.cue[0]] = true
+		if isLower(c.cue[0]) {
+			t[c.cue[0]-32] = true
+		}
+	}
+	return t
+}()
+
+// namedIDBefore returns the rule of the identifier named closest before p, within 48 bytes
+// and not across a line break, or "". Every name is also a national id cue, so without one
+// (cue false) there is nothing to look for.
+func (x *scanCtx) namedIDBefore(p int, cue bool) string {
+	if !cue {
+		return ""
+	}
+	s := x.s
+	a := max(0, p-48)
+	for k := p - 1; k >= a; k-- {
+		if s[k] == '\n' {
+			a = k + 1
+			break
+		}
+	}
+	for q := p - 1; q >= a; q-- {
+		if !namedIDFirst[s[q]] || q > 0 && isAlnum(s[q-1]) {
+			continue
+		}
+		for _, c := range namedIDs {
+			if hasFoldPrefix(s[q:p], c.cue) {
+				e := q + len(c.cue)
+				if c.cue[len(c.cue)-1] != ' ' && e < len(s) && isAlnum(s[e]) && len(c.cue) <= 4 {
+					continue // "cnp" in "cnpj", "nir" in "nirvana"
+				}
+				return c.rule
+			}
+		}
+	}
+	return ""
+}
