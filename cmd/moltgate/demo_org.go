@@ -133,8 +133,6 @@ type pong struct {
 // awaitAgent waits until the local agent id has connected and registered
 // its tools, and returns them.
 func (g *demoGateway) awaitAgent(ctx context.Context, id string) ([]string, error) {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
 	for {
 		raw, err := g.s.Ping(ctx, localbridge.PingRequest{Agent: id})
 		if err != nil {
