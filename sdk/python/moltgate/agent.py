@@ -572,9 +572,9 @@ class _Session:
         while True:
             try:
                 msg = self.next()
+            except p.FrameTooLarge as e:
+                raise ProtocolError("protocol.invalid_frame", str(e)) from e
             except p.FrameError as e:
-                if "exceeds the limit" in str(e):
-                    raise ProtocolError("protocol.invalid_frame", str(e)) from e
                 self.log.warning("the gateway sent a malformed message: %s", e)
                 continue
             except (EOFError, OSError) as e:

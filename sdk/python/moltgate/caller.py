@@ -182,23 +182,29 @@ class Caller:
             self._sock.sendall(line)
 
     def _read(self) -> None:
-        buf = b""
+        buf = bytearray()
         err: BaseException = ConnectionError("the gateway closed the connection")
         try:
             while True:
                 chunk = self._sock.recv(1 << 16)
                 if not chunk:
                     break
+                # Only the new bytes are searched for the end of a line: a long message comes in
+                # many reads.
+                at = len(buf)
                 buf += chunk
+                start = 0
                 while True:
-                    nl = buf.find(b"\n")
+                    nl = buf.find(b"\n", max(at, start))
                     if nl < 0:
-                        if len(buf) > MAX_MESSAGE_BYTES:
-                            raise ConnectionError("the gateway sent a message over 10 MiB")
                         break
-                    line, buf = buf[:nl], buf[nl + 1:]
+                    line = bytes(buf[start:nl])
+                    start = nl + 1
                     if line.strip():
                         self._dispatch(json.loads(line))
+                del buf[:start]
+                if len(buf) > MAX_MESSAGE_BYTES:
+                    raise ConnectionError("the gateway sent a message over 10 MiB")
         except (OSError, ValueError) as e:
             err = ConnectionError(f"the connection to the gateway ended: {e}")
         with self._lock:

@@ -62,6 +62,10 @@ class FrameError(Exception):
     """A frame that cannot be read: too large, not UTF-8 JSON, not an envelope."""
 
 
+class FrameTooLarge(FrameError):
+    """A frame longer than the limit: its bytes are not read, so the connection has lost its framing."""
+
+
 def timestamp(now: datetime.datetime | None = None) -> str:
     """RFC 3339 in UTC with milliseconds, as the gateway writes ts: 2026-01-16T12:00:00.000Z."""
     now = now or datetime.datetime.now(datetime.timezone.utc)
@@ -119,7 +123,7 @@ def encode_frame(body: bytes, limit: int = DEFAULT_MAX_FRAME_BYTES) -> bytes:
     if not body:
         raise FrameError("empty frame")
     if len(body) > limit:
-        raise FrameError(f"frame of {len(body)} bytes exceeds the limit of {limit} bytes")
+        raise FrameTooLarge(f"frame of {len(body)} bytes exceeds the limit of {limit} bytes")
     return struct.pack(">I", len(body)) + body
 
 
@@ -183,5 +187,5 @@ class FrameReader:
         if n == 0:
             raise FrameError("empty frame")
         if n > self.limit:
-            raise FrameError(f"frame of {n} bytes exceeds the limit of {self.limit} bytes")
+            raise FrameTooLarge(f"frame of {n} bytes exceeds the limit of {self.limit} bytes")
         return self._exactly(n, True)

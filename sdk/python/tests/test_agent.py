@@ -4,12 +4,13 @@ e2e/python_test.go's; here each exchange of the protocol is driven on purpose.""
 import asyncio
 import os
 import socket
+import struct
 import tempfile
 import threading
 import time
 import unittest
 
-from moltgate import Agent, Cancelled, GoodbyeError, RegistrationError, ToolError, Unauthorized
+from moltgate import Agent, Cancelled, GoodbyeError, ProtocolError, RegistrationError, ToolError, Unauthorized
 from moltgate import protocol as p
 
 TIMEOUT = 10
@@ -163,6 +164,25 @@ class HandshakeTest(unittest.TestCase):
         err = r.join()
         self.assertIsInstance(err, GoodbyeError)
         self.assertEqual((err.reason, err.retry_after), ("heartbeat_timeout", 1.5))
+
+    def test_a_frame_over_the_limit_ends_the_session(self):
+        r = Running(make_agent())
+        r.gw.welcome()
+        r.gw.sock.sendall(struct.pack(">I", p.DEFAULT_MAX_FRAME_BYTES + 1))
+        err = r.join()
+        self.assertIsInstance(err, ProtocolError)
+        self.assertIn("exceeds the limit", str(err))
+
+    def test_a_malformed_message_is_logged_and_skipped(self):
+        r = Running(make_agent())
+        r.gw.welcome()
+        with self.assertLogs("moltgate", "WARNING") as logs:
+            r.gw.sock.sendall(p.encode_frame(b'{"v":1,"type":"core.ping","id":"a","id":"b"}'))
+            ping = r.gw.send(p.PING, {})
+            self.assertEqual(r.gw.recv()["in_reply_to"], ping["id"])
+        self.assertIn("named twice", logs.output[0])
+        r.gw.send(p.GOODBYE, {"reason": "shutting_down"})
+        self.assertIsNone(r.join())
 
     def test_ping_is_answered(self):
         r = Running(make_agent())

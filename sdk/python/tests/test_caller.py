@@ -6,6 +6,7 @@ import os
 import socket
 import tempfile
 import threading
+import time
 import unittest
 
 from moltgate import Caller, RPCError
@@ -107,6 +108,23 @@ class CallerTest(unittest.TestCase):
         self.assertEqual(out, {"text": "hi"})
         self.assertEqual([(e.text, e.block, e.channel) for e in events],
                          [("h", None, "stdout"), ("", {"step": 1}, "partial_result")])
+
+    def test_lines_split_across_reads_and_joined_in_one(self):
+        big = "x" * 300_000
+
+        def face():
+            req = self.face.recv()
+            line = json.dumps({"jsonrpc": "2.0", "id": req["id"], "result": {"query_id": "q-4"}}).encode() + b"\n"
+            done = json.dumps({"jsonrpc": "2.0", "method": "stream.complete", "params": {
+                "query_id": "q-4", "status": "success", "result": {"big": big}}}).encode() + b"\n"
+            self.face.conn.sendall(line + done[:100])
+            time.sleep(0.05)
+            self.face.conn.sendall(done[100:200_000])
+            time.sleep(0.05)
+            self.face.conn.sendall(done[200_000:])
+
+        self.serve(face)
+        self.assertEqual(self.c.query("echo", message="hi"), {"big": big})
 
     def test_failed_query_raises_the_stream_error(self):
         def face():
