@@ -71,7 +71,14 @@ func (g *gen) credURL() string {
 	}
 	switch g.r.IntN(3) {
 	case 0:
-		// As written by hand: the password's characters as they are.
+		// As written by hand: the password's characters as they are, but for those that would
+		// end the user information ('@', '/', '?', ':' and brackets), which no one can write raw.
+		pw = strings.Map(func(r rune) rune {
+			if strings.ContainsRune("@/?:[]", r) {
+				return '!'
+			}
+			return r
+		}, pw)
 		return s.scheme + "://" + user + ":" + pw + "@" + hostport + s.path
 	case 1:
 		return s.scheme + "://" + user + ":" + url.QueryEscape(pw) + "@" + hostport + s.path

@@ -127,12 +127,14 @@ func validPhone(g *gen, region string) *phonenumbers.PhoneNumber {
 		if ex == nil {
 			continue
 		}
+		// Keep the example's leading digits (the area or mobile prefix) and draw the rest, so
+		// that no number keeps the example's 1234... run.
 		nsn := fmt.Sprint(ex.GetNationalNumber())
-		k := 4 + g.r.IntN(2)
-		if k > len(nsn)-2 {
-			k = len(nsn) - 2
+		keep := 1 + g.r.IntN(3)
+		if keep > len(nsn)-4 {
+			keep = len(nsn) - 4
 		}
-		cand := nsn[:len(nsn)-k] + digitStr(g, k)
+		cand := nsn[:keep] + digitStr(g, len(nsn)-keep)
 		n, err := phonenumbers.Parse("+"+fmt.Sprint(ex.GetCountryCode())+cand, "")
 		if err == nil && phonenumbers.IsValidNumberForRegion(n, region) && cand != nsn {
 			return n
@@ -177,6 +179,11 @@ func genProse(g *gen) {
 			return fmt.Sprintf("Reminder: the %s review is on %s at %02d:00.", f.ProductName(), f.Date().Format("Monday 2 January"), f.Number(8, 17))
 		},
 		func() string { return f.Paragraph(1, 3, 8, " ") },
+		func() string {
+			d := f.Date()
+			return fmt.Sprintf(pick(g, []string{"Delivery date: %s.", "Contract start %s, renewal yearly.", "Rechnungsdatum: %s",
+				"Date de facturation : %s", "The report covers the period up to %s."}), d.Format(pick(g, []string{"02.01.2006", "01/02/2006", "2006-01-02", "January 2, 2006"})))
+		},
 	}
 	for i := 0; i < 360; i++ {
 		if i%4 == 3 {

@@ -12,6 +12,7 @@ package main
 import (
 	"bufio"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -104,6 +105,12 @@ func main() {
 		{"public.jsonl", "", func(g *gen) error { return genPublic(g, *pub) }},
 	}
 	for _, s := range steps {
+		// Each file draws from its own streams, so that a change to one generator leaves the
+		// other files as they are.
+		h := sha256.Sum256([]byte(s.file))
+		sub := binary.BigEndian.Uint64(h[:8])
+		g.r = rand.New(rand.NewPCG(*seed, sub))
+		g.fk = gofakeit.New(*seed ^ sub)
 		g.file, g.src = s.file, s.src
 		if err := s.fn(g); err != nil {
 			fmt.Fprintln(os.Stderr, "corpusgen:", err)
