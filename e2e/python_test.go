@@ -114,6 +114,19 @@ func TestPythonAgentAndCaller(t *testing.T) {
 		t.Fatalf("python caller printed %q: %v\n%s", out, err, stderr.String())
 	}
 
+	// The README's caller example, as a user would run it.
+	example := exec.CommandContext(ctx, debianPython, filepath.Join(sdk, "examples", "caller.py"), acme.dir, "greeter@globex", "client")
+	example.Env = caller.Env
+	stderr = syncBuffer{}
+	example.Stderr = &stderr
+	exOut, err := example.Output()
+	if err != nil {
+		t.Fatalf("examples/caller.py: %v\n%s", err, stderr.String())
+	}
+	if want := "{'greeting': 'Hello, Ada!'}\n1\n2\n3\n4\n5\n{'counted': 5}\n"; string(exOut) != want {
+		t.Errorf("examples/caller.py printed %q, want %q", exOut, want)
+	}
+
 	version := mg(t, "version")
 	if !strings.HasPrefix(version, "moltgate "+seen.SDKVersion+" ") || seen.ServerVersion != "moltgate "+seen.SDKVersion {
 		t.Errorf("SDK version %s, binary %q, gateway reports %q", seen.SDKVersion, version, seen.ServerVersion)
