@@ -234,6 +234,7 @@ func TestAccuracy(t *testing.T) {
 		next[m.name] = m.r4()
 	}
 	yard := readYardstick(t)
+	checkYardstick(t, rows, yard)
 	doc := corpusDoc(rows, blocked, ms, next, yard)
 	docPath := filepath.Join("..", "docs", "pii-accuracy.md")
 	if *update {
