@@ -56,6 +56,8 @@ func benchScan(b *testing.B, n int, clean bool) {
 }
 
 func BenchmarkScanText1KiBClean(b *testing.B)  { benchScan(b, 1<<10, true) }
+func BenchmarkScanText4KiBClean(b *testing.B)  { benchScan(b, 4<<10, true) }
+func BenchmarkScanText16KiBClean(b *testing.B) { benchScan(b, 16<<10, true) }
 func BenchmarkScanText64KiBClean(b *testing.B) { benchScan(b, 64<<10, true) }
 func BenchmarkScanText1KiB(b *testing.B)       { benchScan(b, 1<<10, false) }
 func BenchmarkScanText64KiB(b *testing.B)      { benchScan(b, 64<<10, false) }

@@ -100,11 +100,19 @@ func gateHeader(key string) bool {
 // whose payload is p: it scans the message tree outside the header, blocks any secret, and
 // blocks any personal data, for which a consent would be needed. It returns the findings.
 func gateDecision(sc *Scanner, p wire.Value) (bool, []Finding) {
-	msg := wire.ObjectValue(
+	return gateBlocks(sc, gateMessage(p))
+}
+
+// gateMessage is a message of class int, without pii_meta, whose payload is p.
+func gateMessage(p wire.Value) wire.Value {
+	return wire.ObjectValue(
 		wire.Member{Key: "v", Value: wire.StringValue("1")},
 		wire.Member{Key: "op", Value: wire.StringValue("task")},
 		wire.Member{Key: "cls", Value: wire.StringValue("int")},
 		wire.Member{Key: "p", Value: p})
+}
+
+func gateBlocks(sc *Scanner, msg wire.Value) (bool, []Finding) {
 	fs := sc.ScanTree("", msg, gateHeader)
 	sum := Summarize(fs)
 	return sum.Secret || len(sum.Types) > 0, fs
