@@ -1,0 +1,369 @@
+package audit
+
+import (
+	"context"
+	"crypto/sha256"
+	"database/sql"
+	"encoding/binary"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // database/sql driver "sqlite"
+)
+
+// Entry is one link of the chain: an event, its place and its hashes.
+type Entry struct {
+	// Seq numbers entries from 1, without gaps.
+	Seq int64
+	// Prev is the hash of the entry before (all zero for the first).
+	Prev [32]byte
+	// Hash is Link(Prev, Seq, Event).
+	Hash [32]byte
+	// Event is the event's JSON exactly as it was hashed.
+	Event json.RawMessage
+}
+
+// Link computes an entry's hash: SHA-256 over a domain string, the
+// previous hash, the sequence number (8 bytes, big-endian) and the event's
+// bytes. The sequence number is inside the hash so that entries cannot
+// be renumbered to hide a deletion.
+//
+//	"moltgate audit v1\n" || prev[32] || seq[8] || event
+func Link(prev [32]byte, seq int64, event []byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(linkDomain))
+	h.Write(prev[:])
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(seq))
+	h.Write(n[:])
+	h.Write(event)
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+const linkDomain = "moltgate audit v1\n"
+
+// dialect is what differs between SQLite and PostgreSQL here.
+type dialect struct {
+	name     string
+	numbered bool // $1 placeholders instead of ?
+	lockRows bool // FOR UPDATE on the head row
+}
+
+var (
+	sqliteDialect   = dialect{name: "sqlite"}
+	postgresDialect = dialect{name: "postgres", numbered: true, lockRows: true}
+)
+
+// q rewrites ? placeholders for the dialect.
+func (d dialect) q(query string) string {
+	if !d.numbered {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			b.WriteString("$" + strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	return b.String()
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS audit_entries (
+	seq   BIGINT PRIMARY KEY,
+	prev  TEXT NOT NULL,
+	hash  TEXT NOT NULL,
+	at    BIGINT NOT NULL,
+	type  TEXT NOT NULL,
+	peer  TEXT NOT NULL,
+	event TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_entries_at ON audit_entries (at);
+CREATE TABLE IF NOT EXISTS audit_head (
+	id   INTEGER PRIMARY KEY,
+	seq  BIGINT NOT NULL,
+	hash TEXT NOT NULL
+);
+INSERT INTO audit_head (id, seq, hash) VALUES (1, 0, '` + zeroHex + `') ON CONFLICT DO NOTHING;
+`
+
+const zeroHex = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// Ledger is an append-only, hash-chained store of events. It is safe for
+// concurrent use; appends are written in batches, one transaction each.
+type Ledger struct {
+	db     *sql.DB
+	d      dialect
+	closer func() error
+
+	reqs     chan *appendReq
+	stop     chan struct{}
+	done     chan struct{}
+	closeErr error
+	once     sync.Once
+}
+
+type appendReq struct {
+	ev   []byte
+	at   int64
+	typ  string
+	peer string
+	done chan appendRes
+}
+
+type appendRes struct {
+	e   Entry
+	err error
+}
+
+// maxBatch bounds the events written in one transaction.
+const maxBatch = 256
+
+// OpenSQLite opens (creating it with mode 0600 if needed) the ledger in
+// the SQLite file at path.
+func OpenSQLite(ctx context.Context, path string) (*Ledger, error) {
+	if path == "" || strings.ContainsAny(path, "?#") {
+		return nil, fmt.Errorf("open audit ledger %q: the path must be non-empty and contain no ? or #", path)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open audit ledger: %w", err)
+	}
+	f.Close()
+	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+
+		"?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)&_pragma=busy_timeout(10000)")
+	if err != nil {
+		return nil, fmt.Errorf("open audit ledger: %w", err)
+	}
+	// One writer at a time: SQLite's write lock would serialise them anyway.
+	db.SetMaxOpenConns(1)
+	l, err := open(ctx, db, sqliteDialect, db.Close)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open audit ledger %s: %w", path, err)
+	}
+	return l, nil
+}
+
+// OpenPostgres opens the ledger in the PostgreSQL database db, creating
+// its tables if needed. Replicas that open the same database share one
+// chain. db stays open when the Ledger is closed.
+func OpenPostgres(ctx context.Context, db *sql.DB) (*Ledger, error) {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("open audit ledger: %w", err)
+	}
+	defer conn.Close()
+	// Replicas starting together must not race to create the tables.
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock($1)`, schemaLock); err != nil {
+		return nil, fmt.Errorf("open audit ledger: %w", err)
+	}
+	defer conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock($1)`, schemaLock)
+	if _, err := conn.ExecContext(ctx, schema); err != nil {
+		return nil, fmt.Errorf("open audit ledger: create tables: %w", err)
+	}
+	return start(db, postgresDialect, nil), nil
+}
+
+// schemaLock is the advisory lock held while the tables are created.
+const schemaLock = 0x61756474 // "audt"
+
+func open(ctx context.Context, db *sql.DB, d dialect, closer func() error) (*Ledger, error) {
+	if _, err := db.ExecContext(ctx, schema); err != nil {
+		return nil, fmt.Errorf("create tables: %w", err)
+	}
+	return start(db, d, closer), nil
+}
+
+func start(db *sql.DB, d dialect, closer func() error) *Ledger {
+	l := &Ledger{db: db, d: d, closer: closer, reqs: make(chan *appendReq, maxBatch),
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go l.writer()
+	return l
+}
+
+// ErrClosed is returned by Append after Close.
+var ErrClosed = errors.New("audit ledger closed")
+
+// Append adds ev to the chain and returns its entry once it is committed.
+// Appends that arrive together share one transaction. If ctx ends first,
+// Append returns its error, and the event may or may not be in the chain.
+func (l *Ledger) Append(ctx context.Context, ev Event) (Entry, error) {
+	if err := ev.validate(); err != nil {
+		return Entry{}, err
+	}
+	raw, err := json.Marshal(ev)
+	if err != nil {
+		return Entry{}, fmt.Errorf("audit event: %w", err)
+	}
+	req := &appendReq{ev: raw, at: ev.Time.UnixMilli(), typ: ev.Type, peer: peerOf(ev), done: make(chan appendRes, 1)}
+	select {
+	case l.reqs <- req:
+	case <-l.stop:
+		return Entry{}, ErrClosed
+	case <-ctx.Done():
+		return Entry{}, ctx.Err()
+	}
+	select {
+	case r := <-req.done:
+		return r.e, r.err
+	case <-ctx.Done():
+		return Entry{}, ctx.Err()
+	}
+}
+
+// peerOf is the organisation an event is about, for filtering.
+func peerOf(ev Event) string {
+	var d struct {
+		Peer string `json:"peer"`
+	}
+	if json.Unmarshal(ev.Data, &d) != nil {
+		return ""
+	}
+	return d.Peer
+}
+
+// writer commits queued appends in batches until Close.
+func (l *Ledger) writer() {
+	defer close(l.done)
+	batch := make([]*appendReq, 0, maxBatch)
+	for {
+		select {
+		case r := <-l.reqs:
+			batch = append(batch[:0], r)
+		case <-l.stop:
+			// Appends already queued are written before the ledger closes.
+			for {
+				select {
+				case r := <-l.reqs:
+					l.commit([]*appendReq{r})
+				default:
+					return
+				}
+			}
+		}
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-l.reqs:
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		l.commit(batch)
+	}
+}
+
+// commit writes a batch in one transaction and answers each append.
+func (l *Ledger) commit(batch []*appendReq) {
+	entries, err := l.write(batch)
+	for i, r := range batch {
+		if err != nil {
+			r.done <- appendRes{err: err}
+			continue
+		}
+		r.done <- appendRes{e: entries[i]}
+	}
+}
+
+func (l *Ledger) write(batch []*appendReq) ([]Entry, error) {
+	// A write that has begun is finished even if its callers gave up:
+	// their events are then in the chain, as Append says they may be.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for attempt := 0; ; attempt++ {
+		entries, err := l.writeOnce(ctx, batch)
+		if err == nil || attempt == 2 || !transient(err) {
+			if err != nil {
+				err = fmt.Errorf("append to audit ledger: %w", err)
+			}
+			return entries, err
+		}
+	}
+}
+
+func (l *Ledger) writeOnce(ctx context.Context, batch []*appendReq) ([]Entry, error) {
+	tx, err := l.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback()
+	lock := ""
+	if l.d.lockRows {
+		lock = " FOR UPDATE"
+	}
+	var seq int64
+	var headHex string
+	if err := tx.QueryRowContext(ctx, "SELECT seq, hash FROM audit_head WHERE id = 1"+lock).Scan(&seq, &headHex); err != nil {
+		return nil, fmt.Errorf("read head: %w", err)
+	}
+	prev, err := parseHash(headHex)
+	if err != nil {
+		return nil, fmt.Errorf("read head: %w", err)
+	}
+	ins := l.d.q("INSERT INTO audit_entries (seq, prev, hash, at, type, peer, event) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	entries := make([]Entry, len(batch))
+	for i, r := range batch {
+		seq++
+		h := Link(prev, seq, r.ev)
+		if _, err := tx.ExecContext(ctx, ins, seq, hex.EncodeToString(prev[:]), hex.EncodeToString(h[:]), r.at, r.typ, r.peer, string(r.ev)); err != nil {
+			return nil, fmt.Errorf("insert entry %d: %w", seq, err)
+		}
+		entries[i] = Entry{Seq: seq, Prev: prev, Hash: h, Event: r.ev}
+		prev = h
+	}
+	if _, err := tx.ExecContext(ctx, l.d.q("UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1"), seq, hex.EncodeToString(prev[:])); err != nil {
+		return nil, fmt.Errorf("update head: %w", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return entries, nil
+}
+
+// transient reports failures worth one more try: a lost serialisation or
+// a deadlock in PostgreSQL, a busy SQLite file.
+func transient(err error) bool {
+	s := err.Error()
+	return strings.Contains(s, "SQLSTATE 40001") || strings.Contains(s, "SQLSTATE 40P01") ||
+		strings.Contains(s, "SQLITE_BUSY") || strings.Contains(s, "database is locked")
+}
+
+func parseHash(s string) ([32]byte, error) {
+	var h [32]byte
+	if len(s) != 64 {
+		return h, fmt.Errorf("hash %q is not 64 hex digits", s)
+	}
+	if _, err := hex.Decode(h[:], []byte(s)); err != nil {
+		return h, fmt.Errorf("hash %q: %w", s, err)
+	}
+	return h, nil
+}
+
+// Close writes what is queued, stops the writer and, for a SQLite ledger,
+// closes its file.
+func (l *Ledger) Close() error {
+	l.once.Do(func() {
+		close(l.stop)
+		<-l.done
+		if l.closer != nil {
+			l.closeErr = l.closer()
+		}
+	})
+	return l.closeErr
+}
