@@ -31,13 +31,13 @@ const (
 // Event is a CloudEvents 1.0 event in its JSON format. Data is the event's
 // payload, JSON; for the boundary types it is a Decision.
 type Event struct {
-	SpecVersion     string          `json:"specversion"`
-	ID              string          `json:"id"`
-	Source          string          `json:"source"`
-	Type            string          `json:"type"`
-	Time            time.Time       `json:"time"`
-	Subject         string          `json:"subject,omitempty"`
-	DataContentType string          `json:"datacontenttype,omitempty"`
+	SpecVersion     string    `json:"specversion"`
+	ID              string    `json:"id"`
+	Source          string    `json:"source"`
+	Type            string    `json:"type"`
+	Time            time.Time `json:"time"`
+	Subject         string    `json:"subject,omitempty"`
+	DataContentType string    `json:"datacontenttype,omitempty"`
 	// TraceParent is the W3C trace context of the call the event belongs
 	// to (CloudEvents' distributed tracing extension).
 	TraceParent string          `json:"traceparent,omitempty"`
