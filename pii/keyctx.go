@@ -50,7 +50,10 @@ func (x *scanCtx) keyContext() {
 			x.add(TypeDOB, a, b, 0.95, "dob.key")
 		}
 	case keyHealth:
-		if len(v) >= 3 && hasLetter(v) && !isBoolWord(v) {
+		if len(v) >= 3 && hasLetter(v) && !isBoolWord(v) && x.healthVocabScan(false) {
+			// A condition or medicine under a health key is a record about someone.
+			x.add(TypeHealth, a, b, 0.85, "health.key")
+		} else if len(v) >= 3 && hasLetter(v) && !isBoolWord(v) {
 			x.healthCues = append(x.healthCues, Finding{Type: TypeHealth, Start: a, End: b, Confidence: 0.85, Rule: "health.key"})
 		}
 	case keyPassword, keyToken, keyPrivate, keySumoID:
@@ -167,7 +170,7 @@ func looksName(v string, strict bool) bool {
 	}
 	for _, w := range words {
 		lw := strings.ToLower(strings.Trim(w, ".,"))
-		if orgWords.has(lw) {
+		if orgWords.has(lw) || orgAfter.has(lw) {
 			return false
 		}
 		for i := 0; i < len(w); i++ {

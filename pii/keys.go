@@ -202,7 +202,9 @@ func classifyKey(k string) keyKind {
 		"sendername", "employeename", "forename", "forenames", "givennames", "nameofpatient",
 		"beneficiaryname", "guardianname", "mothersmaidenname", "fathersname", "mothersname"):
 		return keyPersonName
-	case n == "name" || n == "displayname" || n == "contact" || n == "patient" || n == "customer":
+	case n == "name" || n == "displayname" || n == "contact" || n == "patient" || n == "customer" ||
+		inList(n, "assignee", "signedby", "employee", "author", "reporter", "requester", "candidate", "applicant",
+			"passenger", "beneficiary", "guardian", "attendee", "attendees", "physician", "doctor", "emergencycontact"):
 		return keyName
 	}
 	return keyNone

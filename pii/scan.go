@@ -114,6 +114,7 @@ type scanCtx struct {
 	out  []Finding
 
 	identity   bool      // a finding that identifies a person was made in this document
+	personCue  bool      // a capitalised pronoun or "Patient" speaks of someone (see personWords)
 	healthCues []Finding // health findings waiting for an identity in the same document
 
 	num numSpan // scratch for the number being classified
@@ -296,6 +297,15 @@ func (x *scanCtx) step(p, done int) int {
 		m |= k2
 		j++
 	}
+	if i == p && j+1 < n && s[j] == ' ' && (isUpper(s[j+1]) || s[j+1] >= 0x80 || s[j+1] == 'd' || s[j+1] == 'v') && k&(cUpper|cHigh) != 0 {
+		// Two capitalised words: a given name and a surname?
+		if e := x.namePair(p, j); e > j {
+			return e
+		}
+	}
+	if !x.personCue && i == p && j-i <= 10 && k&cUpper != 0 && personWords.hasFold(s[i:j]) {
+		x.personCue = true
+	}
 	if j-i == 2 && m == cUpper && j+1 < n && s[j] == ' ' && isDigit(s[j+1]) {
 		// "AB 12 34 56 C": a national insurance number written in pairs.
 		if e := x.nino(i); e > j {
@@ -471,6 +481,9 @@ func better(a, b Finding) bool {
 // that builds its path (called only for strings with findings).
 func (x *scanCtx) finishDoc(_ int, each func(fn func(path func() string, s string, key keyKind))) {
 	if !x.identity {
+		if x.personCue {
+			x.personalHealth(each)
+		}
 		return
 	}
 	x.out = append(x.out, x.healthCues...)
@@ -478,6 +491,7 @@ func (x *scanCtx) finishDoc(_ int, each func(fn func(path func() string, s strin
 		// Free text: the one string is x.s.
 		x.base = len(x.out)
 		x.healthTerms()
+		x.healthVocabScan(true)
 		x.resolveHealth()
 		return
 	}
@@ -485,6 +499,7 @@ func (x *scanCtx) finishDoc(_ int, each func(fn func(path func() string, s strin
 		x.s = s
 		x.base = len(x.out)
 		x.healthTerms()
+		x.healthVocabScan(true)
 		x.resolveHealth()
 		if len(x.out) > x.base {
 			p := path()

@@ -113,6 +113,7 @@ func (s *Scanner) putCtx(x *scanCtx) {
 	x.s = ""
 	x.healthCues = x.healthCues[:0]
 	x.identity = false
+	x.personCue = false
 	x.keyBuf = x.keyBuf[:0]
 	x.segs = x.segs[:0]
 	x.strBuf = x.strBuf[:0]

@@ -1,0 +1,180 @@
+package pii
+
+import (
+	"math/bits"
+	"strings"
+	"unsafe"
+)
+
+// Health vocabulary: conditions by the names that ICD-10's chapters and common usage give them,
+// medicines by their international non-proprietary names (most from the WHO Model List of
+// Essential Medicines), and phrases that state someone's health ("diagnosed with", "allergic
+// to", "on sick leave"), in English and in the other languages the gate sees most. A word of
+// the vocabulary is health information about a person when the document identifies someone or
+// speaks of one ("I", "my", "she", "patient", a name); "a cancer research grant", "the
+// diagnosis module" and "health check passed" name no one and pass.
+
+// healthVocab maps a first word (lower case) to the phrases that start with it; "" stands for
+// the word alone.
+var healthVocab = func() map[string][]string {
+	m := map[string][]string{}
+	for _, list := range []string{healthConditions, healthMedicines, healthPhrases} {
+		for _, p := range strings.Split(strings.TrimSpace(list), ",") {
+			p = strings.TrimSpace(p)
+			if p == "" {
+				continue
+			}
+			first, rest, _ := strings.Cut(p, " ")
+			m[first] = append(m[first], rest)
+		}
+	}
+	return m
+}()
+
+const healthConditions = `
+diabetes, diabetic, hypertension, asthma, epilepsy, hiv, aids, cancer, leukemia, leukaemia, lymphoma,
+melanoma, carcinoma, sarcoma, tumour, tumor, metastatic, copd, emphysema, bronchitis, pneumonia,
+tuberculosis, hepatitis, cirrhosis, psoriasis, eczema, dermatitis, lupus, arthritis, osteoarthritis,
+osteoporosis, gout, fibromyalgia, migraine, migraines, multiple sclerosis, parkinson's, parkinson's disease,
+alzheimer's, alzheimer's disease, dementia, schizophrenia, bipolar disorder, bipolar, depression,
+major depressive disorder, depressive, anxiety disorder, panic disorder, ptsd, ocd, adhd, autism,
+anorexia, anorexia nervosa, bulimia, insomnia, narcolepsy, crohn's, crohn's disease, coeliac, celiac,
+coeliac disease, celiac disease, colitis, ulcerative colitis, irritable bowel, ibs, kidney disease,
+chronic kidney disease, renal failure, heart failure, heart disease, coronary, arrhythmia,
+atrial fibrillation, angina, stroke, herniated disc, sciatica, scoliosis, endometriosis, infertility,
+miscarriage, pregnant, pregnancy, long covid, covid, covid-19, influenza, malaria, cholera, measles,
+hemophilia, haemophilia, sickle cell, thalassemia, anaemia, anemia, hypothyroidism, hyperthyroidism,
+glaucoma, cataract, cataracts, tinnitus, deafness, blindness, paralysis, paraplegia, cerebral palsy,
+down syndrome, cystic fibrosis, muscular dystrophy, als, obesity, alcoholism, addiction, overdose,
+concussion, fracture, chlamydia, gonorrhea, syphilis, herpes, hpv, diabetes mellitus, type 1 diabetes,
+type 2 diabetes, diabète, diabetes tipo, krebs, zuckerkrankheit, depressionen, cancro, cáncer,
+tumeur, diabete, épilepsie, epilepsia, asthme, asma, hipertensión, ipertensione, hypertonie`
+
+const healthMedicines = `
+metformin, insulin, insulin glargine, glargine, gliclazide, glibenclamide, sitagliptin, empagliflozin,
+lisinopril, enalapril, ramipril, losartan, amlodipine, bisoprolol, metoprolol, atenolol, propranolol,
+hydrochlorothiazide, furosemide, spironolactone, atorvastatin, simvastatin, rosuvastatin, warfarin,
+apixaban, rivaroxaban, clopidogrel, heparin, digoxin, levothyroxine, prednisone, prednisolone,
+dexamethasone, hydrocortisone, methotrexate, adalimumab, infliximab, etanercept, hydroxychloroquine,
+azathioprine, tamoxifen, letrozole, anastrozole, imatinib, trastuzumab, rituximab, cisplatin,
+carboplatin, doxorubicin, paclitaxel, cyclophosphamide, sertraline, fluoxetine, citalopram, escitalopram,
+paroxetine, venlafaxine, duloxetine, mirtazapine, amitriptyline, bupropion, quetiapine, olanzapine,
+risperidone, aripiprazole, haloperidol, clozapine, lithium carbonate, valproate, valproic acid,
+lamotrigine, levetiracetam, carbamazepine, phenytoin, gabapentin, pregabalin, diazepam, lorazepam,
+alprazolam, clonazepam, zolpidem, methylphenidate, atomoxetine, donepezil, memantine, levodopa,
+buprenorphine, methadone, naltrexone, naloxone, morphine, oxycodone, hydrocodone, fentanyl, tramadol,
+codeine, tenofovir, emtricitabine, efavirenz, dolutegravir, lamivudine, zidovudine, abacavir,
+sofosbuvir, isoniazid, rifampicin, amoxicillin, penicillin, azithromycin, doxycycline, ciprofloxacin,
+salbutamol, albuterol, budesonide, fluticasone, montelukast, omeprazole, pantoprazole, ondansetron,
+epinephrine, epipen, semaglutide, ozempic, prozac, zoloft, xanax, adderall, ritalin, humira`
+
+const healthPhrases = `
+diagnosed with, diagnosed as, been diagnosed, suffers from, suffering from, treated for,
+allergic to, sick leave, on medication, prescribed, chemotherapy, radiotherapy, dialysis,
+antidepressants, antidepressant, antiretroviral, antiretrovirals, hiv-positive, hiv positive,
+hiv status, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué,
+padece, diagnosticado, diagnosticada, soffre di, affetto da, affetta da`
+
+// vocabBloom holds the first three bytes (case-folded) of every first word of the vocabulary.
+var vocabBloom = func() (b bloom) {
+	for w := range healthVocab {
+		if len(w) >= 2 {
+			b.add(w)
+		}
+	}
+	return b
+}()
+
+// healthVocabScan reports health vocabulary in x.s at word starts, adding a finding for each
+// (emit) or returning at the first (emit false, for a test of a value). It returns whether it
+// found any.
+func (x *scanCtx) healthVocabScan(emit bool) bool {
+	s := x.s
+	n := len(s)
+	b := unsafe.Slice(unsafe.StringData(s), n)
+	found := false
+	prevAlnum := false
+	for base := 0; base < n; base += 64 {
+		alpha, alnum := alphaMasks(b[base:])
+		starts := alpha &^ (alnum<<1 | b2u(prevAlnum))
+		prevAlnum = alnum>>63&1 != 0
+		for starts != 0 {
+			i := base + bits.TrailingZeros64(starts)
+			starts &= starts - 1
+			if i+1 >= n || !vocabBloom.has(fold3(s, i)) {
+				continue
+			}
+			if e := vocabAt(s, i); e > i {
+				found = true
+				if !emit {
+					return true
+				}
+				x.add(TypeHealth, i, e, 0.8, "health.vocabulary")
+			}
+		}
+	}
+	return found
+}
+
+// vocabAt returns the end of the vocabulary phrase at i, or i.
+func vocabAt(s string, i int) int {
+	e := i
+	for e < len(s) && (isAlpha(s[e]) || s[e] == '\'' || s[e] == '-' && e+1 < len(s) && isAlnum(s[e+1])) {
+		e++
+	}
+	if e-i < 2 || e-i > 24 {
+		return i
+	}
+	w := s[i:e]
+	var buf [32]byte
+	lw := string(lowerInto(buf[:0], w))
+	if w[0] >= 0x80 || strings.IndexFunc(w, func(r rune) bool { return r >= 0x80 }) >= 0 {
+		lw = strings.ToLower(w)
+	}
+	rests, ok := healthVocab[lw]
+	if !ok {
+		if rests, ok = healthVocab[strings.TrimSuffix(lw, "'s")]; !ok {
+			return i
+		}
+	}
+	best := i
+	for _, r := range rests {
+		if r == "" {
+			best = max(best, e)
+			continue
+		}
+		if e+1+len(r) <= len(s) && s[e] == ' ' && strings.EqualFold(s[e+1:e+1+len(r)], r) &&
+			(e+1+len(r) == len(s) || !isAlnum(s[e+1+len(r)])) {
+			best = max(best, e+1+len(r))
+		}
+	}
+	return best
+}
+
+// personWords start a sentence about someone: the pronouns of the first and third person and the
+// words for a patient, in the languages of the vocabulary.
+var personWords = toSet(`i i'm i've i'd i'll my me mine myself she he his her him hers patient patientin
+patienten ich mein meine meiner er sie ihr je j'ai mon ma mes il elle yo mi mis él ella paciente io mio mia lui lei`)
+
+// personalHealth emits the health vocabulary of a document that identifies no one but speaks of
+// someone; each is as in finishDoc.
+func (x *scanCtx) personalHealth(each func(fn func(path func() string, s string, key keyKind))) {
+	if each == nil {
+		x.base = len(x.out)
+		x.healthVocabScan(true)
+		x.resolveHealth()
+		return
+	}
+	each(func(path func() string, s string, key keyKind) {
+		x.s = s
+		x.base = len(x.out)
+		x.healthVocabScan(true)
+		x.resolveHealth()
+		if len(x.out) > x.base {
+			p := path()
+			for i := x.base; i < len(x.out); i++ {
+				x.out[i].Path = p
+			}
+		}
+	})
+}

@@ -1,0 +1,72 @@
+package pii
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestHealthAboutSomeone(t *testing.T) {
+	sc, _ := New(nil)
+	conditions := []string{"type 2 diabetes", "epilepsy", "multiple sclerosis", "Crohn's disease", "HIV", "psoriasis", "long COVID"}
+	medicines := []string{"metformin", "sertraline", "warfarin", "olanzapine", "tenofovir", "levothyroxine"}
+	personal := []string{"I have %s and need the meeting moved.", "My doctor says it is %s.", "She was diagnosed with %s last year.",
+		"Patient reports %s since March.", "Er leidet an %s."}
+	meds := []string{"I take %s every morning.", "He is on %s twice a day.", "My prescription for %s ran out."}
+	n := 0
+	for i, c := range conditions {
+		for j, p := range personal {
+			if (i+j)%2 == 0 {
+				text := fmt.Sprintf(p, c)
+				n++
+				if !hasType(sc.ScanText(text), TypeHealth) {
+					t.Errorf("%q: health not found", text)
+				}
+			}
+		}
+	}
+	for _, m := range medicines {
+		for _, p := range meds {
+			text := fmt.Sprintf(p, m)
+			n++
+			if !hasType(sc.ScanText(text), TypeHealth) {
+				t.Errorf("%q: health not found", text)
+			}
+		}
+	}
+	for _, c := range append(conditions, medicines...) {
+		for _, key := range []string{"diagnosis", "medication", "allergies", "medical_history"} {
+			n++
+			if fs := sc.ScanValue("p", map[string]any{key: c}); !hasType(fs, TypeHealth) {
+				t.Errorf("%s=%q: health not found", key, c)
+			}
+		}
+	}
+	if n < 40 {
+		t.Fatalf("only %d variants", n)
+	}
+}
+
+func TestHealthAboutNoOne(t *testing.T) {
+	sc, _ := New(nil)
+	terms := []string{"diabetes", "HIV", "cancer", "depression", "insulin", "asthma", "metformin"}
+	benign := []string{"Course module 4 covers the epidemiology of %s.", "The grant funds three %s research positions.",
+		"Our app adds a %s awareness banner in November.", "Stock alert: %s test kits below reorder level.",
+		"Translate the leaflet 'Living with %s' into Spanish."}
+	for _, c := range terms {
+		for _, b := range benign {
+			text := fmt.Sprintf(b, c)
+			if fs := sc.ScanText(text); len(fs) > 0 {
+				t.Errorf("%q: %v", text, fs)
+			}
+		}
+	}
+	for _, v := range []map[string]any{
+		{"fields": []any{"patient_id", "diagnosis", "medication"}},
+		{"topic": "depression", "articles": 7},
+		{"module": "diagnosis", "status": "health check passed"},
+	} {
+		if fs := sc.ScanValue("p", v); len(fs) > 0 {
+			t.Errorf("%v: %v", v, fs)
+		}
+	}
+}

@@ -1,0 +1,50 @@
+package pii
+
+import (
+	"fmt"
+	"testing"
+)
+
+// The given names and surnames here are written for the test, from no generator's list.
+func TestNamesFromGazetteer(t *testing.T) {
+	sc, _ := New(nil)
+	given := []string{"Ingrid", "Mateo", "Sophie", "Lukas", "Chiara", "Benoît", "Agnieszka", "Hamza", "Yusuf", "Élodie"}
+	surnames := []string{"Larsen", "Okonkwo", "Vasquez-Ortega", "Brandstätter", "de Vries", "Nakamura"}
+	templates := []string{"Ask %s whether the expense was approved.", "Please forward the contract to %s; she signs for the buyer.",
+		"%s called again about the refund.", "Background check requested for candidate %s."}
+	n := 0
+	for i, g := range given {
+		for j, s := range surnames {
+			if (i+j)%2 != 0 {
+				continue
+			}
+			text := fmt.Sprintf(templates[(i+j)%len(templates)], g+" "+s)
+			n++
+			if !hasType(sc.ScanText(text), TypeName) {
+				t.Errorf("%q: name not found", text)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d variants", n)
+	}
+}
+
+func TestPlacesAndCompaniesAreNotNames(t *testing.T) {
+	sc, _ := New(nil)
+	for _, text := range []string{
+		"Market share: Didier Schmitt S.A.R.L. 31%, others 45%.",
+		"Compare the offers from Evans Ltd and Costa Rocha S.A. before Friday.",
+		"The boulevard William Guyot branch closes early on public holidays.",
+		"The conference moves from Otwock to Radom next year.",
+		"Weather in East Sheilahaven tomorrow: light rain.",
+		"Release Notes: Monday March update",
+		"Call GetUserName before CloseHandle.",
+		"Sophie Street is closed for repairs.",
+		"Adler GbR is listed as the vendor.",
+	} {
+		if hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: read as a name: %v", text, sc.ScanText(text))
+		}
+	}
+}
