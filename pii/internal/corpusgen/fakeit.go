@@ -185,7 +185,7 @@ func genProse(g *gen) {
 				"Date de facturation : %s", "The report covers the period up to %s."}), d.Format(pick(g, []string{"02.01.2006", "01/02/2006", "2006-01-02", "January 2, 2006"})))
 		},
 	}
-	for i := 0; i < 360; i++ {
+	for i := 0; i < 520; i++ {
 		if i%4 == 3 {
 			g.json("benign_prose", false, nil, map[string]any{"task": "summarise", "input": map[string]any{"text": pick(g, mk)(), "max_words": f.Number(50, 300)}})
 			continue
@@ -200,13 +200,15 @@ func genBadStructured(g *gen) {
 	ssnTexts := []string{"SSN: {V}", "Employee SSN {V} is missing from the export.", "social security number {V}"}
 	ibanTexts := []string{"Refund to IBAN {V}.", "IBAN: {V}", "Bank details for the payout: {V}"}
 	cardTexts := []string{"Please retry the charge on {V}.", "card number {V}", "Card {V} was declined."}
-	for i := 0; i < 150; i++ {
+	for i := 0; i < 300; i++ {
 		var v string
 		var texts []string
 		switch i % 3 {
 		case 0:
+			// A 9xx area is an ITIN's when the group is 50-65, 70-88, 90-92 or 94-99: the
+			// groups below 50 are neither.
 			area := pick(g, []string{"000", "666", fmt.Sprintf("9%02d", g.r.IntN(100))})
-			v = area + "-" + fmt.Sprintf("%02d-%04d", 1+g.r.IntN(99), 1+g.r.IntN(9999))
+			v = area + "-" + fmt.Sprintf("%02d-%04d", 1+g.r.IntN(49), 1+g.r.IntN(9999))
 			if g.r.IntN(3) == 0 {
 				v = fmt.Sprintf("%03d-00-%04d", 1+g.r.IntN(665), 1+g.r.IntN(9999))
 			}

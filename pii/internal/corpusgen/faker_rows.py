@@ -307,14 +307,14 @@ def main():
             out.add("health", True, ["health"], payload=rng.choice(HEALTH_JSON)(v), locale=loc)
         else:
             out.add("health", True, ["health"], text=rng.choice(HEALTH_TEXT).format(**v), locale=loc)
-    for i in range(420):
+    for i in range(640):
         loc = LOCALES[i % len(LOCALES)]
         v = values(fk[loc], rng)
         if i % 4 == 3:
             out.add("benign_names", False, [], payload=rng.choice(PLACE_JSON)(v), locale=loc)
         else:
             out.add("benign_names", False, [], text=rng.choice(PLACE_TEXT).format(**v), locale=loc)
-    for i in range(300):
+    for i in range(500):
         loc = LOCALES[i % len(LOCALES)]
         f = fk[loc]
         if i % 3 == 2:

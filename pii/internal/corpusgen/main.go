@@ -92,30 +92,43 @@ func main() {
 	seed := flag.Uint64("seed", 20261126, "seed of every generator")
 	flag.Parse()
 	g := newGen(*seed)
-	steps := []struct {
-		file, src string
-		fn        func(*gen) error
-	}{
-		{"gofakeit.jsonl", "gofakeit", func(g *gen) error { genStruct(g); genPhones(g); genProse(g); return nil }},
-		{"national.jsonl", "adversarial", func(g *gen) error { genNational(g); return nil }},
-		{"secrets.jsonl", "adversarial", func(g *gen) error { genSecrets(g); return nil }},
-		{"credentials.jsonl", "adversarial", func(g *gen) error { genCredentials(g); return nil }},
-		{"obfuscated.jsonl", "adversarial", func(g *gen) error { genEncoded(g); genSplit(g); genErrors(g); return nil }},
-		{"negatives.jsonl", "adversarial", func(g *gen) error { genNegatives(g); return nil }},
-		{"public.jsonl", "", func(g *gen) error { return genPublic(g, *pub) }},
+	type step struct {
+		file, src, name string
+		fn              func(*gen)
+	}
+	steps := []step{
+		{"gofakeit.jsonl", "gofakeit", "struct", genStruct},
+		{"gofakeit.jsonl", "gofakeit", "phones", genPhones},
+		{"gofakeit.jsonl", "gofakeit", "prose", genProse},
+		{"national.jsonl", "adversarial", "national", genNational},
+		{"national.jsonl", "adversarial", "bad-structured", genBadStructured},
+		{"secrets.jsonl", "adversarial", "vendors", genSecrets},
+		{"secrets.jsonl", "adversarial", "keyword", genKeywordTokens},
+		{"secrets.jsonl", "adversarial", "pem", genPEM},
+		{"credentials.jsonl", "adversarial", "credentials", genCredentials},
+		{"obfuscated.jsonl", "adversarial", "encoded", genEncoded},
+		{"obfuscated.jsonl", "adversarial", "split", genSplit},
+		{"obfuscated.jsonl", "adversarial", "errors", genErrors},
+		{"negatives.jsonl", "adversarial", "labelled", genLabelled},
+		{"negatives.jsonl", "adversarial", "git", genGit},
+		{"negatives.jsonl", "adversarial", "code", genCode},
+		{"negatives.jsonl", "adversarial", "health", genBenignHealth},
+		{"negatives.jsonl", "adversarial", "secretlike", genSecretLike},
 	}
 	for _, s := range steps {
-		// Each file draws from its own streams, so that a change to one generator leaves the
-		// other files as they are.
-		h := sha256.Sum256([]byte(s.file))
+		// Each generator draws from its own streams, so that a change to one leaves the rows of
+		// the others as they are.
+		h := sha256.Sum256([]byte(s.file + "/" + s.name))
 		sub := binary.BigEndian.Uint64(h[:8])
 		g.r = rand.New(rand.NewPCG(*seed, sub))
 		g.fk = gofakeit.New(*seed ^ sub)
 		g.file, g.src = s.file, s.src
-		if err := s.fn(g); err != nil {
-			fmt.Fprintln(os.Stderr, "corpusgen:", err)
-			os.Exit(1)
-		}
+		s.fn(g)
+	}
+	g.file = "public.jsonl"
+	if err := genPublic(g, *pub); err != nil {
+		fmt.Fprintln(os.Stderr, "corpusgen:", err)
+		os.Exit(1)
 	}
 	for name, rows := range g.files {
 		if err := write(filepath.Join(*out, name), rows); err != nil {

@@ -303,7 +303,6 @@ func genNational(g *gen) {
 			g.text("bad_checksum", false, nil, fill(t, "{L}", lbl, "{V}", bad))
 		}
 	}
-	genBadStructured(g)
 }
 
 // fill replaces each placeholder with its value.

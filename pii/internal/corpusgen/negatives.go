@@ -69,8 +69,8 @@ func (g *gen) isbn13() string {
 	return b[:3] + "-" + b[3:4] + "-" + b[4:8] + "-" + b[8:12] + "-" + b[12:]
 }
 
-func genNegatives(g *gen) {
-	for i := 0; i < 640; i++ {
+func genLabelled(g *gen) {
+	for i := 0; i < 900; i++ {
 		city := g.fk.City()
 		switch i % 8 {
 		case 6:
@@ -85,10 +85,6 @@ func genNegatives(g *gen) {
 			g.text("labelled_number", false, nil, fill(pick(g, labelTexts), "{N}", g.labelledNumber(), "{city}", city))
 		}
 	}
-	genGit(g)
-	genCode(g)
-	genBenignHealth(g)
-	genSecretLike(g)
 }
 
 func genGit(g *gen) {
@@ -103,14 +99,14 @@ func genGit(g *gen) {
 		"pip install git+ssh://{R2}@v1.{N}.0",
 		"\"dependencies\": {\"lib\": \"git+ssh://{R2}#v2.{N}\"}",
 		"scp build.tar.gz deploy@{H}:/srv/releases/",
-		"ssh -p 2222 git@{H} info",
+		"ssh://git@{H}:2222/{P}.git",
 	}
-	for i := 0; i < 320; i++ {
+	for i := 0; i < 440; i++ {
 		h := pick(g, hosts)
-		path := strings.ToLower(g.fk.Username()) + "/" + strings.ToLower(strings.ReplaceAll(g.fk.AppName(), " ", "-"))
+		path := strings.ToLower(strings.ReplaceAll(g.fk.Username(), " ", "")) + "/" + strings.ToLower(strings.ReplaceAll(g.fk.AppName(), " ", "-"))
 		r := "git@" + h + ":" + path + ".git"
 		r2 := "git@" + h + "/" + path + ".git"
-		t := fill(pick(g, texts), "{R}", r, "{R2}", r2, "{H}", h, "{N}", fmt.Sprint(g.r.IntN(30)))
+		t := fill(pick(g, texts), "{R}", r, "{R2}", r2, "{H}", h, "{P}", path, "{N}", fmt.Sprint(g.r.IntN(30)))
 		if i%5 == 4 {
 			g.json("git_ssh", false, nil, map[string]any{"repo": map[string]any{"ssh_url": r, "default_branch": "main"}})
 			continue
@@ -154,7 +150,7 @@ func genCode(g *gen) {
 			return fmt.Sprintf("commit %x\nAuthor: release-bot\n\n    bump %s to %d.%d.%d", sha1.Sum([]byte(f.Word())), f.Noun(), f.Number(1, 9), f.Number(0, 20), f.Number(0, 30))
 		},
 	}
-	for i := 0; i < 440; i++ {
+	for i := 0; i < 700; i++ {
 		if i%5 == 4 {
 			g.json("benign_code", false, nil, map[string]any{"tool": "code.run", "input": map[string]any{"language": "go", "source": pick(g, mk)()}})
 			continue
@@ -191,7 +187,7 @@ var benignHealthTexts = []string{
 }
 
 func genBenignHealth(g *gen) {
-	for i := 0; i < 420; i++ {
+	for i := 0; i < 600; i++ {
 		t := pick(g, healthTopics)
 		if i%4 == 3 {
 			g.json("benign_health", false, nil, pick(g, []any{
@@ -210,10 +206,11 @@ func genBenignHealth(g *gen) {
 func genSecretLike(g *gen) {
 	placeholders := []string{"sk-...", "YOUR_API_KEY", "<redacted>", "sk-proj-XXXXXXXXXXXXXXXX", "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
 		"${OPENAI_API_KEY}", "********", "<your-token-here>", "[REDACTED]", "xoxb-your-token", "changeme", "{{ secrets.API_KEY }}",
-		"sk_test_...", "AKIA****************", "<password>", "REPLACE_ME"}
+		"sk_test_...", "AKIA****************", "<password>", "REPLACE_ME", "AKIAIOSFODNN7EXAMPLE", "sk-ant-...",
+		"xoxb-***", "ghp_<your token>", "eyJhbGciOiJIUzI1NiJ9.<payload>.<signature>", "$API_KEY", "%API_TOKEN%", "null"}
 	phTexts := []string{"export OPENAI_API_KEY={X}", "Set api_key to {X} in the config.", "Authorization: Bearer {X}", "password: {X}",
 		"token={X}", "Replace {X} with your own key.", "The key was {X} in the logs, as expected."}
-	for i := 0; i < 700; i++ {
+	for i := 0; i < 900; i++ {
 		switch i % 7 {
 		case 0, 1:
 			g.text("benign_secretlike", false, nil, fill(pick(g, phTexts), "{X}", pick(g, placeholders)))

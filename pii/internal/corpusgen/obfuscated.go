@@ -84,8 +84,11 @@ func genEncoded(g *gen) {
 		case 8:
 			tok := pick(g, vendors).make(g, 0)
 			enc, typ = base64.StdEncoding.EncodeToString([]byte("api_key="+tok)), "api_token"
-			if g.r.IntN(2) == 0 {
+			switch g.r.IntN(3) {
+			case 0:
 				enc = url.QueryEscape(tok)
+			case 1:
+				enc = hexOf([]byte(tok))
 			}
 		default:
 			enc, typ = html.EscapeString(`"`+email+`"`), "email"

@@ -143,8 +143,6 @@ func genSecrets(g *gen) {
 		}
 		g.text("vendor_secret", true, []string{"api_token"}, fill(pick(g, tokenTexts), "{ENV}", v.env, "{T}", tok))
 	}
-	genKeywordTokens(g)
-	genPEM(g)
 }
 
 var keywordTexts = []string{
