@@ -1,23 +1,23 @@
-package main
+package bench
 
 import (
 	"fmt"
 	"slices"
 )
 
-// phaseSummary is the spread of one phase of the gateways over the runs of
+// PhaseSummary is the spread of one phase of the gateways over the runs of
 // moltgate bench --runs: on a shared machine one window of a few seconds
 // can land in a slow stretch, and the targets are read over several.
-type phaseSummary struct {
+type PhaseSummary struct {
 	Transport string `json:"transport"`
 	Kind      string `json:"kind"`
 	Callers   int    `json:"callers"`
 	Runs      int    `json:"runs"`
-	OpsPerSec spread `json:"ops_per_second"`
-	Ratio     spread `json:"ratio_to_raw"`
-	P99MS     spread `json:"p99_ms"`
+	OpsPerSec Spread `json:"ops_per_second"`
+	Ratio     Spread `json:"ratio_to_raw"`
+	P99MS     Spread `json:"p99_ms"`
 	// CPUPer1000 is the CPU seconds of all processes per 1,000 ops.
-	CPUPer1000 spread `json:"cpu_seconds_per_1000_ops"`
+	CPUPer1000 Spread `json:"cpu_seconds_per_1000_ops"`
 	// The runs that met each target. The p99 and CPU targets are about
 	// round trips: for one-way phases they are not counted (-1).
 	RatioMet int `json:"ratio_target_met"`
@@ -25,15 +25,15 @@ type phaseSummary struct {
 	CPUMet   int `json:"cpu_target_met"`
 }
 
-// spread is the lowest, median and highest of a figure over the runs.
-type spread struct {
+// Spread is the lowest, median and highest of a figure over the runs.
+type Spread struct {
 	Min    float64 `json:"min"`
 	Median float64 `json:"median"`
 	Max    float64 `json:"max"`
 }
 
-func spreadOf(v []float64) spread {
-	return spread{Min: slices.Min(v), Median: median(v), Max: slices.Max(v)}
+func spreadOf(v []float64) Spread {
+	return Spread{Min: slices.Min(v), Median: median(v), Max: slices.Max(v)}
 }
 
 // median is the middle of v, or the mean of the two middle values; v is
@@ -49,13 +49,13 @@ func median(v []float64) float64 {
 
 // summarize gathers the gateways' phases (not the floor's) by transport,
 // kind and callers, in the order they first appear.
-func summarize(phases []phase) []phaseSummary {
+func summarize(phases []Phase) []PhaseSummary {
 	type key struct {
 		tr, kind string
 		callers  int
 	}
 	var order []key
-	groups := map[key][]phase{}
+	groups := map[key][]Phase{}
 	for _, p := range phases {
 		if p.Transport == "floor" {
 			continue
@@ -66,10 +66,10 @@ func summarize(phases []phase) []phaseSummary {
 		}
 		groups[k] = append(groups[k], p)
 	}
-	out := make([]phaseSummary, 0, len(order))
+	out := make([]PhaseSummary, 0, len(order))
 	for _, k := range order {
 		g := groups[k]
-		s := phaseSummary{Transport: k.tr, Kind: k.kind, Callers: k.callers, Runs: len(g)}
+		s := PhaseSummary{Transport: k.tr, Kind: k.kind, Callers: k.callers, Runs: len(g)}
 		var ops, ratio, p99, cpu []float64
 		for _, p := range g {
 			ops, ratio, p99, cpu = append(ops, p.OpsPerSec), append(ratio, p.Ratio), append(p99, p.P99MS), append(cpu, p.CPUPer1000)
@@ -94,17 +94,17 @@ func summarize(phases []phase) []phaseSummary {
 
 // name is the phase's name without a paced phase's rate, which differs
 // from run to run.
-func (s *phaseSummary) name() string {
+func (s *PhaseSummary) name() string {
 	if s.Kind == "paced" {
 		return "round trip, paced at half the rate"
 	}
-	p := phase{Kind: s.Kind, Callers: s.Callers}
+	p := Phase{Kind: s.Kind, Callers: s.Callers}
 	return p.name()
 }
 
 // cells renders the summary's figures: ops/s, ratio, p99 and CPU, each as
 // min / median / max, the last three with the runs that met the target.
-func (s *phaseSummary) cells() [4]string {
+func (s *PhaseSummary) cells() [4]string {
 	met := func(n int) string {
 		if n < 0 {
 			return ""

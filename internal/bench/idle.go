@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -38,9 +38,9 @@ type memStats struct {
 	Seq        int    `json:"seq"`
 }
 
-// reportMemory writes the process's memory to path, and a heap profile to
+// ReportMemory writes the process's memory to path, and a heap profile to
 // path.heap, each time it receives SIGUSR1, until ctx ends.
-func reportMemory(ctx context.Context, path string) {
+func ReportMemory(ctx context.Context, path string) {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, syscall.SIGUSR1)
 	go func() {
@@ -134,9 +134,9 @@ func (c *child) settledMemory(ctx context.Context) (memStats, error) {
 	return last, err
 }
 
-// idleResult is the memory an idle WebSocket session costs the gateway
+// IdleResult is the memory an idle WebSocket session costs the gateway
 // that accepted it.
-type idleResult struct {
+type IdleResult struct {
 	Sessions      int     `json:"sessions"`
 	Goroutines    float64 `json:"goroutines_per_session"`
 	BytesPerHeap  float64 `json:"heap_and_stack_bytes_per_session"`
@@ -149,8 +149,8 @@ type idleResult struct {
 // organisation that globex trusts, each with its own handshake, leaves them
 // idle and measures how globex's memory grew: its heap and goroutine stacks
 // after a collection, and its resident set.
-func (b *bench) idleSessions(ctx context.Context, globex *child, n int) (idleResult, error) {
-	res := idleResult{Sessions: n, TargetPerSess: 20 << 10}
+func (b *bench) idleSessions(ctx context.Context, globex *child, n int) (IdleResult, error) {
+	res := IdleResult{Sessions: n, TargetPerSess: 20 << 10}
 	org, err := gateway.LoadOrg(b.idle, nil)
 	if err != nil {
 		return res, err

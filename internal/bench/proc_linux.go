@@ -1,6 +1,6 @@
 //go:build linux
 
-package main
+package bench
 
 import (
 	"bytes"
@@ -126,4 +126,4 @@ func cpuModel() string {
 	return runtime.GOARCH
 }
 
-const benchSupported = true
+const Supported = true

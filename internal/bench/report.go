@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bytes"
@@ -19,17 +19,17 @@ const (
 	targetCPUPer1000 = 0.21 // CPU-seconds per 1,000 round trips, all processes
 )
 
-func (r *benchReport) title() string {
+func (r *Report) title() string {
 	return fmt.Sprintf("%d-byte payloads, signed and sealed in sessions, TLS between the gateways; %v per phase",
 		r.Options.Size, r.Options.Duration)
 }
 
-func (r *benchReport) machine() string {
+func (r *Report) machine() string {
 	return fmt.Sprintf("%d CPUs (%s), %s, gateways at GOGC=%s; load average %.2f at the start, %.2f at the end",
 		r.Machine.CPUs, r.Machine.Model, r.Machine.Go, r.Machine.GOGC, r.Machine.LoadBefore, r.Machine.LoadAfter)
 }
 
-func (r *benchReport) yardstick() string {
+func (r *Report) yardstick() string {
 	between := ""
 	if len(r.Raw.Between) > 0 {
 		between = ", " + joinThousands(r.Raw.Between) + " between the runs"
@@ -38,13 +38,13 @@ func (r *benchReport) yardstick() string {
 		r.Raw.Bytes, thousands(r.Raw.PerCPU), thousands(r.Raw.Before), between, thousands(r.Raw.After))
 }
 
-func (r *benchReport) idle() string {
+func (r *Report) idle() string {
 	i := r.Idle
 	return fmt.Sprintf("idle WebSocket sessions: %d opened to globex, each with its handshake; once globex's goroutines had settled, its heap and stacks had grown by %.1f KiB per session after a collection (%.1f KiB of it stacks, %.1f goroutines per session; resident set: %.1f KiB); target ≤ %.0f KiB",
 		i.Sessions, i.BytesPerHeap/1024, i.StackPerSess/1024, i.Goroutines, i.BytesPerRSS/1024, i.TargetPerSess/1024)
 }
 
-func (p *phase) name() string {
+func (p *Phase) name() string {
 	switch p.Kind {
 	case "one_way":
 		return fmt.Sprintf("one-way, %d streams", p.Callers)
@@ -57,7 +57,7 @@ func (p *phase) name() string {
 	return fmt.Sprintf("round trip, %d callers", p.Callers)
 }
 
-func (p *phase) errors() string {
+func (p *Phase) errors() string {
 	var s []string
 	if p.AgentRestarted {
 		s = append(s, "(the agent restarted: its CPU time is missing)")
@@ -74,9 +74,9 @@ func (p *phase) errors() string {
 // rows are the phases in the order the tables list them: by transport,
 // then phase, then run, so that the runs of a phase stand together; the
 // floor, measured once, last.
-func (r *benchReport) rows() []*phase {
+func (r *Report) rows() []*Phase {
 	type pos struct{ tr, ph, run int }
-	at := map[*phase]pos{}
+	at := map[*Phase]pos{}
 	seen := map[[2]int]int{} // phases so far in each run of each transport
 	trIndex := func(tr string) int {
 		if i := slices.Index(r.Options.Transports, tr); i >= 0 {
@@ -84,7 +84,7 @@ func (r *benchReport) rows() []*phase {
 		}
 		return len(r.Options.Transports) // the floor
 	}
-	out := make([]*phase, len(r.Phases))
+	out := make([]*Phase, len(r.Phases))
 	for i := range r.Phases {
 		p := &r.Phases[i]
 		t := trIndex(p.Transport)
@@ -93,7 +93,7 @@ func (r *benchReport) rows() []*phase {
 		seen[k]++
 		out[i] = p
 	}
-	slices.SortStableFunc(out, func(a, b *phase) int {
+	slices.SortStableFunc(out, func(a, b *Phase) int {
 		x, y := at[a], at[b]
 		if x.tr != y.tr {
 			return x.tr - y.tr
@@ -107,7 +107,7 @@ func (r *benchReport) rows() []*phase {
 }
 
 // label is the phase's name in the tables: with several runs, which one.
-func (r *benchReport) label(p *phase) string {
+func (r *Report) label(p *Phase) string {
 	if r.Options.Runs > 1 && p.Run > 0 {
 		return fmt.Sprintf("%s, run %d", p.name(), p.Run)
 	}
@@ -117,12 +117,12 @@ func (r *benchReport) label(p *phase) string {
 // floorNote says what the floor phases are, and what they and the
 // gateways' own Ed25519 primitives leave of the targets; "" when the run
 // has none.
-func (r *benchReport) floorNote() string {
+func (r *Report) floorNote() string {
 	// The bound is read at the load the targets are read at: the floor
 	// paced at the rate the gateways carried with --concurrency callers
 	// (its fastest paced phase), else its phase with the most callers.
-	var fl *phase
-	better := func(p, q *phase) bool {
+	var fl *Phase
+	better := func(p, q *Phase) bool {
 		if (p.Kind == "paced") != (q.Kind == "paced") {
 			return p.Kind == "paced"
 		}
@@ -156,10 +156,10 @@ func (r *benchReport) floorNote() string {
 }
 
 // per1000 is a process's CPU seconds per 1,000 ops.
-func (p *phase) per1000(sec float64) float64 { return sec / float64(max(p.Ops, 1)) * 1000 }
+func (p *Phase) per1000(sec float64) float64 { return sec / float64(max(p.Ops, 1)) * 1000 }
 
-// writeText prints the report as a table.
-func (r *benchReport) writeText(w io.Writer) {
+// WriteText prints the report as a table.
+func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "moltgate bench: %s\n", r.title())
 	fmt.Fprintf(w, "machine: %s\n", r.machine())
 	fmt.Fprintf(w, "%s\n\n", r.yardstick())
@@ -193,8 +193,8 @@ func (r *benchReport) writeText(w io.Writer) {
 		targetRatio, targetP99MS, targetCPUPer1000)
 }
 
-// markdown renders the generated part of the documentation's section.
-func (r *benchReport) markdown() string {
+// Markdown renders the generated part of the documentation's section.
+func (r *Report) Markdown() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Run of %s: %s.\n\n", r.Date.Format("2006-01-02 15:04 MST"), r.title())
 	fmt.Fprintf(&b, "- Machine: %s.\n", r.machine())
@@ -246,10 +246,10 @@ const (
 	docEnd     = "<!-- moltgate bench: end -->"
 )
 
-// updateDoc replaces the generated part of the end-to-end section of the
+// UpdateDoc replaces the generated part of the end-to-end section of the
 // Markdown file at path, between its markers, leaving the rest of the file
 // as it is. A file without the markers gets the section appended.
-func updateDoc(path, generated string) error {
+func UpdateDoc(path, generated string) error {
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package main
+package bench
 
 import (
 	"errors"
@@ -11,7 +11,7 @@ import (
 
 // moltgate bench reads the CPU time of its child processes from /proc,
 // which only Linux has.
-const benchSupported = false
+const Supported = false
 
 var errNoProc = errors.New("moltgate bench needs Linux (/proc)")
 

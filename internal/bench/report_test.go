@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"fmt"
@@ -65,16 +65,16 @@ func TestThousands(t *testing.T) {
 }
 
 func TestFloorNote(t *testing.T) {
-	r := &benchReport{Raw: rawResult{PerCPU: 10000, Moltgate: 20000}}
+	r := &Report{Raw: RawResult{PerCPU: 10000, Moltgate: 20000}}
 	if r.floorNote() != "" {
 		t.Fatal("a note without floor phases")
 	}
-	r.Phases = []phase{
+	r.Phases = []Phase{
 		{Transport: "websocket", Kind: "round_trip", Callers: 16, Ops: 1000},
-		{Transport: "floor", Kind: "round_trip", Callers: 16, Ops: 1000, CPU: cpuSplit{Acme: 0.001, Globex: 0.001}},
-		{Transport: "floor", Kind: "paced", Rate: 2000, Callers: 64, Ops: 1000, CPU: cpuSplit{Acme: 0.01, Globex: 0.01, Agent: 0.01, LoadGen: 1}},
+		{Transport: "floor", Kind: "round_trip", Callers: 16, Ops: 1000, CPU: CPUSplit{Acme: 0.001, Globex: 0.001}},
+		{Transport: "floor", Kind: "paced", Rate: 2000, Callers: 64, Ops: 1000, CPU: CPUSplit{Acme: 0.01, Globex: 0.01, Agent: 0.01, LoadGen: 1}},
 		// The bound is read at the fastest paced phase.
-		{Transport: "floor", Kind: "paced", Rate: 4000, Callers: 64, Ops: 2000, CPU: cpuSplit{Acme: 0.08, Globex: 0.06, Agent: 0.06, LoadGen: 1}},
+		{Transport: "floor", Kind: "paced", Rate: 4000, Callers: 64, Ops: 2000, CPU: CPUSplit{Acme: 0.08, Globex: 0.06, Agent: 0.06, LoadGen: 1}},
 	}
 	// Per 1,000: relays 0.070, echo 0.030; crypto 2000/20000 = 0.100.
 	// Ratio: 2000 / (0.070 + 0.100) / 10000 = 1.18.
@@ -105,7 +105,7 @@ func TestMedian(t *testing.T) {
 // either side of it; the floor, and a single run, against the mean of the
 // first and last.
 func TestRunsYardstick(t *testing.T) {
-	r := rawResult{Before: 100, After: 400, PerCPU: 250}
+	r := RawResult{Before: 100, After: 400, PerCPU: 250}
 	if r.around(1) != 250 || r.around(0) != 250 {
 		t.Fatal("one run is not read against the mean of before and after")
 	}
@@ -118,10 +118,10 @@ func TestRunsYardstick(t *testing.T) {
 }
 
 func TestSummarize(t *testing.T) {
-	ph := func(tr, kind string, callers, run int, ratio, p99, cpu float64) phase {
-		return phase{Transport: tr, Kind: kind, Callers: callers, Run: run, Ratio: ratio, P99MS: p99, CPUPer1000: cpu, OpsPerSec: 1000 * ratio}
+	ph := func(tr, kind string, callers, run int, ratio, p99, cpu float64) Phase {
+		return Phase{Transport: tr, Kind: kind, Callers: callers, Run: run, Ratio: ratio, P99MS: p99, CPUPer1000: cpu, OpsPerSec: 1000 * ratio}
 	}
-	var phases []phase
+	var phases []Phase
 	for run, f := range []float64{1, 0.8, 1.2} {
 		phases = append(phases,
 			ph("websocket", "round_trip", 16, run+1, 0.6*f, 5*f, 0.3*f),
@@ -153,8 +153,8 @@ func TestSummarize(t *testing.T) {
 	if c[2] != "24.00 / 30.00 / 36.00" || c[1] != "0.56 / 0.70 / 0.84 (2 of 3)" {
 		t.Errorf("one-way cells %q", c)
 	}
-	rep := &benchReport{Options: benchOptions{Runs: 3, Transports: []string{"websocket", "grpc"}}, Phases: phases, Summary: s}
-	md := rep.markdown()
+	rep := &Report{Options: Options{Runs: 3, Transports: []string{"websocket", "grpc"}}, Phases: phases, Summary: s}
+	md := rep.Markdown()
 	for _, want := range []string{"--runs 3", "Across the 3 runs", "| websocket | round trip, 16 callers, run 2 |", "| websocket | round trip, 16 callers | 480 / 600 / 720 | 0.48 / 0.60 / 0.72 (2 of 3) | 4.00 / 5.00 / 6.00 (2 of 3) | 0.240 / 0.300 / 0.360 (0 of 3) |"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("markdown lacks %q:\n%s", want, md)
@@ -167,13 +167,13 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 // TestRowsGroupRuns: the tables list a phase's runs together, transports
 // in the order measured, and the floor last.
 func TestRowsGroupRuns(t *testing.T) {
-	r := &benchReport{Options: benchOptions{Runs: 2, Transports: []string{"websocket", "grpc"}}}
+	r := &Report{Options: Options{Runs: 2, Transports: []string{"websocket", "grpc"}}}
 	for run := 1; run <= 2; run++ {
 		for _, tr := range r.Options.Transports {
-			r.Phases = append(r.Phases, phase{Transport: tr, Run: run, Kind: "round_trip", Callers: 1}, phase{Transport: tr, Run: run, Kind: "round_trip", Callers: 16})
+			r.Phases = append(r.Phases, Phase{Transport: tr, Run: run, Kind: "round_trip", Callers: 1}, Phase{Transport: tr, Run: run, Kind: "round_trip", Callers: 16})
 		}
 	}
-	r.Phases = append(r.Phases, phase{Transport: "floor", Kind: "round_trip", Callers: 1})
+	r.Phases = append(r.Phases, Phase{Transport: "floor", Kind: "round_trip", Callers: 1})
 	var got []string
 	for _, p := range r.rows() {
 		got = append(got, fmt.Sprintf("%s/%d/%d", p.Transport, p.Callers, p.Run))

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"bufio"
@@ -46,6 +46,14 @@ func floorCert(dir string) error {
 	return err
 }
 
+// AddressError is an address of the floor's processes that is not one.
+type AddressError struct {
+	Addr    string
+	Problem string // what follows the address in the message
+}
+
+func (e *AddressError) Error() string { return fmt.Sprintf("bench: address %q%s", e.Addr, e.Problem) }
+
 // floorListen listens on addr: "unix:PATH", or "tls:HOST:PORT" with the
 // certificate in certDir.
 func floorListen(addr, certDir string) (net.Listener, error) {
@@ -68,7 +76,7 @@ func floorListen(addr, certDir string) (net.Listener, error) {
 		}
 		return tls.NewListener(sockio.Listener{Listener: l}, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}), nil
 	}
-	return nil, usagef("bench: address %q is neither unix:PATH nor tls:HOST:PORT", addr)
+	return nil, &AddressError{Addr: addr, Problem: " is neither unix:PATH nor tls:HOST:PORT"}
 }
 
 // floorDial connects to addr (as floorListen takes it), trying again for
@@ -91,7 +99,7 @@ func floorDial(ctx context.Context, addr, certDir string) (net.Conn, error) {
 		}
 		host, _, err := net.SplitHostPort(where)
 		if err != nil {
-			return nil, usagef("bench: address %q: %v", addr, err)
+			return nil, &AddressError{Addr: addr, Problem: ": " + err.Error()}
 		}
 		cfg := &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS13, ServerName: host}
 		var d sockio.Dialer
@@ -108,7 +116,7 @@ func floorDial(ctx context.Context, addr, certDir string) (net.Conn, error) {
 			return tc, nil
 		}
 	default:
-		return nil, usagef("bench: address %q is neither unix:PATH nor tls:HOST:PORT", addr)
+		return nil, &AddressError{Addr: addr, Problem: " is neither unix:PATH nor tls:HOST:PORT"}
 	}
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
@@ -125,22 +133,17 @@ func floorDial(ctx context.Context, addr, certDir string) (net.Conn, error) {
 	}
 }
 
-// runBenchRelay is `moltgate bench relay --in ADDR --out ADDR --tls DIR`,
-// not listed in the usage: for each connection taken on --in it opens one
-// to --out and copies bytes both ways until either end closes.
-func runBenchRelay(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench relay")
-	in := fs.String("in", "", "address to listen on: unix:PATH or tls:HOST:PORT")
-	out := fs.String("out", "", "address to pass each connection on to")
-	certDir := fs.String("tls", "", "directory of cert.pem and key.pem")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	l, err := floorListen(*in, *certDir)
+// Relay is what `moltgate bench relay` runs: for each connection taken on
+// in it opens one to out and copies bytes both ways until either end
+// closes, until ctx ends. Addresses are unix:PATH or tls:HOST:PORT, with
+// the certificate in certDir; a failure to connect onward is written to
+// errs.
+func Relay(ctx context.Context, in, out, certDir string, errs io.Writer) error {
+	l, err := floorListen(in, certDir)
 	if err != nil {
 		return err
 	}
-	return serveFloor(ctx, l, relayTo(ctx, *out, *certDir, e.stderr))
+	return serveFloor(ctx, l, relayTo(ctx, out, certDir, errs))
 }
 
 // relayTo handles a connection taken by a relay: it opens one to out and
@@ -165,15 +168,10 @@ func relayTo(ctx context.Context, out, certDir string, errs io.Writer) func(net.
 	}
 }
 
-// runBenchEcho is `moltgate bench echo --in ADDR`, not listed in the usage:
-// it writes back whatever each connection sends.
-func runBenchEcho(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench echo")
-	in := fs.String("in", "", "address to listen on: unix:PATH")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	l, err := floorListen(*in, "")
+// Echo is what `moltgate bench echo` runs: it listens on in (unix:PATH)
+// and writes back whatever each connection sends, until ctx ends.
+func Echo(ctx context.Context, in string) error {
+	l, err := floorListen(in, "")
 	if err != nil {
 		return err
 	}
@@ -371,7 +369,7 @@ func (p *floorProc) stop() {
 // floor measures the floor's round trips with one caller, with
 // --concurrency callers, and paced at each of rates (round trips a second:
 // the rates the gateways carried), size bytes each way.
-func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, error) {
+func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]Phase, error) {
 	dir := filepath.Join(b.root, "floor")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, err
@@ -427,7 +425,7 @@ func (b *bench) floor(ctx context.Context, size int, rates []float64) ([]phase, 
 	calls := floorCalls(conns)
 	window(ctx, b.o.Concurrency, min(b.o.Duration/2, time.Second), func() {}, roundTrips(calls))
 	pids := [3][]int{{procs[2].cmd.Process.Pid}, {procs[1].cmd.Process.Pid}, {procs[0].cmd.Process.Pid}}
-	var out []phase
+	var out []Phase
 	specs := []phaseSpec{
 		{"round_trip", 1, 0, roundTrips(calls), 2},
 		{"round_trip", b.o.Concurrency, 0, roundTrips(calls), 2},

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -18,59 +18,12 @@ import (
 	"github.com/moltgate/moltgate/localbridge/agent/echo"
 )
 
-// runBenchGateway is `moltgate bench gateway --dir DIR [--cpuprofile FILE]`,
-// not listed in the usage: what `moltgate serve` does, with a CPU profile
-// of the whole run when asked.
-func runBenchGateway(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench gateway")
-	dir := fs.String("dir", "", "gateway directory")
-	prof := fs.String("cpuprofile", "", "write a CPU profile of the gateway to this file")
-	mem := fs.String("memstats", "", "on SIGUSR1, collect garbage and write the memory in use to this file")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	d, err := requireDir(*dir)
-	if err != nil {
-		return err
-	}
-	stopProfile, err := startCPUProfile(*prof)
-	if err != nil {
-		return err
-	}
-	defer stopProfile()
-	if *mem != "" {
-		reportMemory(ctx, *mem)
-	}
-	setServingGC(e)
-	s, err := gateway.Open(gateway.Options{Dir: d, Now: e.now})
-	if err != nil {
-		return err
-	}
-	if err := s.Run(ctx); err != nil && !errors.Is(err, gateway.ErrServerClosed) {
-		return err
-	}
-	return nil
-}
-
-// runBenchAgent is `moltgate bench agent [--cpuprofile FILE]`, not listed in
-// the usage: the echo agent with one more tool, stamp, which streams count
-// partial results of size bytes, each carrying the wall-clock time it was
-// sent at (in microseconds: MoltSpeak numbers stay within ±2^53), so that
-// the caller can measure one-way latency on the same machine.
-func runBenchAgent(ctx context.Context, e *env, args []string) error {
-	fs := newFlags(e, "bench agent")
-	prof := fs.String("cpuprofile", "", "write a CPU profile of the agent to this file")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() != 0 {
-		return usagef("bench agent takes no arguments")
-	}
-	stopProfile, err := startCPUProfile(*prof)
-	if err != nil {
-		return err
-	}
-	defer stopProfile()
+// NewAgent is the benchmark's agent, which `moltgate bench agent` runs:
+// the echo agent with one more tool, stamp, which streams count partial
+// results of size bytes, each carrying the wall-clock time it was sent at
+// (in microseconds: MoltSpeak numbers stay within ±2^53), so that the
+// caller can measure one-way latency on the same machine.
+func NewAgent() *agent.Agent {
 	a := echo.New()
 	a.Add(agent.Tool{
 		Name:        "stamp",
@@ -91,7 +44,7 @@ func runBenchAgent(ctx context.Context, e *env, args []string) error {
 			return map[string]int{"count": in.Count}, nil
 		},
 	})
-	return a.Run(ctx)
+	return a
 }
 
 // stamp is one partial result of the stamp tool.
@@ -177,7 +130,9 @@ func awaitAlive(ctx context.Context, cl *localbridge.Client, agent string) error
 	for {
 		raw, err := cl.Ping(ctx, agent)
 		if err == nil {
-			var p pong
+			var p struct {
+				Status string `json:"status"`
+			}
 			if err = json.Unmarshal(raw, &p); err == nil && p.Status == "alive" {
 				return nil
 			}
