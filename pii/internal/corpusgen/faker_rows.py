@@ -143,6 +143,16 @@ NAME_TEXT = [
     "Interview feedback for {name}: strong on systems design, weak on testing.",
     "Patient {name} missed the follow-up visit.",
     "Passenger {name} asked to change seats.",
+    "I spoke with {name} from accounting yesterday; she'll send the figures.",
+    "Please CC {name} on the thread.",
+    "{name} will cover for me while I'm on leave.",
+    "Flight booked for {name}, seat 14C.",
+    "Bitte leiten Sie das an {name} weiter.",
+    "Merci de contacter {name} demain matin.",
+    "Por favor, avisa a {name} de la reunión.",
+    "Può richiamare {name} domani?",
+    "Fale com {name} sobre o contrato.",
+    "Our landlord {name} wants the keys back by Friday.",
     "{name} is the emergency contact on file.",
     "Case opened on behalf of {name}, who disputes the charge.",
 ]
@@ -154,6 +164,10 @@ NAME_JSON = [
     lambda v: {"ticket": {"reporter": v["name"], "status": "open"}},
     lambda v: {"signed_by": v["name"], "document": "NDA"},
     lambda v: {"candidate": {"first_name": v["first"], "last_name": v["last"]}},
+    lambda v: {"owner": v["name"], "asset": "laptop-" + v["n"]},
+    lambda v: {"booking": {"guest": v["name"], "nights": 3}},
+    lambda v: {"from": {"display_name": v["name"]}, "body": "see attached"},
+    lambda v: {"contact_person": v["name"], "company": v["company"]},
 ]
 
 # Date-of-birth cues in the corpus's languages.
@@ -176,6 +190,13 @@ DOB_TEXT = [
     "Birth date on the passport reads {date_iso}.",
     "Customer DOB is {date_us}, age verification passed.",
     "born: {date_iso}",
+    "{name} (DOB {date_iso}) is the main policy holder.",
+    "b. {date_long}, per the birth certificate.",
+    "I was born on {date_long}, so the age check should pass.",
+    "Né(e) le {date_fr} à Lyon.",
+    "nacido el {date_fr}",
+    "nato il {date_fr} a Torino",
+    "geb. {date_de}",
 ]
 
 DOB_JSON = [
@@ -183,6 +204,10 @@ DOB_JSON = [
     lambda v: {"profile": {"date_of_birth": v["date_iso"], "plan": "basic"}},
     lambda v: {"birthdate": v["date_us"]},
     lambda v: {"kunde": {"geburtsdatum": v["date_de"]}},
+    lambda v: {"person": {"dateOfBirth": v["date_iso"]}},
+    lambda v: {"cliente": {"fecha_nacimiento": v["date_fr"]}},
+    lambda v: {"assure": {"date_naissance": v["date_fr"]}},
+    lambda v: {"traveller": {"birth_date": v["date_iso"], "nationality": v["country"]}},
 ]
 
 CONDITIONS = ["type 2 diabetes", "asthma", "hypertension", "major depressive disorder", "HIV",
@@ -207,7 +232,31 @@ HEALTH_TEXT = [
     "Prescription refill for {name}: {med}, 30 days.",
     "I'm recovering from {cond} and can't travel until June.",
     "{name} tested positive for {cond} and is isolating.",
+    "She's been off work since her {cond} flared up again.",
+    "Attaching {name}'s lab results; the specialist confirmed {cond}.",
+    "Can we keep it quiet that {name} is being treated for {cond}?",
+    "Reason for absence: {cond} (employee {name}).",
+    "{name}'s insurance pre-authorisation for {med} was denied.",
+    "FYI {first} started {med} last week, so expect some side effects.",
+    "{name} leidet an {cond_de} und fällt bis Monatsende aus.",
+    "Bei mir wurde letzte Woche {cond_de} diagnostiziert.",
+    "Diagnose für {name}: {cond_de}.",
+    "{name} est atteinte de {cond_fr} depuis deux ans.",
+    "On m'a diagnostiqué {cond_fr} en mars.",
+    "{name} padece {cond_es} y necesita trabajar desde casa.",
+    "Me diagnosticaron {cond_es} el año pasado.",
+    "{name} soffre di {cond_it}.",
+    "{name} tem {cond_pt} e toma remédio todos os dias.",
 ]
+
+# Conditions as written in the corpus's other languages.
+COND_LANG = {
+    "de": ["Diabetes", "Asthma", "Bluthochdruck", "eine Depression", "Epilepsie", "Brustkrebs", "Multiple Sklerose", "Morbus Crohn"],
+    "fr": ["diabète", "asthme", "hypertension", "dépression", "épilepsie", "un cancer du sein", "sclérose en plaques", "la maladie de Crohn"],
+    "es": ["diabetes", "asma", "hipertensión", "depresión", "epilepsia", "cáncer de mama", "esclerosis múltiple", "trastorno bipolar"],
+    "it": ["diabete", "asma", "ipertensione", "depressione", "epilessia", "sclerosi multipla", "morbo di Crohn"],
+    "pt": ["diabetes", "asma", "hipertensão", "depressão", "epilepsia", "esclerose múltipla", "transtorno bipolar"],
+}
 
 HEALTH_JSON = [
     lambda v: {"patient": v["name"], "diagnosis": v["cond"]},
@@ -216,6 +265,10 @@ HEALTH_JSON = [
     lambda v: {"employee": v["name"], "leave_reason": v["cond"]},
     lambda v: {"prescription": {"patient": v["name"], "drug": v["med"]}},
     lambda v: {"intake": {"medical_history": "diagnosed with " + v["cond"], "medications": [v["med"]]}},
+    lambda v: {"patient": {"name": v["name"]}, "condition": v["cond"]},
+    lambda v: {"case": {"client": v["name"], "notes": "client disclosed " + v["cond"]}},
+    lambda v: {"sick_note": {"employee": v["name"], "diagnose": v["cond_de"]}},
+    lambda v: {"dossier": {"patient": v["name"], "diagnostic": v["cond_fr"]}},
 ]
 
 # Must pass: organisations, places and products, no person.
@@ -252,6 +305,8 @@ def values(f, rng):
          "date_iso": d.isoformat(), "date_us": d.strftime("%m/%d/%Y"), "date_de": d.strftime("%d.%m.%Y"),
          "date_fr": d.strftime("%d/%m/%Y"), "date_long": d.strftime("%B %d, %Y"),
          "cond": rng.choice(CONDITIONS), "med": rng.choice(MEDS)}
+    for lang, conds in COND_LANG.items():
+        v["cond_" + lang] = rng.choice(conds)
     card = f.credit_card_number()
     v["card"] = card if luhn_ok(card) and len(card) >= 13 else "4111111111111111"
     v["iban"] = make_iban(rng)
