@@ -1,0 +1,295 @@
+// Package receipt makes and checks receipts of cross-organisation
+// exchanges, signed by both gateways.
+//
+// For each request a gateway answers for another organisation, the callee's
+// gateway signs a receipt: digests of the request's and the reply's bytes,
+// their ids, the time, the outcome, the consent the request travelled
+// under, and the hash of the previous receipt it signed. It returns the
+// receipt with the reply. The caller's gateway checks it against what it
+// sent and received, and countersigns. Both keep the doubly signed receipt
+// in their audit ledgers, and anyone holding the two organisations' peer
+// documents can verify it offline: each signature is by the org key the
+// peer document of its organisation names.
+//
+// A receipt in its JSON form (members in RFC 8785 order, as Marshal writes
+// them; "prev" is empty for an organisation's first receipt):
+//
+//	{"callee":"echo@globex","callee_sig":"ed25519:…","caller":"assistant@acme",
+//	 "caller_sig":"ed25519:…","code":"","consent_id":"c-17","outcome":"success",
+//	 "prev":"sha256:…","reply_digest":"sha256:…","reply_id":"…",
+//	 "request_digest":"sha256:…","request_id":"…","ts":1800000000000,
+//	 "type":"moltgate.receipt.v1"}
+//
+// The callee signs "moltgate receipt v1 callee\n" followed by the RFC 8785
+// form of the receipt without callee_sig and caller_sig. The caller signs
+// "moltgate receipt v1 caller\n", the same bytes, and the callee's 64-byte
+// signature, so that a countersignature cannot be moved to another
+// receipt, nor a receipt's callee signature swapped under it.
+package receipt
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// Type marks a receipt.
+const Type = "moltgate.receipt.v1"
+
+// Outcomes of an exchange.
+const (
+	OutcomeSuccess = "success"
+	OutcomeError   = "error"
+)
+
+// Receipt is the record of one exchange: a request and its reply or error.
+type Receipt struct {
+	Type string `json:"type"`
+	// Caller and Callee are the request's sender and addressee, agent@org.
+	Caller string `json:"caller"`
+	Callee string `json:"callee"`
+	// RequestID and ReplyID are the messages' ids.
+	RequestID string `json:"request_id"`
+	ReplyID   string `json:"reply_id"`
+	// RequestDigest and ReplyDigest are Digest of each signed message.
+	RequestDigest string `json:"request_digest"`
+	ReplyDigest   string `json:"reply_digest"`
+	// Outcome is success or error; Code is the error's code for error.
+	Outcome string `json:"outcome"`
+	Code    string `json:"code"`
+	// ConsentID is the id of the consent the request travelled under.
+	ConsentID string `json:"consent_id"`
+	// TS is when the callee signed, unix milliseconds.
+	TS int64 `json:"ts"`
+	// Prev is the Hash of the callee's previous receipt, "" for its first.
+	Prev string `json:"prev"`
+
+	CalleeSig keys.Signature `json:"callee_sig"`
+	CallerSig keys.Signature `json:"caller_sig"`
+}
+
+const (
+	calleeDomain = "moltgate receipt v1 callee\n"
+	callerDomain = "moltgate receipt v1 caller\n"
+)
+
+// Digest is how a receipt names a message: "sha256:" and the hex SHA-256
+// of the RFC 8785 form of the whole signed message, sig included, so that
+// both sides compute it from the message as they parsed it, whatever its
+// envelope.
+func Digest(m wire.Value) string {
+	sum := sha256.Sum256(wire.AppendCanonical(nil, m))
+	return "sha256:" + hex.EncodeToString(sum[:])
+}
+
+// Error is a receipt that is malformed or whose signatures do not hold.
+type Error struct {
+	// Field is the member at fault.
+	Field string
+	// Reason says what is wrong, in words.
+	Reason string
+}
+
+func (e *Error) Error() string { return "receipt: " + e.Field + ": " + e.Reason }
+
+func bad(field, format string, a ...any) *Error {
+	return &Error{Field: field, Reason: fmt.Sprintf(format, a...)}
+}
+
+// check validates the receipt's members, not its signatures.
+func (r *Receipt) check() error {
+	switch {
+	case r.Type != Type:
+		return bad("type", "is %q; want %s", r.Type, Type)
+	case r.Outcome != OutcomeSuccess && r.Outcome != OutcomeError:
+		return bad("outcome", "is %q; want success or error", r.Outcome)
+	case r.Outcome == OutcomeError && r.Code == "":
+		return bad("code", "an error outcome names its code")
+	case r.Outcome == OutcomeSuccess && r.Code != "":
+		return bad("code", "a success has no error code")
+	case r.RequestID == "" || r.ReplyID == "":
+		return bad("request_id", "both message ids are required")
+	case r.TS <= 0:
+		return bad("ts", "is not a time")
+	}
+	for _, f := range []struct{ name, v string }{{"caller", r.Caller}, {"callee", r.Callee}} {
+		if _, err := wire.ParseRef(f.v); err != nil {
+			return bad(f.name, "is %q; want agent@org", f.v)
+		}
+	}
+	for _, f := range []struct {
+		name, v string
+		empty   bool
+	}{{"request_digest", r.RequestDigest, false}, {"reply_digest", r.ReplyDigest, false}, {"prev", r.Prev, true}} {
+		if f.empty && f.v == "" {
+			continue
+		}
+		h, ok := strings.CutPrefix(f.v, "sha256:")
+		if _, err := hex.DecodeString(h); !ok || err != nil || len(h) != 64 {
+			return bad(f.name, "want sha256: and 64 hex digits")
+		}
+	}
+	return nil
+}
+
+// body is the RFC 8785 form of the receipt without its signatures.
+func (r *Receipt) body() ([]byte, error) {
+	v, err := wire.ValueOf(r)
+	if err != nil {
+		return nil, fmt.Errorf("receipt: %w", err)
+	}
+	return wire.AppendCanonical(nil, v.Without("callee_sig").Without("caller_sig")), nil
+}
+
+func (r *Receipt) calleeBytes() ([]byte, error) {
+	b, err := r.body()
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(calleeDomain), b...), nil
+}
+
+func (r *Receipt) callerBytes() ([]byte, error) {
+	b, err := r.body()
+	if err != nil {
+		return nil, err
+	}
+	out := append([]byte(callerDomain), b...)
+	return append(out, r.CalleeSig[:]...), nil
+}
+
+// Sign is the callee's signature: it checks r's members, sets Type and
+// signs with the callee organisation's key. Any countersignature is
+// cleared.
+func (r *Receipt) Sign(calleeOrgKey keys.Ed25519Private) error {
+	r.Type = Type
+	if err := r.check(); err != nil {
+		return err
+	}
+	r.CallerSig = keys.Signature{}
+	msg, err := r.calleeBytes()
+	if err != nil {
+		return err
+	}
+	r.CalleeSig = calleeOrgKey.Sign(msg)
+	return nil
+}
+
+// Countersign is the caller's signature, over the receipt and the
+// callee's signature. Check the receipt (VerifyCallee, and that it names
+// what was sent and received) before countersigning it.
+func (r *Receipt) Countersign(callerOrgKey keys.Ed25519Private) error {
+	if r.CalleeSig.IsZero() {
+		return bad("callee_sig", "the callee has not signed")
+	}
+	msg, err := r.callerBytes()
+	if err != nil {
+		return err
+	}
+	r.CallerSig = callerOrgKey.Sign(msg)
+	return nil
+}
+
+// KeyOf returns the org key trusted for an organisation.
+type KeyOf func(org string) (keys.Ed25519Public, bool)
+
+func orgOf(ref string) string {
+	_, org, _ := strings.Cut(ref, "@")
+	return org
+}
+
+// VerifyCallee checks the receipt's members and the callee's signature
+// against the key keyOf gives for the callee's organisation.
+func (r *Receipt) VerifyCallee(keyOf KeyOf) error {
+	if err := r.check(); err != nil {
+		return err
+	}
+	org := orgOf(r.Callee)
+	k, ok := keyOf(org)
+	if !ok {
+		return bad("callee", "no org key for %s: give its peer document", org)
+	}
+	msg, err := r.calleeBytes()
+	if err != nil {
+		return err
+	}
+	if !k.Verify(msg, r.CalleeSig) {
+		return bad("callee_sig", "does not verify under %s's org key", org)
+	}
+	return nil
+}
+
+// Verify checks the whole receipt: its members, the callee's signature and
+// the caller's countersignature, each against the key keyOf gives for the
+// organisation of the party that signed.
+func (r *Receipt) Verify(keyOf KeyOf) error {
+	if err := r.VerifyCallee(keyOf); err != nil {
+		return err
+	}
+	if r.CallerSig.IsZero() {
+		return bad("caller_sig", "the caller has not countersigned")
+	}
+	org := orgOf(r.Caller)
+	k, ok := keyOf(org)
+	if !ok {
+		return bad("caller", "no org key for %s: give its peer document", org)
+	}
+	msg, err := r.callerBytes()
+	if err != nil {
+		return err
+	}
+	if !k.Verify(msg, r.CallerSig) {
+		return bad("caller_sig", "does not verify under %s's org key", org)
+	}
+	return nil
+}
+
+// Hash names the receipt in the next one's prev: "sha256:" and the hex
+// SHA-256 of what the callee signed and its signature. The
+// countersignature is left out: the callee chains its receipts before the
+// caller has countersigned.
+func (r *Receipt) Hash() (string, error) {
+	msg, err := r.calleeBytes()
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	h.Write(msg)
+	h.Write(r.CalleeSig[:])
+	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// Marshal returns the receipt's RFC 8785 JSON form.
+func (r *Receipt) Marshal() ([]byte, error) {
+	v, err := wire.ValueOf(r)
+	if err != nil {
+		return nil, fmt.Errorf("receipt: %w", err)
+	}
+	return wire.AppendCanonical(nil, v), nil
+}
+
+// Parse reads a receipt's JSON form strictly: the members' types are
+// checked and its members validated, but not its signatures.
+func Parse(b []byte) (*Receipt, error) {
+	v, err := wire.Parse(b, 4)
+	if err != nil {
+		return nil, fmt.Errorf("receipt: %w", err)
+	}
+	r := new(Receipt)
+	if err := wire.Bind(v, r, ""); err != nil {
+		var we *wire.Error
+		if errors.As(err, &we) {
+			return nil, bad(we.Field, "%s", we.Message)
+		}
+		return nil, fmt.Errorf("receipt: %w", err)
+	}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
