@@ -17,7 +17,7 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
-var lowerFloors = flag.Bool("corpus.lower", false, "with -update, let a measure below its target fall under its recorded floor (after a corpus change)")
+var lowerFloors = flag.Bool("corpus.lower", false, "with -update, let measures fall below their target or their floor: only after a change to the corpus")
 
 // The targets of the evaluation (issue 20). A family of hard negatives is held to the overall
 // false-block bound too, so that no kind of ordinary traffic is given up for the others.
@@ -233,10 +233,11 @@ func TestAccuracy(t *testing.T) {
 		}
 		f, ok := floors[m.name]
 		worse := ok && (m.recall && m.r4() < f || !m.recall && m.r4() > f)
+		lower := *update && *lowerFloors
 		switch {
-		case !ok && !*update:
-			t.Errorf("%s: %.4f misses the target %.2f and has no floor in %s (run with -update)", m.name, m.v(), m.target(), floorsPath)
-		case worse && !(*update && *lowerFloors):
+		case !ok && !lower:
+			t.Errorf("%s: %.4f misses the target %.2f; it met it before (it has no floor in %s)", m.name, m.v(), m.target(), floorsPath)
+		case worse && !lower:
 			t.Errorf("%s: %.4f is worse than its floor %.4f (target %.2f)", m.name, m.r4(), f, m.target())
 		}
 		next[m.name] = m.r4()
@@ -246,6 +247,9 @@ func TestAccuracy(t *testing.T) {
 	doc := corpusDoc(rows, blocked, ms, next, yard)
 	docPath := filepath.Join("..", "docs", "pii-accuracy.md")
 	if *update {
+		if t.Failed() {
+			t.Fatalf("%s and %s left as they are: a measure fell (only -corpus.lower, after a change to the corpus, lets it)", floorsPath, docPath)
+		}
 		b, _ := json.MarshalIndent(next, "", "  ")
 		if err := os.WriteFile(floorsPath, append(b, '\n'), 0o644); err != nil {
 			t.Fatal(err)
