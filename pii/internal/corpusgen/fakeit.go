@@ -142,12 +142,27 @@ func validPhone(g *gen, region string) *phonenumbers.PhoneNumber {
 	}
 }
 
+// formatPhone writes n as libphonenumber formats it, or with the dots, dashes or no separators
+// people also use.
 func formatPhone(g *gen, n *phonenumbers.PhoneNumber) string {
-	switch g.r.IntN(4) {
+	switch g.r.IntN(6) {
 	case 0:
 		return phonenumbers.Format(n, phonenumbers.INTERNATIONAL)
 	case 1:
 		return phonenumbers.Format(n, phonenumbers.E164)
+	case 2:
+		// Dots in France, dashes or nothing elsewhere; a national format with an area code in
+		// brackets is kept as it is.
+		nat := phonenumbers.Format(n, phonenumbers.NATIONAL)
+		switch {
+		case phonenumbers.GetRegionCodeForNumber(n) == "FR":
+			return strings.ReplaceAll(nat, " ", ".")
+		case strings.Contains(nat, "("):
+			return nat
+		}
+		return strings.ReplaceAll(nat, " ", pick(g, []string{"-", ""}))
+	case 3:
+		return strings.ReplaceAll(phonenumbers.Format(n, phonenumbers.INTERNATIONAL), " ", "-")
 	default:
 		return phonenumbers.Format(n, phonenumbers.NATIONAL)
 	}
