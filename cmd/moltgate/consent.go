@@ -116,6 +116,9 @@ func runConsentIssue(ctx context.Context, e *env, args []string) error {
 	types := fs.String("types", "", "comma-separated pii_meta types: "+strings.Join(consent.Types(), ","))
 	ttl := fs.Duration("ttl", time.Hour, "how long the consent is valid")
 	grantedBy := fs.String("granted-by", "", `who granted it, e.g. user:jane@example.com (default "org:" and the issuing org)`)
+	oneTime := fs.Bool("one-time", false, "the consent is good for one message, across every replica")
+	noStorage := fs.Bool("no-storage", false, "the receiving agent must not store the data (passed on with the call)")
+	noForward := fs.Bool("no-forward", false, "the grantee's gateway may not pass the data to a third organisation")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -146,8 +149,12 @@ func runConsentIssue(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	now := e.now()
+	var cs *consent.Constraints
+	if *oneTime || *noStorage || *noForward {
+		cs = &consent.Constraints{OneTime: *oneTime, NoStorage: *noStorage, NoForward: *noForward}
+	}
 	tok, err := consent.Issue(id.Signing, consent.Claims{ID: cid, GrantedBy: *grantedBy, Grantee: *grantee,
-		Purpose: *purpose, DataTypes: dataTypes, IssuedAt: now.UnixMilli(), Expires: now.Add(*ttl).UnixMilli()})
+		Purpose: *purpose, DataTypes: dataTypes, IssuedAt: now.UnixMilli(), Expires: now.Add(*ttl).UnixMilli(), Constraints: cs})
 	if err != nil {
 		return usagef("%v", err)
 	}

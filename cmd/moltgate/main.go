@@ -150,7 +150,7 @@ func commands() []command {
 		{"bench", []string{"bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]"}, runBench},
 		{"pii", []string{"pii scan [--jsonl] < text"}, runPII},
 		{"consent", []string{
-			"consent issue (--dir DIR | --identity FILE) --grantee AGENT@ORG --purpose P --types T,... [--ttl D] [--granted-by WHO]",
+			"consent issue (--dir DIR | --identity FILE) --grantee AGENT@ORG --purpose P --types T,... [--ttl D] [--granted-by WHO] [--one-time] [--no-storage] [--no-forward]",
 			"consent verify [--dir DIR | --identity FILE | --trust ORG=KEY...] [--grantee AGENT@ORG] [--purpose P] [--types T,...] [--token TOKEN]",
 			"consent revoke (--dir DIR | --revocations FILE) [--token TOKEN]",
 			"consent request --dir DIR --to AGENT@ORG --types T,... --purpose P [--from AGENT] [--human WHO] [--duration D] [--timeout D]",

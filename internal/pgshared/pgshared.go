@@ -1,6 +1,7 @@
 // Package pgshared keeps the state that several replicas of one gateway must
 // share in PostgreSQL: the replay window's ids and challenges, consent
-// revocations, and the token buckets of the rate limits. (The directory has
+// revocations and uses of one-time consents, and the token buckets of the
+// rate limits. (The directory has
 // its own tables, in package pgstore.)
 //
 // Every table is named moltgate_*, so the database can be the one the
@@ -27,6 +28,10 @@ CREATE TABLE IF NOT EXISTS moltgate_replay (
 );
 CREATE INDEX IF NOT EXISTS moltgate_replay_expires ON moltgate_replay (expires);
 CREATE TABLE IF NOT EXISTS moltgate_revocations (
+	id      text        PRIMARY KEY,
+	expires timestamptz NOT NULL
+);
+CREATE TABLE IF NOT EXISTS moltgate_consent_spent (
 	id      text        PRIMARY KEY,
 	expires timestamptz NOT NULL
 );
@@ -136,13 +141,33 @@ func (s *Shared) Revoke(ctx context.Context, id string, expires time.Time) error
 	return nil
 }
 
-// Prune deletes replay records and revocations that no longer matter.
+// Spend records the use of one-time consent id and reports whether it was
+// the first, on any replica: the insert that wins the primary key is the
+// one use. The record is kept until the consent would have expired.
+func (s *Shared) Spend(ctx context.Context, id string, expires time.Time) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `
+		INSERT INTO moltgate_consent_spent (id, expires) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING`, id, expires)
+	if err != nil {
+		return false, fmt.Errorf("spend consent: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("spend consent: %w", err)
+	}
+	return n == 1, nil
+}
+
+// Prune deletes replay records, revocations and spent consents that no
+// longer matter.
 func (s *Shared) Prune(ctx context.Context) error {
 	now := s.now()
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM moltgate_replay WHERE expires <= $1`, now); err != nil {
 		return fmt.Errorf("prune: %w", err)
 	}
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM moltgate_revocations WHERE expires <= $1`, now); err != nil {
+		return fmt.Errorf("prune: %w", err)
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM moltgate_consent_spent WHERE expires <= $1`, now); err != nil {
 		return fmt.Errorf("prune: %w", err)
 	}
 	return nil

@@ -125,3 +125,41 @@ func TestBucketsShared(t *testing.T) {
 		t.Fatal("keys are not separate")
 	}
 }
+
+// TestSpendShared spends one consent from two replicas at once: exactly one
+// use is the first.
+func TestSpendShared(t *testing.T) {
+	db := testDB(t)
+	ctx := context.Background()
+	a, _ := Open(ctx, db, nil)
+	b, _ := Open(ctx, db, nil)
+	var first atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 12 {
+		s := a
+		if i%2 == 1 {
+			s = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ok, err := s.Spend(ctx, "c-9", time.Now().Add(time.Hour))
+			if err != nil {
+				t.Error(err)
+			}
+			if ok {
+				first.Add(1)
+			}
+		}()
+	}
+	wg.Wait()
+	if first.Load() != 1 {
+		t.Fatalf("%d first uses of one consent across two replicas; want 1", first.Load())
+	}
+	if ok, err := b.Spend(ctx, "c-10", time.Now().Add(time.Hour)); !ok || err != nil {
+		t.Fatalf("another consent: %v %v", ok, err)
+	}
+	if err := a.Prune(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

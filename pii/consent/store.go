@@ -203,9 +203,13 @@ func (s *FileStore) Revoke(ctx context.Context, id string, expires time.Time) er
 
 // openLocked opens the file for appending under an exclusive lock. If Compact replaced the
 // file between the open and the lock, it opens the new one.
-func (s *FileStore) openLocked() (*os.File, error) {
+func (s *FileStore) openLocked() (*os.File, error) { return openLockedAt(s.path, os.O_WRONLY) }
+
+// openLockedAt opens path for appending (mode adds read access when asked) under an
+// exclusive lock, following a replacement of the file made between the open and the lock.
+func openLockedAt(path string, mode int) (*os.File, error) {
 	for {
-		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		f, err := os.OpenFile(path, mode|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, err
 		}
@@ -214,7 +218,7 @@ func (s *FileStore) openLocked() (*os.File, error) {
 			return nil, fmt.Errorf("lock: %w", err)
 		}
 		held, err1 := f.Stat()
-		named, err2 := os.Stat(s.path)
+		named, err2 := os.Stat(path)
 		if err1 == nil && err2 == nil && os.SameFile(held, named) {
 			return f, nil
 		}

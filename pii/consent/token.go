@@ -55,6 +55,23 @@ type Claims struct {
 	DataTypes []string           `json:"data_types"`
 	IssuedAt  int64              `json:"issued_at"`
 	Expires   int64              `json:"expires"`
+	// Constraints limit what the grantee may do with the data. A token
+	// without them (every token issued before they existed) has none.
+	Constraints *Constraints `json:"constraints,omitempty"`
+}
+
+// Constraints are the security model's limits on a consent.
+type Constraints struct {
+	// OneTime: the consent is good for one message, across every replica
+	// of the gateways that check it.
+	OneTime bool `json:"one_time,omitempty"`
+	// NoStorage: the receiving agent must not store the data. The gateway
+	// cannot see inside the agent, so it passes the flag on with the call
+	// and records it in the audit trail.
+	NoStorage bool `json:"no_storage,omitempty"`
+	// NoForward: the grantee's gateway refuses to pass data received under
+	// this consent to a third organisation.
+	NoForward bool `json:"no_forward,omitempty"`
 }
 
 // Token is a parsed token whose signature has been checked against the key it names.
@@ -76,6 +93,7 @@ var (
 	ErrPurpose     = errors.New("consent token is for another purpose")
 	ErrTypes       = errors.New("consent token does not cover every type of personal data found")
 	ErrRevoked     = errors.New("consent token has been revoked")
+	ErrUsed        = errors.New("consent token was for one use and has been used")
 )
 
 var b64 = base64.RawURLEncoding
@@ -98,6 +116,10 @@ func (c *Claims) check() error {
 	}
 	if _, err := wire.ParseRef(c.Grantee); err != nil {
 		return fmt.Errorf("grantee: want agent@org")
+	}
+	if c.Constraints != nil && *c.Constraints == (Constraints{}) {
+		// One text per token: no constraints is no member at all.
+		return fmt.Errorf("constraints: empty: omit the member")
 	}
 	for i, t := range c.DataTypes {
 		if !slices.Contains(dataTypes, t) {

@@ -21,6 +21,14 @@ type Revocations interface {
 	Revoked(ctx context.Context, id string) (bool, error)
 }
 
+// Spender records the use of one-time consents. Spend reports true for
+// the first use of id and false for any later one; expires is the
+// consent's own expiry, after which the record may be forgotten. It must be
+// atomic across every process that shares the store.
+type Spender interface {
+	Spend(ctx context.Context, id string, expires time.Time) (first bool, err error)
+}
+
 // Request is what a message needs a consent for.
 type Request struct {
 	// Issuer is the organisation that must have issued the consent: the one the data leaves,
@@ -45,6 +53,34 @@ type Verifier struct {
 	// Skew is how far in the future issued_at may lie, for clocks that disagree. Default 5
 	// minutes, the replay window of messages.
 	Skew time.Duration
+	// Spender records uses of one-time consents. nil: a one-time consent is refused, as
+	// this gateway could not keep it to one use.
+	Spender Spender
+}
+
+// Use spends c if it is a one-time consent: the first Use succeeds and every later one, on
+// any gateway that shares the Spender, fails with E_CONSENT (errors.Is ErrUsed). Call it once
+// per message, after Check, where the message is let through.
+func (v *Verifier) Use(ctx context.Context, c *Claims) error {
+	if c.Constraints == nil || !c.Constraints.OneTime {
+		return nil
+	}
+	fail := func(err error, msg string) error {
+		return &wire.Error{Code: wire.ErrConsent, Field: "pii_meta.consent.proof", Message: msg, Err: err,
+			Suggestion: &wire.Suggestion{Action: wire.ActionRequestConsent, DataTypes: c.DataTypes}}
+	}
+	if v.Spender == nil {
+		return fail(ErrUsed, "consent is for one use, and this gateway has no store to keep it to one")
+	}
+	first, err := v.Spender.Spend(ctx, c.ID, time.UnixMilli(c.Expires))
+	if err != nil {
+		return &wire.Error{Code: wire.ErrInternal, Field: "pii_meta.consent.proof",
+			Message: "cannot record the use of a one-time consent", Err: err}
+	}
+	if !first {
+		return fail(ErrUsed, "consent was for one use and has been used")
+	}
+	return nil
 }
 
 // Verify parses token and checks it against r. It returns the claims of a valid token. Every
