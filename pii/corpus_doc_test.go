@@ -99,7 +99,9 @@ func corpusDoc(rows []corpusRow, blocked []bool, ms []measure, floors map[string
 	p("values more than over phrasings.\n\n")
 	p("A row is scored by the gate's own decision for a message of class `int` with no consent: the payload\n")
 	p("(a text row is the string value of a payload member, a json row is the payload) is scanned as the gate\n")
-	p("scans a message, and the row is blocked when any secret or any personal data is found.\n\n")
+	p("scans a message, and the row is blocked when any secret or any personal data is found. classify's\n")
+	p("TestGateDecidesAsTheCorpusScores runs the gate itself on a sample of every family and checks that it\n")
+	p("decides the same.\n\n")
 	p("The names in the rows come from Faker's and gofakeit's name lists; the scanner's name detection\n")
 	p("uses neither.\n\n")
 

@@ -43,6 +43,8 @@ var urlTexts = []string{
 	"redis client error: NOAUTH at {U}",
 	"{U}",
 	"Endpoint updated to {U} - restart the worker.",
+	"spring.datasource.url={U}",
+	"[database]\nurl = \"{U}\"",
 	"sqlalchemy.exc.OperationalError: (psycopg2.OperationalError) could not connect, url={U}",
 }
 
@@ -130,6 +132,9 @@ var proseTexts = []string{
 	"minha senha é {P}",
 	"a senha do servidor é {P}",
 	"senha={P}",
+	"curl -u admin:{P} https://jenkins.internal/api/json",
+	"ssh in as root, the password is still {P}",
+	"New hire onboarding: laptop login is jdoe / {P}",
 }
 
 func genCredentials(g *gen) {

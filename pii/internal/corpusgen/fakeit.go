@@ -27,6 +27,13 @@ var structTexts = []struct{ typ, t string }{
 	{"address", "Her home address is {address}."},
 	{"address", "Billing address on file: {address}"},
 	{"email", "Hey, it's me - write to {email} instead, the old inbox is dead."},
+	{"email", "name,email,plan\n{name},{email},pro\n"},
+	{"email", "INSERT INTO customers (name, email) VALUES ('{name}', '{email}');"},
+	{"email", "| name | email |\n|---|---|\n| {name} | {email} |"},
+	{"phone", "contact:\n  name: {name}\n  phone: \"{usphone}\"\n"},
+	{"address", "<customer><name>{name}</name><street>{street}</street><city>{city}</city><zip>{zip}</zip></customer>"},
+	{"card", "POST /v1/charges HTTP/1.1\nContent-Type: application/x-www-form-urlencoded\n\ncard[number]={card}&amount=2000"},
+	{"ssn", "ssn\t{ssn}\nstatus\tpending"},
 }
 
 var structJSON = []struct {

@@ -161,6 +161,9 @@ var keywordTexts = []string{
 	"refresh_token={T}&grant_type=refresh_token",
 	"Authorization: Token {T}",
 	"--header 'x-auth-token: {T}'",
+	"Cookie: session={T}; theme=dark",
+	"Set-Cookie: sid={T}; Path=/; HttpOnly; Secure",
+	"GET /v2/report?access_token={T} HTTP/1.1",
 }
 
 func genKeywordTokens(g *gen) {
