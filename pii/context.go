@@ -21,7 +21,9 @@ var (
 		"individual number", "マイナンバー", "個人番号", "身份证", "身份號", "公民身份", "resident id", "resident identity",
 		"cpf", "cnpj", "cadastro", "sin ", "sin:", "sin#", "sin no", "tfn", "tax file", "medicare", "personalausweis",
 		"ausweis", "identity card", "carte d'identit", "carta d'identit", "identifikationsnummer", "sécu", "secu ",
-		"numéro de sécurité", "numero de securite", "nss", "documento", "cédula", "cedula", "rfc", "curp")
+		"numéro de sécurité", "numero de securite", "nss", "documento", "cédula", "cedula", "rfc", "curp",
+		"fiscal code", "nino", "ni number", "national insurance", "nas ", "nas:", "assurance sociale", "आधार",
+		"cadastro de pessoas", "kojin", "nhs", "ssn", "social security")
 	dobCues = newCues("born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida")
 )
 

@@ -33,6 +33,7 @@ const (
 	keyPrivate // private key, seed, secret key
 	keyPublic  // key, public_key, enc_key: public key material, never a secret
 	keySumoID  // Sumo Logic access id
+	keyLabel   // order_id, invoice_number, tracking_number, sku: a business reference, not a person's number
 )
 
 // normKey lower-cases the letters of k and drops everything else ("Customer_Email2" -> "customeremail").
@@ -124,6 +125,9 @@ func classifyKey(k string) keyKind {
 	case containsAny(n, "csrf", "xsrf", "authenticity"):
 		return keyNone
 	}
+	if labelKey(n) {
+		return keyLabel
+	}
 	meta := hasSuffixAny(n, "id", "ids", "name", "names", "url", "uri", "file", "path", "type", "size",
 		"length", "len", "count", "format", "expiry", "expires", "expiresin", "expiresat", "endpoint",
 		"header", "field", "prefix", "ttl", "version", "mode", "policy", "hint", "label", "required",
@@ -171,7 +175,9 @@ func classifyKey(k string) keyKind {
 		"personnummer", "fodselsnummer", "codicefiscale", "fiscalcode", "taxid", "steuerid",
 		"kennitala", "rodnecislo", "citizenid", "socialinsurance", "personalnumber", "personalcode",
 		"identificationnumber", "nationalnumber") ||
-		inList(n, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib"):
+		inList(n, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib",
+			"aadhaar", "aadhar", "mynumber", "kojinbango", "cpf", "cnpj", "sin", "nas", "tfn", "taxfilenumber", "medicare",
+			"medicarenumber", "ric", "residentid", "uidai"):
 		return keyNationalID
 	case containsAny(n, "driverslicen", "driverlicen", "drivinglicen", "dlnumber"):
 		return keyDL

@@ -24,6 +24,12 @@ var namedIDs = []namedID{
 	{"kennitala", "is.kennitala"}, {"amka", "gr.amka"}, {"egn", "bg.egn"}, {"cnp", "ro.cnp"},
 	{"emšo", "si.emso"}, {"emso", "si.emso"}, {"oib", "hr.oib"}, {"asmens", "lt.asmens"},
 	{"rodné", "cz.rc"}, {"rodne", "cz.rc"}, {"birth number", "cz.rc"},
+	{"nie", "es.nie"}, {"dni", "es.dni"}, {"codice fiscale", "it.codicefiscale"}, {"fiscal code", "it.codicefiscale"},
+	{"pan ", "in.pan"}, {"pan:", "in.pan"}, {"pan#", "in.pan"}, {"pan no", "in.pan"}, {"permanent account", "in.pan"},
+	{"nino", "gb.nino"}, {"ni number", "gb.nino"}, {"national insurance", "gb.nino"},
+	{"nas ", "ca.sin"}, {"nas:", "ca.sin"}, {"assurance sociale", "ca.sin"}, {"आधार", "in.aadhaar"},
+	{"cadastro de pessoas", "br.cpf"}, {"kojin", "jp.mynumber"},
+	{"nhs", "gb.nhs"}, {"ssn", "us.ssn"}, {"social security", "us.ssn"},
 }
 
 var namedIDFirst = func() (t [256]bool) {

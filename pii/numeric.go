@@ -124,7 +124,8 @@ func (x *scanCtx) extractNum(i int, n *numSpan) {
 		}
 	}
 	n.end = k
-	n.tail = k < len(s) && isWordByte(s[k])
+	// A CJK character next to a number does not make it part of a word: "请拨打010 2826 9006联系我".
+	n.tail = k < len(s) && isWordByte(s[k]) && !(s[k] >= 0xE3 && s[k] <= 0xED)
 }
 
 // numeric handles a word s[i:j] that holds a digit; it returns where scanning resumes.
@@ -292,7 +293,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	if nd < 6 {
 		return a // too short for any identifier we know; maybe a house number
 	}
-	if x.labelledNumber(a) {
+	if x.key == keyLabel || x.labelledNumber(a) {
 		return b // an order, SKU, invoice or tracking number
 	}
 
@@ -323,8 +324,10 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 		f324 := n.groups(3, 2, 4)
 		if itinValid(d) && (f324 || contiguous) {
 			switch {
-			case x.cueBefore(a, 40, itinCues) || x.cueBefore(a, 40, ssnCues):
+			case x.cueBefore(a, 40, itinCues):
 				try(TypeITIN, 0.95, "itin.format")
+			case x.cueBefore(a, 40, ssnCues):
+				// Called an SSN, a number in the ITIN ranges fails the SSN's rules.
 			case f324:
 				try(TypeITIN, 0.75, "itin.format")
 			default:
@@ -374,7 +377,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 		}
 	}
 	// Context-only readings.
-	if bestC < 0.8 && nd >= 6 && nd <= 17 {
+	if bestC < 0.8 && nd >= 6 && nd <= 17 && x.namedIDBefore(a, x.cueBefore(a, 48, nationalCues)) == "" {
 		switch {
 		case x.key == keyAccount || x.cueBefore(a, 32, accountCues) && !x.cueBefore(a, 32, routingCues):
 			try(TypeBankAccount, 0.85, "bank_account.context")

@@ -33,8 +33,11 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 			}
 		}
 	}
+	if n.ng == 2 && n.glen[0] == 4 && isYear(d[:4]) && n.glen[1] >= 5 && n.gsep[1] == '-' && !x.cueBefore(n.start, 40, strongPhoneCues) {
+		return 0, "" // a year and a serial: "2025-050735" is a reference
+	}
 	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, phoneAfterCues)
-	if !n.plus && x.idLabelled(n.start) && !x.cueBefore(n.start, 40, strongPhoneCues) {
+	if !n.plus && x.idLabelled(n.start, n.end) && !x.cueBefore(n.start, 40, strongPhoneCues) {
 		return 0, ""
 	}
 	intl := n.plus || (nd >= 9 && d[0] == '0' && d[1] == '0') || (nd >= 11 && d[0] == '0' && d[1] == '1' && d[2] == '1')

@@ -15,16 +15,18 @@ consignment waybill awb build builds version ver isbn issn ean upc gtin ticket t
 serial sn model ref reference case item product article catalog catalogue catalogno item release batch lot
 transaction txn receipt booking confirmation reservation pnr job rma incident bug issue pr request req
 quote quotation contract claim project report patch container vin asset barcode
-revision rev cl changelist pipeline run commit`)
+revision rev cl changelist pipeline run commit bestellnummer rechnungsnummer auftragsnummer sendungsnummer
+artikelnummer lieferscheinnummer bestellung rechnung auftrag sendung pedido factura envío envio seguimiento commande
+facture colis suivi ordine fattura spedizione bestelling factuur zending zamówienie zamowienie faktura przesyłka`)
 
 // numberFillers may stand between a label and its number: "order number", "SKU no.", "case id".
-var numberFillers = toSet("number numbers no nr num nos id ids code codes ref")
+var numberFillers = toSet("number numbers no nr num nos id ids code codes ref is was are with your the a an our this de du di do")
 
 // labelledNumber reports whether the number starting at a is labelled as a reference.
 func (x *scanCtx) labelledNumber(a int) bool {
 	s := x.s
 	k := a
-	for w := 0; w < 3; w++ {
+	for w := 0; w < 4; w++ {
 		for k > 0 && k > a-24 && strings.IndexByte(" :#.-(=_/\t", s[k-1]) >= 0 {
 			k--
 		}
@@ -32,10 +34,10 @@ func (x *scanCtx) labelledNumber(a int) bool {
 		for k > 0 && isAlpha(s[k-1]) && s[k-1] < 0x80 {
 			k--
 		}
-		if k == e || e-k > 12 {
+		if k == e || e-k > 24 {
 			return false
 		}
-		var buf [16]byte
+		var buf [24]byte
 		lw := string(lowerInto(buf[:0], s[k:e]))
 		switch {
 		case numberLabels.has(lw):
@@ -57,25 +59,41 @@ var idCues = func() *cueList {
 	return newCues(append(all, "iban", "bic", "swift", "sort code")...)
 }()
 
-// idLabelled reports whether an identifier cue stands in the 32 bytes before a.
-func (x *scanCtx) idLabelled(a int) bool {
-	return x.cueBefore(a, 32, idCues)
+// idLabelled reports whether the number s[a:b] is labelled as an identifier: by its key, by a
+// cue in the 48 bytes before it or in the 40 after it ("It's the CPF from the claim").
+func (x *scanCtx) idLabelled(a, b int) bool {
+	switch x.key {
+	case keySSN, keyNationalID, keyPassport, keyDL, keyNHS, keyNINO, keyCard, keyIBAN, keyAccount, keyRouting:
+		return true
+	}
+	return x.cueBefore(a, 48, idCues) || hasCue(x.s, b, b+40, idCues)
 }
 
-// scpRemote reports whether the address-like text ending at e is followed by ":path", as in
-// git@github.com:org/repo.git or deploy@host:~/app: a remote repository or file, not a mailbox.
+// scpRemote reports whether the address-like text s[a:e] is a remote login rather than a
+// mailbox: followed by ":path", as in git@github.com:org/repo.git or deploy@host:~/app, the
+// account of a version control host (git@, hg@), or the target of an ssh command.
 // In a URL (scheme://user:pass@host:port/path) the same shape holds credentials, whatever
 // characters the password has: that is for the URL detector, and a line with a scheme before
 // the address is left to it.
 func scpRemote(s string, a, e int) bool {
-	if e+1 >= len(s) || s[e] != ':' {
-		return false
-	}
 	line := s[max(0, a-256):a]
 	if nl := strings.LastIndexByte(line, '\n'); nl >= 0 {
 		line = line[nl+1:]
 	}
 	if strings.Contains(line, "://") {
+		return false
+	}
+	// The service accounts of version control hosts, and a login in an ssh command line.
+	if at := strings.IndexByte(s[a:e], '@'); at > 0 {
+		switch s[a : a+at] {
+		case "git", "hg", "svn":
+			return true
+		}
+	}
+	if k := strings.LastIndex(line, "ssh "); k >= 0 && len(line)-k <= 48 && !strings.ContainsAny(line[k:], ",;.!?") {
+		return true // "ssh -p 2222 deploy@host"
+	}
+	if e+1 >= len(s) || s[e] != ':' {
 		return false
 	}
 	p := e + 1
@@ -93,3 +111,26 @@ func scpRemote(s string, a, e int) bool {
 // strongPhoneCues say a phone number follows even after an identifier's name; the weaker
 // phone cues ("number", "contact", "registered") do not.
 var strongPhoneCues = newCues("phone", "call", "tel", "mobile", "cell", "fax", "sms", "text me", "whatsapp", "dial", "ring", "hotline")
+
+// labelKey reports whether a normalised key names a business reference: "orderid",
+// "invoicenumber", "trackingnumber", "sku", "build".
+func labelKey(n string) bool {
+	switch n {
+	case "sku", "build", "isbn", "ean", "upc", "gtin", "po", "ponumber", "rma", "pnr", "version", "serial", "serialnumber",
+		"partnumber", "modelnumber", "lot", "batch":
+		return true
+	}
+	return hasPrefixAny(n, "order", "invoice", "tracking", "shipment", "ticket", "booking", "confirmation",
+		"reservation", "transaction", "receipt", "purchaseorder", "sku", "build", "release", "waybill", "parcel",
+		"consignment", "bestell", "rechnung", "pedido", "factura", "commande", "facture") &&
+		!containsAny(n, "phone", "email", "name", "address", "contact", "card", "iban", "account")
+}
+
+func hasPrefixAny(n string, list ...string) bool {
+	for _, p := range list {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
+}

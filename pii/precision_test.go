@@ -31,6 +31,21 @@ func TestLabelledNumbersAreNotPhones(t *testing.T) {
 			t.Errorf("%q: %v", text, fs)
 		}
 	}
+	keys := []string{"order_id", "invoice_number", "tracking_number", "sku", "build", "shipment_ref"}
+	foreign := []string{"Bestellnummer", "Rechnungsnummer:", "número de pedido", "Numéro de commande :", "Your order number is"}
+	for i := range 30 {
+		v := phoneShaped(r)
+		if fs := sc.ScanValue("p", map[string]any{"item": map[string]any{keys[i%len(keys)]: v, "qty": 3}}); len(fs) > 0 {
+			t.Errorf("%s=%q: %v", keys[i%len(keys)], v, fs)
+		}
+		text := foreign[i%len(foreign)] + " " + v
+		if i%3 == 0 {
+			text = fmt.Sprintf("%s %d-%06d", foreign[i%len(foreign)], 2020+i%7, r.IntN(1e6))
+		}
+		if fs := sc.ScanText(text); len(fs) > 0 {
+			t.Errorf("%q: %v", text, fs)
+		}
+	}
 	// The same numbers after a phone cue are phone numbers.
 	for i := range 20 {
 		v := fmt.Sprintf("(%d%02d) %d%02d-%04d", 2+r.IntN(7), r.IntN(100), 2+r.IntN(7), r.IntN(100), r.IntN(10000))
@@ -53,7 +68,14 @@ func TestGitRemoteIsNotEmail(t *testing.T) {
 			t.Errorf("%q: %v", text, fs)
 		}
 	}
-	for _, text := range []string{"mail jane.doe@example.com: she answers", "write to ops@example.org."} {
+	for i := range 20 {
+		text := fmt.Sprintf("ssh -p %d %s@%s info", 2000+i, users[i%len(users)], hosts[i%len(hosts)])
+		if fs := sc.ScanText(text); len(fs) > 0 {
+			t.Errorf("%q: %v", text, fs)
+		}
+	}
+	for _, text := range []string{"mail jane.doe@example.com: she answers", "write to ops@example.org.",
+		"Please ssh into the box, then email jane.doe@example.com the log."} {
 		if !hasType(sc.ScanText(text), TypeEmail) {
 			t.Errorf("%q: e-mail not found", text)
 		}
@@ -92,6 +114,27 @@ func TestFailingChecksPass(t *testing.T) {
 		text := fmt.Sprintf("IBAN DE%02d %s %s %s %s %s", (chk+1)%100, bban[0:4], bban[4:8], bban[8:12], bban[12:16], bban[16:])
 		if fs := sc.ScanText(text); len(fs) > 0 {
 			t.Errorf("%q: %v", text, fs)
+		}
+	}
+}
+
+func TestPhonesBesideCJK(t *testing.T) {
+	sc, _ := New(nil)
+	r := rand.New(rand.NewPCG(8, 9))
+	for i := range 20 {
+		var text string
+		switch i % 4 {
+		case 0:
+			text = fmt.Sprintf("请拨打010 %04d %04d联系我。", 2000+r.IntN(7000), r.IntN(10000))
+		case 1:
+			text = fmt.Sprintf("携帯は03-%04d-%04dです。", 5000+r.IntN(4000), r.IntN(10000))
+		case 2:
+			text = fmt.Sprintf("请拨打+86 139 %04d %04d联系我。", r.IntN(10000), r.IntN(10000))
+		case 3:
+			text = fmt.Sprintf("携帯は+8190%04d%04dです。", r.IntN(10000), r.IntN(10000))
+		}
+		if !hasType(sc.ScanText(text), TypePhone) {
+			t.Errorf("%q: phone not found", text)
 		}
 	}
 }

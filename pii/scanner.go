@@ -16,7 +16,7 @@ type Config struct {
 
 	// PhoneRegions are the ISO 3166 regions tried, in order, for phone numbers written in national
 	// format (numbers in international format, +CC or 00CC, need none). Default: US, GB, DE, FR,
-	// ES, IT, NL, BE, CH, AT, SE, DK, NO, FI, IE, PT, PL, CA, AU, IN, JP, CN.
+	// ES, IT, NL, BE, CH, AT, SE, DK, NO, FI, IE, PT, PL, CA, AU, IN, JP, CN, BR.
 	PhoneRegions []string
 
 	// Disable lists types that are never reported. Default: none.
@@ -29,7 +29,7 @@ type Config struct {
 }
 
 var defaultRegions = []string{"US", "GB", "DE", "FR", "ES", "IT", "NL", "BE", "CH", "AT", "SE", "DK",
-	"NO", "FI", "IE", "PT", "PL", "CA", "AU", "IN", "JP", "CN"}
+	"NO", "FI", "IE", "PT", "PL", "CA", "AU", "IN", "JP", "CN", "BR"}
 
 // Scanner finds personal data and secrets in text and JSON payloads. Build one with New and share
 // it: it holds no mutable state and is safe for concurrent use.
