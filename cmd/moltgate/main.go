@@ -160,6 +160,11 @@ func commands() []command {
 			"call --dir DIR [--from AGENT] --to AGENT@ORG --message TEXT [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]",
 		}, runCall},
 		{"ping", []string{"ping --dir DIR AGENT@ORG"}, runPing},
+		{"audit", []string{
+			"audit verify --dir DIR",
+			"audit show --dir DIR [--since D] [--peer ORG] [--json]",
+		}, runAudit},
+		{"receipt", []string{"receipt verify --peer-doc FILE... < receipt.json"}, runReceipt},
 		{"approvals", []string{
 			"approvals --dir DIR [--json] [--watch]",
 			"approvals --dir DIR approve|deny ID",

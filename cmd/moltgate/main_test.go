@@ -73,8 +73,8 @@ func TestFlagMistakesAndHelp(t *testing.T) {
 			args := strings.Fields(name)
 			code, stdout, stderr := runCLI(t, context.Background(), "", append(args, "--bogus")...)
 			want := "moltgate " + c.name + ": E_INVALID_PARAM: flag provided but not defined: -bogus (see moltgate " + name + " --help)\n"
-			if c.name == "consent" {
-				want = strings.Replace(want, "moltgate consent:", "moltgate "+name+":", 1)
+			if c.name == "consent" || c.name == "audit" || c.name == "receipt" {
+				want = strings.Replace(want, "moltgate "+c.name+":", "moltgate "+name+":", 1)
 			}
 			if code != 2 || stdout != "" || stderr != want {
 				t.Errorf("%s --bogus: exit %d, stdout %q, stderr %q; want exit 2 and %q", name, code, stdout, stderr, want)
@@ -88,7 +88,7 @@ func TestFlagMistakesAndHelp(t *testing.T) {
 		}
 	}
 	// A command with subcommands shows them all, and wants one.
-	for _, cmd := range []string{"consent", "peer", "agent", "pii"} {
+	for _, cmd := range []string{"consent", "peer", "agent", "pii", "audit", "receipt"} {
 		code, stdout, stderr := runCLI(t, context.Background(), "", cmd, "--help")
 		if code != 0 || stderr != "" || !strings.HasPrefix(stdout, "usage: moltgate "+cmd+" ") {
 			t.Errorf("%s --help: exit %d, stdout %q, stderr %q", cmd, code, stdout, stderr)

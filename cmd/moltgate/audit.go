@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/moltgate/moltgate/audit"
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/receipt"
+)
+
+// AuditFileName is the audit ledger's file in a gateway's data directory
+// when the gateway stores its state in SQLite.
+const auditFileName = "audit.db"
+
+func runAudit(ctx context.Context, e *env, args []string) error {
+	return runSubcommand(e, "audit", args, true,
+		subcommand{"verify", func(args []string) error { return runAuditVerify(ctx, e, args) }},
+		subcommand{"show", func(args []string) error { return runAuditShow(ctx, e, args) }},
+	)
+}
+
+// openLedger opens the audit ledger of the gateway in d: the SQLite file in
+// its data directory, or the PostgreSQL database its configuration names.
+// It returns a description of where the ledger is, for messages.
+func openLedger(ctx context.Context, e *env, d gateway.Dir) (*audit.Ledger, string, func(), error) {
+	cfg, err := d.ReadConfig()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if cfg.Storage.Driver == "postgres" {
+		dsn := cfg.Storage.DSN
+		if dsn == "" {
+			dsn = e.getenv("MOLTGATE_POSTGRES_DSN")
+		}
+		db, err := sql.Open("pgx", dsn)
+		if err != nil {
+			return nil, "", nil, fmt.Errorf("open the audit ledger's database: %w", err)
+		}
+		l, err := audit.OpenPostgres(ctx, db)
+		if err != nil {
+			db.Close()
+			return nil, "", nil, err
+		}
+		return l, "the PostgreSQL database of storage.dsn", func() { l.Close(); db.Close() }, nil
+	}
+	path := filepath.Join(d.DataDir(), auditFileName)
+	if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+		return nil, "", nil, fmt.Errorf("no audit ledger at %s: the gateway has recorded no boundary decision yet", path)
+	}
+	l, err := audit.OpenSQLite(ctx, path)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	return l, path, func() { l.Close() }, nil
+}
+
+func runAuditVerify(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "audit verify")
+	dir := fs.String("dir", "", "gateway directory")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	l, where, done, err := openLedger(ctx, e, d)
+	if err != nil {
+		return err
+	}
+	defer done()
+	n, err := l.Verify(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "audit ledger in %s: %d entries, every link and signature holds\n", where, n)
+	return nil
+}
+
+func runAuditShow(ctx context.Context, e *env, args []string) error {
+	fs := newFlags(e, "audit show")
+	dir := fs.String("dir", "", "gateway directory")
+	since := fs.Duration("since", 0, "show entries of the last D only (e.g. 24h)")
+	peer := fs.String("peer", "", "show entries about this organisation only")
+	asJSON := fs.Bool("json", false, "one CloudEvent per line, as stored")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	if *since < 0 {
+		return usagef("--since %v: want a positive duration", *since)
+	}
+	l, _, done, err := openLedger(ctx, e, d)
+	if err != nil {
+		return err
+	}
+	defer done()
+	f := audit.Filter{Peer: *peer}
+	if *since > 0 {
+		f.Since = e.now().Add(-*since)
+	}
+	es, err := l.Entries(ctx, f)
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		for _, en := range es {
+			fmt.Fprintf(e.stdout, "%s\n", en.Event)
+		}
+		return nil
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SEQ\tTIME\tTYPE\tPEER\tSUMMARY")
+	for _, en := range es {
+		var ev audit.Event
+		if err := json.Unmarshal(en.Event, &ev); err != nil {
+			return fmt.Errorf("audit ledger: entry %d: %w", en.Seq, err)
+		}
+		var dec audit.Decision
+		json.Unmarshal(ev.Data, &dec) // a receipt's data has other members: its summary stays short
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", en.Seq, ev.Time.Format(time.RFC3339), strings.TrimPrefix(ev.Type, "dev.moltgate."),
+			orDash(dec.Peer), summary(dec))
+	}
+	tw.Flush()
+	fmt.Fprintf(e.stdout, "%d entries\n", len(es))
+	return nil
+}
+
+// summary is one line of what a decision says: direction, operation,
+// parties, code and reason, class, consent and types. Never content.
+func summary(d audit.Decision) string {
+	var parts []string
+	add := func(k, v string) {
+		if v != "" {
+			parts = append(parts, k+"="+v)
+		}
+	}
+	add("dir", d.Direction)
+	add("op", d.Op)
+	add("from", d.From)
+	add("to", d.To)
+	add("cls", d.Class)
+	add("code", d.Code)
+	add("reason", d.Reason)
+	add("consent", d.ConsentID)
+	add("types", strings.Join(d.PIITypes, ","))
+	if d.NoStorage {
+		parts = append(parts, "no_storage")
+	}
+	return strings.Join(parts, " ")
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func runReceipt(ctx context.Context, e *env, args []string) error {
+	return runSubcommand(e, "receipt", args, true,
+		subcommand{"verify", func(args []string) error { return runReceiptVerify(e, args) }},
+	)
+}
+
+// peerDocs collects --peer-doc FILE, repeated.
+type peerDocs []string
+
+func (p *peerDocs) String() string     { return strings.Join(*p, ",") }
+func (p *peerDocs) Set(s string) error { *p = append(*p, s); return nil }
+
+func runReceiptVerify(e *env, args []string) error {
+	fs := newFlags(e, "receipt verify")
+	var docs peerDocs
+	fs.Var(&docs, "peer-doc", "the peer document (moltgate peer export) of an organisation of the exchange; give both")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if len(docs) == 0 {
+		return usagef("--peer-doc is required: give the peer documents of both organisations of the exchange")
+	}
+	orgKeys := map[string]keys.Ed25519Public{}
+	for _, path := range docs {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return usagef("--peer-doc: %v", err)
+		}
+		doc, err := gateway.ParsePeerDoc(b)
+		if err != nil {
+			return fmt.Errorf("--peer-doc %s: %w", path, err)
+		}
+		orgKeys[doc.Org] = doc.OrgKey
+	}
+	b, err := readInput(e, 1<<16)
+	if err != nil {
+		return err
+	}
+	r, err := receipt.Parse(b)
+	if err != nil {
+		return err
+	}
+	if err := r.Verify(func(org string) (keys.Ed25519Public, bool) { k, ok := orgKeys[org]; return k, ok }); err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "receipt verified: %s called %s (request %s), outcome %s; signed by %s's org key and countersigned by %s's\n",
+		r.Caller, r.Callee, r.RequestID, outcome(r), orgOfRef(r.Callee), orgOfRef(r.Caller))
+	return nil
+}
+
+func outcome(r *receipt.Receipt) string {
+	if r.Code != "" {
+		return r.Outcome + " " + r.Code
+	}
+	return r.Outcome
+}
+
+func orgOfRef(ref string) string {
+	_, org, _ := strings.Cut(ref, "@")
+	return org
+}
