@@ -24,7 +24,10 @@ var (
 		"numéro de sécurité", "numero de securite", "nss", "documento", "cédula", "cedula", "rfc", "curp",
 		"fiscal code", "nino", "ni number", "national insurance", "nas ", "nas:", "assurance sociale", "आधार",
 		"cadastro de pessoas", "kojin", "nhs", "ssn", "social security")
-	dobCues = newCues("born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida")
+	dobCues = newCues("born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida",
+		"b. ", "né(e)", "né ", "née ", "nació", "nacio", "nacimiento", "naissance", "nascita", "nascimento", "nascido", "nascida",
+		"geburt", "geboorte", "urodzeni", "urodzon", "fødsels", "fodsels", "födelse", "fodelse", "syntymä", "doğum", "dogum",
+		"生年月日", "出生", "誕生日")
 )
 
 // cueList is a list of cues with the set of their first bytes, so that a window is searched

@@ -189,7 +189,9 @@ func classifyKey(k string) keyKind {
 		return keyRouting
 	case containsAny(n, "accountnumber", "bankaccount", "acctnumber", "accountno", "acctno"):
 		return keyAccount
-	case containsAny(n, "dateofbirth", "birthdate", "birthday", "birthdt") || inList(n, "dob", "bday", "born", "birth"):
+	case containsAny(n, "dateofbirth", "birthdate", "birthday", "birthdt", "nacimiento", "naissance", "geburt",
+		"geboorte", "nascita", "urodzenia", "nascimento", "fodselsdato", "fodelsedatum", "syntymaaika") ||
+		inList(n, "dob", "bday", "born", "birth", "fechanac", "fnac"):
 		return keyDOB
 	case containsAny(n, "diagnos", "medication", "medicalhistory", "medicalcondition", "allerg",
 		"symptom", "prescription", "disease", "illness", "healthcondition", "bloodtype", "icdcode") ||
