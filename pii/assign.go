@@ -503,8 +503,8 @@ func basicCreds(v string) bool {
 func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 	s := x.s
 	v := s[a:b]
-	if startsWithTokenPrefix(v) {
-		return 0, 0, "" // the vendor rule decides
+	if startsWithTokenPrefix(v) || publicPrefix(v) {
+		return 0, 0, "" // the vendor rule decides; a publishable key is no secret
 	}
 	switch kind {
 	case keyPassword:

@@ -317,6 +317,11 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
+	if m&(cDigit|cUpper) != 0 {
+		if e := x.tokenRun(i, j); e > j {
+			return e
+		}
+	}
 	if m&cDigit != 0 {
 		if e := x.numeric(i, j); e > j {
 			return e
