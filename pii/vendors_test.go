@@ -38,9 +38,13 @@ var providers = map[string][]shape{
 		{func(r *rand.Rand) string {
 			return "sk-proj-" + randTok(r, wordDash, 74) + "T3BlbkFJ" + randTok(r, wordDash, 74)
 		}, func(r *rand.Rand) string { return "sk-proj-" + randTok(r, wordDash, 20+r.IntN(100)) }},
-		{func(r *rand.Rand) string { return "sk-svcacct-" + randTok(r, wordDash, 58) + "T3BlbkFJ" + randTok(r, wordDash, 58) },
+		{func(r *rand.Rand) string {
+			return "sk-svcacct-" + randTok(r, wordDash, 58) + "T3BlbkFJ" + randTok(r, wordDash, 58)
+		},
 			func(r *rand.Rand) string { return "sk-svcacct-" + randTok(r, alnum, 30+r.IntN(60)) }},
-		{func(r *rand.Rand) string { return "sk-admin-" + randTok(r, wordDash, 58) + "T3BlbkFJ" + randTok(r, wordDash, 58) },
+		{func(r *rand.Rand) string {
+			return "sk-admin-" + randTok(r, wordDash, 58) + "T3BlbkFJ" + randTok(r, wordDash, 58)
+		},
 			func(r *rand.Rand) string { return "sk-admin-" + randTok(r, alnum, 24+r.IntN(40)) }},
 		{func(r *rand.Rand) string { return "sk-" + randTok(r, alnum, 20) + "T3BlbkFJ" + randTok(r, alnum, 20) },
 			func(r *rand.Rand) string { return "sk-" + randTok(r, alnum, 32+r.IntN(30)) }},
@@ -60,12 +64,16 @@ var providers = map[string][]shape{
 			func(r *rand.Rand) string { return "GOCSPX-" + randTok(r, alnum, 18+r.IntN(30)) }},
 	},
 	"github": {
-		{func(r *rand.Rand) string { return []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}[r.IntN(5)] + randTok(r, alnum, 36) },
+		{func(r *rand.Rand) string {
+			return []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}[r.IntN(5)] + randTok(r, alnum, 36)
+		},
 			func(r *rand.Rand) string {
 				return []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}[r.IntN(5)] + randTok(r, alnum, 20+r.IntN(40))
 			}},
 		{func(r *rand.Rand) string { return "github_pat_" + randTok(r, alnum, 22) + "_" + randTok(r, alnum, 59) },
-			func(r *rand.Rand) string { return "github_pat_" + randTok(r, alnum, 22) + "_" + randTok(r, alnum, 20+r.IntN(30)) }},
+			func(r *rand.Rand) string {
+				return "github_pat_" + randTok(r, alnum, 22) + "_" + randTok(r, alnum, 20+r.IntN(30))
+			}},
 	},
 	"slack": {
 		{func(r *rand.Rand) string {
@@ -74,7 +82,9 @@ var providers = map[string][]shape{
 		{func(r *rand.Rand) string {
 			return "xoxp-" + randTok(r, "0123456789", 12) + "-" + randTok(r, "0123456789", 12) + "-" +
 				randTok(r, "0123456789", 13) + "-" + randTok(r, hexLower, 32)
-		}, func(r *rand.Rand) string { return "xoxp-" + randTok(r, "0123456789", 11) + "-" + randTok(r, alnum, 16+r.IntN(20)) }},
+		}, func(r *rand.Rand) string {
+			return "xoxp-" + randTok(r, "0123456789", 11) + "-" + randTok(r, alnum, 16+r.IntN(20))
+		}},
 		{func(r *rand.Rand) string {
 			return "xapp-1-A" + randTok(r, upperNum, 10) + "-" + randTok(r, "0123456789", 13) + "-" + randTok(r, hexLower, 64)
 		}, func(r *rand.Rand) string { return "xoxa-2-" + randTok(r, alnum, 20+r.IntN(30)) }},
@@ -86,10 +96,14 @@ var providers = map[string][]shape{
 	},
 	"sendgrid": {
 		{func(r *rand.Rand) string { return "SG." + randTok(r, wordDash, 22) + "." + randTok(r, wordDash, 43) },
-			func(r *rand.Rand) string { return "SG." + randTok(r, alnum, 16+r.IntN(10)) + "." + randTok(r, alnum, 30+r.IntN(20)) }},
+			func(r *rand.Rand) string {
+				return "SG." + randTok(r, alnum, 16+r.IntN(10)) + "." + randTok(r, alnum, 30+r.IntN(20))
+			}},
 	},
 	"stripe": {
-		{func(r *rand.Rand) string { return []string{"sk_live_", "rk_live_", "sk_test_"}[r.IntN(3)] + randTok(r, alnum, 24+r.IntN(76)) },
+		{func(r *rand.Rand) string {
+			return []string{"sk_live_", "rk_live_", "sk_test_"}[r.IntN(3)] + randTok(r, alnum, 24+r.IntN(76))
+		},
 			func(r *rand.Rand) string { return "sk_live_" + randTok(r, wordDash, 20+r.IntN(20)) }},
 		{func(r *rand.Rand) string { return "whsec_" + randTok(r, b64Chars, 32) },
 			func(r *rand.Rand) string { return "whsec_" + randTok(r, alnum, 20+r.IntN(40)) }},
@@ -121,7 +135,9 @@ var contexts = []func(name, tok string) string{
 		return "2024-05-01T10:22:31Z ERROR client init failed key=" + t + " status=401"
 	},
 	func(n, t string) string { return "Error: 401 Unauthorized: invalid credential '" + t + "' for " + n },
-	func(n, t string) string { return "curl https://api.example.com/v1 -H 'Authorization: Bearer " + t + "'" },
+	func(n, t string) string {
+		return "curl https://api.example.com/v1 -H 'Authorization: Bearer " + t + "'"
+	},
 	func(n, t string) string { return "I pasted " + t + " into the config, is that right?" },
 	func(n, t string) string { return "```\n" + n + ":\n  key: " + t + "\n```" },
 }
