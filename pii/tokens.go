@@ -178,6 +178,9 @@ func (x *scanCtx) announced(i, e int) bool {
 	for len(v) > 0 && v[len(v)-1] == '=' {
 		v = v[:len(v)-1]
 	}
+	if strings.HasPrefix(v, "eyJ") && strings.Count(v, ".") < 2 {
+		return false // a JWT's header alone, public by design; a whole JWT is the jwt rule's
+	}
 	if len(v) < 16 || len(v) > 1024 || publicPrefix(v) || codeRef(v) || constName(v) || !randomish(v) ||
 		redacted(s, e) || x.metaValue(i) {
 		return false

@@ -309,10 +309,12 @@ func looseStart(s string, i int) bool {
 	return s[i-1] < 0x80 && !isAlnum(s[i-1])
 }
 
-// redacted reports a value cut short for display: followed by "...", "…" or "[redacted]".
+// redacted reports a value cut short for display, followed by "...", "…" or "[redacted]", or
+// one part of a template ("eyJhbGciOiJIUzI1NiJ9.<payload>.<signature>").
 func redacted(s string, e int) bool {
 	r := s[e:min(len(s), e+12)]
-	return strings.HasPrefix(r, "..") || strings.HasPrefix(r, "…") || hasFoldPrefix(r, "[redacted") || strings.HasPrefix(r, "***")
+	return strings.HasPrefix(r, "..") || strings.HasPrefix(r, "…") || hasFoldPrefix(r, "[redacted") ||
+		strings.HasPrefix(r, "***") || strings.HasPrefix(r, ".<") || strings.HasPrefix(r, "<")
 }
 
 // randomish reports whether v reads as a random token rather than words, numbers or a
