@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -148,8 +149,14 @@ var contexts = []func(name, tok string) string{
 // bodies read less random than the judge requires.
 func TestProviderTokens(t *testing.T) {
 	s := mustNew(t, nil)
-	r := rand.New(rand.NewPCG(20, 4))
-	for name, shapes := range providers {
+	names := make([]string, 0, len(providers))
+	for name := range providers {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		shapes := providers[name]
+		r := rand.New(rand.NewPCG(20, uint64(len(name))))
 		var n, missReal, missOff int
 		for k := 0; k < 24; k++ {
 			sh := shapes[k%len(shapes)]
