@@ -74,5 +74,7 @@ func (l logHandler) Handle(ctx context.Context, r slog.Record) error {
 	return l.Handler.Handle(ctx, r)
 }
 
-func (l logHandler) WithAttrs(as []slog.Attr) slog.Handler { return logHandler{l.Handler.WithAttrs(as)} }
-func (l logHandler) WithGroup(g string) slog.Handler      { return logHandler{l.Handler.WithGroup(g)} }
+func (l logHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return logHandler{l.Handler.WithAttrs(as)}
+}
+func (l logHandler) WithGroup(g string) slog.Handler { return logHandler{l.Handler.WithGroup(g)} }
