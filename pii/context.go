@@ -23,7 +23,7 @@ var (
 		"ausweis", "identity card", "carte d'identit", "carta d'identit", "identifikationsnummer", "sécu", "secu ",
 		"numéro de sécurité", "numero de securite", "nss", "documento", "cédula", "cedula", "rfc", "curp",
 		"fiscal code", "nino", "ni number", "national insurance", "nas ", "nas:", "assurance sociale", "आधार",
-		"cadastro de pessoas", "kojin", "nhs", "ssn", "social security")
+		"cadastro de pessoas", "kojin", "nhs", "ssn", "social security", "citizen service")
 	dobCues = newCues("born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida",
 		"b. ", "né(e)", "né ", "née ", "nació", "nacio", "nacimiento", "naissance", "nascita", "nascimento", "nascido", "nascida",
 		"geburt", "geboorte", "urodzeni", "urodzon", "fødsels", "fodsels", "födelse", "fodelse", "syntymä", "doğum", "dogum",

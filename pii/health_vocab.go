@@ -48,7 +48,10 @@ glaucoma, cataract, cataracts, tinnitus, deafness, blindness, paralysis, paraple
 down syndrome, cystic fibrosis, muscular dystrophy, als, obesity, alcoholism, addiction, overdose,
 concussion, fracture, chlamydia, gonorrhea, syphilis, herpes, hpv, diabetes mellitus, type 1 diabetes,
 type 2 diabetes, diabète, diabetes tipo, krebs, zuckerkrankheit, depressionen, cancro, cáncer,
-tumeur, diabete, épilepsie, epilepsia, asthme, asma, hipertensión, ipertensione, hypertonie`
+tumeur, diabete, épilepsie, epilepsia, asthme, asma, hipertensión, ipertensione, hypertonie, bluthochdruck,
+brustkrebs, lungenkrebs, morbus crohn, multiple sklerose, esclerosis múltiple, trastorno bipolar, depresión,
+diabetes tipo 2, cáncer de mama, sclérose en plaques, trouble bipolaire, sclerosi multipla, disturbo bipolare,
+cukrzyca, nadciśnienie, stwardnienie rozsiane, depresja, astma`
 
 const healthMedicines = `
 metformin, insulin, insulin glargine, glargine, gliclazide, glibenclamide, sitagliptin, empagliflozin,
@@ -73,7 +76,8 @@ diagnosed with, diagnosed as, been diagnosed, suffers from, suffering from, trea
 allergic to, sick leave, on medication, prescribed, chemotherapy, radiotherapy, dialysis,
 antidepressants, antidepressant, antiretroviral, antiretrovirals, hiv-positive, hiv positive,
 hiv status, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué,
-padece, diagnosticado, diagnosticada, soffre di, affetto da, affetta da`
+padece, diagnosticado, diagnosticada, diagnosticaron, soffre di, affetto da, affetta da, tested positive,
+pre-authorisation for, pre-authorization for, lab results, diagnose für, diagnose fur`
 
 // vocabBloom holds the first three bytes (case-folded) of every first word of the vocabulary.
 var vocabBloom = func() (b bloom) {

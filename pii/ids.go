@@ -78,7 +78,7 @@ func (x *scanCtx) alnumWord(i, j int) int {
 			case x.key == keyDL || x.cueBefore(i, 40, dlCues):
 				x.add(TypeDriversLicense, i, j, 0.85, "drivers_license.context")
 				return j
-			case (x.key == keyNationalID || x.cueBefore(i, 40, nationalCues)) && x.namedIDBefore(i, true) == "":
+			case (x.key == keyNationalID || x.cueBefore(i, 40, nationalCues)) && x.namedIDBefore(i, true) == "" && !checkedShape(s[i:j]):
 				// Unless the context names an identifier whose check this value failed.
 				x.add(TypeNationalID, i, j, 0.8, "national_id.context")
 				return j

@@ -80,6 +80,9 @@ func (x *scanCtx) keyContext() {
 			x.add(TypeNHS, a, b, 0.97, "nhs.key")
 		}
 	case keyCard:
+		if u := strings.ToUpper(v); panValid([]byte(u)) && u == v {
+			x.add(TypeNationalID, a, b, 0.9, "in.pan") // "pan" names India's PAN as well as a card number
+		}
 		if d, ok := digits(); ok && len(d) >= 12 && len(d) <= 19 && luhn(d) && iinOK(d) {
 			x.add(TypeCard, a, b, 0.97, "card.key")
 		}

@@ -171,7 +171,8 @@ func classifyKey(k string) keyKind {
 		return keyNINO
 	case strings.Contains(n, "passport"):
 		return keyPassport
-	case containsAny(n, "nationalid", "personalid", "idnumber", "identitynumber", "idcard", "pesel",
+	case containsAny(n, "nationalid", "personalid", "idnumber", "steuer", "burgerservice", "aadhaar", "aadhar",
+		"pannumber", "permanentaccount", "mynumber", "kojinbango", "taxfile", "insee", "identitynumber", "idcard", "pesel",
 		"personnummer", "fodselsnummer", "codicefiscale", "fiscalcode", "taxid", "steuerid",
 		"kennitala", "rodnecislo", "citizenid", "socialinsurance", "personalnumber", "personalcode",
 		"identificationnumber", "nationalnumber") ||

@@ -28,8 +28,35 @@ import (
 //go:embed names/given.txt.gz
 var givenNamesGz []byte
 
-var givenNames = sync.OnceValue(func() map[string]struct{} {
-	zr, err := gzip.NewReader(bytes.NewReader(givenNamesGz))
+//go:embed names/ambiguous.txt.gz
+var ambiguousGz []byte
+
+//go:embed names/surnames.txt.gz
+var surnamesGz []byte
+
+var (
+	givenNames     = sync.OnceValue(func() map[string]struct{} { return nameList(givenNamesGz) })
+	ambiguousGiven = sync.OnceValue(func() map[string]struct{} { return nameList(ambiguousGz) })
+	surnames       = sync.OnceValue(func() map[string]struct{} { return nameList(surnamesGz) })
+)
+
+// inNameList reports whether w, compared in lower case, is in list.
+func inNameList(list map[string]struct{}, w string) bool {
+	if len(w) > 32 || len(w) == 0 {
+		return false
+	}
+	if strings.IndexFunc(w, func(r rune) bool { return r >= 0x80 }) >= 0 {
+		_, ok := list[strings.ToLower(w)]
+		return ok
+	}
+	var buf [32]byte
+	_, ok := list[string(lowerInto(buf[:0], w))]
+	return ok
+}
+
+// nameList decompresses an embedded list of lower-case names, one a line.
+func nameList(gz []byte) map[string]struct{} {
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
 	if err != nil {
 		return nil
 	}
@@ -43,21 +70,10 @@ var givenNames = sync.OnceValue(func() map[string]struct{} {
 		m[l] = struct{}{}
 	}
 	return m
-})
+}
 
 // isGivenName reports whether w, a capitalised word, is in the gazetteer.
-func isGivenName(w string) bool {
-	if len(w) > 32 {
-		return false
-	}
-	if w[0] >= 0x80 {
-		_, ok := givenNames()[strings.ToLower(w)]
-		return ok
-	}
-	var buf [32]byte
-	_, ok := givenNames()[string(lowerInto(buf[:0], w))]
-	return ok
-}
+func isGivenName(w string) bool { return inNameList(givenNames(), w) }
 
 // titleWord returns the end of a title-case word at k (a capital, then lower-case letters,
 // apostrophes or hyphens, with letters outside ASCII anywhere), or k.
@@ -130,9 +146,26 @@ santa são`)
 // name, or a.
 func (x *scanCtx) namePair(a, e int) int {
 	s := x.s
-	if e-a < 2 || e-a > 20 || titleWord(s, a) != e || namePairStop.hasFold(s[a:e]) || !isGivenName(s[a:e]) {
+	if e-a < 2 || e-a > 20 || titleWord(s, a) != e || namePairStop.hasFold(s[a:e]) {
 		return a
 	}
+	conf := 0.75
+	needSurname := false
+	switch {
+	case isGivenName(s[a:e]):
+	case inNameList(ambiguousGiven(), s[a:e]):
+		// A given name that is also a word ("Chad", "Heather", "Martin") counts when a
+		// surname of the list follows.
+		needSurname, conf = true, 0.7
+	default:
+		// A given name the list lacks still counts after a word for a person's role or an
+		// honorific: "Passenger Przemysław Czerepak", "Thanks, Piccarda Farina", "Sra. Júlia Araújo".
+		if !x.roleBefore(a) || notNames.hasFold(s[a:e]) || orgWords.hasFold(s[a:e]) || orgNouns.hasFold(s[a:e]) {
+			return a
+		}
+		conf = 0.7
+	}
+	surname := ""
 	// One or two more capitalised words, with nobiliary particles between.
 	end := e
 	words := 1
@@ -152,19 +185,26 @@ func (x *scanCtx) namePair(a, e int) int {
 			orgWords.hasFold(s[q:we]) || orgNouns.hasFold(s[q:we]) {
 			break
 		}
+		if words == 1 {
+			surname = s[q:we]
+		}
 		end = we
 		k = we
 		words++
 	}
-	if words < 2 {
+	if words < 2 || needSurname && !inNameList(surnames(), strings.TrimSuffix(surname, "'s")) {
 		return a
+	}
+	possessive := strings.HasSuffix(s[a:end], "'s")
+	if possessive {
+		end -= 2 // "Pamela Meyer's insurance": the name, and what is hers
 	}
 	// What follows and what precedes.
 	f := end
 	for f < len(s) && (s[f] == ' ' || s[f] == '-' || s[f] == ',') {
 		f++
 	}
-	if f < len(s) {
+	if f < len(s) && !possessive {
 		if w, ok := wordAt(s, f, false); ok && w.a == f && w.b-w.a <= 14 && (orgAfter.hasFold(strings.TrimRight(s[w.a:w.b], ",")) ||
 			orgWords.hasFold(s[w.a:w.b]) || orgNouns.hasFold(s[w.a:w.b])) {
 			return a
@@ -176,7 +216,7 @@ func (x *scanCtx) namePair(a, e int) int {
 	if pw, ok := wordBefore(s, a); ok && pw.b-pw.a <= 12 && placeBefore.hasFold(s[pw.a:pw.b]) {
 		return a
 	}
-	x.add(TypeName, a, end, 0.75, "name.gazetteer")
+	x.add(TypeName, a, end, conf, "name.gazetteer")
 	return end
 }
 
@@ -186,3 +226,24 @@ var nameParticles = toSet("van von de da di del della der den du dos das le la '
 var orgNouns = toSet(`investments investment capital securities insurance financial finance consulting media pharma
 pharmaceuticals motors airlines airways foods energy industries enterprises ventures brands communications
 networks digital logistics realty properties construction trust fund funds asset assets management`)
+
+// roleWords name a person's role, greet or thank someone, or are honorifics, in the languages
+// the gate sees most; a capitalised pair after one is a person's name.
+var roleWords = toSet(`patient patientin passenger passagier candidate customer client employee applicant guardian
+beneficiary tenant student member driver colleague assignee manager thanks thank regards cheers sincerely
+dear hi hello ask tell told ping notify cc met mr mrs ms miss mx dr prof herr frau pani pan sr sra srta señor
+señora sig signor signora sig.ra mme mlle monsieur madame dott ing mevrouw meneer dhr mevr`)
+
+// roleBefore reports whether the word before a (past a comma) is one of roleWords.
+func (x *scanCtx) roleBefore(a int) bool {
+	s := x.s
+	k := a
+	for k > 0 && (s[k-1] == ' ' || s[k-1] == ',' || s[k-1] == ':' || s[k-1] == '.') && k > a-4 {
+		k--
+	}
+	pw, ok := wordBefore(s, k)
+	if !ok || pw.b-pw.a > 12 {
+		return false
+	}
+	return roleWords.hasFold(strings.TrimSuffix(s[pw.a:pw.b], "."))
+}

@@ -38,7 +38,16 @@ func (x *scanCtx) nationalNumber(n *numSpan) (Type, float64, string) {
 		return 0, 0, ""
 	}
 	cue := x.key == keyNationalID || x.cueBefore(n.start, 48, nationalCues)
-	if named := x.namedIDBefore(n.start, cue); named != "" {
+	named := x.namedIDBefore(n.start, cue)
+	if !cue && hasCue(x.s, n.end, n.end+48, nationalCues) {
+		// "Can you look up 62282473149? It's the PESEL from the claim."
+		cue = true
+		named = x.namedIDAfter(n.end)
+	}
+	if named == "us.ssn" && len(d) == 15 {
+		named = "fr.nir" // France's social security number
+	}
+	if named != "" {
 		for _, v := range allNatValidators {
 			if v.rule == named && v.n == len(d) && v.ok(d) {
 				return TypeNationalID, 0.95, v.rule

@@ -29,7 +29,7 @@ var namedIDs = []namedID{
 	{"nino", "gb.nino"}, {"ni number", "gb.nino"}, {"national insurance", "gb.nino"},
 	{"nas ", "ca.sin"}, {"nas:", "ca.sin"}, {"assurance sociale", "ca.sin"}, {"आधार", "in.aadhaar"},
 	{"cadastro de pessoas", "br.cpf"}, {"kojin", "jp.mynumber"},
-	{"nhs", "gb.nhs"}, {"ssn", "us.ssn"}, {"social security", "us.ssn"},
+	{"citizen service", "nl.bsn"}, {"nhs", "gb.nhs"}, {"ssn", "us.ssn"}, {"social security", "us.ssn"},
 }
 
 var namedIDFirst = func() (t [256]bool) {
@@ -41,6 +41,30 @@ var namedIDFirst = func() (t [256]bool) {
 	}
 	return t
 }()
+
+// namedIDAfter returns the rule of the identifier named first in the 48 bytes after p, or "".
+func (x *scanCtx) namedIDAfter(p int) string {
+	s := x.s
+	e := min(len(s), p+48)
+	for q := p; q < e; q++ {
+		if s[q] == '\n' {
+			break
+		}
+		if !namedIDFirst[s[q]] || q > 0 && isAlnum(s[q-1]) {
+			continue
+		}
+		for _, c := range namedIDs {
+			if hasFoldPrefix(s[q:], c.cue) {
+				k := q + len(c.cue)
+				if c.cue[len(c.cue)-1] != ' ' && k < len(s) && isAlnum(s[k]) && len(c.cue) <= 4 {
+					continue
+				}
+				return c.rule
+			}
+		}
+	}
+	return ""
+}
 
 // namedIDBefore returns the rule of the identifier named closest before p, within 48 bytes
 // and not across a line break, or "". Every name is also a national id cue, so without one

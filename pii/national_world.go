@@ -16,7 +16,6 @@ var worldValidators = []natValidator{
 	{"au.tfn", 9, tfnValid},
 	{"au.tfn", 8, tfnValid},
 	{"au.medicare", 10, medicareValid},
-	{"au.medicare", 11, medicareValid},
 	{"cn.ric", 18, ricValid},
 }
 
@@ -149,10 +148,9 @@ func tfnValid(d []byte) bool {
 }
 
 // medicareValid: Australia's Medicare card number; the first digit is 2-6, the ninth a check
-// digit over the first eight, then the card's issue number (and, written with it, the
-// position of the person on the card).
+// digit over the first eight, then the card's issue number.
 func medicareValid(d []byte) bool {
-	if d[0] < '2' || d[0] > '6' || d[9] == '0' || len(d) == 11 && d[10] == '0' {
+	if d[0] < '2' || d[0] > '6' || d[9] == '0' {
 		return false
 	}
 	return weightedMod(d, []int{1, 3, 7, 9, 1, 3, 7, 9}, 10) == int(d[8]-'0')

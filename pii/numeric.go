@@ -306,7 +306,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	contiguous := n.ng == 1
 
 	// Payment cards.
-	cardCue := x.key == keyCard || x.cueBefore(a, 40, cardCues)
+	cardCue := x.key == keyCard || x.cueBefore(a, 40, cardCues) && !x.cueBefore(a, 40, idCardCues)
 	if nd >= 12 && nd <= 19 && cardGrouping(n) && (iinOK(d) || cardCue) && luhn(d) && (cardCue || !x.cueBefore(a, 32, nationalCues)) {
 		// With a card cue the Luhn check suffices; without one the number must also fall in an
 		// issuer range.

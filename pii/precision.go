@@ -134,3 +134,29 @@ func hasPrefixAny(n string, list ...string) bool {
 	}
 	return false
 }
+
+// idCardCues name an identity card, whose number is no payment card's.
+var idCardCues = newCues("id card", "id-card", "identity card", "identification card")
+
+// checkedShape reports whether w is written as an identifier that carries a check character
+// (a Spanish NIE, an Italian fiscal code, an Indian PAN): such a value that reached the generic
+// context rule has failed its check, and passes.
+func checkedShape(w string) bool {
+	letters := func(a, b int) bool {
+		for k := a; k < b; k++ {
+			if !isUpper(w[k]) {
+				return false
+			}
+		}
+		return true
+	}
+	switch len(w) {
+	case 9:
+		return (w[0] == 'X' || w[0] == 'Y' || w[0] == 'Z') && isDigits([]byte(w[1:8])) && isUpper(w[8])
+	case 10:
+		return letters(0, 3) && isDigits([]byte(w[5:9]))
+	case 16:
+		return letters(0, 6) && isDigit(w[6])
+	}
+	return false
+}
