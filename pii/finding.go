@@ -151,6 +151,10 @@ type Finding struct {
 	Confidence float64
 	// Rule names the detector that fired, e.g. "card.luhn" or "secret.github-pat".
 	Rule string
+	// Via says how the finding was reached when it was not in the text as given: the decodings
+	// applied (base64, percent → html...) or a joined view of sibling fields. Start and End then
+	// cover the encoded text, or the part of this field the joined value took. Zero otherwise.
+	Via Via
 }
 
 // String shows the type, location and confidence only.
@@ -172,6 +176,10 @@ func (f Finding) String() string {
 	b = strconv.AppendFloat(b, f.Confidence, 'f', 2, 64)
 	b = append(b, ' ')
 	b = append(b, f.Rule...)
+	if f.Via != 0 {
+		b = append(b, " via "...)
+		b = append(b, f.Via.String()...)
+	}
 	return string(b)
 }
 

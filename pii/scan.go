@@ -127,6 +127,8 @@ type scanCtx struct {
 	strBuf []byte
 
 	foldAt []int32 // see fold
+
+	normState // see normalize
 }
 
 // add records a finding for the current string unless it is disabled or below the threshold.
@@ -140,7 +142,7 @@ func (x *scanCtx) add(t Type, start, end int, conf float64, rule string) {
 	if conf > 1 {
 		conf = 1
 	}
-	x.out = append(x.out, Finding{Type: t, Start: start, End: end, Confidence: conf, Rule: rule})
+	x.out = append(x.out, Finding{Type: t, Start: start, End: end, Confidence: conf, Rule: rule, Via: x.via})
 }
 
 // scanString scans one string, appending to x.out. inKey marks an object key.
@@ -154,6 +156,7 @@ func (x *scanCtx) scanString(s string, key keyKind, inKey bool) {
 		x.keyContext()
 	}
 	x.run()
+	x.normalize(0)
 	x.resolve()
 	if ok {
 		x.unfold(x.out[x.base:])
@@ -297,6 +300,7 @@ func (x *scanCtx) step(p, done int) int {
 		m |= k2
 		j++
 	}
+	x.noteWord(i, j, m)
 	if i == p && j+1 < n && s[j] == ' ' && (isUpper(s[j+1]) || s[j+1] >= 0x80 || s[j+1] == 'd' || s[j+1] == 'v') && k&(cUpper|cHigh) != 0 {
 		// Two capitalised words: a given name and a surname?
 		if e := x.namePair(p, j); e > j {

@@ -1,0 +1,278 @@
+package pii
+
+import (
+	"strings"
+)
+
+// Normalisation. A value leaves as surely percent-encoded, written with HTML entities, wrapped
+// in markup, base64'd or spelt "jane dot doe at example dot com" as it does in plain text. After
+// a string is scanned as given, each such form found in it is undone into a view, the view is
+// scanned with the same detectors, and what it finds is placed back on the string: on the bytes
+// that encoded it, with Finding.Via naming the decodings applied. A view is scanned the same way
+// in turn, so double percent-encoding or base64 inside an HTML attribute come undone too.
+//
+// Each view runs only on a candidate a cheap prefilter flags, so that prose pays almost nothing:
+// a '%' followed by two hex digits; an '&' opening an entity, a '<' opening a tag or "mailto:";
+// a word of 12 bytes or more among those the scan already stops at (capitals, digits), which
+// the blob decoders extend over the base64 alphabet and try as hex, base32 and base64, keeping
+// only what decodes to text; "dot" as a word or a bracketed "[at]"; and three or more digit
+// groups under one separator. Views nest at most maxViewDepth deep, and all the views of one
+// string hold at most decodeBudget times its length plus decodeSlack bytes, so hostile input
+// costs time and memory in proportion to its length.
+
+const (
+	// maxViewDepth bounds nested decodings (base64 of a percent-encoded HTML attribute is 3).
+	maxViewDepth = 4
+	// decodeBudget and decodeSlack bound the bytes of all views of one string: decodeBudget
+	// times its length, plus decodeSlack.
+	decodeBudget = 32
+	decodeSlack  = 1 << 20
+	// minBlobWord is the length of a word that makes the blob decoders look around it: 12
+	// base64 characters hold 9 bytes, less than the shortest e-mail address worth finding.
+	minBlobWord = 12
+	// maxHints bounds the blob and digit candidates one text records.
+	maxHints = 256
+)
+
+// normState is the normalisation's part of a scanCtx.
+type normState struct {
+	via      Via     // stages of the view being scanned; zero for the text as given
+	depth    int     // views nested
+	decoded  int     // bytes of views made for the string scanned
+	budget   int     // bound on decoded
+	hints    []int32 // candidates: start, end and kind (hintBlob, hintDigits) per entry
+	chainEnd int     // end of the last chain of digit groups read, for cards with odd separators
+	capDot   bool    // "DOT" or "Dot" was met as a word
+}
+
+const (
+	hintBlob = iota
+	hintDigits
+)
+
+// noteWord is told of each word [i,j) the scan stops at, with the classes of its bytes. It
+// records long words as blob candidates and chains of digit groups as card candidates.
+func (x *scanCtx) noteWord(i, j int, m uint8) {
+	// Most words are short and not numbers: kept inline, the test costs a compare or two.
+	if j-i >= minBlobWord || j-i == 3 || m&^(cDigit|cUnder) == 0 {
+		x.noteCandidate(i, j, m)
+	}
+}
+
+func (x *scanCtx) noteCandidate(i, j int, m uint8) {
+	if j-i == 3 && x.s[i] == 'D' && x.s[i+1]|0x20 == 'o' && x.s[i+2]|0x20 == 't' {
+		x.capDot = true
+	}
+	if j-i >= minBlobWord && len(x.hints) < 3*maxHints {
+		x.hints = append(x.hints, int32(i), int32(j), hintBlob)
+	}
+	if m&^(cDigit|cUnder) != 0 || i < x.chainEnd || !isDigit(x.s[i]) {
+		return
+	}
+	// A number: read on over the groups that follow it. Each is tried once, and the detectors
+	// may skip over the ones after it, so the chain is read here rather than group by group.
+	s := x.s
+	digits, groups, k := 0, 0, i
+	for k < len(s) {
+		g := k
+		for k < len(s) && isDigit(s[k]) {
+			k++
+		}
+		if k == g {
+			break
+		}
+		digits += k - g
+		groups++
+		e := k
+		for e < len(s) && e-k < 5 && !isAlnum(s[e]) && s[e] != '\n' {
+			e++
+		}
+		if e == k || e == len(s) || !isDigit(s[e]) || digits > 19 {
+			break
+		}
+		k = e
+	}
+	x.chainEnd = k
+	if groups >= 3 && digits >= 13 && digits <= 19 && len(x.hints) < 3*maxHints {
+		x.hints = append(x.hints, int32(i), int32(k), hintDigits)
+	}
+}
+
+// normalize scans the views of x.s that its candidates call for; hints from hm on are x.s's.
+// It leaves x.hints as it found them before hm.
+func (x *scanCtx) normalize(hm int) {
+	s := x.s
+	if x.depth == 0 {
+		x.decoded, x.budget = 0, decodeBudget*len(s)+decodeSlack
+	}
+	if x.depth < maxViewDepth && x.decoded < x.budget {
+		if hasPercentEscape(s) {
+			if v, at := percentView(s); at != nil {
+				x.scanView(v, at, 0, 0, StagePercent, nil)
+			}
+		}
+		if htmlCandidate(s) {
+			if v, at := htmlView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageHTML, nil)
+			}
+		}
+		x.blobViews(hm)
+		if sepCandidate(s, x.capDot) {
+			if v, at := sepView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageSeparators, acceptSepEmail)
+			}
+		}
+	}
+	x.hints = x.hints[:hm]
+	x.chainEnd, x.capDot = 0, false
+}
+
+// scanView scans v, a view of x.s, and adds what it finds that x.s's own findings do not already
+// cover, placed on x.s: through at (at[k] is the offset in x.s of v's byte k, at[len(v)] the end
+// of what v covers) or, when at is nil, on [lo,hi). accept, if not nil, filters the findings.
+func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept func(v string, f Finding) bool) {
+	if x.decoded += len(v); x.decoded > x.budget {
+		return
+	}
+	if at != nil && hasHigh(v) {
+		// A decoded entity or escape may be a look-alike character; fold the view as the
+		// text itself is folded, composing the offsets.
+		saved := x.foldAt
+		x.foldAt = nil
+		if f, ok := x.fold(v); ok {
+			at2 := make([]int32, len(f)+1)
+			for k := range at2 {
+				at2[k] = at[x.foldAt[k]]
+			}
+			v, at = f, at2
+		}
+		x.foldAt = saved
+	}
+	s, base, ns := x.s, x.base, x.normState
+	hm := len(x.hints)
+	x.s, x.base = v, len(x.out)
+	x.via = ns.via.then(st)
+	x.depth++
+	x.chainEnd, x.capDot = 0, false
+	x.run()
+	if st == StageSeparators {
+		// What a separators view glued together is not decoded again.
+		x.hints = x.hints[:hm]
+	} else {
+		x.normalize(hm)
+	}
+	x.resolve()
+	found := x.out[x.base:]
+	keep := x.out[:x.base]
+	for _, f := range found {
+		if accept != nil && !accept(v, f) {
+			continue
+		}
+		if at != nil {
+			f.Start, f.End = int(at[f.Start]), int(at[f.End])
+		} else {
+			f.Start, f.End = lo, hi
+		}
+		if f.Start < f.End && !covered(keep[base:], f) {
+			keep = dropFragments(keep, base, f)
+			keep = append(keep, f)
+		}
+	}
+	x.out = keep
+	decoded := x.decoded
+	x.s, x.base, x.normState = s, base, ns
+	x.decoded = decoded
+	x.hints = x.hints[:hm]
+}
+
+// dropFragments removes from fs[base:] the personal data found within f's span but not on all
+// of it: a number or a word the text as given showed only a piece of ("4083028" of a card
+// number written with entities).
+func dropFragments(fs []Finding, base int, f Finding) []Finding {
+	out := fs[:base]
+	for _, g := range fs[base:] {
+		if g.Type.Class() == ClassPII && f.Start <= g.Start && g.End <= f.End && g.End-g.Start < f.End-f.Start {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// covered reports whether one of fs already finds f's type on all the bytes f covers.
+func covered(fs []Finding, f Finding) bool {
+	for _, g := range fs {
+		if g.Type == f.Type && g.Start <= f.Start && f.End <= g.End {
+			return true
+		}
+	}
+	return false
+}
+
+func isHex(c byte) bool { return isDigit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
+
+func unhex(c byte) byte {
+	if isDigit(c) {
+		return c - '0'
+	}
+	return c | 0x20 - 'a' + 10
+}
+
+// hasPercentEscape reports whether s holds '%' followed by two hex digits.
+func hasPercentEscape(s string) bool {
+	for {
+		i := strings.IndexByte(s, '%')
+		if i < 0 || i+2 >= len(s) {
+			return false
+		}
+		if isHex(s[i+1]) && isHex(s[i+2]) {
+			return true
+		}
+		s = s[i+1:]
+	}
+}
+
+// percentView decodes %XX escapes, and '+' as a space when s reads as a query (holds '=' or
+// '?'). It returns a nil map when nothing changed.
+func percentView(s string) (string, []int32) {
+	query := strings.ContainsAny(s, "=?")
+	b := make([]byte, 0, len(s))
+	at := make([]int32, 0, len(s)+1)
+	for i := 0; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+			at = append(at, int32(i))
+			i += 3
+			continue
+		case c == '+' && query:
+			c = ' '
+		}
+		b = append(b, c)
+		at = append(at, int32(i))
+		i++
+	}
+	return string(b), append(at, int32(len(s)))
+}
+
+// acceptSepEmail keeps, of what the separators view finds, the e-mail addresses whose local
+// part is not a word that stands before "at" in prose ("find us at example dot com" names a
+// site, not a mailbox).
+func acceptSepEmail(v string, f Finding) bool {
+	if f.Type != TypeEmail {
+		return false
+	}
+	at := strings.IndexByte(v[f.Start:f.End], '@')
+	if at < 0 {
+		return false
+	}
+	local := strings.ToLower(v[f.Start : f.Start+at])
+	switch local {
+	case "us", "me", "in", "it", "him", "her", "them", "you", "we", "is", "are", "was", "be", "here", "there",
+		"online", "home", "work", "live", "up", "out", "on", "look", "available", "found", "hosted", "located",
+		"site", "website", "page", "visit", "start", "stop", "arrive", "meet", "see", "apply", "register", "buy":
+		return false
+	}
+	return true
+}
