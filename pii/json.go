@@ -129,19 +129,42 @@ func (x *scanCtx) walkValue(root string, v any, key keyKind, depth int) {
 			x.scanLeaf(root, num, key, false)
 		}
 	case []any:
+		mark := len(x.jparts)
 		for i, e := range t {
 			x.segs = append(x.segs, pathSeg{index: i})
+			if s, ok := anyScalar(e); ok {
+				x.notePart(mark, s, "")
+			}
 			x.walkValue(root, e, key, depth+1)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
+		x.endContainer(root, mark, key)
 	case map[string]any:
+		mark := len(x.jparts)
 		keys := sortedKeys(t)
 		for i, k := range keys {
 			x.pushKey(root, k, i)
+			if s, ok := anyScalar(t[k]); ok {
+				x.notePart(mark, s, k)
+			}
 			x.walkValue(root, t[k], x.keyOf(k), depth+1)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
+		x.endContainer(root, mark, key)
 	}
+}
+
+// anyScalar returns the text of a string or a number of a value decoded by encoding/json.
+func anyScalar(v any) (string, bool) {
+	switch t := v.(type) {
+	case string:
+		return t, true
+	case json.Number:
+		return string(t), true
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64), true
+	}
+	return "", false
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -219,6 +242,8 @@ type jsonWalker struct {
 	data  []byte
 	pos   int
 	root  string
+	mark  int                                             // x.jparts of the container being walked start here
+	mkey  string                                          // the member name of the value being walked; "" in an array
 	visit func(path func() string, s string, key keyKind) // set for the health pass: no scanning
 }
 
@@ -254,6 +279,8 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			w.pos++
 			return nil
 		}
+		saved := w.mark
+		w.mark = len(x.jparts)
 		for i := 0; ; i++ {
 			w.skipWS()
 			k, err := w.str()
@@ -272,6 +299,7 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 				return w.errf("expected ':'")
 			}
 			w.pos++
+			w.mkey = k
 			if err := w.value(kind, depth+1); err != nil {
 				return err
 			}
@@ -286,6 +314,7 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			}
 			if w.data[w.pos] == '}' {
 				w.pos++
+				w.endContainer(saved, key)
 				return nil
 			}
 			return w.errf("expected ',' or '}'")
@@ -297,8 +326,11 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			w.pos++
 			return nil
 		}
+		saved := w.mark
+		w.mark = len(x.jparts)
 		for i := 0; ; i++ {
 			x.segs = append(x.segs, pathSeg{index: i})
+			w.mkey = ""
 			if err := w.value(key, depth+1); err != nil {
 				return err
 			}
@@ -313,6 +345,7 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			}
 			if w.data[w.pos] == ']' {
 				w.pos++
+				w.endContainer(saved, key)
 				return nil
 			}
 			return w.errf("expected ',' or ']'")
@@ -326,6 +359,7 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			w.visit(func() string { return x.path(w.root) }, s, key)
 			return nil
 		}
+		x.notePart(w.mark, s, w.mkey)
 		x.scanLeaf(w.root, s, key, false)
 		return nil
 	case c == '-' || isDigit(c):
@@ -333,8 +367,11 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 		for w.pos < len(w.data) && (isDigit(w.data[w.pos]) || containsByte("+-.eE", w.data[w.pos])) {
 			w.pos++
 		}
-		if num := unsafe.String(&w.data[a], w.pos-a); (key != keyNone || longInt(num)) && w.visit == nil {
-			x.scanLeaf(w.root, num, key, false)
+		if num := unsafe.String(&w.data[a], w.pos-a); w.visit == nil {
+			x.notePart(w.mark, num, w.mkey)
+			if key != keyNone || longInt(num) {
+				x.scanLeaf(w.root, num, key, false)
+			}
 		}
 		return nil
 	default:
@@ -456,4 +493,13 @@ func (w *jsonWalker) hex4() (rune, bool) {
 	}
 	w.pos += 4
 	return r, true
+}
+
+// endContainer ends the walk of an object or array: its joined views are scanned (not in the
+// health pass, which only visits strings) and the walk returns to its parent's parts.
+func (w *jsonWalker) endContainer(saved int, key keyKind) {
+	if w.visit == nil {
+		w.x.endContainer(w.root, w.mark, key)
+	}
+	w.mark = saved
 }

@@ -43,6 +43,8 @@ type normState struct {
 	hints    []int32 // candidates: start, end and kind (hintBlob, hintDigits) per entry
 	chainEnd int     // end of the last chain of digit groups read, for cards with odd separators
 	capDot   bool    // "DOT" or "Dot" was met as a word
+
+	jparts []jpart // scalar children of the containers being walked, see joined
 }
 
 const (

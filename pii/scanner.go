@@ -118,6 +118,6 @@ func (s *Scanner) putCtx(x *scanCtx) {
 	x.segs = x.segs[:0]
 	x.strBuf = x.strBuf[:0]
 	x.foldAt = x.foldAt[:0]
-	x.normState = normState{hints: x.hints[:0]}
+	x.normState = normState{hints: x.hints[:0], jparts: x.jparts[:0]}
 	s.ctxPool.Put(x)
 }

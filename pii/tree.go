@@ -47,21 +47,42 @@ func (x *scanCtx) walkTree(root string, v wire.Value, key keyKind, depth int, sk
 			x.scanLeaf(root, num, key, false)
 		}
 	case wire.Array:
+		mark := len(x.jparts)
 		for i, e := range v.Elems() {
 			x.segs = append(x.segs, pathSeg{index: i})
+			if t, ok := scalarText(e.Value); ok {
+				x.notePart(mark, t, "")
+			}
 			x.walkTree(root, e.Value, key, depth+1, nil)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
+		x.endContainer(root, mark, key)
 	case wire.Object:
+		mark := len(x.jparts)
 		for i, m := range v.Members() {
 			if skip != nil && skip(m.Key) {
 				continue
 			}
 			x.pushKey(root, m.Key, i)
+			if t, ok := scalarText(m.Value); ok {
+				x.notePart(mark, t, m.Key)
+			}
 			x.walkTree(root, m.Value, x.keyOf(m.Key), depth+1, nil)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
+		x.endContainer(root, mark, key)
 	}
+}
+
+// scalarText returns the text of a string or a number as written.
+func scalarText(v wire.Value) (string, bool) {
+	switch v.Kind() {
+	case wire.String:
+		return v.Str()
+	case wire.Number:
+		return v.NumberText()
+	}
+	return "", false
 }
 
 // eachTree visits every string of v with its path, for the document-level health pass.
@@ -153,7 +174,7 @@ func (s *Scanner) MaskTree(root string, v wire.Value, fields []string) wire.Valu
 			m.identity = true
 		}
 	}
-	out, _ := m.mask(root, v, keyNone, 0, false)
+	out, _ := m.mask(root, v, keyNone, 0, false, nil)
 	return out
 }
 
@@ -182,8 +203,8 @@ func (m *masker) typeNamed(t Type) bool {
 	return false
 }
 
-// leaf masks one string scanned with key as context.
-func (m *masker) leaf(str string, key keyKind) string {
+// leaf masks one string scanned with key as context; extra are findings of a joined view on it.
+func (m *masker) leaf(str string, key keyKind, extra []Finding) string {
 	x := m.sc.getCtx()
 	x.scanString(str, key, false)
 	if m.identity {
@@ -194,6 +215,21 @@ func (m *masker) leaf(str string, key keyKind) string {
 		x.resolveHealth()
 		slices.SortStableFunc(x.out, func(a, b Finding) int { return a.Start - b.Start })
 		// A health finding may overlap another one; keep the first of overlapping spans.
+		keep := x.out[:0]
+		end := 0
+		for _, f := range x.out {
+			if f.Start >= end {
+				keep = append(keep, f)
+				end = f.End
+			}
+		}
+		x.out = keep
+	}
+	if len(extra) > 0 {
+		// The pieces of a value split over fields: masked with the rest, the first of
+		// overlapping spans kept.
+		x.out = append(x.out, extra...)
+		slices.SortStableFunc(x.out, func(a, b Finding) int { return a.Start - b.Start })
 		keep := x.out[:0]
 		end := 0
 		for _, f := range x.out {
@@ -215,7 +251,7 @@ func (m *masker) leaf(str string, key keyKind) string {
 	return out
 }
 
-func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named bool) (wire.Value, bool) {
+func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named bool, extra []Finding) (wire.Value, bool) {
 	if depth > maxDepth {
 		return v, false
 	}
@@ -225,22 +261,23 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 			return wire.StringValue(MaskField), true
 		}
 		str, _ := v.Str()
-		if out := m.leaf(str, key); out != str {
+		if out := m.leaf(str, key, extra); out != str {
 			return wire.StringValue(out), true
 		}
 	case wire.Number, wire.True, wire.False:
 		if named {
 			return wire.StringValue(MaskField), true
 		}
-		if num, ok := v.NumberText(); ok && (key != keyNone || longInt(num)) {
-			if out := m.leaf(num, key); out != num {
+		if num, ok := v.NumberText(); ok && (key != keyNone || longInt(num) || len(extra) > 0) {
+			if out := m.leaf(num, key, extra); out != num {
 				return wire.StringValue(out), true
 			}
 		}
 	case wire.Array:
 		var elems []wire.Value
+		joined := m.joinedHits(v, key)
 		for i, e := range v.Elems() {
-			nv, changed := m.mask(wire.IndexPath(path, i), e.Value, key, depth+1, named)
+			nv, changed := m.mask(wire.IndexPath(path, i), e.Value, key, depth+1, named, joined[i])
 			if changed && elems == nil {
 				elems = make([]wire.Value, 0, v.Len())
 				for _, p := range v.Elems()[:i] {
@@ -256,13 +293,14 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 		}
 	case wire.Object:
 		var members []wire.Member
+		joined := m.joinedHits(v, key)
 		for i, mb := range v.Members() {
 			p := wire.JoinPath(path, mb.Key)
 			k := mb.Key
-			if m.leaf(k, keyNone) != k {
+			if m.leaf(k, keyNone, nil) != k {
 				k = "{" + itoa(i) + "}"
 			}
-			nv, changed := m.mask(p, mb.Value, classifyKey(mb.Key), depth+1, named || m.named(p, mb.Key))
+			nv, changed := m.mask(p, mb.Value, classifyKey(mb.Key), depth+1, named || m.named(p, mb.Key), joined[i])
 			if (changed || k != mb.Key) && members == nil {
 				members = make([]wire.Member, 0, v.Len())
 				members = append(members, v.Members()[:i]...)
@@ -276,6 +314,41 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 		}
 	}
 	return v, false
+}
+
+// joinedHits returns, by child position, what the joined views of v's scalar children find.
+func (m *masker) joinedHits(v wire.Value, key keyKind) map[int][]Finding {
+	var parts []jpart
+	var pos []int
+	add := func(i int, c wire.Value, k string) {
+		if t, ok := scalarText(c); ok && len(parts) <= maxJoinParts {
+			parts = append(parts, jpart{s: t, key: k})
+			pos = append(pos, i)
+		}
+	}
+	if v.Kind() == wire.Array {
+		for i, e := range v.Elems() {
+			add(i, e.Value, "")
+		}
+	} else {
+		for i, mb := range v.Members() {
+			add(i, mb.Value, mb.Key)
+		}
+	}
+	if len(parts) < 2 {
+		return nil
+	}
+	x := m.sc.getCtx()
+	hits := x.joinFind(parts, key)
+	m.sc.putCtx(x)
+	if len(hits) == 0 {
+		return nil
+	}
+	out := make(map[int][]Finding, len(parts))
+	for _, h := range hits {
+		out[pos[h.part]] = append(out[pos[h.part]], h.f)
+	}
+	return out
 }
 
 // longInt reports whether num, a JSON number's text, is an integer of 12 digits or more: short

@@ -1,0 +1,210 @@
+package pii
+
+import "strings"
+
+// Joined views. A value split over sibling fields leaves as surely as a whole one:
+// ["jane.doe","@","example.com"], {"user":"jane.doe","domain":"example.com"}, a card number in
+// four fields, a key in two halves. After the members of an object or the items of an array
+// are scanned one by one, their scalar values (strings, and numbers as written) are read
+// together, in order and without separators, and an object that names a mailbox's user and
+// domain in two members is read as user@domain. A finding of such a view that takes bytes of
+// two parts or more is reported once for every part it takes, at that part's path and on the
+// bytes of it taken, with Via "joined": a refusal names every field, and masking hides every
+// piece. The view is short (at most maxJoinParts parts and maxJoinLen bytes), so it costs little
+// beside the scan of the parts themselves, and it reports only what a split value is: e-mail
+// addresses, card and bank numbers, national identifiers and vendor tokens. Numbers in lists
+// and words of a sentence put side by side would otherwise read as phone numbers and names.
+
+const (
+	maxJoinParts = 8
+	maxJoinLen   = 256
+)
+
+// jpart is one scalar child of the object or array being walked.
+type jpart struct {
+	s   string
+	seg pathSeg // its step from the container
+	key string  // its member name; "" in an array
+}
+
+// jhit is a finding of a joined view on one part.
+type jhit struct {
+	part int
+	f    Finding
+}
+
+// joinable reports whether a joined view may report t.
+func joinable(t Type) bool {
+	switch t {
+	case TypeEmail, TypeCard, TypeIBAN, TypeSSN, TypeITIN, TypeNationalID, TypeNHS, TypeNINO,
+		TypePrivateKey, TypeCloudToken, TypeAPIToken, TypeJWT:
+		return true
+	}
+	return false
+}
+
+// joinFind scans the joined views of parts, read under the container's key, and returns what
+// they find on two parts or more, per part. It leaves x.out as it found it.
+func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
+	if len(parts) < 2 || len(parts) > maxJoinParts {
+		return nil
+	}
+	total := 0
+	for _, p := range parts {
+		total += len(p.s)
+	}
+	if total > maxJoinLen {
+		return nil
+	}
+	if key == keyNone {
+		// {"ssn_area":..,"ssn_group":..}: the members' names say what the whole is.
+		key = x.keyOf(parts[0].key)
+	}
+	var hits []jhit
+	var offs [maxJoinParts + 1]int
+	var b strings.Builder
+	for i, p := range parts {
+		offs[i] = b.Len()
+		b.WriteString(p.s)
+	}
+	offs[len(parts)] = b.Len()
+	hits = x.joinScan(hits, b.String(), parts, offs[:len(parts)+1], key)
+	// A mailbox in named members: {"user":"jane.doe","domain":"example.com"}.
+	u, d := -1, -1
+	for i, p := range parts {
+		switch mailRole(p.key) {
+		case 'u':
+			u = i
+		case 'd':
+			d = i
+		}
+	}
+	if u >= 0 && d >= 0 && !strings.Contains(parts[u].s, "@") {
+		v := parts[u].s + "@" + strings.TrimPrefix(parts[d].s, "@")
+		pick := [2]int{u, d}
+		for _, h := range x.joinScan(nil, v, []jpart{parts[u], parts[d]}, []int{0, len(parts[u].s), len(v)}, key) {
+			h.part = pick[h.part]
+			hits = append(hits, h)
+		}
+	}
+	return hits
+}
+
+// joinScan scans v, the parts joined (part i at offs[i]:offs[i+1]), and appends to hits the
+// findings it makes on two parts or more, placed on each part.
+func (x *scanCtx) joinScan(hits []jhit, v string, parts []jpart, offs []int, key keyKind) []jhit {
+	s, k, base, via, ident := x.s, x.key, x.base, x.via, x.identity
+	hc := len(x.healthCues)
+	start := len(x.out)
+	x.via = Via(StageJoined)
+	x.scanString(v, key, false)
+	for _, f := range x.out[start:] {
+		if !joinable(f.Type) {
+			continue
+		}
+		n := 0
+		for i := range parts {
+			if f.Start < offs[i+1] && offs[i] < f.End {
+				n++
+			}
+		}
+		if n < 2 || f.Type == TypeEmail && !splitAtSign(v, f, offs) || f.Type == TypeCard && !cardGroups(f, offs) {
+			continue
+		}
+		for i, p := range parts {
+			a, e := max(f.Start, offs[i]), min(f.End, offs[i+1])
+			if a >= e {
+				continue
+			}
+			g := f
+			g.Start, g.End = a-offs[i], e-offs[i]
+			if g.End > len(p.s) {
+				g.End = len(p.s)
+			}
+			if g.Start < g.End {
+				hits = append(hits, jhit{part: i, f: g})
+			}
+		}
+	}
+	x.out = x.out[:start]
+	x.healthCues = x.healthCues[:hc]
+	x.s, x.key, x.base, x.via, x.identity = s, k, base, via, ident
+	return hits
+}
+
+// splitAtSign reports whether the '@' of the address f found in v starts or ends its part: a
+// part that holds a local part, '@' and a domain was read whole by the scan of the part, which
+// may have had reason to pass it ("git@host:path" after a branch name is not an address).
+func splitAtSign(v string, f Finding, offs []int) bool {
+	at := strings.IndexByte(v[f.Start:f.End], '@')
+	if at < 0 {
+		return false
+	}
+	at += f.Start
+	for i := 0; i+1 < len(offs); i++ {
+		if offs[i] <= at && at < offs[i+1] {
+			return at == offs[i] || at == offs[i+1]-1
+		}
+	}
+	return false
+}
+
+// cardGroups reports whether the parts a card number f takes are groups of one: three digits
+// or more each but the last. A list of small numbers side by side is not a card number.
+func cardGroups(f Finding, offs []int) bool {
+	for i := 0; i+1 < len(offs); i++ {
+		a, e := max(f.Start, offs[i]), min(f.End, offs[i+1])
+		if a < e && e-a < 3 && e < f.End {
+			return false
+		}
+	}
+	return true
+}
+
+// mailRole says whether a member named k holds the user ('u') or the domain ('d') of a mailbox.
+func mailRole(k string) byte {
+	var buf [64]byte
+	n := string(normKey(buf[:0], k))
+	switch {
+	case inList(n, "user", "username", "localpart", "local", "mailbox", "login", "emailuser", "mailuser", "emaillocal"):
+		return 'u'
+	case inList(n, "domain", "emaildomain", "maildomain", "mailboxdomain"):
+		// Not "host" or "server": {"host":..,"user":..} configures a connection.
+		return 'd'
+	}
+	return 0
+}
+
+// joined scans the joined views of the container whose scalar children are x.jparts[mark:],
+// at the current path, and adds their findings with the paths of the parts.
+func (x *scanCtx) joined(root string, mark int, key keyKind) {
+	parts := x.jparts[mark:]
+	if len(parts) < 2 {
+		return
+	}
+	for _, h := range x.joinFind(parts, key) {
+		x.segs = append(x.segs, parts[h.part].seg)
+		h.f.Path = x.path(root)
+		x.segs = x.segs[:len(x.segs)-1]
+		if identifies(h.f.Type) {
+			x.identity = true
+		}
+		x.out = append(x.out, h.f)
+	}
+}
+
+// notePart records s, a scalar child of the container whose parts start at mark, under the
+// step on top of x.segs; key is its member name ("" in an array). A container with more parts
+// than a view takes records no more.
+func (x *scanCtx) notePart(mark int, s, key string) {
+	if len(x.jparts)-mark <= maxJoinParts {
+		x.jparts = append(x.jparts, jpart{s: s, seg: x.segs[len(x.segs)-1], key: key})
+	}
+}
+
+// endContainer scans the joined views of the container whose parts start at mark and forgets
+// its parts.
+func (x *scanCtx) endContainer(root string, mark int, key keyKind) {
+	x.joined(root, mark, key)
+	x.jparts = x.jparts[:mark]
+}
