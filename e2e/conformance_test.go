@@ -1,0 +1,68 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/conformance"
+)
+
+// knownFailures are the conformance cases that moltgate fails today, each
+// with the reason. They run and print as XFAIL; one that starts passing
+// fails the test until it leaves this list.
+var knownFailures = map[string]string{
+	// A verify or session_established that belongs to no handshake under
+	// way is taken for an ordinary message and refused for its recipient
+	// (404 E_AGENT_NOT_FOUND at to.agent: "gateway" is no local agent),
+	// not as the out-of-order handshake message it is (401 E_AUTH_FAILED,
+	// docs/protocol.md, "Handshake and sessions", Errors).
+	"handshake.verify.re_unknown":                 "out-of-order handshake message answered E_AGENT_NOT_FOUND",
+	"handshake.session_established.in_the_clear": "out-of-order handshake message answered E_AGENT_NOT_FOUND",
+}
+
+// TestConformance runs the conformance suite against a fresh `moltgate
+// serve` that imported the test organisation as operators are told to, and
+// requires every case to pass.
+func TestConformance(t *testing.T) {
+	needProcesses(t)
+	target := newOrg(t, "target", "echo")
+	dir := t.TempDir()
+	doc, err := conformance.Init(dir, conformance.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, errOut, err := mgRun(doc, "peer", "import", "--dir", target.dir); err != nil {
+		t.Fatalf("peer import: %v\n%s", err, errOut)
+	}
+	target.start()
+	cfg := conformance.Config{Dir: dir, PeerDoc: []byte(mg(t, "peer", "export", "--dir", target.dir))}
+	if only := os.Getenv("CONFORMANCE_ONLY"); only != "" {
+		cfg.Only = strings.Split(only, ",")
+	}
+	for name := range knownFailures {
+		cfg.KnownFailures = append(cfg.KnownFailures, name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	rep, err := conformance.Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range rep.Results {
+		switch r.Status {
+		case conformance.Pass:
+			t.Logf("%s %s: %s", r.Status, r.Name, r.Detail)
+		case conformance.XFail:
+			t.Logf("%s %s (%s): %s", r.Status, r.Name, knownFailures[r.Name], r.Detail)
+		default:
+			t.Errorf("%s %s: %s", r.Status, r.Name, r.Detail)
+		}
+	}
+	t.Logf("%d passed, %d failed, %d known failures", rep.Passed, rep.Failed, rep.Known)
+	if len(rep.Results) == 0 {
+		t.Fatal("no case ran")
+	}
+}
