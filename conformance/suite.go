@@ -44,6 +44,9 @@ type suite struct {
 	prober      *identity.Agent
 	proberExt   wire.Value // ext with both certificates
 	proberIDExt wire.Value // ext with the identity certificate only
+
+	// sess is an HTTP session for calls, made on first use.
+	sess *session
 }
 
 func newSuite(cfg Config) (*suite, error) {
@@ -180,10 +183,12 @@ func get(t wire.Value, path string) wire.Value {
 	return t
 }
 
+func newBox(a *identity.Agent) *crypto.Box { return crypto.NewBox(a.Encryption, 0) }
+
 // seal seals signed message bytes to the gateway's encryption key from
 // the sender's.
 func (s *suite) seal(from *identity.Agent, signed []byte) []byte {
-	b, err := crypto.NewBox(from.Encryption, 0).Seal(signed, s.target.EncKey, s.cfg.Rand)
+	b, err := newBox(from).Seal(signed, s.target.EncKey, s.cfg.Rand)
 	if err != nil {
 		panic(fmt.Sprintf("conformance: seal: %v", err))
 	}
@@ -245,13 +250,29 @@ func (r reply) String() string {
 	case r.msg.Op == wire.OpError:
 		p, _ := wire.PayloadAs[wire.ErrorPayload](r.msg)
 		parts = append(parts, string(p.Code))
-		if p.Field != "" {
-			parts = append(parts, "at "+p.Field)
+		if f := p.Field; f != "" {
+			if len(f) > 48 {
+				f = f[:48] + "…"
+			}
+			parts = append(parts, "at "+f)
 		}
 	default:
 		parts = append(parts, string(r.msg.Op))
 	}
 	return strings.Join(parts, " ")
+}
+
+// because is the refusal's message, for a report of an unexpected one.
+func (r reply) because() string {
+	p, ok := wire.PayloadAs[wire.ErrorPayload](r.msg)
+	if !ok || p.Message == "" {
+		return ""
+	}
+	msg := p.Message
+	if len(msg) > 160 {
+		msg = msg[:160] + "…"
+	}
+	return fmt.Sprintf(" (%q)", msg)
 }
 
 // grpcFor is the gRPC status a refusal with HTTP status st carries
@@ -285,7 +306,7 @@ func grpcFor(st int) codes.Code {
 func refused(r reply, want ...wire.Code) (string, error) {
 	c := r.code()
 	if !slices.Contains(want, c) {
-		return "", fmt.Errorf("answered %s, want %s", r, codeList(want))
+		return "", fmt.Errorf("answered %s, want %s%s", r, codeList(want), r.because())
 	}
 	if r.status != 0 && r.status != c.HTTPStatus() {
 		return "", fmt.Errorf("answered %s with HTTP %d, want %d for %s", c, r.status, c.HTTPStatus(), c)
@@ -311,7 +332,7 @@ func codeList(cs []wire.Code) string {
 // served checks that r answers with op, successfully.
 func served(r reply, op wire.Op) error {
 	if r.msg == nil || r.msg.Op != op {
-		return fmt.Errorf("the genuine message was not served: answered %s, want %s", r, op)
+		return fmt.Errorf("the genuine message was not served: answered %s, want %s%s", r, op, r.because())
 	}
 	if r.status != 0 && r.status != 200 {
 		return fmt.Errorf("the genuine message was answered %s with HTTP %d, want 200", op, r.status)
