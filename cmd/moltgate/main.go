@@ -23,6 +23,7 @@
 //	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --message TEXT [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]
 //	moltgate ping --dir DIR AGENT@ORG
 //	moltgate approvals --dir DIR [--json] [--watch] | approvals --dir DIR approve|deny ID
+//	moltgate conformance init --dir TESTDIR [--org ORG] | conformance --dir TESTDIR --peer-doc FILE [--agent ID] [--json]
 //	moltgate consent issue|verify|revoke (--dir DIR | --identity FILE) ...
 //	moltgate consent request --dir DIR --to AGENT@ORG --types T,... --purpose P
 //	moltgate pii scan [--jsonl] < text
@@ -169,6 +170,10 @@ func commands() []command {
 			"approvals --dir DIR [--json] [--watch]",
 			"approvals --dir DIR approve|deny ID",
 		}, runApprovals},
+		{"conformance", []string{
+			"conformance init --dir TESTDIR [--org ORG] [--endpoint URL] [--grpc HOST:PORT] [--tls-pin PIN]",
+			"conformance --dir TESTDIR --peer-doc FILE|- [--agent ID] [--tool NAME] [--max-cls LEVEL] [--only PREFIX,...] [--known-failures CASE,...] [--list] [--json]",
+		}, runConformance},
 	}
 }
 
