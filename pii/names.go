@@ -107,6 +107,18 @@ func (x *scanCtx) nameCue(i, j int) int {
 		return i
 	}
 	a, e, n := x.personName(k)
+	if n == 0 && (w == "name" || w == "named" || w == "called" || w == "i" || w == "call") {
+		// "my name is vitoria": a given name of the gazetteer, written in lower case.
+		a = skipSpace(s, k)
+		e = a
+		for e < len(s) && (isLower(s[e]) || s[e] >= 0x80) {
+			e++
+		}
+		if e-a < 3 || !isGivenName(s[a:e]) {
+			return i
+		}
+		n = 1
+	}
 	if n == 0 {
 		return i
 	}

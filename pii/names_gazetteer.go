@@ -128,14 +128,47 @@ with and or but if as by from monday tuesday wednesday thursday friday saturday 
 april may june july august september october november december street road avenue lane drive way court
 place square park station airport university college school hospital clinic bank group inc ltd llc plc
 gmbh corp company city county state valley river lake mountain island beach hotel center centre museum
-church hall tower building mall market north south east west new san santa saint sainte st el la le los
+church tower building mall market north south east west new san santa saint sainte st el la le los
 las del de van von der den di da du hills heights springs falls port fort mount bay harbour harbor village town borough ville`)
 
-// orgAfter are words that, after a run of capitalised words, make it a company's name.
-var orgAfter = toSet(`s.a. sa s.a.r.l. sarl s.a.s. sas gmbh gbr ag kg ohg e.g. eg se ltd ltd. limited llc inc inc. plc corp
-corp. co co. bv b.v. nv n.v. spa s.p.a. srl s.r.l. sp. oy ab as a/s aps lda ltda me ei eireli s.l. sl et e
-und and & y fils filhos sons söhne partners group holding holdings associates branch warehouse hub office
-store shop campus plant factory depot region district station airport`)
+// orgSuffixes end a company's name, written as they are written (case matters: "AS" is a
+// Norwegian company, "as" a word).
+var orgSuffixes = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`SA S.A. S.A.R.L. SARL SAS S.A.S. GmbH GbR AG KG KGaA OHG eG e.G. SE Ltd Ltd. Limited LLC
+		Inc Inc. PLC plc Corp Corp. Co Co. BV B.V. NV N.V. SpA S.p.A. Srl S.r.l. Sp. Oy AB AS A/S ApS Lda Ltda Ltda. ME EI
+		EIRELI S.L. SL`) {
+		m[w] = true
+	}
+	return m
+}()
+
+// orgAfter are words that, after a run of capitalised words, make it a company or a place.
+var orgAfter = toSet(`fils filhos sons söhne hijos figli partners group holding holdings associates branch warehouse
+hub office store shop campus plant factory depot region district station airport`)
+
+// nameConnectors join the names of partners in a firm's name: "Lima Viana e Filhos".
+var nameConnectors = toSet("e et y und and &")
+
+// orgAt reports whether the word at f ends a company's or a place's name: a legal suffix, a word
+// of orgAfter, orgWords or orgNouns, or a connector followed by one.
+func orgAt(s string, f int) bool {
+	w, ok := wordAt(s, f, false)
+	if !ok || w.a != f || w.b-w.a > 14 {
+		return f < len(s) && s[f] == '&'
+	}
+	word := strings.TrimRight(s[w.a:w.b], ",")
+	if orgSuffixes[word] || orgAfter.hasFold(word) || orgWords.hasFold(word) || orgNouns.hasFold(word) {
+		return true
+	}
+	if nameConnectors.has(word) {
+		if n, ok := wordAt(s, w.b, false); ok && n.b-n.a <= 14 {
+			nw := s[n.a:n.b]
+			return orgSuffixes[nw] || orgAfter.hasFold(nw) || orgNouns.hasFold(nw)
+		}
+	}
+	return false
+}
 
 // placeBefore are words after which a run of capitalised words is a street, square or place.
 var placeBefore = toSet(`boulevard bd rue avenue av via viale piazza corso calle avenida plaza rua praça travessa
@@ -153,6 +186,9 @@ func (x *scanCtx) namePair(a, e int) int {
 	needSurname := false
 	switch {
 	case isGivenName(s[a:e]):
+	case middleInitial(s, e) && e-a >= 3 && !orgWords.hasFold(s[a:e]) && !orgNouns.hasFold(s[a:e]) && !notNames.hasFold(s[a:e]):
+		// "Halldór Ó Árnþórsson", "Ravil G Yefimov": a middle initial makes a name of the list's
+		// unknowns.
 	case inNameList(ambiguousGiven(), s[a:e]):
 		// A given name that is also a word ("Chad", "Heather", "Martin") counts when a
 		// surname of the list follows.
@@ -180,9 +216,12 @@ func (x *scanCtx) namePair(a, e int) int {
 			}
 			q = w.b + 1
 		}
+		if middleInitial(s, k-1) {
+			q = skipInitial(s, q)
+		}
 		we := titleWord(s, q)
-		if we-q < 2 || we < len(s) && isAlnum(s[we]) || namePairStop.hasFold(s[q:we]) || orgAfter.hasFold(s[q:we]) ||
-			orgWords.hasFold(s[q:we]) || orgNouns.hasFold(s[q:we]) {
+		if we-q < 2 || we < len(s) && isAlnum(s[we]) || namePairStop.hasFold(s[q:we]) || orgSuffixes[s[q:we]] ||
+			orgAfter.hasFold(s[q:we]) || orgWords.hasFold(s[q:we]) || orgNouns.hasFold(s[q:we]) {
 			break
 		}
 		if words == 1 {
@@ -204,14 +243,8 @@ func (x *scanCtx) namePair(a, e int) int {
 	for f < len(s) && (s[f] == ' ' || s[f] == '-' || s[f] == ',') {
 		f++
 	}
-	if f < len(s) && !possessive {
-		if w, ok := wordAt(s, f, false); ok && w.a == f && w.b-w.a <= 14 && (orgAfter.hasFold(strings.TrimRight(s[w.a:w.b], ",")) ||
-			orgWords.hasFold(s[w.a:w.b]) || orgNouns.hasFold(s[w.a:w.b])) {
-			return a
-		}
-		if s[f] == '&' {
-			return a
-		}
+	if f < len(s) && !possessive && orgAt(s, f) {
+		return a
 	}
 	if pw, ok := wordBefore(s, a); ok && pw.b-pw.a <= 12 && placeBefore.hasFold(s[pw.a:pw.b]) {
 		return a
@@ -246,4 +279,36 @@ func (x *scanCtx) roleBefore(a int) bool {
 		return false
 	}
 	return roleWords.hasFold(strings.TrimSuffix(s[pw.a:pw.b], "."))
+}
+
+// middleInitial reports whether " X " or " X. " (one capital letter) follows e, then a capitalised word.
+func middleInitial(s string, e int) bool {
+	if e+1 >= len(s) || s[e] != ' ' {
+		return false
+	}
+	return skipInitial(s, e+1) > e+1
+}
+
+// skipInitial returns the start of the word after an initial at q, or q.
+func skipInitial(s string, q int) int {
+	r := q
+	switch {
+	case q < len(s) && isUpper(s[q]):
+		r++
+	case q < len(s) && s[q] >= 0x80:
+		ru, n := utf8.DecodeRuneInString(s[q:])
+		if !isUpperRune(ru) {
+			return q
+		}
+		r += n
+	default:
+		return q
+	}
+	if r < len(s) && s[r] == '.' {
+		r++
+	}
+	if r+1 < len(s) && s[r] == ' ' && (isUpper(s[r+1]) || s[r+1] >= 0x80) {
+		return r + 1
+	}
+	return q
 }

@@ -28,6 +28,22 @@ func TestNamesFromGazetteer(t *testing.T) {
 	if n < 20 {
 		t.Fatalf("only %d variants", n)
 	}
+	// Names the list lacks: after a role word or an honorific, with a middle initial; a given
+	// name that is also a word, before a listed surname; a possessive.
+	rare := []string{"Przemysława Wójcikówna", "Gwenaëlle Quéré", "Ottavio Scarpellini"}
+	for i, text := range []string{"Passenger %s asked to change seats.", "Thanks, %s", "Sra. %s called.", "Patient %s missed the visit.",
+		"Herr %s ist heute nicht da.", "Please CC %s on the thread."} {
+		text = fmt.Sprintf(text, rare[i%len(rare)])
+		if !hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: name not found", text)
+		}
+	}
+	for _, text := range []string{"Have you met Ottavio G. Scarpellini?", "Is Gwenaëlle Q Quéré coming?",
+		"Chad Phillips wants the keys back.", "Heather Gillespie signed it.", "Ingrid Larsen's review is due."} {
+		if !hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: name not found", text)
+		}
+	}
 }
 
 func TestPlacesAndCompaniesAreNotNames(t *testing.T) {
@@ -42,6 +58,10 @@ func TestPlacesAndCompaniesAreNotNames(t *testing.T) {
 		"Call GetUserName before CloseHandle.",
 		"Sophie Street is closed for repairs.",
 		"Adler GbR is listed as the vendor.",
+		"Lima Viana e Filhos is listed as the vendor.",
+		"Market share: Sophie Berger AS 31%.",
+		"Take Vitamin D supplements daily.",
+		"Grace Period ends on Friday.",
 	} {
 		if hasType(sc.ScanText(text), TypeName) {
 			t.Errorf("%q: read as a name: %v", text, sc.ScanText(text))
