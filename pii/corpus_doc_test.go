@@ -108,15 +108,39 @@ func corpusDoc(rows []corpusRow, blocked []bool, ms []measure, floors map[string
 	p("## Test part, per family\n\n")
 	p("Targets: at least %.2f of the must-block rows blocked overall and at least %.2f in every family; at most\n", targetRecall, targetFamilyRecall)
 	p("%.2f of the must-pass rows blocked, overall and in every family of hard negatives.\n\n", targetFalseBlock)
-	p("| family | must | sources | rows (test) | blocked | target | status |\n|---|---|---|---|---|---|---|\n")
+	// Blocked among the test rows of held-out phrasings, per family and overall.
+	unseen := map[string][2]int{}
+	for i, r := range rows {
+		if r.Split != "test" || r.Source != "phrasing" {
+			continue
+		}
+		all := "recall overall"
+		if !r.MustBlock {
+			all = "false blocks overall"
+		}
+		for _, k := range []string{r.Family, all} {
+			c := unseen[k]
+			c[1]++
+			if blocked[i] {
+				c[0]++
+			}
+			unseen[k] = c
+		}
+	}
+	p("The column \"unseen phrasings\" counts only the test rows written in templates the development part\n")
+	p("does not have (pii/testdata/corpus/phrasings.jsonl, split by template): how the detectors do on\n")
+	p("sentences nobody has tuned them to.\n\n")
+	p("| family | must | sources | rows (test) | blocked | unseen phrasings | target | status |\n|---|---|---|---|---|---|---|---|\n")
 	for _, m := range ms {
 		fam := strings.TrimPrefix(strings.TrimPrefix(m.name, "recall "), "false blocks ")
 		must, src, status := "block", strings.Join(sources[fam], ", "), "meets"
 		if !m.recall {
 			must = "pass"
 		}
+		u := unseen[fam]
 		if fam == "overall" {
 			src = "all"
+			u = unseen[m.name]
 		}
 		tgt := fmt.Sprintf("≥ %.2f", m.target())
 		if !m.recall {
@@ -128,7 +152,7 @@ func corpusDoc(rows []corpusRow, blocked []bool, ms []measure, floors map[string
 				status = fmt.Sprintf("**below target** (ceiling %.4f)", f)
 			}
 		}
-		p("| %s | %s | %s | %d | %s | %s | %s |\n", fam, must, src, m.n, frac(m.hit, m.n), tgt, status)
+		p("| %s | %s | %s | %d | %s | %s | %s | %s |\n", fam, must, src, m.n, frac(m.hit, m.n), frac(u[0], u[1]), tgt, status)
 	}
 	p("\n### Below target\n\n")
 	var below []string

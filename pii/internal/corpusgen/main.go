@@ -52,6 +52,9 @@ type gen struct {
 	n     map[string]int
 	file  string // the file rows are added to
 	src   string // the source rows are attributed to
+	// part, when set, is the split of the rows added, in place of the one their id gives: every
+	// row of a held-out template falls in its template's part (see phrasings.go).
+	part string
 }
 
 func newGen(seed uint64) *gen {
@@ -71,7 +74,11 @@ func (g *gen) add(family string, block bool, types []string, text string, payloa
 		types = []string{}
 	}
 	sort.Strings(types)
-	g.files[g.file] = append(g.files[g.file], row{ID: id, Family: family, Source: g.src, Split: splitOf(id),
+	split := splitOf(id)
+	if g.part != "" {
+		split = g.part
+	}
+	g.files[g.file] = append(g.files[g.file], row{ID: id, Family: family, Source: g.src, Split: split,
 		MustBlock: block, Types: types, Text: text, JSON: payload})
 }
 
@@ -114,6 +121,7 @@ func main() {
 		{"negatives.jsonl", "adversarial", "code", genCode},
 		{"negatives.jsonl", "adversarial", "health", genBenignHealth},
 		{"negatives.jsonl", "adversarial", "secretlike", genSecretLike},
+		{"phrasings.jsonl", "phrasing", "phrasings", genPhrasings},
 	}
 	for _, s := range steps {
 		// Each generator draws from its own streams, so that a change to one leaves the rows of
@@ -125,6 +133,8 @@ func main() {
 		g.file, g.src = s.file, s.src
 		s.fn(g)
 	}
+	h := sha256.Sum256([]byte("public.jsonl/public"))
+	g.r = rand.New(rand.NewPCG(*seed, binary.BigEndian.Uint64(h[:8])))
 	g.file = "public.jsonl"
 	if err := genPublic(g, *pub); err != nil {
 		fmt.Fprintln(os.Stderr, "corpusgen:", err)
