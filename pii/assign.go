@@ -20,9 +20,12 @@ func (x *scanCtx) at(i int) int {
 		}
 		break
 	}
-	// URL credentials: scheme://user:pass@host.
+	// URL credentials: scheme://user:pass@host, whatever the password holds.
+	if e := x.urlUserinfo(i); e > i {
+		return e
+	}
 	if a >= 3 && s[a-3:a] == "://" || a > 0 && s[a-1] == ':' {
-		return x.urlCreds(i)
+		return i + 1 // a user name alone, or a host after a scheme: no address, no password
 	}
 	for a < i && (s[a] == '.' || s[a] == '\'' || s[a] == '-') {
 		a++
@@ -74,40 +77,12 @@ func (x *scanCtx) at(i int) int {
 	return e
 }
 
-// urlCreds: scheme://user:password@host: the password part is a credential.
-func (x *scanCtx) urlCreds(i int) int {
-	s := x.s
-	p := strings.LastIndex(s[max(0, i-256):i], "://")
-	if p < 0 {
-		return i
-	}
-	u := max(0, i-256) + p + 3
-	info := s[u:i]
-	if strings.ContainsAny(info, " \t\n/\"'") {
-		return i
-	}
-	c := strings.IndexByte(info, ':')
-	if c < 0 {
-		return i
-	}
-	pw := info[c+1:]
-	if !credential(pw, 4) {
-		return i
-	}
-	x.add(TypePassword, u+c+1, i, 0.9, "secret.url-credentials")
-	return i + 1
-}
-
 // credential reports whether v looks like a real password rather than a placeholder.
 func credential(v string, minLen int) bool {
 	if len(v) < minLen || len(v) > 512 || placeholderRun(v) {
 		return false
 	}
-	switch v[0] {
-	case '$', '%', '<', '[', '{', '@', '*':
-		return false
-	}
-	if strings.Contains(v, "${") || strings.Contains(v, "$(") || strings.Contains(v, "{{") || strings.ContainsAny(v, " \t\n<>[]") {
+	if templated(v) || strings.ContainsAny(v, " \t\n") {
 		return false
 	}
 	var buf [24]byte
@@ -316,13 +291,22 @@ func (x *scanCtx) assign(i int) int {
 		b = a
 		for b < len(s) && s[b] != q && s[b] != '\n' && b-a < 2048 {
 			if s[b] == '\\' && b+1 < len(s) && s[b+1] == q {
-				break
+				if b == a || kind != keyPassword {
+					break
+				}
+				b++ // a password may hold the quote that delimits it, escaped
 			}
 			b++
 		}
+	case '\\':
+		return i
 	default:
 		a = v
 		b = a
+		if kind == keyPassword {
+			b = pwValueEnd(s, k, a)
+			break
+		}
 		for b < len(s) && s[b] != ' ' && s[b] != '\t' && s[b] != '\n' && s[b] != '\r' && s[b] != ',' &&
 			s[b] != ';' && s[b] != ')' && s[b] != '}' && s[b] != '"' && s[b] != '\'' && s[b] != '&' && s[b] != '\\' && b-a < 2048 {
 			b++
@@ -556,7 +540,7 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 // codeRef reports values that are references in code rather than literals: dotted identifiers,
 // calls, paths, URLs and file names.
 func codeRef(v string) bool {
-	if strings.Contains(v, "(") || strings.Contains(v, "://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") {
+	if isCall(v) || strings.Contains(v, "://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") {
 		return true
 	}
 	if versioned(v) {

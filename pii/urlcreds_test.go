@@ -1,0 +1,92 @@
+package pii
+
+import (
+	"encoding/json"
+	"math/rand/v2"
+	"net/url"
+	"strings"
+	"testing"
+)
+
+// pwChars are the bytes people put in passwords, the URL-unsafe ones included.
+const pwChars = alnum + "!$&'()*,;=~#@%+?[]:/"
+
+// TestURLCredentials: passwords of any of those bytes, raw or percent-encoded, in the userinfo
+// of URLs of many schemes, in key=value, ODBC and JDBC connection strings, written in prose,
+// JSON, logs and error texts, are found; the finding covers the password.
+func TestURLCredentials(t *testing.T) {
+	s := mustNew(t, nil)
+	r := rand.New(rand.NewPCG(3, 14))
+	schemes := []string{"postgres", "postgresql", "mysql", "mongodb+srv", "mongodb", "redis", "rediss", "amqp",
+		"https", "ftp", "sqlserver", "jdbc:postgresql"}
+	forms := []func(user, pw string) string{
+		func(u, p string) string {
+			return schemes[r.IntN(len(schemes))] + "://" + u + ":" + p + "@db-" + randTok(r, hexLower, 4) + ".internal:5432/app"
+		},
+		func(u, p string) string {
+			return schemes[r.IntN(len(schemes))] + "://" + u + ":" + url.QueryEscape(p) + "@cache.example.net/0"
+		},
+		func(u, p string) string { return "host=db.internal port=5432 user=" + u + " password='" + strings.ReplaceAll(p, "'", `\'`) + "'" },
+		func(u, p string) string {
+			return "Server=tcp:sql.example.net,1433;Database=erp;User Id=" + u + ";Password=" + strings.ReplaceAll(p, ";", "") + ";Encrypt=true"
+		},
+		func(u, p string) string {
+			return "jdbc:mysql://db.internal:3306/shop?user=" + u + "&password=" + url.QueryEscape(p) + "&useSSL=true"
+		},
+		func(u, p string) string { return "jdbc:oracle:thin:" + u + "/" + strings.ReplaceAll(p, "@", "") + "@db.internal:1521:orcl" },
+	}
+	wraps := []func(string) string{
+		func(v string) string { return v },
+		func(v string) string { return "DATABASE_URL=" + v },
+		func(v string) string { return "Connect with " + v + " and run the migration." },
+		func(v string) string { return "Error: connect ECONNREFUSED " + v },
+		func(v string) string {
+			b, _ := json.Marshal(map[string]any{"error": map[string]string{"message": "dial failed: " + v}})
+			return string(b)
+		},
+	}
+	n, miss := 0, 0
+	for k := 0; k < 40; k++ {
+		user := []string{"app", "deploy", "svc_billing", "root", "CharlieRuiz"}[r.IntN(5)]
+		pw := randTok(r, alnum, 3) + randTok(r, pwChars, 6+r.IntN(10)) + randTok(r, alnum, 2)
+		for _, f := range forms {
+			for _, w := range wraps {
+				text := w(f(user, pw))
+				n++
+				fs := s.ScanText(text)
+				if !Summarize(fs).Secret {
+					if miss++; miss <= 5 {
+						t.Errorf("not found: %q", text)
+					}
+				}
+			}
+		}
+	}
+	if miss > 0 {
+		t.Errorf("%d of %d missed", miss, n)
+	}
+}
+
+// TestURLCredentialNegatives: URLs without a password, templates and placeholders, and e-mail
+// addresses in URLs are no credentials.
+func TestURLCredentialNegatives(t *testing.T) {
+	s := mustNew(t, nil)
+	for _, text := range []string{
+		"postgres://app@db.internal:5432/orders",
+		"postgres://app:${DB_PASSWORD}@db.internal:5432/orders",
+		"redis://:<password>@cache.internal:6379/0",
+		"mysql://root:password@localhost/test",
+		"amqp://guest:****@rabbit.internal:5672/",
+		"see https://example.com/docs for help, or write to me: ops at example dot com",
+		"ssh git@github.com:moltgate/moltgate.git",
+		"Server=tcp:sql.example.net;User Id=app;Password=%DB_PASSWORD%;",
+		"password = os.environ[\"APP_PASSWORD\"]",
+		"connect(host=h, password=get_password())",
+	} {
+		for _, f := range s.ScanText(text) {
+			if f.Type.Class() == ClassSecret {
+				t.Errorf("%q: %v", text, f)
+			}
+		}
+	}
+}
