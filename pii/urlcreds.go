@@ -110,16 +110,6 @@ func urlPassword(pw string) bool {
 	return true
 }
 
-func unhex(c byte) byte {
-	switch {
-	case isDigit(c):
-		return c - '0'
-	case c >= 'a' && c <= 'f':
-		return c - 'a' + 10
-	}
-	return c - 'A' + 10
-}
-
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
 // templated reports a value that stands for one filled in elsewhere: ${VAR}, $VAR, $(cmd),

@@ -26,14 +26,18 @@ func TestURLCredentials(t *testing.T) {
 		func(u, p string) string {
 			return schemes[r.IntN(len(schemes))] + "://" + u + ":" + url.QueryEscape(p) + "@cache.example.net/0"
 		},
-		func(u, p string) string { return "host=db.internal port=5432 user=" + u + " password='" + strings.ReplaceAll(p, "'", `\'`) + "'" },
+		func(u, p string) string {
+			return "host=db.internal port=5432 user=" + u + " password='" + strings.ReplaceAll(p, "'", `\'`) + "'"
+		},
 		func(u, p string) string {
 			return "Server=tcp:sql.example.net,1433;Database=erp;User Id=" + u + ";Password=" + strings.ReplaceAll(p, ";", "") + ";Encrypt=true"
 		},
 		func(u, p string) string {
 			return "jdbc:mysql://db.internal:3306/shop?user=" + u + "&password=" + url.QueryEscape(p) + "&useSSL=true"
 		},
-		func(u, p string) string { return "jdbc:oracle:thin:" + u + "/" + strings.ReplaceAll(p, "@", "") + "@db.internal:1521:orcl" },
+		func(u, p string) string {
+			return "jdbc:oracle:thin:" + u + "/" + strings.ReplaceAll(p, "@", "") + "@db.internal:1521:orcl"
+		},
 	}
 	wraps := []func(string) string{
 		func(v string) string { return v },
