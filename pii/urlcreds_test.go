@@ -83,7 +83,7 @@ func TestURLCredentialNegatives(t *testing.T) {
 		"amqp://guest:****@rabbit.internal:5672/",
 		"see https://example.com/docs for help, or write to me: ops at example dot com",
 		"ssh git@github.com:moltgate/moltgate.git",
-		"Server=tcp:sql.example.net;User Id=app;Password=%DB_PASSWORD%;",
+		"Server=tcp:sql.example.net;User Id=app;Password=%PASSWORD%;",
 		"password = os.environ[\"APP_PASSWORD\"]",
 		"connect(host=h, password=get_password())",
 	} {
@@ -91,6 +91,19 @@ func TestURLCredentialNegatives(t *testing.T) {
 			if f.Type.Class() == ClassSecret {
 				t.Errorf("%q: %v", text, f)
 			}
+		}
+	}
+}
+
+func TestTemplated(t *testing.T) {
+	for v, want := range map[string]bool{
+		"${DB_PASSWORD}": true, "$DB_PASSWORD": true, "%DB_PASSWORD%": true, "<password>": true,
+		"[password]": true, "{password}": true, "{{ .Values.db.password }}": true, "$(cat /run/pw)": true,
+		"eyJhbGciOiJIUzI1NiJ9.<payload>.<signature>": true,
+		"Xk9#mP2$vL7q": false, "p]@(U]3?6w2hzC9": false, "%40r6OkQ3H9F1.3": false, "$ecr3t!x": false,
+	} {
+		if got := templated(v); got != want {
+			t.Errorf("templated(%q) = %v", v, got)
 		}
 	}
 }
