@@ -556,24 +556,34 @@ func scoreStdnum(t *testing.T, sc *Scanner, doc *report) {
 
 const policyText = `## Policy
 
-- **Names.** A bare name in prose is a weak identifier, and the scanner has no name model: it does not
-  report one. A name is reported when a cue says a person's name follows ("my name is", "Dear", "Mr.",
-  "Mrs.", "Ms.", "Dr.", "Patient:", "Name:", "called", "call me", "I'm", "Sincerely,") or when it is
-  the value of a name key (first_name, surname, patient_name...; a bare "name" key needs two to four
-  capitalised words and no word of an organisation or of what an agent does, such as "Assistant" or
-  "Planner"). Rows of the synthetic set whose only PII is a name are therefore blocked only when
-  such a cue is present; the rate above is reported, not gated.
-  The gate follows the scanner: a bare name in prose passes (blocking every capitalised word pair
-  would block most business text), a name after a cue or under a name key is personal data and
-  needs a consent like any other. A sender that knows it sends names declares them in
-  pii_meta.types, and then the consent must cover them whatever the scanner finds.
+- **Names.** A name is reported when a cue says a person's name follows ("my name is", "Dear", "Mr.",
+  "Mrs.", "Ms.", "Dr.", "Patient:", "Name:", "called", "call me", "I'm", "Sincerely,"), when it is
+  the value of a name key (first_name, surname, patient_name, assignee, signed_by...; a bare "name"
+  key needs two to four capitalised words and no word of an organisation or of what an agent does,
+  such as "Assistant" or "Planner"), and in prose through a gazetteer: a capitalised given name of
+  a list of 60,000 from public data, followed by one to three more capitalised words (particles and
+  a middle initial allowed), is a person's name unless a company suffix, a place word or a street
+  prefix around it says otherwise ("Didier Schmitt S.A.R.L.", "boulevard William Guyot"). A given
+  name that is also an English word ("Chad", "Heather") counts only before a listed surname, and a
+  capitalised pair the list does not know counts after a role word or an honorific ("Passenger",
+  "Thanks,", "Sra.", "Herr"). A single first name alone, a surname alone and names in scripts
+  without capitals pass. The lists come from npm packages under the MIT licence
+  (gender-detection-from-name, @cspell/dict-people-names), not from the generators of the corpus;
+  pii/names/README.md says how they are made.
+  A sender that knows it sends names declares them in pii_meta.types, and then the consent must
+  cover them whatever the scanner finds.
 - **Dates of birth.** A date is reported as a date of birth only after a birth cue ("born", "date of
   birth", "DOB") or under a birth-date key. The synthetic set labels dates as non-personal, so
   "Please tell me your date of birth. It's 6/24/1991" counts as a false block above: the gate blocks
   it on purpose.
-- **Health.** Health terms count only in a document that also identifies a person (a name, an e-mail,
-  a phone number, an id number, a date of birth, an address). "Patient is a 38-year-old male with a
-  history of headaches" passes. A term counts only written as a word: in lower case, in capitals
+- **Health.** Health information counts when it is about someone: in a document that identifies a
+  person (a name, an e-mail, a phone number, an id number, a date of birth, an address), in text
+  that speaks of someone (a capitalised "I", "My", "She", "His", "Patient", "Ich", "Je"...) and
+  names a condition or a medicine of the vocabulary (ICD-10 chapter terms, WHO essential medicines, phrases
+  such as "diagnosed with", "allergic to", "leidet an"), and as the value of a health key
+  (diagnosis, medication, allergies, medical_history...) that names a condition or medicine. "A
+  cancer research grant", "the diagnosis module" and "Course module 4 covers the epidemiology of
+  HIV" pass. A term counts only written as a word: in lower case, in capitals
   or capitalised ("HIV", "Heart Attack", not "hIv" inside a base64 signature), and a term of four
   letters or fewer must end its word ("hive" is not "hiv").
 - **Published examples.** Credentials published as documentation examples (AWS's

@@ -7,9 +7,10 @@ import (
 	"unsafe"
 )
 
-// Health information counts as personal data only when it is about someone identified in the
-// same document (a name, e-mail, phone, id number...). "Patient is a 38-year-old male with a
-// history of headaches" alone identifies nobody and passes. Terms: diagnoses and conditions,
+// Health information counts as personal data only when it is about someone: identified in the
+// same document (a name, e-mail, phone, id number...), or spoken of in a sentence with a
+// condition or medicine of the vocabulary (health_vocab.go). "Patient is a 38-year-old male with
+// a history of headaches" alone identifies nobody and passes. Terms: diagnoses and conditions,
 // medications and treatments, ICD-10 codes after a diagnosis cue.
 
 var healthTerms = []string{"diagnosed", "diagnosis", "diagnoses", "prescribed", "prescription",

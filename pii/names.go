@@ -5,10 +5,10 @@ import (
 	"strings"
 )
 
-// Names. A bare name in prose is a weak identifier and there is no name model here: names are
-// reported only after a cue that says a person's name follows ("my name is", "Dear", "Mr.",
-// "Dr.", "Patient:", "Name:", "called", "I'm") or under a name key. The name itself must look like
-// one: one to four capitalised words (initials allowed), not a common capitalised word.
+// Names after a cue. Here a cue that says a person's name follows ("my name is", "Dear", "Mr.",
+// "Dr.", "Patient:", "Name:", "called", "I'm") or a name key reports a name; the name itself must
+// look like one: one to four capitalised words (initials allowed), not a common capitalised word.
+// A name without a cue is the gazetteer's (names_gazetteer.go).
 
 // cuePrefixes are the first three bytes (case-folded) of name cue words.
 var cuePrefixes = []string{"nam", "dea", "mr.", "mr ", "mrs", "ms.", "ms ", "mis", "dr.", "dr ",
