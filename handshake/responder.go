@@ -278,7 +278,7 @@ func (r *Responder) readEstablished(ctx context.Context, env *wire.Envelope) (se
 	if p.Expires > r.offer || p.Expires <= c.now().UnixMilli() {
 		return nil, authFailed("p.expires", "expiry outside what this side offered")
 	}
-	if err := r.sess.commit(env.Counter, n); err != nil {
+	if err := r.sess.commit(env.Counter, n, m, c.now().UnixMilli()); err != nil {
 		return nil, err
 	}
 	r.sess.expires = p.Expires

@@ -67,6 +67,7 @@ type Session struct {
 	closed   atomic.Bool
 	mu       sync.Mutex
 	received counterWindow
+	ids      idWindow
 }
 
 // sessionEnv is what the sessions made under one Config share.
@@ -312,7 +313,7 @@ func (s *Session) Open(env *wire.Envelope) (*wire.Message, error) {
 	if err := s.check(m, now); err != nil {
 		return nil, refused(m, nil, err)
 	}
-	if err := s.commit(env.Counter, n); err != nil {
+	if err := s.commit(env.Counter, n, m, now); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -396,11 +397,20 @@ func putPlaintext(b []byte) {
 }
 
 // commit marks counter as used and counts the message's bytes.
-func (s *Session) commit(counter uint64, n int) error {
+func (s *Session) commit(counter uint64, n int, m *wire.Message, now int64) error {
 	s.mu.Lock()
 	err := s.received.check(counter)
 	if err == nil {
-		s.received.mark(counter)
+		replayed, tooOld := s.ids.seen(m.ID, m.TS, now, s.env.skew.Milliseconds())
+		switch {
+		case replayed:
+			err = refused(m, nil, wire.Errorf(wire.ErrReplay, "id", "message id already carried in this session"))
+		case tooOld:
+			err = refused(m, nil, wire.Errorf(wire.ErrReplay, "ts", "message is older than this session can tell apart from a replay: sign it again"))
+		default:
+			s.received.mark(counter)
+			s.ids.add(m.ID, m.TS)
+		}
 	}
 	s.mu.Unlock()
 	if err != nil {
