@@ -100,6 +100,24 @@ func senderCases() []testCase {
 			d, err := refused(r, authOnly...)
 			return withControl(ctx, d, err, s.genuineHello)
 		}},
+		{"sender.untrusted_org.batch", func(ctx context.Context, s *suite) (string, error) {
+			b, a := s.strangerPing()
+			rs, err := s.postBatch(ctx, [][]byte{b}, opener{as: a})
+			if err != nil {
+				return "", err
+			}
+			d, err := refused(rs[0], authOnly...)
+			return withControl(ctx, d, err, s.genuinePing)
+		}},
+		{"sender.untrusted_org.grpc", func(ctx context.Context, s *suite) (string, error) {
+			b, a := s.strangerPing()
+			r, err := s.grpcSend(ctx, b, opener{as: a})
+			if err != nil {
+				return "", err
+			}
+			d, err := refused(r, authOnly...)
+			return withControl(ctx, d, err, s.genuinePing)
+		}},
 		ping("addressed_to_another_org", wire.ErrAuthFailed, func(s *suite) []byte {
 			m := s.ping()
 			m.To.Org = s.org.Ref.Org
@@ -143,4 +161,17 @@ func (s *suite) stranger() (org, agent *identity.Agent) {
 		panic(err)
 	}
 	return org, agent
+}
+
+// strangerPing is a ping from an agent of a throwaway organisation,
+// certified by its own org key, sealed to the gateway.
+func (s *suite) strangerPing() ([]byte, *identity.Agent) {
+	stranger, a := s.stranger()
+	ext, err := s.certExt(a, stranger.Signing, true)
+	if err != nil {
+		panic(err)
+	}
+	m := s.ping()
+	m.From, m.Ext = a.Sender(), ext
+	return s.sealedTree(a, s.tree(m)), a
 }

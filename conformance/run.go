@@ -125,10 +125,10 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		cfg.MaxCls = wire.Int
 	}
 	if !cfg.MaxCls.Valid() {
-		return nil, fmt.Errorf("conformance: max_cls: %d is not a class", cfg.MaxCls)
+		return nil, wire.Errorf(wire.ErrInvalidParam, "max_cls", "%d is not a class", cfg.MaxCls)
 	}
 	if !wire.ValidName(cfg.Agent) {
-		return nil, fmt.Errorf("conformance: agent: %q is not a valid agent name", cfg.Agent)
+		return nil, wire.Errorf(wire.ErrInvalidParam, "agent", "%q is not a valid agent name", cfg.Agent)
 	}
 	if cfg.CaseTimeout <= 0 {
 		cfg.CaseTimeout = 20 * time.Second
@@ -142,7 +142,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	known := map[string]bool{}
 	for _, n := range cfg.KnownFailures {
 		if !slices.Contains(Names(), n) {
-			return nil, fmt.Errorf("conformance: known failure %q: no such case", n)
+			return nil, wire.Errorf(wire.ErrInvalidParam, "known_failures", "known failure %q: no such case (see moltgate conformance --list)", n)
 		}
 		known[n] = true
 	}
@@ -212,6 +212,7 @@ func allCases() []testCase {
 	var out []testCase
 	out = append(out, handshakeCases()...)
 	out = append(out, transcriptCases()...)
+	out = append(out, streamCases()...)
 	out = append(out, identityCases()...)
 	out = append(out, replayCases()...)
 	out = append(out, senderCases()...)

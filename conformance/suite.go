@@ -59,7 +59,7 @@ func newSuite(cfg Config) (*suite, error) {
 		return nil, fmt.Errorf("conformance: %w", err)
 	}
 	if target.Org == org.Ref.Org {
-		return nil, fmt.Errorf("conformance: the peer document is the test organisation's own (%s); give the gateway's", target.Org)
+		return nil, wire.Errorf(wire.ErrInvalidParam, "org", "the peer document is the test organisation's own (%s); give the gateway's", target.Org)
 	}
 	n, err := newNetwork(target)
 	if err != nil {
