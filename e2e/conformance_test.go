@@ -21,10 +21,6 @@ var knownFailures = map[string]string{
 	// docs/protocol.md, "Handshake and sessions", Errors).
 	"handshake.verify.re_unknown":                "out-of-order handshake message answered E_AGENT_NOT_FOUND",
 	"handshake.session_established.in_the_clear": "out-of-order handshake message answered E_AGENT_NOT_FOUND",
-	// Within a session only the counter is remembered: the same signed
-	// message sealed again under a new counter is served again (issue 22,
-	// item 4).
-	"replay.session.resealed_under_a_new_counter": "a signed message re-sealed in its session is served twice",
 }
 
 // TestConformance runs the conformance suite against a fresh `moltgate
