@@ -447,6 +447,9 @@ func (x *scanCtx) address(i, j int) int {
 	nw, ok1 := wordAt(s, j, false)
 	pw, ok2 := wordBefore(s, i)
 	if ok1 && nameWord(s, nw, lowerText) || ok2 && nameWord(s, pw, lowerText) && nd <= 4 {
+		if ok1 && isMonthWord(s, nw) || ok2 && weekdays.hasFold(s[pw.a:pw.b]) {
+			return i // "on Saturday 7 August": a date
+		}
 		if x.key == keyAddress || x.cueBefore(i, sentenceWindow(s, i, 80), addressCues) {
 			a, b := i, j
 			if ok1 && nameWord(s, nw, lowerText) {

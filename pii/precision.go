@@ -160,3 +160,13 @@ func checkedShape(w string) bool {
 	}
 	return false
 }
+
+var weekdays = toSet(`monday tuesday wednesday thursday friday saturday sunday mon tue tues wed thu thur thurs fri sat sun
+montag dienstag mittwoch donnerstag freitag samstag sonntag lundi mardi mercredi jeudi vendredi samedi dimanche
+lunes martes miércoles jueves viernes sábado domingo`)
+
+// isMonthWord reports whether the word w is a month's name.
+func isMonthWord(s string, w word) bool {
+	e, ok := isMonthAt(s, w.a)
+	return ok && e >= w.b
+}

@@ -138,3 +138,18 @@ func TestPhonesBesideCJK(t *testing.T) {
 		}
 	}
 }
+
+func TestDatesAreNotAddresses(t *testing.T) {
+	sc, _ := New(nil)
+	days := []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
+	months := []string{"January", "March", "June", "August", "October", "December"}
+	for i := range 21 {
+		text := fmt.Sprintf("Reminder: the Rapid Jump Rope review is on %s %d %s at %02d:00.", days[i%7], 1+i, months[i%6], 8+i%9)
+		if fs := sc.ScanText(text); len(fs) > 0 {
+			t.Errorf("%q: %v", text, fs)
+		}
+	}
+	if !hasType(sc.ScanText("Ship the parcel to 12 Baker Street, London."), TypeAddress) {
+		t.Error("12 Baker Street: address not found")
+	}
+}
