@@ -162,6 +162,11 @@ func relayTo(ctx context.Context, out, certDir string, errs io.Writer) func(net.
 		go func() {
 			defer close(done)
 			relayBytes(c, d)
+			// Nothing more can reach the caller: both connections end
+			// now, or a write on its way out to the echo, which is
+			// waiting to write back what no one reads, waits for ever.
+			c.Close()
+			d.Close()
 		}()
 		relayBytes(d, c)
 		<-done
