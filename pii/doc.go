@@ -16,6 +16,22 @@
 // fired. It never holds the matched value, so findings can be logged and returned in errors.
 // Summarize reduces findings to the set of pii_meta types and whether a secret was found.
 //
+// Paths never repeat payload content. A member name is shown as it is only when it is a plain
+// identifier in which nothing was found; any other (an e-mail address, a token, a card number,
+// or one of them encoded, used as a key) is shown as {n}, its position in its object: "p.{0}.note"
+// for {"jane@example.com":{"note":...}}. This holds for every path the package produces, those of
+// the document-level health pass included, and MaskTree writes such a key as {n} too, so that a
+// refusal or an error built from a Finding names the field without leaking its name.
+//
+// Before matching, what hides a value is undone (see normalize.go): percent-encoding, HTML
+// entities and markup (attribute values and "mailto:" links included), base64, base32 and hex
+// blobs that decode to text, and separators spelt out or spread ("jane dot doe at example dot
+// com", "4111/1111/1111/1111"); each view runs only on a candidate a cheap prefilter flags,
+// nests at most four deep and decodes a bounded number of bytes. The scalar values of sibling
+// members and array items are also read together (see joined.go), so a value split over
+// fields is found and reported at every field it takes. Such a finding's Via names how it was
+// reached ("base64", "percent → html", "joined"), never what it is.
+//
 // The scan is a single pass. Ordinary prose (lower-case letters, spaces, punctuation) is
 // skipped through a 64-bit mask built eight bytes at a time; only the other bytes are looked at,
 // with the word around them: digits, capitals, '@', '-', ':', '=' and the like. A capitalised

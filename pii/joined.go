@@ -208,3 +208,16 @@ func (x *scanCtx) endContainer(root string, mark int, key keyKind) {
 	x.joined(root, mark, key)
 	x.jparts = x.jparts[:mark]
 }
+
+// flagKey remembers a member name in which something was found, so that the document-level
+// passes, which do not scan names again, never show it in a path either.
+func (x *scanCtx) flagKey(k string) {
+	if x.flaggedKeys == nil {
+		x.flaggedKeys = map[string]bool{}
+	}
+	x.flaggedKeys[k] = true
+}
+
+// safeKey reports whether a member name may stand in a path: a plain identifier in which
+// nothing was found.
+func (x *scanCtx) safeKey(k string) bool { return plainIdent(k) && !x.flaggedKeys[k] }

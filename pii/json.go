@@ -88,6 +88,9 @@ func (x *scanCtx) pushKey(root, k string, pos int) {
 		x.scanLeaf(root, k, keyNone, true)
 	}
 	g := &x.segs[len(x.segs)-1]
+	if len(x.out) > before {
+		x.flagKey(k)
+	}
 	g.safe = len(x.out) == before && plainIdent(k)
 	if g.safe {
 		g.key = k
@@ -108,7 +111,7 @@ func (s *Scanner) ScanValue(root string, v any) []Finding {
 	x := s.getCtx()
 	x.walkValue(root, v, keyNone, 0)
 	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
-		eachString(root, v, nil, fn)
+		eachString(root, v, x.flaggedKeys, fn)
 	})
 	out := x.out
 	s.putCtx(x)
@@ -181,9 +184,10 @@ func sortedKeys(m map[string]any) []string {
 }
 
 // eachString visits every string of v with its path (for the document-level health pass).
-func eachString(root string, v any, segs []pathSeg, fn func(path func() string, s string, key keyKind)) {
+func eachString(root string, v any, flagged map[string]bool, fn func(path func() string, s string, key keyKind)) {
 	var walk func(v any, key keyKind, depth int)
 	x := &scanCtx{}
+	x.flaggedKeys = flagged
 	walk = func(v any, key keyKind, depth int) {
 		if depth > maxDepth {
 			return
@@ -199,7 +203,7 @@ func eachString(root string, v any, segs []pathSeg, fn func(path func() string, 
 			}
 		case map[string]any:
 			for i, k := range sortedKeys(t) {
-				x.segs = append(x.segs, pathSeg{isKey: true, index: i, key: k, safe: plainIdent(k)})
+				x.segs = append(x.segs, pathSeg{isKey: true, index: i, key: k, safe: x.safeKey(k)})
 				walk(t[k], classifyKey(k), depth+1)
 				x.segs = x.segs[:len(x.segs)-1]
 			}
@@ -229,7 +233,9 @@ func (s *Scanner) ScanJSON(root string, data []byte) ([]Finding, error) {
 		return nil, fmt.Errorf("%w: trailing data at byte %d", ErrInvalidJSON, w.pos)
 	}
 	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
-		w2 := jsonWalker{x: &scanCtx{keyMemo: x.keyMemo}, data: data, root: root, visit: fn}
+		y := &scanCtx{keyMemo: x.keyMemo}
+		y.flaggedKeys = x.flaggedKeys
+		w2 := jsonWalker{x: y, data: data, root: root, visit: fn}
 		_ = w2.value(keyNone, 0)
 	})
 	out := x.out
@@ -289,7 +295,7 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			}
 			// The key must outlive the next string decode; copy it only when it was unescaped.
 			if w.visit != nil {
-				x.segs = append(x.segs, pathSeg{isKey: true, index: i, key: k, safe: plainIdent(k)})
+				x.segs = append(x.segs, pathSeg{isKey: true, index: i, key: k, safe: x.safeKey(k)})
 			} else {
 				x.pushKey(w.root, k, i)
 			}

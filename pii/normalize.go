@@ -44,7 +44,8 @@ type normState struct {
 	chainEnd int     // end of the last chain of digit groups read, for cards with odd separators
 	capDot   bool    // "DOT" or "Dot" was met as a word
 
-	jparts []jpart // scalar children of the containers being walked, see joined
+	jparts      []jpart         // scalar children of the containers being walked, see joined
+	flaggedKeys map[string]bool // member names that hold a finding, see safeKey
 }
 
 const (

@@ -27,6 +27,7 @@ func (s *Scanner) AppendTree(dst []Finding, root string, v wire.Value, skip func
 	x.walkTree(root, v, keyNone, 0, skip)
 	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
 		y := &scanCtx{keyMemo: x.keyMemo}
+		y.flaggedKeys = x.flaggedKeys
 		y.eachTree(root, v, keyNone, 0, skip, fn)
 	})
 	dst = x.out
@@ -105,7 +106,7 @@ func (x *scanCtx) eachTree(root string, v wire.Value, key keyKind, depth int, sk
 			if skip != nil && skip(m.Key) {
 				continue
 			}
-			x.segs = append(x.segs, pathSeg{isKey: true, index: i, key: m.Key, safe: plainIdent(m.Key)})
+			x.segs = append(x.segs, pathSeg{isKey: true, index: i, key: m.Key, safe: x.safeKey(m.Key)})
 			x.eachTree(root, m.Value, x.keyOf(m.Key), depth+1, nil, fn)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
