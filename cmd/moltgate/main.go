@@ -26,7 +26,7 @@
 //	moltgate conformance init --dir TESTDIR [--org ORG] | conformance --dir TESTDIR --peer-doc FILE [--agent ID] [--json]
 //	moltgate consent issue|verify|revoke (--dir DIR | --identity FILE) ...
 //	moltgate consent request --dir DIR --to AGENT@ORG --types T,... --purpose P
-//	moltgate pii scan [--jsonl] < text
+//	moltgate pii scan [--jsonl | --json] < text
 //	moltgate demo
 //	moltgate bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]
 //
@@ -149,7 +149,7 @@ func commands() []command {
 		{"sync", []string{"sync --dir DIR [--peer ORG] [--json]"}, runSync},
 		{"demo", []string{"demo"}, runDemo},
 		{"bench", []string{"bench [--duration 3s] [--concurrency 16] [--size 1024] [--transports websocket,grpc,http] [--runs N] [--json] [--doc FILE]"}, runBench},
-		{"pii", []string{"pii scan [--jsonl] < text"}, runPII},
+		{"pii", []string{"pii scan [--jsonl | --json] < text"}, runPII},
 		{"consent", []string{
 			"consent issue (--dir DIR | --identity FILE) --grantee AGENT@ORG --purpose P --types T,... [--ttl D] [--granted-by WHO] [--one-time] [--no-storage] [--no-forward]",
 			"consent verify [--dir DIR | --identity FILE | --trust ORG=KEY...] [--grantee AGENT@ORG] [--purpose P] [--types T,...] [--token TOKEN]",

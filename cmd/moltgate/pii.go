@@ -19,10 +19,18 @@ type scanResult struct {
 	Findings []scanFinding `json:"findings"`
 }
 
+// scanFinding is one finding. Form is the form in which it was found: its type, after the
+// decodings or the joined view that led to it ("base64 → email", "joined → card"); Via lists
+// those stages; Path is the field of a JSON payload that holds it, and InKey says the finding is
+// in that field's member name. None of them holds the value.
 type scanFinding struct {
-	Type  string `json:"type"`
-	Start int    `json:"start"`
-	End   int    `json:"end"`
+	Type  string   `json:"type"`
+	Path  string   `json:"path,omitempty"`
+	InKey bool     `json:"in_key,omitempty"`
+	Start int      `json:"start"`
+	End   int      `json:"end"`
+	Form  string   `json:"form"`
+	Via   []string `json:"via,omitempty"`
 }
 
 // result summarises findings: types are the pii_meta types of the personal data (what a
@@ -37,7 +45,14 @@ func result(fs []pii.Finding) scanResult {
 		r.Types = append(r.Types, t.String())
 	}
 	for _, f := range fs {
-		r.Findings = append(r.Findings, scanFinding{Type: f.Type.String(), Start: f.Start, End: f.End})
+		sf := scanFinding{Type: f.Type.String(), Path: f.Path, InKey: f.InKey, Start: f.Start, End: f.End, Form: f.Type.String()}
+		if f.Via != 0 {
+			sf.Form = f.Via.String() + " → " + sf.Form
+			for _, st := range f.Via.Stages() {
+				sf.Via = append(sf.Via, st.String())
+			}
+		}
+		r.Findings = append(r.Findings, sf)
 	}
 	return r
 }
@@ -48,9 +63,13 @@ func runPII(ctx context.Context, e *env, args []string) error {
 
 func runPIIScan(e *env, args []string) error {
 	fs := newFlags(e, "pii scan")
-	jsonl := fs.Bool("jsonl", false, `read one JSON object per line with a "text" field; write one result per line`)
+	jsonl := fs.Bool("jsonl", false, `read one JSON object per line with a string field "text", or a field "json" holding a payload; write one result per line`)
+	payload := fs.Bool("json", false, "read standard input as one JSON payload (an object or an array) and scan it as the gate scans a message payload")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *jsonl && *payload {
+		return wire.Errorf(wire.ErrInvalidParam, "", "--json and --jsonl exclude each other: give one")
 	}
 	sc, err := pii.New(nil)
 	if err != nil {
@@ -66,7 +85,14 @@ func runPIIScan(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		return enc.Encode(result(sc.ScanText(string(b))))
+		if !*payload {
+			return enc.Encode(result(sc.ScanText(string(b))))
+		}
+		v, err := wire.Parse(b, 0)
+		if err != nil || v.Kind() != wire.Object && v.Kind() != wire.Array {
+			return wire.Errorf(wire.ErrParse, "", "standard input is not a JSON object or array (for text, leave out --json)")
+		}
+		return enc.Encode(result(sc.ScanTree("", v, nil)))
 	}
 	in := bufio.NewScanner(e.stdin)
 	in.Buffer(make([]byte, 64<<10), limit+1)
@@ -81,10 +107,19 @@ func runPIIScan(e *env, args []string) error {
 			return wire.Errorf(wire.ErrParse, "", "line %d: not JSON", n)
 		}
 		text, ok := v.Get("text").Str()
-		if v.Kind() != wire.Object || !ok {
-			return wire.Errorf(wire.ErrSchema, "text", "line %d: want an object with a string field text", n)
+		p := v.Get("json")
+		switch {
+		case v.Kind() != wire.Object:
+			ok = false
+		case ok:
+			findings = sc.AppendText(findings[:0], text)
+		case p.Kind() == wire.Object || p.Kind() == wire.Array:
+			findings = sc.AppendTree(findings[:0], "", p, nil)
+			ok = true
 		}
-		findings = sc.AppendText(findings[:0], text)
+		if !ok {
+			return wire.Errorf(wire.ErrSchema, "text", "line %d: want an object with a string field text or an object or array field json", n)
+		}
 		if err := enc.Encode(result(findings)); err != nil {
 			return fmt.Errorf("write: %w", err)
 		}
