@@ -33,13 +33,19 @@ func (x *scanCtx) keyContext() {
 		return d, len(d) > 0
 	}
 	switch x.key {
-	case keyPersonName:
+	case keyPersonName, keyName:
+		if cjkNameValue(v) {
+			x.add(TypeName, a, b, 0.85, "name.key")
+			break
+		}
+		if x.key == keyName {
+			if looksName(v, true) {
+				x.add(TypeName, a, b, 0.7, "name.key")
+			}
+			break
+		}
 		if looksName(v, false) {
 			x.add(TypeName, a, b, 0.9, "name.key")
-		}
-	case keyName:
-		if looksName(v, true) {
-			x.add(TypeName, a, b, 0.7, "name.key")
 		}
 	case keyAddress:
 		if looksAddress(v) {

@@ -213,7 +213,8 @@ func classifyKey(k string) keyKind {
 		return keyPersonName
 	case n == "name" || n == "displayname" || n == "contact" || n == "patient" || n == "customer" ||
 		inList(n, "assignee", "signedby", "employee", "author", "reporter", "requester", "candidate", "applicant",
-			"passenger", "beneficiary", "guardian", "attendee", "attendees", "physician", "doctor", "emergencycontact"):
+			"passenger", "beneficiary", "guardian", "attendee", "attendees", "physician", "doctor", "emergencycontact",
+			"contactperson", "guest", "guests", "owner", "landlord", "tenant", "traveler", "traveller", "holder", "patientname"):
 		return keyName
 	}
 	return keyNone

@@ -307,6 +307,12 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
+	if i == p && s[p] >= 0xE4 && s[p] <= 0xE9 && j+1 < n && s[j] == ' ' && s[j+1] >= 0xE4 {
+		// Ideographs, a space and ideographs: a Japanese name set in other text?
+		if e := x.cjkNameAt(p); e > p {
+			return e
+		}
+	}
 	if !x.personCue && i == p && j-i <= 10 && k&cUpper != 0 && personWords.hasFold(s[i:j]) {
 		x.personCue = true
 	}
