@@ -179,7 +179,7 @@ func looksName(v string, strict bool) bool {
 	}
 	for _, w := range words {
 		lw := strings.ToLower(strings.Trim(w, ".,"))
-		if orgWords.has(lw) || orgAfter.has(lw) {
+		if orgWords.has(lw) || orgAfter.has(lw) || orgSuffixes[strings.Trim(w, ",")] {
 			return false
 		}
 		for i := 0; i < len(w); i++ {

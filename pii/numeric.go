@@ -293,7 +293,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	if nd < 6 {
 		return a // too short for any identifier we know; maybe a house number
 	}
-	if x.key == keyLabel || x.labelledNumber(a) {
+	if x.key == keyLabel || x.labelledNumber(a) || x.labelledAfter(b) {
 		return b // an order, SKU, invoice or tracking number
 	}
 

@@ -170,3 +170,34 @@ func isMonthWord(s string, w word) bool {
 	e, ok := isMonthAt(s, w.a)
 	return ok && e >= w.b
 }
+
+// labelAfterWords, after "is the" and a number, say it is a reference: "X is the supplier's
+// customer number", "X is our order reference".
+var labelAfterWords = toSet("customer supplier vendor member membership loyalty internal reference ref order invoice ticket tracking booking")
+
+// labelledAfter reports whether the number ending at b is called a reference after it: "is the
+// (someone's) customer number", "is our order reference".
+func (x *scanCtx) labelledAfter(b int) bool {
+	s := x.s
+	k := skipSpace(s, b)
+	if !strings.HasPrefix(s[k:], "is ") {
+		return false
+	}
+	k += 3
+	for w := 0; w < 4; w++ {
+		wd, ok := wordAt(s, k, false)
+		if !ok || wd.b-wd.a > 16 {
+			return false
+		}
+		lw := strings.TrimSuffix(strings.ToLower(s[wd.a:wd.b]), "'s")
+		switch {
+		case labelAfterWords.has(lw):
+			return true
+		case lw == "the" || lw == "our" || lw == "your" || lw == "their" || lw == "an" || lw == "a" || wd.b < len(s) && s[wd.b-1] == 's' && s[wd.b-2] == '\'':
+			k = wd.b
+		default:
+			return false
+		}
+	}
+	return false
+}

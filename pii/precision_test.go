@@ -153,3 +153,19 @@ func TestDatesAreNotAddresses(t *testing.T) {
 		t.Error("12 Baker Street: address not found")
 	}
 }
+
+func TestNumbersCalledReferencesAfterwards(t *testing.T) {
+	sc, _ := New(nil)
+	r := rand.New(rand.NewPCG(14, 15))
+	after := []string{"is the supplier's customer number with us, not a bank account.", "is our order reference.",
+		"is their internal reference."}
+	for i := range 21 {
+		text := fmt.Sprintf("Account no. %s %s", phoneShaped(r), after[i%len(after)])
+		if fs := sc.ScanText(text); len(fs) > 0 {
+			t.Errorf("%q: %v", text, fs)
+		}
+	}
+	if !hasType(sc.ScanText("Account no. 12345678 is the one to pay into."), TypeBankAccount) {
+		t.Error("a bank account named as such was not found")
+	}
+}
