@@ -11,6 +11,8 @@ KNOWN_FAILURES=(
 	# E_AGENT_NOT_FOUND ("no agent gateway"), not 401 E_AUTH_FAILED as an out-of-order handshake message.
 	handshake.verify.re_unknown
 	handshake.session_established.in_the_clear
+	# A one-time consent is honoured twice: nothing spends it (docs/protocol.md, "Consent tokens").
+	pii.consent.one_time_used_twice
 )
 
 work=$(mktemp -d /tmp/mgconf.XXXXXX) # short: the gateway's sockets live under it
@@ -42,9 +44,10 @@ if [ -z "$port" ]; then
 fi
 
 "$mg" init --dir "$work/gw" --org target --listen "127.0.0.1:$port" >/dev/null
-"$mg" agent add --dir "$work/gw" --id echo --exec "$work/bin/echoagent" >/dev/null
+"$mg" agent add --dir "$work/gw" --id echo --exec "$work/bin/echoagent" --max-cls pii >/dev/null
 "$mg" conformance init --dir "$work/suite" >/dev/null
-"$mg" peer import --dir "$work/gw" <"$work/suite/peer.json" >/dev/null
+# A ceiling of pii, so that the consent cases run too.
+"$mg" peer import --dir "$work/gw" --max-cls pii <"$work/suite/peer.json" >/dev/null
 "$mg" peer export --dir "$work/gw" >"$work/gateway.json"
 "$mg" serve --dir "$work/gw" >"$work/serve.log" 2>&1 &
 pid=$!
@@ -63,7 +66,7 @@ for i in $(seq 300); do
 done
 
 known=$(IFS=,; echo "${KNOWN_FAILURES[*]}")
-if ! out=$("$mg" conformance --dir "$work/suite" --peer-doc "$work/gateway.json" --known-failures "$known" 2>&1); then
+if ! out=$("$mg" conformance --dir "$work/suite" --peer-doc "$work/gateway.json" --max-cls pii --known-failures "$known" 2>&1); then
 	echo "$out" | grep -v '^PASS ' >&2
 	echo "conformance: FAILED; the gateway's log:" >&2
 	tail -n 20 "$work/serve.log" >&2
