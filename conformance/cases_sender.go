@@ -128,6 +128,29 @@ func senderCases() []testCase {
 			m.To.Agent = "conformance-no-such-agent"
 			return s.sealedTree(s.prober, s.tree(m))
 		}, prober),
+		{"sender.trust.tool_outside_a_session", func(ctx context.Context, s *suite) (string, error) {
+			// Certified and holding tool.invoke, but outside a session the
+			// sender is at level 2 of the 4 a tool needs.
+			const text = "conformance: a call that needs a session"
+			r, _, err := s.sendOutside(ctx, func() []byte { return s.sealedTree(s.prober, s.tree(s.invoke(wire.Pub, text))) }, s.prober)
+			if err != nil {
+				return "", err
+			}
+			d, err := refused(r, authOnly...)
+			return withControl(ctx, d, err, func(ctx context.Context) error { return s.genuineInvoke(ctx, wire.Pub, text) })
+		}},
+		{"sender.trust.conf_outside_a_session", func(ctx context.Context, s *suite) (string, error) {
+			r, _, err := s.sendOutside(ctx, func() []byte {
+				m := s.ping()
+				m.Cls = wire.Conf
+				return s.sealedTree(s.prober, s.tree(m))
+			}, s.prober)
+			if err != nil {
+				return "", err
+			}
+			d, err := refused(r, authOnly...)
+			return withControl(ctx, "sealed conf ping "+d, err, s.genuinePing)
+		}},
 		invoke("without_capability_certificate", wire.ErrCapability, func(s *suite) wire.Value { return s.proberIDExt }),
 		invoke("capability_certificate_by_another_key", wire.ErrCapability, func(s *suite) wire.Value {
 			k, _ := keys.GenerateEd25519(s.cfg.Rand)

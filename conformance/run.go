@@ -179,28 +179,38 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		r := Result{Name: c.name, Took: time.Since(start), Detail: detail}
-		var skip *skipError
-		switch {
-		case errors.As(err, &skip):
-			r.Status, r.Detail = Skip, skip.why
-			rep.Skipped++
-		case err == nil && known[c.name]:
-			r.Status, r.Detail = XPass, "listed as a known failure, but passes: "+detail
-			rep.Failed++
-		case err == nil:
-			r.Status = Pass
+		r := judge(c.name, detail, err, known[c.name])
+		r.Took = time.Since(start)
+		switch r.Status {
+		case Pass:
 			rep.Passed++
-		case known[c.name]:
-			r.Status, r.Detail = XFail, "known failure: "+err.Error()
-			rep.Known++
-		default:
-			r.Status, r.Detail = Fail, err.Error()
+		case Fail, XPass:
 			rep.Failed++
+		case XFail:
+			rep.Known++
+		case Skip:
+			rep.Skipped++
 		}
 		rep.Results = append(rep.Results, r)
 	}
 	return rep, nil
+}
+
+// judge gives a case's outcome from what it returned and whether it is a
+// known failure.
+func judge(name, detail string, err error, known bool) Result {
+	var skip *skipError
+	switch {
+	case errors.As(err, &skip):
+		return Result{Name: name, Status: Skip, Detail: skip.why}
+	case err == nil && known:
+		return Result{Name: name, Status: XPass, Detail: "listed as a known failure, but passes: " + detail}
+	case err == nil:
+		return Result{Name: name, Status: Pass, Detail: detail}
+	case known:
+		return Result{Name: name, Status: XFail, Detail: "known failure: " + err.Error()}
+	}
+	return Result{Name: name, Status: Fail, Detail: err.Error()}
 }
 
 // runCase runs one case, turning a panic in it into its failure so that

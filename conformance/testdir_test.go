@@ -83,3 +83,34 @@ func TestRunChecksItsInput(t *testing.T) {
 		seen[n] = true
 	}
 }
+
+// TestJudge: a known failure that fails is XFAIL and one that passes is
+// XPASS; a skip is a skip whatever the list says.
+func TestJudge(t *testing.T) {
+	boom := errors.New("answered 200 pong, want E_REPLAY (401)")
+	for _, c := range []struct {
+		err   error
+		known bool
+		want  Status
+	}{
+		{nil, false, Pass},
+		{boom, false, Fail},
+		{boom, true, XFail},
+		{nil, true, XPass},
+		{skipf("needs pii"), false, Skip},
+		{skipf("needs pii"), true, Skip},
+	} {
+		if r := judge("x", "refused", c.err, c.known); r.Status != c.want {
+			t.Errorf("judge(%v, known %v) = %s, want %s", c.err, c.known, r.Status, c.want)
+		}
+	}
+	var b bytes.Buffer
+	rep := &Report{Target: "acme at https://acme.example", Results: []Result{judge("a.b", "refused 401 E_REPLAY", nil, false), judge("c.d", "", boom, false)}, Passed: 1, Failed: 1}
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := "PASS a.b: refused 401 E_REPLAY\nFAIL c.d: answered 200 pong, want E_REPLAY (401)\n1 passed, 1 failed, 0 known failures, 0 skipped (acme at https://acme.example)\n"
+	if b.String() != want || rep.OK() {
+		t.Errorf("report:\n%s\nwant\n%s (OK %v)", b.String(), want, rep.OK())
+	}
+}
