@@ -265,7 +265,9 @@ networks digital logistics realty properties construction trust fund funds asset
 var roleWords = toSet(`patient patientin passenger passagier candidate customer client employee applicant guardian
 beneficiary tenant student member driver colleague assignee manager thanks thank regards cheers sincerely
 dear hi hello ask tell told ping notify cc met mr mrs ms miss mx dr prof herr frau pani pan sr sra srta señor
-señora sig signor signora sig.ra mme mlle monsieur madame dott ing mevrouw meneer dhr mevr`)
+señora sig signor signora sig.ra mme mlle monsieur madame dott ing mevrouw meneer dhr mevr contact contacter
+contactar contattare kontaktieren richiamare llamar avisa avisar appeler rappeler anrufen emailed phoned
+invite invited hire hired welcome remind`)
 
 // roleBefore reports whether the word before a (past a comma) is one of roleWords.
 func (x *scanCtx) roleBefore(a int) bool {

@@ -62,6 +62,8 @@ func TestPlacesAndCompaniesAreNotNames(t *testing.T) {
 		"Market share: Sophie Berger AS 31%.",
 		"Take Vitamin D supplements daily.",
 		"Grace Period ends on Friday.",
+		"The Chicago Tribune and the Denver Broncos signed a deal.",
+		"Flights from Sydney Airport via Berlin Brandenburg are delayed.",
 	} {
 		if hasType(sc.ScanText(text), TypeName) {
 			t.Errorf("%q: read as a name: %v", text, sc.ScanText(text))

@@ -307,6 +307,12 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
+	if i == p && s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 9 && (m&cDigit != 0 || j+1 < n && s[j] == ' ' && isDigit(s[j+1])) {
+		// Ideographs with digits: an address in Chinese or Japanese?
+		if e := x.cjkAddressAt(p); e > p {
+			return e
+		}
+	}
 	if i == p && s[p] >= 0xE4 && s[p] <= 0xE9 && j+1 < n && s[j] == ' ' && s[j+1] >= 0xE4 {
 		// Ideographs, a space and ideographs: a Japanese name set in other text?
 		if e := x.cjkNameAt(p); e > p {
