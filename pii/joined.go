@@ -53,7 +53,7 @@ func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
 	for _, p := range parts {
 		total += len(p.s)
 	}
-	if total > maxJoinLen {
+	if total > maxJoinLen || !joinWorthy(parts) {
 		return nil
 	}
 	if key == keyNone {
@@ -88,6 +88,20 @@ func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
 		}
 	}
 	return hits
+}
+
+// joinWorthy reports whether parts hold a byte other than a lower-case letter or a space: what a
+// joined view reports always does (the digits of a number, the '@' and '.' of an address, the
+// capitals and digits of a token), and words side by side cost no scan.
+func joinWorthy(parts []jpart) bool {
+	for _, p := range parts {
+		for k := 0; k < len(p.s); k++ {
+			if c := p.s[k]; !isLower(c) && c != ' ' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // joinScan scans v, the parts joined (part i at offs[i]:offs[i+1]), and appends to hits the

@@ -42,7 +42,7 @@ type normState struct {
 	budget   int     // bound on decoded
 	hints    []int32 // candidates: start, end and kind (hintBlob, hintDigits) per entry
 	chainEnd int     // end of the last chain of digit groups read, for cards with odd separators
-	capDot   bool    // "DOT" or "Dot" was met as a word
+	capLangs uint8   // sepLangs whose word for '.' was met capitalised ("DOT")
 
 	jparts      []jpart         // scalar children of the containers being walked, see joined
 	flaggedKeys map[string]bool // member names that hold a finding, see safeKey
@@ -63,8 +63,14 @@ func (x *scanCtx) noteWord(i, j int, m uint8) {
 }
 
 func (x *scanCtx) noteCandidate(i, j int, m uint8) {
-	if j-i == 3 && x.s[i] == 'D' && x.s[i+1]|0x20 == 'o' && x.s[i+2]|0x20 == 't' {
-		x.capDot = true
+	if j-i == 3 && x.s[i] < 'a' {
+		for l := range sepLangs {
+			for _, d := range sepLangs[l].dot {
+				if len(d) == j-i && hasFoldPrefix(x.s[i:j], d) {
+					x.capLangs |= 1 << l
+				}
+			}
+		}
 	}
 	if j-i >= minBlobWord && len(x.hints) < 3*maxHints {
 		x.hints = append(x.hints, int32(i), int32(j), hintBlob)
@@ -109,25 +115,69 @@ func (x *scanCtx) normalize(hm int) {
 		x.decoded, x.budget = 0, decodeBudget*len(s)+decodeSlack
 	}
 	if x.depth < maxViewDepth && x.decoded < x.budget {
-		if hasPercentEscape(s) {
+		mk := marks(s)
+		if mk&markPct != 0 && hasPercentEscape(s) {
 			if v, at := percentView(s); at != nil {
 				x.scanView(v, at, 0, 0, StagePercent, nil)
 			}
 		}
-		if htmlCandidate(s) {
+		if mk&markHTML != 0 && htmlCandidate(s) {
 			if v, at := htmlView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageHTML, nil)
 			}
 		}
 		x.blobViews(hm)
-		if sepCandidate(s, x.capDot) {
-			if v, at := sepView(s); at != nil {
-				x.scanView(v, at, 0, 0, StageSeparators, acceptSepEmail)
+		if langs := sepCandidate(s, mk) | x.capLangs; langs != 0 {
+			for l := range sepLangs {
+				if langs&(1<<l) == 0 {
+					continue
+				}
+				if v, at := sepView(s, &sepLangs[l]); at != nil {
+					x.scanView(v, at, 0, 0, StageSeparators, acceptSepEmail)
+				}
 			}
 		}
 	}
 	x.hints = x.hints[:hm]
-	x.chainEnd, x.capDot = 0, false
+	x.chainEnd, x.capLangs = 0, 0
+}
+
+// The bytes that start a view's candidate, as marks tells them.
+const (
+	markPct     = 1 << iota // '%'
+	markHTML                // '&', '<' or ':' ("mailto:")
+	markSpace               // ' ': words spelt out
+	markBracket             // '[', '(', '{', '<'
+	markAt                  // '@'
+
+	markAll = 1<<iota - 1
+
+	// maxMarkText is the length up to which marks reads every byte: below it, one loop costs
+	// less than the calls to strings.IndexByte the prefilters make.
+	maxMarkText = 128
+)
+
+var markTab = func() (t [256]uint8) {
+	t['%'] = markPct
+	t['&'] = markHTML
+	t[':'] = markHTML
+	t['<'] = markHTML | markBracket
+	t[' '] = markSpace
+	t['['], t['('], t['{'] = markBracket, markBracket, markBracket
+	t['@'] = markAt
+	return t
+}()
+
+// marks returns which prefilters a short s calls for; markAll for a longer one.
+func marks(s string) uint8 {
+	if len(s) > maxMarkText {
+		return markAll
+	}
+	var m uint8
+	for i := 0; i < len(s); i++ {
+		m |= markTab[s[i]]
+	}
+	return m
 }
 
 // scanView scans v, a view of x.s, and adds what it finds that x.s's own findings do not already
@@ -156,7 +206,7 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 	x.s, x.base = v, len(x.out)
 	x.via = ns.via.then(st)
 	x.depth++
-	x.chainEnd, x.capDot = 0, false
+	x.chainEnd, x.capLangs = 0, 0
 	x.run()
 	if st == StageSeparators {
 		// What a separators view glued together is not decoded again.

@@ -231,6 +231,12 @@ func TestSeparatorObfuscation(t *testing.T) {
 			continue
 		}
 		at, dot := atMarks[r.IntN(len(atMarks))], dotMarks[r.IntN(len(dotMarks))]
+		if r.IntN(3) == 0 {
+			// The words of another language, in pairs.
+			p := [][2]string{{" ät ", " punkt "}, {" bei ", " Punkt "}, {" chez ", " point "}, {" arobase ", " point "},
+				{" arroba ", " punto "}, {" arroba ", " ponto "}}[r.IntN(6)]
+			at, dot = p[0], p[1]
+		}
 		text := "reach me: " + strings.ReplaceAll(strings.Replace(val.v, "@", at, 1), ".", dot) + " thanks"
 		if r.IntN(4) == 0 {
 			text = "mail " + strings.Join(strings.Split(val.v, ""), " ")
@@ -283,6 +289,7 @@ func TestNormalizeHardNegatives(t *testing.T) {
 			"etag "+base64.RawURLEncoding.EncodeToString(raw),
 			"b64 "+base64.StdEncoding.EncodeToString([]byte(benchProse[i*20:i*20+60])),
 			fmt.Sprintf("Find us at example%d dot com, or visit the site at shop dot example dot org", i),
+			fmt.Sprintf("We were stuck at this point in time, %d days in; rendez-vous chez Anna, point final", i),
 			fmt.Sprintf("The build took %d%% CPU and 50%%ile latency; a &b; x<y and list<String>", i),
 			fmt.Sprintf("values %d, %d, %d, %d, %d, %d, %d", r.IntN(9999), r.IntN(9999), r.IntN(9999), r.IntN(9999), r.IntN(9999), r.IntN(9999), r.IntN(9999)),
 			fmt.Sprintf("released 2024-%02d-%02d 12:%02d:00 build %d", 1+r.IntN(12), 1+r.IntN(28), r.IntN(60), r.IntN(1e6)),

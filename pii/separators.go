@@ -10,35 +10,80 @@ import "strings"
 // together would otherwise make numbers and names of its own). The digit view reads a chain
 // of three or more digit groups under one separator as one number, for cards only.
 
-// sepCandidate reports whether s holds " dot ", a bracketed "at", "dot", "@" or ".", or an '@'
-// with a space beside it; capDot says the scan met "DOT" or "Dot" as a word. Searching for
-// " dot " as a whole costs a fraction of looking at every 'd' of the prose.
-func sepCandidate(s string, capDot bool) bool {
-	if capDot || strings.Contains(s, " dot ") {
-		return true
+// maxSepLangText bounds the length of a text in which every word is tried as a word for '.' of
+// any language ("punkt", "point", "punto", "DOT"). An address spelt out is mostly a field or a
+// short message; in a longer text the lower-case " dot " and the bracketed forms are looked
+// for, and "DOT" or "Dot" the scan reports, since trying every word of a long document would
+// cost more than the rest of the scan.
+const maxSepLangText = 256
+
+// sepLang is one language's words for '@' and '.' in an address spelt out. A view uses one
+// language's pair at a time: "at" with "point" would read "stuck at this point in" as a mailbox.
+type sepLang struct{ at, dot []string }
+
+var sepLangs = [...]sepLang{
+	{at: []string{"at"}, dot: []string{"dot"}},
+	{at: []string{"\u00e4t", "bei"}, dot: []string{"punkt"}},
+	{at: []string{"chez", "arobase"}, dot: []string{"point"}},
+	{at: []string{"arroba"}, dot: []string{"punto", "ponto"}},
+}
+
+// sepCandidate returns, as bits of sepLangs, the languages whose word for '.' s holds between
+// spaces; a bracketed "at", "dot", "@" or ".", or an '@' with a space beside it, counts for the
+// first ("DOT" the scan reports itself). " dot " is searched for as a whole, which costs a
+// fraction of looking at every 'd' of the prose; the other words in texts of at most
+// maxSepLangText bytes.
+func sepCandidate(s string, mk uint8) uint8 {
+	var langs uint8
+	if mk&markSpace != 0 && strings.Contains(s, " dot ") {
+		langs |= 1
+	}
+	if len(s) <= maxSepLangText && mk&markSpace != 0 {
+		// A short text: every word after a space is tried against every language's word for
+		// '.', in one loop.
+		for i := 0; i+3 < len(s); i++ {
+			if s[i] != ' ' {
+				continue
+			}
+			r := s[i+1:]
+			for l := range sepLangs {
+				for _, w := range sepLangs[l].dot {
+					if r[0]|0x20 == w[0] && hasFoldPrefix(r, w) && len(r) > len(w) && r[len(w)] == ' ' {
+						langs |= 1 << l
+					}
+				}
+			}
+		}
+	}
+	if langs&1 != 0 {
+		return langs
 	}
 	for _, c := range [...]byte{'[', '(', '{', '<'} {
+		if mk&markBracket == 0 {
+			break
+		}
 		for r := s; ; {
 			i := strings.IndexByte(r, c)
 			if i < 0 {
 				break
 			}
 			if _, n := bracketMarker(r[i:]); n > 0 {
-				return true
+				return langs | 1
 			}
 			r = r[i+1:]
 		}
 	}
-	for r := s; ; {
+	for r := s; mk&markAt != 0; {
 		i := strings.IndexByte(r, '@')
 		if i < 0 {
-			return false
+			return langs
 		}
 		if i > 0 && r[i-1] == ' ' || i+1 < len(r) && r[i+1] == ' ' {
-			return true
+			return langs | 1
 		}
 		r = r[i+1:]
 	}
+	return langs
 }
 
 // bracketMarker reads "[at]", "(dot)", "{@}", "<.>" (any case, spaces inside allowed) at the
@@ -84,28 +129,30 @@ func bracketMarker(s string) (byte, int) {
 	return 0, 0
 }
 
-// wordMarker reads, at s[i:], spaces then "at" or "dot" as a word then spaces, and returns '@'
-// or '.' and the end, or 0.
-func wordMarker(s string, i int) (byte, int) {
+// wordMarker reads, at s[i:], spaces then one of lang's words for '@' or '.' then spaces, and
+// returns '@' or '.' and the end, or 0.
+func wordMarker(s string, i int, lang *sepLang) (byte, int) {
 	k := i
 	for k < len(s) && s[k] == ' ' {
 		k++
 	}
-	if k == i {
+	if k == i || k == len(s) {
 		return 0, i
 	}
 	var ch byte
-	var w int
-	switch {
-	case hasFoldPrefix(s[k:], "dot"):
-		ch, w = '.', 3
-	case hasFoldPrefix(s[k:], "at"):
-		ch, w = '@', 2
-	default:
-		return 0, i
+	w := 0
+	for _, d := range lang.dot {
+		if hasFoldPrefix(s[k:], d) {
+			ch, w = '.', len(d)
+		}
+	}
+	for _, a := range lang.at {
+		if w == 0 && (hasFoldPrefix(s[k:], a) || a[0] >= 0x80 && strings.HasPrefix(s[k:], a)) {
+			ch, w = '@', len(a)
+		}
 	}
 	e := k + w
-	if e >= len(s) || s[e] != ' ' {
+	if w == 0 || e >= len(s) || s[e] != ' ' {
 		return 0, i
 	}
 	for e < len(s) && s[e] == ' ' {
@@ -114,9 +161,10 @@ func wordMarker(s string, i int) (byte, int) {
 	return ch, e
 }
 
-// sepView returns s with the markers written as '@' and '.', and runs of three or more single
-// characters between single spaces closed up; a nil map when nothing changed.
-func sepView(s string) (string, []int32) {
+// sepView returns s with the markers of lang, and the bracketed ones, written as '@' and '.',
+// and runs of three or more single characters between single spaces closed up; a nil map when
+// nothing changed.
+func sepView(s string, lang *sepLang) (string, []int32) {
 	b := make([]byte, 0, len(s))
 	at := make([]int32, 0, len(s)+1)
 	changed := false
@@ -137,7 +185,7 @@ func sepView(s string) (string, []int32) {
 				i, changed = e, true
 				continue
 			}
-			if ch, e := wordMarker(s, i); ch != 0 {
+			if ch, e := wordMarker(s, i, lang); ch != 0 {
 				b = append(b, ch)
 				at = append(at, int32(i))
 				i, changed = e, true
