@@ -66,6 +66,7 @@ for i in $(seq 300); do
 done
 
 known=$(IFS=,; echo "${KNOWN_FAILURES[*]}")
+built=$SECONDS
 if ! out=$("$mg" conformance --dir "$work/suite" --peer-doc "$work/gateway.json" --max-cls pii --known-failures "$known" 2>&1); then
 	echo "$out" | grep -v '^PASS ' >&2
 	echo "conformance: FAILED; the gateway's log:" >&2
@@ -73,3 +74,4 @@ if ! out=$("$mg" conformance --dir "$work/suite" --peer-doc "$work/gateway.json"
 	exit 1
 fi
 echo "$out" | grep -v '^PASS '
+echo "conformance: OK, the suite ran in $((SECONDS - built))s (${SECONDS}s with the build and the gateway's start)"

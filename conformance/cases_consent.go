@@ -75,7 +75,9 @@ func (s *suite) withConsent(text, tok string, types ...string) *wire.Message {
 // refused, and under one that does is served. They need the test
 // organisation imported with a ceiling of pii or sec.
 func consentCases() []testCase {
-	refusedUnder := func(name string, build func(s *suite) *wire.Message) testCase {
+	// field is where the refusal points: the token, or the types the
+	// message declares.
+	refusedUnder := func(name, field string, build func(s *suite) *wire.Message) testCase {
 		return testCase{"pii.consent." + name, func(ctx context.Context, s *suite) (string, error) {
 			if err := s.needPII(); err != nil {
 				return "", err
@@ -84,7 +86,7 @@ func consentCases() []testCase {
 			if err != nil {
 				return "", err
 			}
-			d, err := refused(r, wire.ErrConsent)
+			d, err := refusedAt(r, field, wire.ErrConsent)
 			return withControl(ctx, d, err, s.genuineConsent)
 		}}
 	}
@@ -98,31 +100,31 @@ func consentCases() []testCase {
 			}
 			return "an e-mail address under a consent the test organisation issued: served", nil
 		}},
-		refusedUnder("issuer_not_trusted", func(s *suite) *wire.Message {
+		refusedUnder("issuer_not_trusted", "pii_meta.consent.proof", func(s *suite) *wire.Message {
 			k, _ := keys.GenerateEd25519(s.cfg.Rand)
 			return s.withConsent(personal, s.token(grant{key: k}))
 		}),
-		refusedUnder("for_another_grantee", func(s *suite) *wire.Message {
+		refusedUnder("for_another_grantee", "pii_meta.consent.proof", func(s *suite) *wire.Message {
 			return s.withConsent(personal, s.token(grant{grantee: "someone-else@" + s.target.Org}))
 		}),
-		refusedUnder("for_another_purpose", func(s *suite) *wire.Message {
+		refusedUnder("for_another_purpose", "pii_meta.consent.proof", func(s *suite) *wire.Message {
 			return s.withConsent(personal, s.token(grant{purpose: "marketing"}))
 		}),
-		refusedUnder("expired", func(s *suite) *wire.Message {
+		refusedUnder("expired", "pii_meta.consent.proof", func(s *suite) *wire.Message {
 			now := s.cfg.Now()
 			return s.withConsent(personal, s.token(grant{issued: now.Add(-2 * time.Hour), expires: now.Add(-time.Hour)}))
 		}),
-		refusedUnder("not_covering_the_data", func(s *suite) *wire.Message {
+		refusedUnder("not_covering_the_data", "pii_meta.consent.proof", func(s *suite) *wire.Message {
 			// The consent is for phone numbers; the message holds an e-mail
 			// address and says so.
 			return s.withConsent(personal, s.token(grant{types: []string{"phone"}}))
 		}),
-		refusedUnder("undeclared_data", func(s *suite) *wire.Message {
+		refusedUnder("undeclared_data", "pii_meta.types", func(s *suite) *wire.Message {
 			// A phone number the message does not declare and the consent
 			// does not cover.
 			return s.withConsent(personal+", or call +1 415 555 2671", s.token(grant{}))
 		}),
-		refusedUnder("forged_signature", func(s *suite) *wire.Message {
+		refusedUnder("forged_signature", "pii_meta.consent.proof", func(s *suite) *wire.Message {
 			tok := []byte(s.token(grant{}))
 			i := len(tok) - 10
 			if tok[i] == 'A' {

@@ -57,7 +57,7 @@ func dataCases() []testCase {
 			if err != nil {
 				return "", err
 			}
-			d, err := refused(r, wire.ErrClassification)
+			d, err := refusedAt(r, "cls", wire.ErrClassification)
 			return withControl(ctx, fmt.Sprintf("%s above the ceiling %s %s", above, s.cfg.MaxCls, d), err, func(ctx context.Context) error {
 				if s.cfg.MaxCls == wire.PII {
 					// A pii message needs a consent: the genuine one has it.

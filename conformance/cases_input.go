@@ -14,13 +14,18 @@ import (
 // Each is made from the prober's genuine signed ping, sent bare (which pub
 // allows), and the genuine ping is served.
 func inputCases() []testCase {
-	bare := func(name string, want wire.Code, alter func(s *suite, b []byte) []byte) testCase {
+	// field is the JSON path the refusal must name; "" names none, for
+	// input that is not JSON at all.
+	bare := func(name, field string, want wire.Code, alter func(s *suite, b []byte) []byte) testCase {
 		return testCase{"input." + name, func(ctx context.Context, s *suite) (string, error) {
 			r, _, err := s.sendOutside(ctx, func() []byte { return alter(s, s.barePing()) }, s.prober)
 			if err != nil {
 				return "", err
 			}
 			d, err := refused(r, want)
+			if field != "" && err == nil {
+				d, err = refusedAt(r, field, want)
+			}
 			return withControl(ctx, d, err, func(ctx context.Context) error {
 				r, _, err := s.sendOutside(ctx, s.barePing, s.prober)
 				if err != nil {
@@ -44,42 +49,42 @@ func inputCases() []testCase {
 		return append(append([]byte(`{"moltspeak":"0.1","pad":"`), bytes.Repeat([]byte("x"), n)...), `"}`...)
 	}
 	return []testCase{
-		bare("json.truncated", wire.ErrParse, func(_ *suite, b []byte) []byte { return b[:len(b)/2] }),
-		bare("json.trailing_data", wire.ErrParse, func(_ *suite, b []byte) []byte { return append(b, `{"v":"0.1"}`...) }),
-		bare("json.duplicate_key", wire.ErrParse, func(_ *suite, b []byte) []byte {
+		bare("json.truncated", "", wire.ErrParse, func(_ *suite, b []byte) []byte { return b[:len(b)/2] }),
+		bare("json.trailing_data", "", wire.ErrParse, func(_ *suite, b []byte) []byte { return append(b, `{"v":"0.1"}`...) }),
+		bare("json.duplicate_key", "cls", wire.ErrParse, func(_ *suite, b []byte) []byte {
 			return append([]byte(`{"cls":"pub",`), b[1:]...)
 		}),
-		bare("json.deep_nesting", wire.ErrParse, func(_ *suite, b []byte) []byte {
+		bare("json.deep_nesting", "", wire.ErrParse, func(_ *suite, b []byte) []byte {
 			deep := strings.Repeat("[", 70) + strings.Repeat("]", 70)
 			return bytes.Replace(b, []byte(`"p":{`), []byte(`"p":{"deep":`+deep+`,`), 1)
 		}),
-		bare("json.integer_beyond_2^53", wire.ErrParse, func(_ *suite, b []byte) []byte {
+		bare("json.integer_beyond_2^53", "x-amount", wire.ErrParse, func(_ *suite, b []byte) []byte {
 			return append([]byte(`{"x-amount":9007199254740993,`), b[1:]...)
 		}),
-		bare("json.comment", wire.ErrParse, func(_ *suite, b []byte) []byte { return append([]byte("/* a comment */"), b...) }),
-		bare("utf8.invalid_byte", wire.ErrParse, inNonce("\xff")),
-		bare("utf8.overlong", wire.ErrParse, inNonce("\xc0\xaf")),
-		bare("utf8.encoded_surrogate", wire.ErrParse, inNonce("\xed\xa0\x80")),
-		bare("utf8.lone_surrogate_escape", wire.ErrParse, inNonce(`\ud800`)),
-		bare("type.ts_string", wire.ErrSchema, member("ts", wire.StringValue("1800000000000"))),
-		bare("type.from_string", wire.ErrSchema, member("from", wire.StringValue("prober@conformance"))),
-		bare("type.payload_number", wire.ErrSchema, member("p.nonce", wire.IntValue(42))),
-		bare("type.p_array", wire.ErrSchema, member("p", wire.ArrayValue())),
-		bare("missing.id", wire.ErrMissingField, func(_ *suite, b []byte) []byte {
+		bare("json.comment", "", wire.ErrParse, func(_ *suite, b []byte) []byte { return append([]byte("/* a comment */"), b...) }),
+		bare("utf8.invalid_byte", "p.nonce", wire.ErrParse, inNonce("\xff")),
+		bare("utf8.overlong", "p.nonce", wire.ErrParse, inNonce("\xc0\xaf")),
+		bare("utf8.encoded_surrogate", "p.nonce", wire.ErrParse, inNonce("\xed\xa0\x80")),
+		bare("utf8.lone_surrogate_escape", "p.nonce", wire.ErrParse, inNonce(`\ud800`)),
+		bare("type.ts_string", "ts", wire.ErrSchema, member("ts", wire.StringValue("1800000000000"))),
+		bare("type.from_string", "from", wire.ErrSchema, member("from", wire.StringValue("prober@conformance"))),
+		bare("type.payload_number", "p.nonce", wire.ErrSchema, member("p.nonce", wire.IntValue(42))),
+		bare("type.p_array", "p", wire.ErrSchema, member("p", wire.ArrayValue())),
+		bare("missing.id", "id", wire.ErrMissingField, func(_ *suite, b []byte) []byte {
 			return wire.AppendCanonical(nil, parseTree(b).Without("id"))
 		}),
-		bare("missing.from.agent", wire.ErrMissingField, func(_ *suite, b []byte) []byte {
+		bare("missing.from.agent", "from.agent", wire.ErrMissingField, func(_ *suite, b []byte) []byte {
 			t := parseTree(b)
 			return wire.AppendCanonical(nil, t.With("from", t.Get("from").Without("agent")))
 		}),
-		bare("invalid.id", wire.ErrInvalidParam, member("id", wire.StringValue("not-a-uuid"))),
-		bare("invalid.ts_in_seconds", wire.ErrInvalidParam, func(s *suite, b []byte) []byte {
+		bare("invalid.id", "id", wire.ErrInvalidParam, member("id", wire.StringValue("not-a-uuid"))),
+		bare("invalid.ts_in_seconds", "ts", wire.ErrInvalidParam, func(s *suite, b []byte) []byte {
 			return member("ts", wire.IntValue(s.cfg.Now().Unix()))(s, b)
 		}),
-		bare("invalid.op", wire.ErrInvalidParam, member("op", wire.StringValue("teleport"))),
-		bare("invalid.cls", wire.ErrInvalidParam, member("cls", wire.StringValue("top-secret"))),
-		bare("version.unknown", wire.ErrVersion, member("v", wire.StringValue("9.9"))),
-		bare("envelope.unknown_member", wire.ErrSchema, func(_ *suite, b []byte) []byte {
+		bare("invalid.op", "op", wire.ErrInvalidParam, member("op", wire.StringValue("teleport"))),
+		bare("invalid.cls", "cls", wire.ErrInvalidParam, member("cls", wire.StringValue("top-secret"))),
+		bare("version.unknown", "v", wire.ErrVersion, member("v", wire.StringValue("9.9"))),
+		bare("envelope.unknown_member", "smuggled", wire.ErrSchema, func(_ *suite, b []byte) []byte {
 			return fmt.Appendf(nil, `{"envelope":{"encrypted":false},"message":%s,"moltspeak":"0.1","smuggled":1}`, b)
 		}),
 		{"input.sealed.not_json", func(ctx context.Context, s *suite) (string, error) {

@@ -321,6 +321,19 @@ func refused(r reply, want ...wire.Code) (string, error) {
 	return "refused " + r.String(), nil
 }
 
+// refusedAt is refused, and the refusal names field (docs/protocol.md:
+// every refusal names the JSON path of the offending field).
+func refusedAt(r reply, field string, want ...wire.Code) (string, error) {
+	d, err := refused(r, want...)
+	if err != nil {
+		return "", err
+	}
+	if p, _ := wire.PayloadAs[wire.ErrorPayload](r.msg); p.Field != field {
+		return "", fmt.Errorf("%s, naming field %q, want %q", d, p.Field, field)
+	}
+	return d, nil
+}
+
 func codeList(cs []wire.Code) string {
 	var s []string
 	for _, c := range cs {
