@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -45,12 +46,20 @@ func inNameList(list map[string]struct{}, w string) bool {
 	if len(w) > 32 || len(w) == 0 {
 		return false
 	}
-	if strings.IndexFunc(w, func(r rune) bool { return r >= 0x80 }) >= 0 {
-		_, ok := list[strings.ToLower(w)]
-		return ok
+	// Lower-case into a stack buffer, rune by rune where the word leaves ASCII.
+	var buf [96]byte
+	b := buf[:0]
+	for i := 0; i < len(w); {
+		if c := w[i]; c < 0x80 {
+			b = append(b, lower(c))
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(w[i:])
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+		i += n
 	}
-	var buf [32]byte
-	_, ok := list[string(lowerInto(buf[:0], w))]
+	_, ok := list[string(b)]
 	return ok
 }
 
@@ -118,8 +127,8 @@ func titleWord(s string, k int) int {
 	return e
 }
 
-func isUpperRune(r rune) bool  { return strings.ToLower(string(r)) != string(r) }
-func isLetterRune(r rune) bool { return strings.ToLower(string(r)) != strings.ToUpper(string(r)) }
+func isUpperRune(r rune) bool  { return unicode.IsUpper(r) }
+func isLetterRune(r rune) bool { return unicode.IsLetter(r) }
 
 // namePairStop are capitalised words that start or continue no person's name here: days,
 // months, articles and place words.

@@ -2,7 +2,10 @@ package pii
 
 import (
 	"fmt"
+	"strings"
 	"testing"
+
+	"github.com/moltgate/moltgate/internal/benchcpu"
 )
 
 // The given names and surnames here are written for the test, from no generator's list.
@@ -68,5 +71,27 @@ func TestPlacesAndCompaniesAreNotNames(t *testing.T) {
 		if hasType(sc.ScanText(text), TypeName) {
 			t.Errorf("%q: read as a name: %v", text, sc.ScanText(text))
 		}
+	}
+}
+
+// benchPeople is prose about people: names with and without cues, places and companies that look
+// like names, and health words, the text the gazetteer and the health vocabulary run on.
+const benchPeople = `Ask Ingrid Larsen whether the contract for Didier Schmitt S.A.R.L. was signed. The Berlin office
+moved to the boulevard William Guyot branch last March, and Passenger Przemysław Wójcik asked to change
+seats. She was diagnosed with type 2 diabetes and takes metformin; the cancer research grant is separate.
+Thanks, Chiara Rossi. Meeting notes: Mateo Fernández agreed to take the on-call rota next week. `
+
+func BenchmarkScanTextPeople1KiB(b *testing.B) {
+	sc, err := New(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	text := strings.Repeat(benchPeople, 1024/len(benchPeople)+1)[:1024]
+	sc.ScanText(text) // load the name lists outside the timing
+	b.SetBytes(int64(len(text)))
+	b.ReportAllocs()
+	defer benchcpu.Start(b)()
+	for b.Loop() {
+		sc.ScanText(text)
 	}
 }
