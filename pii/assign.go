@@ -338,7 +338,8 @@ func (x *scanCtx) assign(i int) int {
 // (case-folded), so that a name is read once with a rolling three-byte key and a position is
 // compared in full only when its key starts one of them.
 var secretWords = []string{"pass", "pwd", "priv", "secret", "seed", "sumo", "token", "key", "auth",
-	"cred", "contribsys", "login", "bearer"}
+	"cred", "contribsys", "login", "bearer", "senha", "kennwort", "contrase", "wachtwoord", "mdp", "session",
+	"sid", "cookie"}
 
 var secretStarts = func() (b bloom) {
 	for _, w := range secretWords {
@@ -376,7 +377,8 @@ func secretishAt(ident string) bool {
 				return true
 			}
 		case 's':
-			if hasFoldPrefix(r, "secret") || hasFoldPrefix(r, "seed") || hasFoldPrefix(r, "sumo") {
+			if hasFoldPrefix(r, "secret") || hasFoldPrefix(r, "seed") || hasFoldPrefix(r, "sumo") ||
+				hasFoldPrefix(r, "senha") || hasFoldPrefix(r, "session") || hasFoldPrefix(r, "sid") {
 				return true
 			}
 		case 't':
@@ -384,7 +386,7 @@ func secretishAt(ident string) bool {
 				return true
 			}
 		case 'k':
-			if hasFoldPrefix(r, "key") {
+			if hasFoldPrefix(r, "key") || hasFoldPrefix(r, "kennwort") {
 				return true
 			}
 		case 'a':
@@ -392,7 +394,15 @@ func secretishAt(ident string) bool {
 				return true
 			}
 		case 'c':
-			if hasFoldPrefix(r, "cred") || hasFoldPrefix(r, "contribsys") {
+			if hasFoldPrefix(r, "cred") || hasFoldPrefix(r, "contribsys") || hasFoldPrefix(r, "contrase") || hasFoldPrefix(r, "cookie") {
+				return true
+			}
+		case 'w':
+			if hasFoldPrefix(r, "wachtwoord") {
+				return true
+			}
+		case 'm':
+			if hasFoldPrefix(r, "mdp") {
 				return true
 			}
 		case 'l':
@@ -502,7 +512,7 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 			}
 			return 0, 0, ""
 		}
-		if !credential(v, 10) || codeRef(v) {
+		if !credential(v, 10) || codeRef(v) && !randomish(v) {
 			return 0, 0, ""
 		}
 		classes := 0

@@ -128,6 +128,10 @@ func classifyKey(k string) keyKind {
 	if labelKey(n) {
 		return keyLabel
 	}
+	if inList(n, "session", "sessionid", "sid", "jsessionid", "phpsessid", "sessid", "sessiontoken", "cookie",
+		"sessioncookie", "connectsid") {
+		return keyToken // a session id is the bearer's credential
+	}
 	meta := hasSuffixAny(n, "id", "ids", "name", "names", "url", "uri", "file", "path", "type", "size",
 		"length", "len", "count", "format", "expiry", "expires", "expiresin", "expiresat", "endpoint",
 		"header", "field", "prefix", "ttl", "version", "mode", "policy", "hint", "label", "required",
@@ -141,7 +145,8 @@ func classifyKey(k string) keyKind {
 		case hasSuffixAny(n, "privatekey", "privkey", "secretkey", "signingkey", "masterkey", "privatekeys") ||
 			hasSuffixAny(n, "seed", "private"):
 			return keyPrivate
-		case containsAny(n, "password", "passwd", "passphrase") || hasSuffixAny(n, "pwd") ||
+		case containsAny(n, "password", "passwd", "passphrase", "passwort", "kennwort", "motdepasse", "contrasea",
+			"contrasena", "wachtwoord", "senha") || hasSuffixAny(n, "pwd") || inList(n, "passe", "mdp", "pw") ||
 			(strings.HasSuffix(n, "pass") && !hasSuffixAny(n, "bypass", "compass", "overpass", "class")):
 			return keyPassword
 		case hasSuffixAny(n, "token", "secret", "apikey", "accesskey", "authkey", "credentials",

@@ -128,6 +128,8 @@ type scanCtx struct {
 
 	foldAt []int32 // see fold
 
+	pwSeen int // end of the last token pwWord examined in the current string
+
 	normState // see normalize
 }
 
@@ -185,6 +187,7 @@ func (x *scanCtx) run() {
 	var plain uint64
 	done := 0 // scanning back for the start of a word never goes before done
 	i := 0
+	x.pwSeen = 0
 	for i < n {
 		if i-base >= 64 || i < base {
 			base = i
@@ -280,6 +283,11 @@ func (x *scanCtx) step(p, done int) int {
 				return e
 			}
 		}
+		if p >= x.pwSeen && p+1 < n && !isLower(s[p+1]) && !isSpace(s[p+1]) && (i < p || isAlnum(s[p+1]) || p > 0 && isAlpha(s[p-1])) {
+			if e := x.pwWord(p); e > p {
+				return e
+			}
+		}
 		return p + 1
 	}
 	m := k
@@ -330,6 +338,13 @@ func (x *scanCtx) step(p, done int) int {
 	}
 	if i+1 < n && cueBloom.has(fold3(s, i)) {
 		if e := x.cue(i, j); e > j {
+			return e
+		}
+	}
+	if p >= x.pwSeen && m&cAlpha != 0 && (m&cDigit != 0 || j+1 < n && !isSpace(s[j]) && !sentenceEnd(s, j) &&
+		(!isLower(s[j+1]) || s[j] != '=' && s[j] != ':' && s[j] != '-' && s[j] != '.' && s[j] != '/')) {
+		// A word with a digit or a symbol may be a password stated in prose.
+		if e := x.pwWord(p); e > p {
 			return e
 		}
 	}

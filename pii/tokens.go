@@ -19,7 +19,8 @@ var keywordCues = newCues("token", "secret", "api key", "api-key", "apikey", "ap
 	"auth", "signing key", "secret key", "session key", "license key", "licence key", "app key", "app_key",
 	"master key", "account key", "account_key", "sas", "sig=", "password", "passwd", "pwd", "key:", "key=",
 	"key is", "key was", "key \"", "key '", "key`", "the key", "my key", "new key", "this key", "webhook",
-	"conn", "dsn",
+	"conn", "dsn", "session", "sid=", "cookie", "jeton", "clé", "cle d", "schlüssel", "zugangs", "clave", "chave",
+	"chiave", "sleutel", "llave",
 	// Vendors whose keys carry no prefix: a random token after their name is their key.
 	"openai", "anthropic", "claude", "mistral", "cohere", "groq", "gemini", "deepseek", "together",
 	"fireworks", "perplexity", "replicate", "elevenlabs", "deepgram", "assemblyai", "pinecone", "weaviate",

@@ -158,7 +158,7 @@ func isCall(v string) bool {
 	if k <= 0 || !identOnly(v[:k]) {
 		return false
 	}
-	return k == len(v)-1 || v[len(v)-1] == ')' || v[len(v)-1] == ']'
+	return k == len(v)-1 && strings.IndexByte(v[:k], '.') > 0 || v[len(v)-1] == ')' || v[len(v)-1] == ']'
 }
 
 // pwValueEnd returns the end of an unquoted password value starting at a, assigned to the name

@@ -1,0 +1,200 @@
+package pii
+
+import "strings"
+
+// Passwords stated in prose, in English, German, French, Spanish, Portuguese, Italian and
+// Dutch: "my password is hunter2!", "das Passwort lautet Sommer2024", "le mot de passe est
+// azerty123", "la contraseña es Gato$2019", "use Xk9#mP2 as the password", "login with admin /
+// Gain69*". The value is the candidate: a word of four to 64 bytes with a letter and a digit or
+// a symbol, the first byte of which the scan stops at (prose words are plain and never one). A
+// password word shortly before it, or "as the password" just after, makes it a password, unless
+// the words between say the text is about passwords in general ("policy", "must", "at least",
+// "reset your"...). Assignments ("Passwort: x", "senha=x") are the assignment rule's.
+
+// pwCues name a password, or a login followed by "user / password".
+var pwCues = newCues("password", "passwort", "passwd", "passphrase", "passcode", "pass ", "pass:", "pw ", "pw:",
+	"pwd", "kennwort", "mot de passe", "mdp", "contraseña", "contrasena", "clave", "senha", "palavra-passe",
+	"palavra passe", "parola d'ordine", "parola d’ordine", "wachtwoord", "login with", "login is", "logon",
+	"log in with", "credentials", "zugangsdaten", "identifiant", "usuario", "utilisateur", "user ", "benutzer",
+	"reset it to", "changed it to", "set it to")
+
+// pwAfterCues follow the value: "use X as the password".
+var pwAfterCues = newCues("as the password", "as password", "as your password", "as the passphrase",
+	"als passwort", "als kennwort", "comme mot de passe", "como contraseña", "como senha", "come password",
+	"als wachtwoord")
+
+// pwGeneric are words that make a text about passwords in general, not a statement of one.
+var pwGeneric = newCues("policy", "policies", "must", "should", "require", "at least", "minimum", "maximum",
+	"length", "character", "reset your", "forgot", "hash", "manager", "field", "expire", "rule", "strength",
+	"hint", "example", "such as", "like ", "e.g", "never", "don't", "do not", "weak", "strong", "complex",
+	"muss", "mindestens", "doit", "debe", "deve", "moet", "zeichen", "caract")
+
+// pwWord handles the token (delimited by white space) around p, a byte the scan stopped at in a
+// word with a digit or a symbol. It returns the end of a password found, or p.
+func (x *scanCtx) pwWord(p int) int {
+	s := x.s
+	ts := p
+	for ts > 0 && p-ts < 64 && !isSpace(s[ts-1]) && s[ts-1] != '"' {
+		ts--
+	}
+	te := p
+	digitOrSym := false
+	for te < len(s) && te-ts < 80 && !isSpace(s[te]) && s[te] != '"' && s[te] != '<' {
+		if !isAlpha(s[te]) {
+			digitOrSym = true
+		}
+		te++
+	}
+	x.pwSeen = te
+	if !digitOrSym || ts > 0 && !isSpace(s[ts-1]) && s[ts-1] != '"' {
+		return p
+	}
+	for k := ts; k < p; k++ {
+		if !isAlpha(s[k]) {
+			digitOrSym = true
+		}
+	}
+	// Quotes around the value and a sentence's end after it.
+	a, b := ts, te
+	if s[a] == '\'' || s[a] == '`' {
+		a++
+	}
+	for b > a && strings.IndexByte(".,;)'`", s[b-1]) >= 0 && b-a > 4 {
+		if s[b-1] == '\'' && (a == ts || strings.IndexByte(s[a:b-1], '\'') >= 0) {
+			break // a password that ends in a quote
+		}
+		b--
+		if s[b] != '.' || b+1 < te {
+			break
+		}
+	}
+	if b-a < 4 || b-a > 64 || !pwShape(s[a:b]) {
+		return p
+	}
+	// A cue before, within the same sentence, with nothing general between.
+	lo := max(0, ts-56)
+	if k := strings.LastIndexAny(s[lo:ts], "\n.!?"); k >= 0 && (s[lo+k] == '\n' || lo+k+1 < ts && s[lo+k+1] == ' ') {
+		lo += k + 1
+	}
+	ce := lastCueEnd(s, lo, ts, pwCues)
+	switch {
+	case ce >= 0:
+		if hasCue(s, ce, ts, pwGeneric) || ts-ce > 40 || strings.ContainsAny(s[ce:ts], "([{$<") {
+			return p // general words, or code: os.environ["X"], f(password=…)
+		}
+	case hasCue(s, b, min(len(s), b+24), pwAfterCues):
+	default:
+		return p
+	}
+	v := s[a:b]
+	if k := strings.LastIndexAny(v, "=:"); k > 2 && secretish(v[:k]) {
+		return p // "…;Password=x": the assignment rule's
+	}
+	if !credential(v, 4) || codeRef(v) || versioned(v) || constName(v) || startsWithTokenPrefix(v) ||
+		redacted(s, b) || strings.Contains(v, "...") || strings.Contains(v, "**") || containsFold(v, "your") {
+		return p // placeholders and the vendor rules' own
+	}
+	x.add(TypePassword, a, b, 0.9, "secret.password-prose")
+	return te
+}
+
+// pwShape: letters with a digit or a symbol, not a number, date, version, path, address or URL.
+func pwShape(v string) bool {
+	var letters, digits, symbols, joins, uppers int
+	assign := false
+	for k := 0; k < len(v); k++ {
+		switch c := v[k]; {
+		case isAlpha(c):
+			letters++
+			if isUpper(c) {
+				uppers++
+			}
+		case isDigit(c):
+			digits++
+		case c > ' ' && c < 0x7f:
+			if k > 0 && k < len(v)-1 {
+				symbols++ // a bracket or a full stop at an end is the sentence's
+				if c == '-' || c == '.' || c == '_' {
+					joins++
+				}
+				if (c == '=' || c == ':') && digits == 0 && symbols == 1 && uppers == 0 && letters >= 2 {
+					assign = lowerSlug(v[k+1:]) // status=ok, region=eu-west-1: the assignment rule's
+				}
+			}
+		default:
+			return false
+		}
+	}
+	if letters == 0 || digits+symbols == 0 || assign || letters+digits < 5 && symbols == joins {
+		return false
+	}
+	if uppers == 0 && symbols > 0 && symbols == joins {
+		return false // a slug or a version: eu-west-1, gpt-4o-mini, 1.8s
+	}
+	if strings.Contains(v, "://") || v[0] == '/' {
+		return false
+	}
+	if (v[0] == '@' || v[0] == '#' || v[0] == '-') && (identOnly(strings.TrimLeft(v, "-")) && digits == 0 || v[1] == '-') {
+		return false // @mention, #tag, --flag, -rf
+	}
+	if v[0] == 'v' && len(v) > 1 && isDigit(v[1]) {
+		return false // v3.2.0
+	}
+	// A word that ends in punctuation alone ("box:", "is.") states nothing.
+	return digits > 0 || symbols > 1 || !strings.ContainsAny(v[len(v)-1:], ".,:;!?")
+}
+
+// lastCueEnd returns the end of the last cue of cues in s[lo:hi] (at a word start), or -1.
+func lastCueEnd(s string, lo, hi int, cl *cueList) int {
+	best := -1
+	for p := lo; p < hi; p++ {
+		if p > 0 && isAlnum(s[p-1]) {
+			continue
+		}
+		c0 := lower(s[p])
+		if cl.first[c0>>6]&(1<<(c0&63)) == 0 {
+			continue
+		}
+		if p > 0 && s[p-1] == '_' {
+			continue // DB_PASSWORD names a variable
+		}
+		w := s[p:hi]
+		for _, c := range cl.cues {
+			if c[0] == c0 && hasFoldPrefix(w, c) {
+				if e := p + len(c); c[len(c)-1] != ' ' && e < len(s) && (isAlnum(s[e]) || s[e] == '_') && !isLower(s[e]) {
+					continue // PASSWORD_FILE, password2
+				} else if e > best {
+					best = e
+				}
+			}
+		}
+	}
+	return best
+}
+
+func containsFold(v, w string) bool {
+	for k := 0; k+len(w) <= len(v); k++ {
+		if hasFoldPrefix(v[k:], w) {
+			return true
+		}
+	}
+	return false
+}
+
+// sentenceEnd reports punctuation at j that ends a word in prose: ". ", ", ", "?" at the end.
+func sentenceEnd(s string, j int) bool {
+	if strings.IndexByte(".,;:!?)", s[j]) < 0 {
+		return false
+	}
+	return j+1 >= len(s) || isSpace(s[j+1]) || s[j+1] == '"'
+}
+
+// lowerSlug: lower-case letters, digits and . - _ only.
+func lowerSlug(v string) bool {
+	for k := 0; k < len(v); k++ {
+		if c := v[k]; !isLower(c) && !isDigit(c) && c != '.' && c != '-' && c != '_' {
+			return false
+		}
+	}
+	return true
+}
