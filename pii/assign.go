@@ -136,7 +136,7 @@ func (x *scanCtx) dash(i int) int {
 	}
 	tok := s[k:e]
 	c := strings.IndexByte(tok, ':')
-	if c < 0 {
+	if c < 0 || templated(strings.Trim(tok, `"'`)) {
 		return i
 	}
 	user := strings.Trim(tok[:c], `"'{}`)

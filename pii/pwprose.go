@@ -90,7 +90,14 @@ func (x *scanCtx) pwWord(p int) int {
 	if k := strings.LastIndexAny(v, "=:"); k > 2 && secretish(v[:k]) {
 		return p // "…;Password=x": the assignment rule's
 	}
-	if !credential(v, 4) || codeRef(v) || versioned(v) || constName(v) || startsWithTokenPrefix(v) ||
+	if strings.ContainsAny(v, "<>") || strings.Contains(v, "$") && templatedPart(v) || containsFold(v, "password") ||
+		containsFold(v, "username") {
+		return p // "<user:password>", "$USER:$PASSWORD", "neo4j:[PASSWORD]"
+	}
+	if k := strings.IndexAny(v, "({"); k > 0 && identOnly(v[:k]) && strings.IndexByte(v[:k], '.') > 0 {
+		return p // new AWS.SharedIniFileCredentials({
+	}
+	if templatedPart(v) || !credential(v, 4) || codeRef(v) || versioned(v) || constName(v) || startsWithTokenPrefix(v) ||
 		redacted(s, b) || strings.Contains(v, "...") || strings.Contains(v, "**") || containsFold(v, "your") {
 		return p // placeholders and the vendor rules' own
 	}
@@ -197,4 +204,14 @@ func lowerSlug(v string) bool {
 		}
 	}
 	return true
+}
+
+// templatedPart reports a part of v, split at ':' '/' '@', that is a template.
+func templatedPart(v string) bool {
+	for _, part := range strings.FieldsFunc(v, func(r rune) bool { return r == ':' || r == '/' || r == '@' }) {
+		if templated(strings.Trim(part, "\"'")) {
+			return true
+		}
+	}
+	return false
 }

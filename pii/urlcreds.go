@@ -128,12 +128,14 @@ func templated(v string) bool {
 	}
 	last := v[len(v)-1]
 	switch v[0] {
-	case '<':
-		return last == '>' || strings.IndexByte(v, '>') > 0
-	case '[':
-		return last == ']'
-	case '{':
-		return last == '}'
+	case '<', '[', '{':
+		// <password>, [PASSWORD], {SumoAccessKey}, and "<your" cut at a space.
+		k := 1
+		for k < len(v) && (isAlnum(v[k]) || v[k] == '_' || v[k] == '-' || v[k] == '.') {
+			k++
+		}
+		return k > 1 && isAlpha(v[1]) && (k == len(v) || strings.IndexByte(">]}", v[k]) >= 0) ||
+			v[0] == '<' && last == '>' || v[0] == '[' && last == ']'
 	case '$', '@':
 		return len(v) > 1 && identOnly(v[1:])
 	case '%':
