@@ -465,8 +465,9 @@ func (x *scanCtx) authHeader(a, b, i int) int {
 		e++
 	}
 	cand := s[a:e]
-	if !credential(cand, 8) || placeholderRun(cand) {
-		return i
+	if !credential(cand, 8) || placeholderRun(cand) || startsWithTokenPrefix(cand) || constName(cand) ||
+		strings.Contains(cand, "...") || strings.Contains(cand, "**") || containsFold(cand, "your") {
+		return i // a placeholder, or a vendor token its own rule judges
 	}
 	if scheme == "basic" {
 		// Basic credentials are base64("user:password").
@@ -632,8 +633,8 @@ func (x *scanCtx) digitSecret(i, j int) int {
 		}
 	}
 	if j+3 < len(s) && s[j] == ':' && n >= 8 && n <= 10 && s[j+1] == 'A' && s[j+2] == 'A' && isDigits([]byte(s[i:j])) {
-		e := span(s, j+1, setWordD, 36)
-		if e-j-1 == 35 && rightEdge(s, e) {
+		e := span(s, j+1, setWordD, 46)
+		if k := e - j - 1; (k == 35 || k >= 30 && k <= 45 && randomish(s[j+1:e])) && rightEdge(s, e) {
 			x.add(TypeAPIToken, i, e, 0.9, "secret.telegram-bot-token")
 			return e
 		}

@@ -16,10 +16,13 @@ var pwCues = newCues("password", "passwort", "passwd", "passphrase", "passcode",
 	"pwd", "kennwort", "mot de passe", "mdp", "contraseña", "contrasena", "clave", "senha", "palavra-passe",
 	"palavra passe", "parola d'ordine", "parola d’ordine", "wachtwoord", "login with", "login is", "logon",
 	"log in with", "credentials", "zugangsdaten", "identifiant", "usuario", "utilisateur", "user ", "benutzer",
-	"reset it to", "changed it to", "set it to")
+	"reset it to", "changed it to", "set it to", "secret ", "secret:", "code ", "pin ")
 
 // pwAfterCues follow the value: "use X as the password".
 var pwAfterCues = newCues("as the password", "as password", "as your password", "as the passphrase",
+	"to open it", "to open the", "to unlock", "to decrypt", "to unzip", "to extract", "to log in", "to sign in",
+	"zum öffnen", "zum entsperren", "pour ouvrir", "pour déverrouiller", "para abrir", "para desbloquear",
+	"per aprire", "om te openen",
 	"als passwort", "als kennwort", "comme mot de passe", "como contraseña", "como senha", "come password",
 	"als wachtwoord")
 
@@ -97,7 +100,7 @@ func (x *scanCtx) pwWord(p int) int {
 	if k := strings.IndexAny(v, "({"); k > 0 && identOnly(v[:k]) && strings.IndexByte(v[:k], '.') > 0 {
 		return p // new AWS.SharedIniFileCredentials({
 	}
-	if templatedPart(v) || !credential(v, 4) || codeRef(v) || versioned(v) || constName(v) || startsWithTokenPrefix(v) ||
+	if templatedPart(v) || !credential(v, 4) || codeRef(v) && !hasDigit(v) || versioned(v) || constName(v) || startsWithTokenPrefix(v) ||
 		redacted(s, b) || strings.Contains(v, "...") || strings.Contains(v, "**") || containsFold(v, "your") {
 		return p // placeholders and the vendor rules' own
 	}
@@ -132,14 +135,15 @@ func pwShape(v string) bool {
 			return false
 		}
 	}
-	if letters == 0 || digits+symbols == 0 || assign || letters+digits < 5 && symbols == joins {
+	if letters == 0 || digits+symbols == 0 || assign || letters+digits < 4 ||
+		letters+digits < 5 && digits == 0 && symbols == joins {
 		return false
 	}
 	if uppers == 0 && symbols > 0 && symbols == joins {
 		return false // a slug or a version: eu-west-1, gpt-4o-mini, 1.8s
 	}
-	if strings.Contains(v, "://") || v[0] == '/' {
-		return false
+	if strings.Contains(v, "://") || v[0] == '/' && identOnly(strings.ReplaceAll(v, "/", "_")) {
+		return false // a URL or a path
 	}
 	if (v[0] == '@' || v[0] == '#' || v[0] == '-') && (identOnly(strings.TrimLeft(v, "-")) && digits == 0 || v[1] == '-') {
 		return false // @mention, #tag, --flag, -rf

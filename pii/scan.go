@@ -341,8 +341,9 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if p >= x.pwSeen && m&cAlpha != 0 && (m&cDigit != 0 || j+1 < n && !isSpace(s[j]) && !sentenceEnd(s, j) &&
-		(!isLower(s[j+1]) || s[j] != '=' && s[j] != ':' && s[j] != '-' && s[j] != '.' && s[j] != '/')) {
+	if p >= x.pwSeen && m&cAlpha != 0 && (m&cDigit != 0 || i > 0 && !isSpace(s[i-1]) && !isAlnum(s[i-1]) && s[i-1] != '"' ||
+		j+1 < n && !isSpace(s[j]) && !sentenceEnd(s, j) &&
+			(!isLower(s[j+1]) || s[j] != '=' && s[j] != ':' && s[j] != '-' && s[j] != '.' && s[j] != '/')) {
 		// A word with a digit or a symbol may be a password stated in prose.
 		if e := x.pwWord(p); e > p {
 			return e

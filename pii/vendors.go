@@ -90,7 +90,7 @@ var tokenRules = []tokenRule{
 	fixed("rdme_", csLower|csDigitOnly, 70, 70, 3, TypeAPIToken, "secret.readme-api-token"),
 	fixed("dnkey-", setWordD|csEq, 79, 79, 3, TypeAPIToken, "secret.defined-networking-token"),
 	fixed("API-", csUpperOnly|csDigitOnly, 26, 26, 3, TypeAPIToken, "secret.octopus-deploy-api-key"),
-	{"dapi", databricks},
+	{"dapi", orLoose(databricks, "dapi", setHexL, "secret.databricks-api-token")},
 
 	// Secret stores and identity.
 	fixed("hvs.", setWordD, 24, 300, 3, TypeAPIToken, "secret.vault-service-token"),
