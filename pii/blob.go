@@ -38,6 +38,9 @@ func (x *scanCtx) blobViews(hm int) {
 			b++
 		}
 		last = b
+		if !x.room(b - a) {
+			return
+		}
 		if text, st := decodeBlob(s[a:b]); st != 0 {
 			x.scanView(text, nil, a, b, st, nil)
 		}

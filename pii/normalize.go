@@ -25,8 +25,8 @@ const (
 	maxViewDepth = 4
 	// decodeBudget and decodeSlack bound the bytes of all views of one string: decodeBudget
 	// times its length, plus decodeSlack.
-	decodeBudget = 32
-	decodeSlack  = 1 << 20
+	decodeBudget = 4
+	decodeSlack  = 64 << 10
 	// minBlobWord is the length of a word that makes the blob decoders look around it: 12
 	// base64 characters hold 9 bytes, less than the shortest e-mail address worth finding.
 	minBlobWord = 12
@@ -116,12 +116,12 @@ func (x *scanCtx) normalize(hm int) {
 	}
 	if x.depth < maxViewDepth && x.decoded < x.budget {
 		mk := marks(s)
-		if mk&markPct != 0 && hasPercentEscape(s) {
+		if mk&markPct != 0 && x.room(len(s)) && hasPercentEscape(s) {
 			if v, at := percentView(s); at != nil {
 				x.scanView(v, at, 0, 0, StagePercent, nil)
 			}
 		}
-		if mk&markHTML != 0 && htmlCandidate(s) {
+		if mk&markHTML != 0 && x.room(len(s)) && htmlCandidate(s) {
 			if v, at := htmlView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageHTML, nil)
 			}
@@ -132,6 +132,9 @@ func (x *scanCtx) normalize(hm int) {
 				if langs&(1<<l) == 0 {
 					continue
 				}
+				if !x.room(len(s)) {
+					break
+				}
 				if v, at := sepView(s, &sepLangs[l]); at != nil {
 					x.scanView(v, at, 0, 0, StageSeparators, acceptSepEmail)
 				}
@@ -141,6 +144,10 @@ func (x *scanCtx) normalize(hm int) {
 	x.hints = x.hints[:hm]
 	x.chainEnd, x.capLangs = 0, 0
 }
+
+// room reports whether a view of n bytes fits in what is left of the budget; the view is not
+// even made when it does not.
+func (x *scanCtx) room(n int) bool { return x.decoded+n <= x.budget }
 
 // The bytes that start a view's candidate, as marks tells them.
 const (

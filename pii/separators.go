@@ -255,7 +255,7 @@ func (x *scanCtx) digitView(a, b int) {
 		}
 		i = e
 	}
-	if sep == "" || n < 13 {
+	if sep == "" || n < 13 || !x.room(n) {
 		return
 	}
 	at[n] = int32(b)
