@@ -419,10 +419,37 @@ func seed(x *scanCtx, i int) (int, Type, float64, string) {
 	if _, err := base64.StdEncoding.DecodeString(s[b:e]); err != nil {
 		return no(i)
 	}
-	if x.key == keyPrivate || x.cueBefore(i, 48, seedCues) {
+	if x.key == keyPrivate || x.key == keyToken || x.cueBefore(i, 48, seedCues) {
 		return ok(e, TypePrivateKey, 0.97, "secret.private-seed")
 	}
 	return no(i)
 }
 
-var seedCues = newCues("private", "seed", "secret", "priv")
+var seedCues = newCues("private", "seed", "secret", "priv", "encryption_key", "signing_key", "signingkey",
+	"encryptionkey")
+
+// identityFile recognises moltgate's identity file (keys.KeyFile) by its version member,
+// "moltgate_identity": the file exists to hold an agent's two private keys, in the clear or
+// sealed under a passphrase, and neither form may leave the organisation. It fires on the
+// member name alone (a JSON key, scanned as its own string) or, in text, on the member followed
+// by a "private" or "encrypted" object.
+func identityFile(x *scanCtx, i int) (int, Type, float64, string) {
+	s := x.s
+	const m = "moltgate_identity"
+	if !strings.HasPrefix(s[i:], m) {
+		return no(i)
+	}
+	e := i + len(m)
+	if i == 0 && e == len(s) {
+		return ok(e, TypePrivateKey, 0.95, "secret.moltgate-identity-file")
+	}
+	r := s[e:min(len(s), e+4096)]
+	if !strings.HasPrefix(strings.TrimLeft(r, `"\ `), ":") {
+		return no(i)
+	}
+	if strings.Contains(r, `"private"`) || strings.Contains(r, `"encrypted"`) || strings.Contains(r, `\"private\"`) ||
+		strings.Contains(r, `\"encrypted\"`) {
+		return ok(e, TypePrivateKey, 0.95, "secret.moltgate-identity-file")
+	}
+	return no(i)
+}

@@ -178,6 +178,7 @@ var tokenRules = []tokenRule{
 	fixed("sat.", setWordD|csDot, 66, 66, 3, TypeAPIToken, "secret.harness-api-key"),
 
 	{"eyJ", jwt},
+	{"moltgate_identity", identityFile},
 	{"ed25519:", seed},
 	{"x25519:", seed},
 }
