@@ -573,9 +573,10 @@ const policyText = `## Policy
   A sender that knows it sends names declares them in pii_meta.types, and then the consent must
   cover them whatever the scanner finds.
 - **Dates of birth.** A date is reported as a date of birth only after a birth cue ("born", "date of
-  birth", "DOB") or under a birth-date key. The synthetic set labels dates as non-personal, so
-  "Please tell me your date of birth. It's 6/24/1991" counts as a false block above: the gate blocks
-  it on purpose.
+  birth", "DOB", and the same in the other languages the gate sees most) or under a birth-date key.
+  presidio-research's synthetic set labels dates as non-personal, so "Please tell me your date of
+  birth. It's 6/24/1991" counts as a false block in pii-reference-accuracy.md: the gate blocks it on
+  purpose.
 - **Health.** Health information counts when it is about someone: in a document that identifies a
   person (a name, an e-mail, a phone number, an id number, a date of birth, an address), in text
   that speaks of someone (a capitalised "I", "My", "She", "His", "Patient", "Ich", "Je"...) and
@@ -594,6 +595,8 @@ const policyText = `## Policy
   minus sign) are read as ASCII ones, and full-width and small forms, mathematical letters and
   digits, and the decimal digits of every script as their ASCII counterparts. A card number in
   full-width digits or a phone number with no-break spaces is found as one in ASCII is; findings
-  cover the text as it was given. Other look-alikes (a Cyrillic "а" in a token's prefix) and
-  deliberate encodings (base64, spelling "at" for "@") are not undone.
+  cover the text as it was given. Other look-alikes (a Cyrillic "а" in a token's prefix) are not
+  undone. Deliberate encodings are: percent-encoding, HTML entities and markup, base64, base32 and
+  hex that decode to text, and "at"/"dot" spelt out are read as what they encode, and values split
+  across JSON fields or array items are read together (docs/protocol.md, "What is detected").
 `
