@@ -323,3 +323,51 @@ func skipInitial(s string, q int) int {
 	}
 	return q
 }
+
+// nameList reads a list of single capitalised words at a ("Gaetane, Hannah, Anthony and
+// Derek"); when at least three are given names of the list and they are most of it, each
+// given name is a person's name. It returns the end of the list, or a.
+func (x *scanCtx) nameList(a int) int {
+	s := x.s
+	type item struct{ a, b int }
+	var items [12]item
+	n, given := 0, 0
+	k := a
+	for n < len(items) {
+		e := titleWord(s, k)
+		if e-k < 2 || e < len(s) && isAlnum(s[e]) || namePairStop.hasFold(s[k:e]) {
+			break
+		}
+		items[n] = item{k, e}
+		n++
+		if isGivenName(s[k:e]) {
+			given++
+		}
+		switch {
+		case strings.HasPrefix(s[e:], ", and "):
+			k = e + 6
+		case strings.HasPrefix(s[e:], ", "):
+			k = e + 2
+		case strings.HasPrefix(s[e:], " and "), strings.HasPrefix(s[e:], " und "):
+			k = e + 5
+		case strings.HasPrefix(s[e:], " et "):
+			k = e + 4
+		case strings.HasPrefix(s[e:], " y "), strings.HasPrefix(s[e:], " e "):
+			k = e + 3
+		default:
+			k = len(s) + 1
+		}
+		if k > len(s) {
+			break
+		}
+	}
+	if n < 3 || given < 3 || 2*given < n+1 {
+		return a
+	}
+	for _, it := range items[:n] {
+		if isGivenName(s[it.a:it.b]) {
+			x.add(TypeName, it.a, it.b, 0.7, "name.list")
+		}
+	}
+	return items[n-1].b
+}

@@ -41,7 +41,8 @@ func TestNamesFromGazetteer(t *testing.T) {
 			t.Errorf("%q: name not found", text)
 		}
 	}
-	for _, text := range []string{"Have you met Ottavio G. Scarpellini?", "Is Gwenaëlle Q Quéré coming?",
+	for _, text := range []string{"They had four: Ingrid, Mateo, Sophie and Lukas.", "Invite Chiara, Hamza, Yusuf, and Élodie.",
+		"Have you met Ottavio G. Scarpellini?", "Is Gwenaëlle Q Quéré coming?",
 		"Chad Phillips wants the keys back.", "Heather Gillespie signed it.", "Ingrid Larsen's review is due."} {
 		if !hasType(sc.ScanText(text), TypeName) {
 			t.Errorf("%q: name not found", text)
@@ -67,6 +68,9 @@ func TestPlacesAndCompaniesAreNotNames(t *testing.T) {
 		"Grace Period ends on Friday.",
 		"The Chicago Tribune and the Denver Broncos signed a deal.",
 		"Flights from Sydney Airport via Berlin Brandenburg are delayed.",
+		"We ship to Paris, London, Berlin and Madrid.",
+		"Supported: Python, Ruby, Go and Rust.",
+		"Open Monday, Tuesday, Friday and Sunday.",
 	} {
 		if hasType(sc.ScanText(text), TypeName) {
 			t.Errorf("%q: read as a name: %v", text, sc.ScanText(text))

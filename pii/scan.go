@@ -309,6 +309,12 @@ func (x *scanCtx) step(p, done int) int {
 		j++
 	}
 	x.noteWord(i, j, m)
+	if i == p && j+2 < n && s[j] == ',' && s[j+1] == ' ' && isUpper(s[j+2]) && isUpper(s[p]) {
+		// "Hannah, Anthony, Derek and Anna": a list of given names?
+		if e := x.nameList(p); e > j {
+			return e
+		}
+	}
 	if i == p && j+1 < n && s[j] == ' ' && (isUpper(s[j+1]) || s[j+1] >= 0x80 || s[j+1] == 'd' || s[j+1] == 'v') && k&(cUpper|cHigh) != 0 {
 		// Two capitalised words: a given name and a surname?
 		if e := x.namePair(p, j); e > j {
