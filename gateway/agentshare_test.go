@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -41,7 +42,7 @@ func TestHungAgentLeavesRoomForOthers(t *testing.T) {
 			defer wg.Done()
 			_, err := acme.s.Query(hung, localbridge.QueryRequest{From: "client", To: "slow@globex", Tool: "sleep",
 				Input: json.RawMessage(`{"ms":60000}`)}, nil)
-			codes <- code(err)
+			codes <- pipeline.Code(err)
 		}()
 	}
 	defer func() { stop(); wg.Wait() }()
@@ -54,10 +55,10 @@ func TestHungAgentLeavesRoomForOthers(t *testing.T) {
 				t.Fatalf("a call past the hung agent's share: %q, want %s", c, wire.ErrRateLimit)
 			}
 		case <-ctx.Done():
-			t.Fatalf("the calls past the hung agent's share were not refused; %d in flight", globex.s.flight.count())
+			t.Fatalf("the calls past the hung agent's share were not refused; %d in flight", globex.s.flight.Count())
 		}
 	}
-	within(t, 5*time.Second, "the hung agent's share in flight", func() bool { return globex.s.flight.count() == 8 })
+	within(t, 5*time.Second, "the hung agent's share in flight", func() bool { return globex.s.flight.Count() == 8 })
 	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 		Input: json.RawMessage(`{"text":"still here"}`)}, nil); err != nil {
 		t.Fatalf("a call to another agent beside the hung one: %v", err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
@@ -35,7 +36,7 @@ func certified(t *testing.T, org *identity.Org, s *sender) *sender {
 	if ext.IsAbsent() {
 		ext = wire.ObjectValue()
 	}
-	ext = ext.With(extIdentity, wire.ObjectValue(wire.Member{Key: "cert", Value: c.Value()}))
+	ext = ext.With(pipeline.ExtIdentity, wire.ObjectValue(wire.Member{Key: "cert", Value: c.Value()}))
 	return &sender{id: s.id, ext: ext}
 }
 
@@ -47,7 +48,7 @@ func TestOutsideSessionOrgMustBeShown(t *testing.T) {
 	r := newFaceRig(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := r.dial(ctx, t, faceHTTP)
+	c := r.dial(ctx, t, pipeline.FaceHTTP)
 	defer c.close()
 	c.t = t
 
@@ -162,7 +163,7 @@ func TestReplyToAnotherAgent(t *testing.T) {
 	}()
 	id := pendingID(t, acme)
 	data, _ := wire.ValueOf(map[string]string{"text": "confidential"})
-	r := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRespond, Re: id,
+	r := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRespond, Re: id,
 		From: globex.s.agent("echo").id.Sender(), To: wire.Ref{Agent: "high", Org: "acme"}, Cls: wire.Conf,
 		Payload: &wire.RespondPayload{Status: "success", Data: data}}
 	postAs(t, ctx, globex, acme, r, globex.s.agent("echo").id.Signing)
@@ -187,7 +188,7 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			ping := func() *wire.Message {
-				return &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
+				return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
 					From: acme.s.agent("client").id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 					Payload: &wire.PingPayload{Nonce: "n"}}
 			}
@@ -249,7 +250,7 @@ func TestReplacedKeyHandshakeUnderWay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := &faceClient{t: t, r: r, face: faceHTTP}
+	c := &faceClient{t: t, r: r, face: pipeline.FaceHTTP}
 	n := 0
 	tr := handshake.RoundTrip(func(ctx context.Context, msg []byte) ([]byte, error) {
 		if n++; n == 3 { // session_established
@@ -315,10 +316,10 @@ func TestTaskIDsAreEachOrgs(t *testing.T) {
 	}
 	acmeHS := r.hs
 	r.hs = &handshake.Config{Identity: gw, Cert: cert, Trust: acmeHS.Trust, Codec: r.codec, Capabilities: acmeHS.Capabilities}
-	ci := r.dial(ctx, t, faceWS)
+	ci := r.dial(ctx, t, pipeline.FaceWS)
 	r.hs = acmeHS
 	defer ci.close()
-	ca := r.dial(ctx, t, faceWS)
+	ca := r.dial(ctx, t, pipeline.FaceWS)
 	defer ca.close()
 	ci.t, ca.t = t, t
 
@@ -373,7 +374,7 @@ func TestLateConsentAnswer(t *testing.T) {
 	}
 
 	// A grant nobody asked for.
-	r := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpConsent, Re: newMessageID(rand.Reader),
+	r := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpConsent, Re: pipeline.NewMessageID(rand.Reader),
 		From: globex.s.agent("echo").id.Sender(), To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Int,
 		Payload: &wire.ConsentPayload{Action: "grant", DataTypes: []string{"email"}, Purpose: "support", Proof: res.ans.Proof}}
 	if st := postAs(t, ctx, globex, acme, r, globex.s.agent("echo").id.Signing); st == http.StatusOK || st == http.StatusAccepted {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/internal/benchcpu"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -45,8 +46,8 @@ func benchPair(b *testing.B, transport string) (rt func(), raw func(), signed in
 	acme := start(b, da, la, transport)
 	globex := start(b, db, lb, transport)
 	for _, s := range []*Server{acme.s, globex.s} {
-		s.orgLimit = newLimiters(1e9, 1<<30, 16, time.Now)
-		s.agentLimit = newLimiters(1e9, 1<<30, 16, time.Now)
+		s.pipe.OrgLimit = newLimiters(1e9, 1<<30, 16, time.Now)
+		s.pipe.AgentLimit = newLimiters(1e9, 1<<30, 16, time.Now)
 	}
 	input, _ := json.Marshal(map[string]string{"text": benchText(1024)})
 	req := localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: input, Class: "conf"}
@@ -61,7 +62,7 @@ func benchPair(b *testing.B, transport string) (rt func(), raw func(), signed in
 	// The request as Query builds it, signed, for the yardstick.
 	st := acme.s.agent("client")
 	in, _ := wire.Parse(input, 0)
-	m := &wire.Message{V: wire.Version, ID: newMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpTool,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpTool,
 		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Conf, Exp: time.Now().Add(time.Minute).UnixMilli(),
 		Payload: &wire.ToolPayload{Action: "invoke", Tool: "echo", Input: in}, Cap: []string{"tool.invoke"}, Ext: capabilityExt(st)}
 	body, err := crypto.Sign(acme.s.codec, m, st.id.Signing)

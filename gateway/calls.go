@@ -4,6 +4,7 @@ import (
 	"context"
 	"sync"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -75,15 +76,6 @@ func (t *callTable) cancel(org, id string) bool {
 	return true
 }
 
-// hopsOf is the hops a message from a peer has made: what it says, or one
-// (the crossing it has just made) if it says nothing.
-func hopsOf(m *wire.Message) int64 {
-	if h, ok := m.Ext.Get(extRoute).Get("hops").Int(); ok && h > 0 {
-		return h
-	}
-	return 1
-}
-
 // nextHops is the hops a call going out for correlation makes: one more
 // than the inbound call it is part of, or one.
 func (s *Server) nextHops(correlation string) (int64, error) {
@@ -109,5 +101,5 @@ func withHops(ext wire.Value, hops int64) wire.Value {
 	if ext.IsAbsent() {
 		ext = wire.ObjectValue()
 	}
-	return ext.With(extRoute, wire.ObjectValue(wire.Member{Key: "hops", Value: wire.IntValue(hops)}))
+	return ext.With(pipeline.ExtRoute, wire.ObjectValue(wire.Member{Key: "hops", Value: wire.IntValue(hops)}))
 }

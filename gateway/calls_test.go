@@ -117,7 +117,7 @@ func TestCallerCancelReachesThePeer(t *testing.T) {
 			if err := <-done; err == nil {
 				t.Fatal("the cancelled call succeeded")
 			}
-			for globex.s.flight.count() > 0 {
+			for globex.s.flight.Count() > 0 {
 				if time.Since(start) > 5*time.Second {
 					t.Fatal("globex still works on a call its caller gave up on")
 				}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii/consent"
@@ -34,27 +35,27 @@ const maxConsentTTL = localbridge.MaxConsentTTL
 // requester can show it to anyone who trusts this organisation's key.
 // Other actions are not the peer's to send: grants and denials answer a
 // request, and a consent is revoked by the organisation that issued it.
-func (s *Server) consentOp(ctx context.Context, in *inbound, st *agentState, p *wire.ConsentPayload) answer {
-	m := in.m
+func (s *Server) consentOp(ctx context.Context, in *pipeline.Inbound, st *agentState, p *wire.ConsentPayload) pipeline.Answer {
+	m := in.M
 	if p.Action != "request" {
-		return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.action",
+		return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrInvalidParam, "p.action",
 			"a peer may only request a consent; grant and deny answer a request, and the issuer revokes"))
 	}
 	if len(p.DataTypes) == 0 {
-		return s.refuse(m, in.sess, wire.Errorf(wire.ErrMissingField, "p.data_types", "name the personal data types the consent is for"))
+		return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrMissingField, "p.data_types", "name the personal data types the consent is for"))
 	}
 	for i, t := range p.DataTypes {
 		if !slices.Contains(consent.Types(), t) {
-			return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, fmt.Sprintf("p.data_types[%d]", i),
+			return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrInvalidParam, fmt.Sprintf("p.data_types[%d]", i),
 				"not a personal data type a consent can name (%s)", strings.Join(consent.Types(), ", ")))
 		}
 	}
 	if strings.TrimSpace(p.Purpose) == "" {
-		return s.refuse(m, in.sess, wire.Errorf(wire.ErrMissingField, "p.purpose", "say what the data is for"))
+		return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrMissingField, "p.purpose", "say what the data is for"))
 	}
 	ttl, err := s.consentDuration(p.Duration)
 	if err != nil {
-		return s.refuse(m, in.sess, err)
+		return s.pipe.Refuse(m, in.Sess, err)
 	}
 	grantee := m.From.Ref().String()
 	human := p.Human
@@ -66,7 +67,7 @@ func (s *Server) consentOp(ctx context.Context, in *inbound, st *agentState, p *
 	// so does the wait for a decision.
 	expires, _ := ctx.Deadline()
 	req := localbridge.ApprovalRequest{
-		ID: newMessageID(s.rand), Agent: st.spec.ID, Tool: "consent",
+		ID: pipeline.NewMessageID(s.rand), Agent: st.spec.ID, Tool: "consent",
 		Description: fmt.Sprintf("%s asks for consent to receive %s (of %s) for %q, for %s", grantee,
 			strings.Join(p.DataTypes, ", "), human, p.Purpose, ttl),
 		Arguments: args, Class: m.Cls.String(),
@@ -76,14 +77,14 @@ func (s *Server) consentOp(ctx context.Context, in *inbound, st *agentState, p *
 		CorrelationID: m.ID, RequestedAt: s.now(), Expires: expires,
 	}
 	ok, err := s.approvals.Approve(ctx, req)
-	deny := func(reason string) answer {
+	deny := func(reason string) pipeline.Answer {
 		s.log.Info("consent refused", "agent", st.spec.ID, "grantee", grantee, "types", strings.Join(p.DataTypes, ","), "reason", reason)
 		r := m.Reply(wire.OpConsent, &wire.ConsentPayload{Action: "deny", DataTypes: p.DataTypes, Purpose: p.Purpose, Reason: reason})
 		return s.finish(ctx, in, st, r)
 	}
 	switch {
 	case ctx.Err() != nil && !errors.Is(err, context.DeadlineExceeded):
-		return s.refuse(m, in.sess, ctx.Err())
+		return s.pipe.Refuse(m, in.Sess, ctx.Err())
 	case errors.Is(err, context.DeadlineExceeded):
 		return deny("no decision came in time")
 	case err != nil || !ok:
@@ -92,7 +93,7 @@ func (s *Server) consentOp(ctx context.Context, in *inbound, st *agentState, p *
 	tok, err := s.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: grantee, Purpose: p.Purpose,
 		DataTypes: p.DataTypes, GrantedBy: human, TTL: ttl})
 	if err != nil {
-		return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.data_types", "cannot grant this consent: %v", err))
+		return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrInvalidParam, "p.data_types", "cannot grant this consent: %v", err))
 	}
 	s.log.Info("consent granted", "agent", st.spec.ID, "grantee", grantee, "types", strings.Join(p.DataTypes, ","), "ttl", ttl.String())
 	r := m.Reply(wire.OpConsent, &wire.ConsentPayload{Action: "grant", DataTypes: p.DataTypes, Purpose: p.Purpose,
@@ -145,7 +146,7 @@ func (s *Server) AskConsent(ctx context.Context, req localbridge.ConsentAsk) (lo
 		defer cancel()
 	}
 	p := &wire.ConsentPayload{Action: "request", DataTypes: req.DataTypes, Purpose: req.Purpose, Duration: req.Duration, Human: req.Human}
-	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpConsent,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpConsent,
 		From: st.id.Sender(), To: to, Cls: wire.Int, Payload: p}
 	var ans localbridge.ConsentAnswer
 	err = s.sendVia(ctx, ps, m, st.id.Signing, func(r *wire.Message) (bool, error) {

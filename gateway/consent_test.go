@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii/consent"
@@ -141,7 +142,7 @@ func TestConsentRequest(t *testing.T) {
 // deadline is denied, and leaves nothing waiting.
 func TestConsentRequestUndecided(t *testing.T) {
 	r := newFaceRig(t)
-	ctx, c, s := r.session(t, faceWS, "impatient")
+	ctx, c, s := r.session(t, pipeline.FaceWS, "impatient")
 	m := s.consentRequest(&wire.ConsentPayload{Action: "request", DataTypes: []string{"email"}, Purpose: "support"})
 	m.Exp = time.Now().Add(500 * time.Millisecond).UnixMilli()
 	a := send(ctx, c, s, m)

@@ -14,6 +14,7 @@ import (
 	"text/template"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -33,7 +34,7 @@ import (
 type Dir string
 
 // GatewayAgent is the agent name of the gateway itself within its org.
-const GatewayAgent = "gateway"
+const GatewayAgent = pipeline.GatewayAgent
 
 func (d Dir) path(p ...string) string { return filepath.Join(append([]string{string(d)}, p...)...) }
 

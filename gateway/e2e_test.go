@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/agent"
 	"github.com/moltgate/moltgate/localbridge/agent/echo"
@@ -241,7 +242,7 @@ func TestCrossOrgRefusals(t *testing.T) {
 	}
 	wantCode := func(err error, c wire.Code) {
 		t.Helper()
-		if code(err) != c {
+		if pipeline.Code(err) != c {
 			t.Fatalf("got %v, want %s", err, c)
 		}
 	}
@@ -261,7 +262,7 @@ func TestCrossOrgRefusals(t *testing.T) {
 	// of the input rather than in the query's params.
 	_, err = acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex",
 		Input: json.RawMessage(`{"text":"write to jane.doe@example.com"}`), Consent: tok}, nil)
-	if we := asWire(err); we == nil || we.Code != wire.ErrInvalidParam || we.Field != "p.input.text" {
+	if we := pipeline.AsWire(err); we == nil || we.Code != wire.ErrInvalidParam || we.Field != "p.input.text" {
 		t.Fatalf("a query with consent: %v, want the agent's E_INVALID_PARAM on p.input.text", err)
 	}
 	// A secret never leaves outside sec.
@@ -302,7 +303,7 @@ func TestGracefulShutdown(t *testing.T) {
 				}
 				done <- err
 			}()
-			for wait := time.Now().Add(5 * time.Second); globex.s.flight.count() == 0; {
+			for wait := time.Now().Add(5 * time.Second); globex.s.flight.Count() == 0; {
 				select {
 				case err := <-done:
 					t.Fatalf("the slow call ended before the shutdown: %v", err)
@@ -356,7 +357,7 @@ func TestShutdownRefusesOnlyTheNewCall(t *testing.T) {
 				_, err := query("sleep", `{"ms":1000}`)
 				slow <- err
 			}()
-			for wait := time.Now().Add(5 * time.Second); globex.s.flight.count() == 0; time.Sleep(2 * time.Millisecond) {
+			for wait := time.Now().Add(5 * time.Second); globex.s.flight.Count() == 0; time.Sleep(2 * time.Millisecond) {
 				if time.Now().After(wait) {
 					t.Fatal("the slow call never reached the peer")
 				}
@@ -370,7 +371,7 @@ func TestShutdownRefusesOnlyTheNewCall(t *testing.T) {
 			for !globex.s.closing.Load() {
 				time.Sleep(time.Millisecond)
 			}
-			if _, err := query("echo", `{"text":"late"}`); code(err) != wire.ErrPeerUnavailable {
+			if _, err := query("echo", `{"text":"late"}`); pipeline.Code(err) != wire.ErrPeerUnavailable {
 				t.Fatalf("a new call while draining: %v, want E_PEER_UNAVAILABLE", err)
 			}
 			if err := <-slow; err != nil {

@@ -25,6 +25,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/pii/consent"
@@ -38,7 +39,7 @@ import (
 // same error code, and the HTTP or gRPC status that code maps to.
 
 // faceNames are the faces, in the order the suite runs them.
-var faceNames = []string{faceHTTP, faceBatch, faceWS, faceGRPC, faceStream}
+var faceNames = []string{pipeline.FaceHTTP, pipeline.FaceBatch, pipeline.FaceWS, pipeline.FaceGRPC, pipeline.FaceStream}
 
 // faceRig is the gateway under test (globex, with an echo agent) and what a
 // client of a peer organisation (acme) needs to speak to it.
@@ -147,7 +148,7 @@ func newSender(t *testing.T, org *identity.Org, name string) *sender {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ext := wire.ObjectValue(wire.Member{Key: extCapabilities, Value: wire.ObjectValue(
+	ext := wire.ObjectValue(wire.Member{Key: pipeline.ExtCapabilities, Value: wire.ObjectValue(
 		wire.Member{Key: "certs", Value: wire.ArrayValue(cc.Value())})})
 	return &sender{id: a, ext: ext}
 }
@@ -158,13 +159,13 @@ func (s *sender) tool(tool, input string, cls wire.Class) *wire.Message {
 	if err != nil {
 		panic(err)
 	}
-	return &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTool,
+	return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTool,
 		From: s.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: cls,
 		Payload: &wire.ToolPayload{Action: "invoke", Tool: tool, Input: in}, Cap: []string{"tool.invoke"}, Ext: s.ext}
 }
 
 func (s *sender) ping() *wire.Message {
-	return &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
+	return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
 		From: s.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 		Payload: &wire.PingPayload{Nonce: "n1"}}
 }
@@ -219,15 +220,15 @@ func (r *faceRig) tryDial(ctx context.Context, t *testing.T, face string) (*face
 	c := &faceClient{t: t, r: r, face: face}
 	var tr handshake.Transport
 	switch face {
-	case faceHTTP, faceBatch, faceGRPC:
-		if face == faceGRPC {
+	case pipeline.FaceHTTP, pipeline.FaceBatch, pipeline.FaceGRPC:
+		if face == pipeline.FaceGRPC {
 			c.grpcConn()
 		}
 		tr = handshake.RoundTrip(func(ctx context.Context, msg []byte) ([]byte, error) {
 			a, err := c.exchange(ctx, msg)
 			return a, err
 		})
-	case faceWS:
+	case pipeline.FaceWS:
 		u := "wss" + strings.TrimPrefix(r.peer.Endpoint, "https") + "/moltspeak/v0.1/stream"
 		d := websocket.Dialer{TLSClientConfig: r.tls, HandshakeTimeout: 5 * time.Second}
 		ws, resp, err := d.DialContext(ctx, u, nil)
@@ -237,7 +238,7 @@ func (r *faceRig) tryDial(ctx context.Context, t *testing.T, face string) (*face
 		resp.Body.Close()
 		c.ws = ws
 		tr = wsTransport{ws}
-	case faceStream:
+	case pipeline.FaceStream:
 		c.grpcConn()
 		sctx, cancel := context.WithCancel(context.Background())
 		st, err := c.cc.NewStream(sctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcStream)
@@ -300,9 +301,9 @@ func (c *faceClient) send(ctx context.Context, env []byte, id string) faceAnswer
 	var a faceAnswer
 	var err error
 	switch c.face {
-	case faceHTTP, faceBatch, faceGRPC:
+	case pipeline.FaceHTTP, pipeline.FaceBatch, pipeline.FaceGRPC:
 		a, err = c.roundTrip(ctx, env)
-	case faceWS, faceStream:
+	case pipeline.FaceWS, pipeline.FaceStream:
 		a, err = c.stream(ctx, env, id)
 	}
 	if err != nil {
@@ -316,7 +317,7 @@ func (c *faceClient) send(ctx context.Context, env []byte, id string) faceAnswer
 func (c *faceClient) roundTrip(ctx context.Context, env []byte) (faceAnswer, error) {
 	var a faceAnswer
 	switch c.face {
-	case faceHTTP:
+	case pipeline.FaceHTTP:
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.r.peer.Endpoint+"/moltspeak/v0.1/message", bytes.NewReader(env))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", contentNDJSON)
@@ -341,7 +342,7 @@ func (c *faceClient) roundTrip(ctx context.Context, env []byte) (faceAnswer, err
 				return a, err
 			}
 		}
-	case faceBatch:
+	case pipeline.FaceBatch:
 		body := append(append([]byte{'['}, env...), ']')
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.r.peer.Endpoint+"/moltspeak/v0.1/batch", bytes.NewReader(body))
 		req.Header.Set("Content-Type", "application/json")
@@ -371,7 +372,7 @@ func (c *faceClient) roundTrip(ctx context.Context, env []byte) (faceAnswer, err
 			return a, nil
 		}
 		return a, c.take(&a, items[0].Reply)
-	case faceGRPC:
+	case pipeline.FaceGRPC:
 		var out []byte
 		var trailer metadata.MD
 		err := c.cc.Invoke(ctx, grpcSend, &env, &out, grpc.Trailer(&trailer))
@@ -527,7 +528,7 @@ func scenarios() []scenario {
 			// Faces that stream deliver the stream before the reply:
 			// start, the chunks in order, end; the chunks give the text
 			// streamed, whole.
-			if face != faceHTTP && face != faceWS && face != faceStream {
+			if face != pipeline.FaceHTTP && face != pipeline.FaceWS && face != pipeline.FaceStream {
 				if a.chunks != 0 {
 					t.Fatalf("%d stream chunks on a face that does not stream", a.chunks)
 				}
@@ -557,7 +558,7 @@ func scenarios() []scenario {
 			long := strings.Repeat("Ünïcödé text, ", 11000) // 198,000 bytes
 			return send(ctx, c, s, s.tool("echo", `{"text":"`+long+`","repeat":1}`, wire.Conf))
 		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
-			if face != faceHTTP && face != faceWS && face != faceStream {
+			if face != pipeline.FaceHTTP && face != pipeline.FaceWS && face != pipeline.FaceStream {
 				return // faces that do not stream get the answer alone
 			}
 			var text strings.Builder
@@ -638,7 +639,7 @@ func scenarios() []scenario {
 			return c.send(ctx, boxed(t, r, s, m), m.ID)
 		}},
 		{name: "oversize", code: wire.ErrTooLarge, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
-			pad := strings.Repeat("x", r.g.s.envelopeLimit())
+			pad := strings.Repeat("x", r.g.s.pipe.EnvelopeLimit())
 			return c.send(ctx, []byte(`{"moltspeak":"0.1","pad":"`+pad+`"}`), "")
 		}},
 		{name: "malformed JSON", code: wire.ErrParse, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
@@ -771,7 +772,7 @@ func scenarios() []scenario {
 			if p.Suggestion == nil || p.Suggestion.Action != wire.ActionRetryAfter || p.Suggestion.DelayMS <= 0 {
 				t.Fatalf("suggestion %+v", p.Suggestion)
 			}
-			if face == faceHTTP && a.retryAfter == "" {
+			if face == pipeline.FaceHTTP && a.retryAfter == "" {
 				t.Fatal("no Retry-After header")
 			}
 		}},
@@ -845,10 +846,10 @@ func TestFacesAgree(t *testing.T) {
 				if sc.code != "" {
 					want = sc.code.HTTPStatus()
 				}
-				if (face == faceHTTP || face == faceBatch) && a.status != want {
+				if (face == pipeline.FaceHTTP || face == pipeline.FaceBatch) && a.status != want {
 					t.Fatalf("%s: HTTP status %d, want %d for %s", face, a.status, want, sc.code)
 				}
-				if face == faceGRPC {
+				if face == pipeline.FaceGRPC {
 					wantGRPC := codes.OK
 					if sc.code != "" {
 						wantGRPC = grpcCode(want)
@@ -893,7 +894,7 @@ func TestFacesRefuseUntrustedHandshake(t *testing.T) {
 				c.close()
 				t.Fatal("an organisation that is not a peer completed a handshake")
 			}
-			if code(err) != wire.ErrAuthFailed {
+			if pipeline.Code(err) != wire.ErrAuthFailed {
 				t.Fatalf("handshake refused with %v, want E_AUTH_FAILED", err)
 			}
 			if n, p := r.g.s.sessions.Len(), r.g.s.acceptor.Pending(); n != before || p != pending {

@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/internal/workers"
 )
@@ -53,7 +54,7 @@ const workerLinger = 2 * time.Second
 // shutdown interrupts: an idle WebSocket then holds one goroutine, not two.
 // Without it (gRPC streams, whose reads cannot be interrupted) reading has
 // a goroutine of its own.
-func (s *Server) serveFrames(ctx context.Context, o *origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) frameEnd {
+func (s *Server) serveFrames(ctx context.Context, o *pipeline.Origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) frameEnd {
 	// One allocation holds the connection's state: an idle WebSocket costs
 	// what it holds, and closures over each variable cost more.
 	fc := &frameConn{s: s, origin: *o, recv: recv, sem: make(chan struct{}, wsInFlight)}
@@ -66,10 +67,10 @@ func (s *Server) serveFrames(ctx context.Context, o *origin, recv func() ([]byte
 	}
 	fc.ctx, fc.cancel = context.WithCancel(ctx)
 	fc.workers = workers.New(fc.ctx.Done(), workerLinger, fc.work)
-	fc.origin.onSession = fc.sessionMade
-	fc.origin.conn = fc
+	fc.origin.OnSession = fc.sessionMade
+	fc.origin.Conn = fc
 	// Refusals of what cannot be read are signed once they are many.
-	fc.origin.unread = &unreadRefusals{}
+	fc.origin.Unread = &pipeline.UnreadRefusals{}
 	s.handshakes.add(fc, time.Now().Add(s.cfg.Security.HandshakeTimeout.D()))
 	end := endPeer
 	defer func() {
@@ -110,7 +111,7 @@ func (s *Server) serveFrames(ctx context.Context, o *origin, recv func() ([]byte
 // frameConn is one stream connection being served.
 type frameConn struct {
 	s      *Server
-	origin origin
+	origin pipeline.Origin
 	recv   func() ([]byte, error)
 	send   func([]byte) error
 	ctx    context.Context
@@ -260,18 +261,18 @@ func (fc *frameConn) read() frameEnd {
 // handle runs one envelope through the pipeline and sends the answer. It
 // reports false if the answer could not be written.
 func (fc *frameConn) handle(in []byte) bool {
-	a := fc.s.handle(fc.ctx, fc.origin, in, fc.send)
+	a := fc.s.pipe.Handle(fc.ctx, fc.origin, in, fc.send)
 	// Both stream faces read in into a recycled buffer, and the pipeline
 	// kept nothing of it: it decodes from copies.
 	putEnvelopeBuf(in)
-	if a.body == nil {
+	if a.Body == nil {
 		return true
 	}
-	err := fc.send(a.body)
-	if fc.origin.face == faceWS && !a.shared {
+	err := fc.send(a.Body)
+	if fc.origin.Face == pipeline.FaceWS && !a.Shared {
 		// The WebSocket writer queues a copy of what it is given; a gRPC
 		// stream may still hold it after Send returns.
-		putEnvelopeBuf(a.body) // an answer is the connection's alone
+		putEnvelopeBuf(a.Body) // an answer is the connection's alone
 	}
 	return err == nil
 }
@@ -309,7 +310,7 @@ func (fc *frameConn) writeFailed(err error) {
 //
 //go:noinline
 func (fc *frameConn) warn(msg string, err error) {
-	args := []any{"peer", fc.peer(), "face", fc.origin.face, "remote", fc.origin.remote}
+	args := []any{"peer", fc.peer(), "face", fc.origin.Face, "remote", fc.origin.Remote}
 	if err != nil {
 		args = append(args, "err", err.Error())
 	}

@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/keys"
@@ -111,7 +112,7 @@ func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(rawCodec{}),
 		grpc.MaxRecvMsgSize(s.frameLimit()),
-		grpc.MaxSendMsgSize(s.envelopeLimit()),
+		grpc.MaxSendMsgSize(s.pipe.EnvelopeLimit()),
 		// A peer's gateway holds one Stream; Send calls beyond this wait
 		// their turn at the client. Each open stream costs the gateway
 		// goroutines and buffers, so a connection may not open a thousand.
@@ -138,14 +139,14 @@ func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server
 			if err := dec(&in); err != nil {
 				return nil, err
 			}
-			a := s.handle(ctx, origin{face: faceGRPC, remote: remoteOf(ctx)}, in, nil)
-			if a.code != "" {
-				if a.body != nil {
-					grpc.SetTrailer(ctx, metadata.Pairs(grpcErrorKey, string(a.body)))
+			a := s.pipe.Handle(ctx, pipeline.Origin{Face: pipeline.FaceGRPC, Remote: remoteOf(ctx)}, in, nil)
+			if a.Code != "" {
+				if a.Body != nil {
+					grpc.SetTrailer(ctx, metadata.Pairs(grpcErrorKey, string(a.Body)))
 				}
-				return nil, status.Error(grpcCode(a.status), string(a.code))
+				return nil, status.Error(grpcCode(a.Status), string(a.Code))
 			}
-			out := a.body
+			out := a.Body
 			if out == nil {
 				out = []byte{}
 			}
@@ -173,7 +174,7 @@ func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
 		err := stream.RecvMsg(&in)
 		return in, err
 	}
-	if s.serveFrames(ctx, &origin{face: faceStream, remote: remoteOf(ctx)}, recv, send, nil) == endStalled {
+	if s.serveFrames(ctx, &pipeline.Origin{Face: pipeline.FaceStream, Remote: remoteOf(ctx)}, recv, send, nil) == endStalled {
 		return status.Error(codes.ResourceExhausted, "replies not read within the write timeout")
 	}
 	return nil
@@ -339,7 +340,7 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		}
 		return c, err
 	}),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(ps.s.envelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.envelopeLimit())),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(ps.s.pipe.EnvelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.pipe.EnvelopeLimit())),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: grpcPingTimeout, PermitWithoutStream: true}),
 		grpc.WithInitialWindowSize(grpcWindow), grpc.WithInitialConnWindowSize(grpcWindow))
 	if err != nil {
@@ -358,7 +359,7 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	if err != nil {
 		cancel()
 		cc.Close()
-		if code(err) == "" {
+		if pipeline.Code(err) == "" {
 			err = errors.Join(errTransport, err)
 		}
 		return nil, err

@@ -17,6 +17,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -63,8 +64,8 @@ func (s *Server) routesOnly(mux *http.ServeMux) http.Handler {
 // writeRefusal answers with a signed refusal of err under an HTTP status
 // of the route's own, rather than the one its code maps to.
 func (s *Server) writeRefusal(w http.ResponseWriter, status int, err *wire.Error) {
-	a := s.refuse(nil, nil, err)
-	a.status = status
+	a := s.pipe.Refuse(nil, nil, err)
+	a.Status = status
 	s.writeAnswer(w, a)
 }
 
@@ -91,7 +92,7 @@ func (s *Server) metricsHandler() http.Handler {
 			return
 		}
 		s.metrics.sessions.Set(float64(s.sessions.Len()))
-		s.metrics.inflight.Set(float64(s.flight.count()))
+		s.metrics.inflight.Set(float64(s.flight.Count()))
 		h.ServeHTTP(w, r)
 	})
 }
@@ -121,7 +122,7 @@ const requestIDKey ctxKey = iota
 // logs, from the face to the local bridge.
 func (s *Server) withRequestID(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := newMessageID(s.rand)
+		id := pipeline.NewMessageID(s.rand)
 		w.Header().Set("X-Request-Id", id)
 		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
 	})
@@ -149,7 +150,7 @@ func (s *Server) readBody(w http.ResponseWriter, r *http.Request, face string, l
 // counts it as a message of no op on face.
 func (s *Server) refuseBody(w http.ResponseWriter, face string, err *wire.Error) {
 	s.metrics.messages.WithLabelValues("none", face, string(err.Code)).Inc()
-	s.writeAnswer(w, s.refuse(nil, nil, err))
+	s.writeAnswer(w, s.pipe.Refuse(nil, nil, err))
 }
 
 // bodyError is the refusal of a request body of announced length n (-1 if
@@ -182,20 +183,20 @@ func (s *Server) deadline(r *http.Request) time.Time {
 	return time.Now().Add(left)
 }
 
-func (s *Server) writeAnswer(w http.ResponseWriter, a answer) {
-	if a.retryAfter > 0 {
-		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(a.retryAfter)))
+func (s *Server) writeAnswer(w http.ResponseWriter, a pipeline.Answer) {
+	if a.RetryAfter > 0 {
+		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds(a.RetryAfter)))
 	}
-	if a.status == 0 {
-		a.status = http.StatusOK
+	if a.Status == 0 {
+		a.Status = http.StatusOK
 	}
-	if a.body == nil {
-		w.WriteHeader(a.status)
+	if a.Body == nil {
+		w.WriteHeader(a.Status)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(a.status)
-	w.Write(a.body)
+	w.WriteHeader(a.Status)
+	w.Write(a.Body)
 	w.Write([]byte("\n"))
 }
 
@@ -206,7 +207,7 @@ func (s *Server) writeAnswer(w http.ResponseWriter, a answer) {
 // client that accepts application/x-ndjson gets a streamed reply as one
 // envelope per line.
 func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r, faceHTTP, s.envelopeLimit())
+	body, ok := s.readBody(w, r, pipeline.FaceHTTP, s.pipe.EnvelopeLimit())
 	if !ok {
 		return
 	}
@@ -214,7 +215,7 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 	if !time.Now().Before(deadline) {
 		// Nothing could be answered in time, and a 202 would promise a
 		// reply to a call that is not taken.
-		s.refuseBody(w, faceHTTP, wire.Errorf(wire.ErrTimeout, "", "the request's deadline (%s) has passed", headerDeadline))
+		s.refuseBody(w, pipeline.FaceHTTP, wire.Errorf(wire.ErrTimeout, "", "the request's deadline (%s) has passed", headerDeadline))
 		return
 	}
 	streaming := strings.Contains(r.Header.Get("Accept"), contentNDJSON)
@@ -247,8 +248,8 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 			return nil
 		}
 	}
-	done := make(chan answer, 1)
-	o := origin{face: faceHTTP, remote: r.RemoteAddr, onRequest: func(id string) {
+	done := make(chan pipeline.Answer, 1)
+	o := pipeline.Origin{Face: pipeline.FaceHTTP, Remote: r.RemoteAddr, OnRequest: func(id string) {
 		mu.Lock()
 		requestID = id
 		mu.Unlock()
@@ -256,14 +257,14 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 	}}
 	go func() {
 		defer cancel()
-		done <- s.handle(ctx, o, body, emit)
+		done <- s.pipe.Handle(ctx, o, body, emit)
 	}()
-	finish := func(a answer) {
+	finish := func(a pipeline.Answer) {
 		mu.Lock()
 		defer mu.Unlock()
 		if started {
-			if a.body != nil {
-				w.Write(a.body)
+			if a.Body != nil {
+				w.Write(a.Body)
 				w.Write([]byte("\n"))
 			}
 			return
@@ -327,19 +328,19 @@ func (s *Server) serveMessage(w http.ResponseWriter, r *http.Request) {
 
 // deliverLater sends a reply that was not ready in time to the gateway of
 // the organisation that asked.
-func (s *Server) deliverLater(done <-chan answer) {
+func (s *Server) deliverLater(done <-chan pipeline.Answer) {
 	a := <-done
-	if a.body == nil || a.peer == "" {
+	if a.Body == nil || a.Peer == "" {
 		return
 	}
-	ps := s.peer(a.peer)
+	ps := s.peer(a.Peer)
 	if ps == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.bgCtx, s.cfg.Listen.RequestTimeout.D())
 	defer cancel()
 	for i := 0; i < 3; i++ {
-		resp, err := ps.post(ctx, a.body, "")
+		resp, err := ps.post(ctx, a.Body, "")
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode < 500 {
@@ -352,13 +353,13 @@ func (s *Server) deliverLater(done <-chan answer) {
 			return
 		}
 	}
-	s.log.Warn("could not deliver a late reply", "peer", a.peer)
+	s.log.Warn("could not deliver a late reply", "peer", a.Peer)
 }
 
 // serveBatch is POST /moltspeak/v0.1/batch: a JSON array of envelopes,
 // answered with an array of per-item results {"status":…,"reply":envelope}.
 func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r, faceBatch, s.cfg.Limits.BatchBytes)
+	body, ok := s.readBody(w, r, pipeline.FaceBatch, s.cfg.Limits.BatchBytes)
 	if !ok {
 		return
 	}
@@ -367,17 +368,17 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		if err == nil {
 			err = wire.Errorf(wire.ErrSchema, "", "a batch is a JSON array of envelopes")
 		}
-		s.writeAnswer(w, s.refuse(nil, nil, err))
+		s.writeAnswer(w, s.pipe.Refuse(nil, nil, err))
 		return
 	}
 	if v.Len() > 1000 {
-		s.writeAnswer(w, s.refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "a batch holds at most 1000 envelopes")))
+		s.writeAnswer(w, s.pipe.Refuse(nil, nil, wire.Errorf(wire.ErrTooLarge, "", "a batch holds at most 1000 envelopes")))
 		return
 	}
 	ctx, cancel := context.WithDeadline(r.Context(), s.deadline(r))
 	defer cancel()
-	o := origin{face: faceBatch, remote: r.RemoteAddr, unread: &unreadRefusals{}}
-	results := make([]answer, v.Len())
+	o := pipeline.Origin{Face: pipeline.FaceBatch, Remote: r.RemoteAddr, Unread: &pipeline.UnreadRefusals{}}
+	results := make([]pipeline.Answer, v.Len())
 	var wg sync.WaitGroup
 	sem := make(chan struct{}, 16)
 	for i, item := range v.Elems() {
@@ -385,7 +386,7 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			results[i] = s.handle(ctx, o, wire.AppendCanonical(nil, item.Value), nil)
+			results[i] = s.pipe.Handle(ctx, o, wire.AppendCanonical(nil, item.Value), nil)
 		}()
 	}
 	wg.Wait()
@@ -395,14 +396,14 @@ func (s *Server) serveBatch(w http.ResponseWriter, r *http.Request) {
 		if i > 0 {
 			out = append(out, ',')
 		}
-		if a.status == 0 {
-			a.status = http.StatusOK
+		if a.Status == 0 {
+			a.Status = http.StatusOK
 		}
 		out = append(out, `{"status":`...)
-		out = strconv.AppendInt(out, int64(a.status), 10)
-		if a.body != nil {
+		out = strconv.AppendInt(out, int64(a.Status), 10)
+		if a.Body != nil {
 			out = append(out, `,"reply":`...)
-			out = append(out, a.body...)
+			out = append(out, a.Body...)
 		}
 		out = append(out, '}')
 	}

@@ -17,7 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/moltgate/moltgate/crypto"
-	"github.com/moltgate/moltgate/pii"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -137,7 +137,7 @@ func TestHTTPBodyRefusals(t *testing.T) {
 	r := newFaceRig(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	before := testCounter(t, r.g.s.metrics.messages.WithLabelValues("none", faceHTTP, string(wire.ErrTooLarge)))
+	before := testCounter(t, r.g.s.metrics.messages.WithLabelValues("none", pipeline.FaceHTTP, string(wire.ErrTooLarge)))
 	for _, path := range []string{"/moltspeak/v0.1/message", "/moltspeak/v0.1/batch", "/registry/v1/register"} {
 		var read atomic.Bool
 		body, stop := context.WithTimeout(ctx, 2*time.Second)
@@ -147,7 +147,7 @@ func TestHTTPBodyRefusals(t *testing.T) {
 			t.Fatalf("%s: 100 MiB announced: %d %s (body asked for: %v) %s", path, st, c, read.Load(), b)
 		}
 	}
-	if got := testCounter(t, r.g.s.metrics.messages.WithLabelValues("none", faceHTTP, string(wire.ErrTooLarge))); got != before+2 {
+	if got := testCounter(t, r.g.s.metrics.messages.WithLabelValues("none", pipeline.FaceHTTP, string(wire.ErrTooLarge))); got != before+2 {
 		t.Fatalf("bodies refused on the HTTP face counted %v, want %v", got-before, 2)
 	}
 }
@@ -174,34 +174,6 @@ func TestErrorsEchoNoMemberNames(t *testing.T) {
 			if bytes.Contains(b, []byte(leak)) {
 				t.Fatalf("%.60s: the refusal repeats %q: %s", body, leak, b)
 			}
-		}
-	}
-}
-
-func TestErrorField(t *testing.T) {
-	sc, err := pii.New(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := &Server{scanner: sc}
-	deep := strings.Repeat("p.", 200) + "x"
-	for in, want := range map[string]string{
-		"":                             "",
-		"p.profile.metadata":           "p.profile.metadata",
-		"p.items[2].text":              "p.items[2].text",
-		"envelope.session":             "envelope.session",
-		`p.x["jane.doe@example.com"]`:  "p.x",
-		`["a.b"]`:                      `["a.b"]`,
-		"p." + strings.Repeat("a", 65): "p",
-		"p.AKIAZ3MDQLRW5QXBZX7K.x":     "p",
-		`p.x["[email]"].y`:             `p.x["[email]"].y`,
-		`p["a`:                         "p",
-		"p.items[":                     "p.items",
-		deep:                           deep[:255],
-		"p.jane.doe@example.com":       "p.jane.doe",
-	} {
-		if got := s.errorField(in); got != want {
-			t.Errorf("errorField(%.40q) = %.40q, want %.40q", in, got, want)
 		}
 	}
 }
@@ -252,7 +224,7 @@ func TestBatchOfJunkSignsLittle(t *testing.T) {
 		}
 		distinct[string(res.Reply)] = true
 	}
-	if len(distinct) > unreadDetailed+3 {
+	if len(distinct) > pipeline.UnreadDetailed+3 {
 		t.Fatalf("%d signed refusals for %d junk items", len(distinct), len(items))
 	}
 }

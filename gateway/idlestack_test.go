@@ -1,6 +1,8 @@
 package gateway
 
 import (
+	"github.com/moltgate/moltgate/gateway/pipeline"
+
 	"fmt"
 	"runtime"
 	rtmetrics "runtime/metrics"
@@ -47,7 +49,7 @@ func TestIdleWebSocketStackStaysSmall(t *testing.T) {
 	g0 := runtime.NumGoroutine()
 	const sessions = 32 // within the handshakes one address may start at once
 	for i := range sessions {
-		r.session(t, faceWS, fmt.Sprintf("idle-%d", i))
+		r.session(t, pipeline.FaceWS, fmt.Sprintf("idle-%d", i))
 	}
 	time.Sleep(workerLinger + 500*time.Millisecond)
 	after := settle()

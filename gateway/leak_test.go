@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/agent"
 	"github.com/moltgate/moltgate/wire"
@@ -22,23 +23,23 @@ func TestAgentErrorsAreMasked(t *testing.T) {
 	d, ls := newTestDir(t, "globex", AddAgentOptions{ID: "echo", MaxCls: "pii"})
 	g := start(t, d, ls, TransportWebSocket)
 	st := g.s.agent("echo")
-	m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTool,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTool,
 		From: wire.Sender{Agent: "caller", Org: "acme"}, To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Conf,
 		Payload: &wire.ToolPayload{Action: "invoke", Tool: "lookup"}}
 	leak := &localbridge.Error{Code: "tool.lookup_failed", Where: "agent",
 		Message: "no account for jane.doe@example.com; tried postgres://admin:hunter2@db.internal/acct with AKIAZ3MSJV4WWNKWW5V2"}
-	a := g.s.callFailed(&inbound{m: m}, st, leak)
-	if a.code != wire.ErrTaskFailed || a.body == nil {
-		t.Fatalf("answer %s %q", a.code, a.body)
+	a := g.s.callFailed(&pipeline.Inbound{M: m}, st, leak)
+	if a.Code != wire.ErrTaskFailed || a.Body == nil {
+		t.Fatalf("answer %s %q", a.Code, a.Body)
 	}
 	for _, secret := range []string{"jane.doe", "example.com", "hunter2", "AKIAZ3MSJV4WWNKWW5V2"} {
-		if bytes.Contains(a.body, []byte(secret)) {
-			t.Errorf("the error sent to the peer holds %q: %s", secret, a.body)
+		if bytes.Contains(a.Body, []byte(secret)) {
+			t.Errorf("the error sent to the peer holds %q: %s", secret, a.Body)
 		}
 	}
 	for _, kept := range []string{"no account for [email]", "[secret]"} {
-		if !bytes.Contains(a.body, []byte(kept)) {
-			t.Errorf("the error lost %q: %s", kept, a.body)
+		if !bytes.Contains(a.Body, []byte(kept)) {
+			t.Errorf("the error lost %q: %s", kept, a.Body)
 		}
 	}
 }
@@ -62,7 +63,7 @@ func TestDiscoveryPassesTheGate(t *testing.T) {
 	} {
 		before := acme.s.blocks.Get(want.reason, classify.Outbound)
 		_, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(q)})
-		if code(err) != want.code {
+		if pipeline.Code(err) != want.code {
 			t.Errorf("%s: %v, want %s", q, err, want.code)
 		}
 		// Stopped on the way out, not by the peer once it had it.
@@ -78,13 +79,13 @@ func TestDiscoveryPassesTheGate(t *testing.T) {
 func TestAgentErrorFieldMasked(t *testing.T) {
 	d, ls := newTestDir(t, "globex", AddAgentOptions{ID: "echo", MaxCls: "pii"})
 	g := start(t, d, ls, TransportWebSocket)
-	m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTool,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTool,
 		From: wire.Sender{Agent: "caller", Org: "acme"}, To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Conf,
 		Payload: &wire.ToolPayload{Action: "invoke", Tool: "echo"}}
 	bad := &localbridge.Error{Code: "tool.invalid_input", Where: "core", Field: "jane.doe@example.com", Message: "unexpected property"}
-	a := g.s.callFailed(&inbound{m: m}, g.s.agent("echo"), bad)
-	if bytes.Contains(a.body, []byte("jane.doe")) || !bytes.Contains(a.body, []byte(`[email]"`)) {
-		t.Fatalf("error sent: %s", a.body)
+	a := g.s.callFailed(&pipeline.Inbound{M: m}, g.s.agent("echo"), bad)
+	if bytes.Contains(a.Body, []byte("jane.doe")) || !bytes.Contains(a.Body, []byte(`[email]"`)) {
+		t.Fatalf("error sent: %s", a.Body)
 	}
 }
 
@@ -140,7 +141,7 @@ func TestPartialResultsStreamedWholeToTheGate(t *testing.T) {
 	}
 	for _, n := range []int{1, 3, 7} {
 		got, err := call("the customer is CUSTOMER as agreed", n)
-		if code(err) != wire.ErrConsent {
+		if pipeline.Code(err) != wire.ErrConsent {
 			t.Errorf("pieces of %d: %v, want E_CONSENT", n, err)
 		}
 		for _, leak := range []string{"jane", ".doe", "example", "4111"} {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -23,15 +24,15 @@ import (
 //	task create    an asynchronous call whose deadline becomes timeout_ms;
 //	task status    answered from the call's state; task cancel cancels it
 //	ping           pong from the agent's heartbeats
-func (s *Server) localOp(ctx context.Context, in *inbound, emit func([]byte) error) answer {
-	m := in.m
+func (s *Server) localOp(ctx context.Context, in *pipeline.Inbound, emit func([]byte) error) pipeline.Answer {
+	m := in.M
 	st := s.agent(m.To.Agent)
 	if st == nil {
-		return s.refuse(m, in.sess, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s at %s", m.To.Agent, s.cfg.Org))
+		return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s at %s", m.To.Agent, s.cfg.Org))
 	}
 	ctx, cancel := s.callContext(ctx, m)
 	defer cancel()
-	if s.calls.enter(m.ID, callEntry{hops: hopsOf(m), org: m.From.Org, cancel: cancel}) {
+	if s.calls.enter(m.ID, callEntry{hops: pipeline.Hops(m), org: m.From.Org, cancel: cancel}) {
 		defer s.calls.leave(m.ID)
 	}
 	var (
@@ -85,8 +86,8 @@ func (s *Server) callContext(ctx context.Context, m *wire.Message) (context.Cont
 }
 
 // callTool runs a tool and streams its chunks back as stream messages.
-func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool string, input wire.Value, emit func([]byte) error) (wire.Value, error) {
-	m := in.m
+func (s *Server) callTool(ctx context.Context, in *pipeline.Inbound, st *agentState, tool string, input wire.Value, emit func([]byte) error) (wire.Value, error) {
+	m := in.M
 	raw := []byte("{}")
 	if !input.IsAbsent() {
 		if input.Kind() != wire.Object {
@@ -198,22 +199,22 @@ func (s *Server) callTool(ctx context.Context, in *inbound, st *agentState, tool
 
 // sealLocalReply fills in a reply from a local agent, passes it through the
 // gate outbound, and seals it.
-func (s *Server) sealLocalReply(ctx context.Context, in *inbound, st *agentState, r *wire.Message) ([]byte, error) {
+func (s *Server) sealLocalReply(ctx context.Context, in *pipeline.Inbound, st *agentState, r *wire.Message) ([]byte, error) {
 	return s.sealLocalReplyChecked(ctx, in, st, r, nil)
 }
 
 // sealLocalReplyChecked is sealLocalReply with the gate deciding on check,
 // when given, in r's place: the same message with more in it.
-func (s *Server) sealLocalReplyChecked(ctx context.Context, in *inbound, st *agentState, r, check *wire.Message) ([]byte, error) {
-	r.V, r.ID, r.TS, r.From = wire.Version, newMessageID(s.rand), s.now().UnixMilli(), st.id.Sender()
+func (s *Server) sealLocalReplyChecked(ctx context.Context, in *pipeline.Inbound, st *agentState, r, check *wire.Message) ([]byte, error) {
+	r.V, r.ID, r.TS, r.From = wire.Version, pipeline.NewMessageID(s.rand), s.now().UnixMilli(), st.id.Sender()
 	gated := r
 	if check != nil {
 		check.V, check.ID, check.TS, check.From = r.V, r.ID, r.TS, r.From
 		gated = check
 	}
-	d := s.gate.Check(ctx, gated, classify.Outbound, in.m.From.Org, s.gateSession(in.sess, true, true))
+	d := s.gate.Check(ctx, gated, classify.Outbound, in.M.From.Org, pipeline.GateSession(in.Sess, true, true))
 	if !d.Allow {
-		s.logBlock(r, classify.Outbound, d)
+		s.pipe.LogBlock(r, classify.Outbound, d)
 		if d.Reason == classify.ReasonPeerCeiling || d.Reason == classify.ReasonAgentCeiling {
 			// The refusal goes to the peer, not to a local operator: the
 			// rule, without this gateway's configuration and how to
@@ -227,34 +228,34 @@ func (s *Server) sealLocalReplyChecked(ctx context.Context, in *inbound, st *age
 
 // finish seals a local agent's final reply, or the refusal if the gate
 // stops it.
-func (s *Server) finish(ctx context.Context, in *inbound, st *agentState, r *wire.Message) answer {
+func (s *Server) finish(ctx context.Context, in *pipeline.Inbound, st *agentState, r *wire.Message) pipeline.Answer {
 	body, err := s.sealLocalReply(ctx, in, st, r)
 	if err != nil {
-		return s.refuse(in.m, in.sess, err)
+		return s.pipe.Refuse(in.M, in.Sess, err)
 	}
-	return answer{body: body, status: http.StatusOK}
+	return pipeline.Answer{Body: body, Status: http.StatusOK}
 }
 
 // callFailed turns a failed local call into its reply: a cancelled call is
 // a respond with status error; anything else an error message.
-func (s *Server) callFailed(in *inbound, st *agentState, err error) answer {
+func (s *Server) callFailed(in *pipeline.Inbound, st *agentState, err error) pipeline.Answer {
 	var we *wire.Error
 	if errors.As(err, &we) {
-		return s.refuse(in.m, in.sess, we)
+		return s.pipe.Refuse(in.M, in.Sess, we)
 	}
 	var le *localbridge.Error
 	if errors.As(err, &le) && le.Code == localbridge.CodeUnknownTool {
-		return s.refuse(in.m, in.sess, unknownTool(in.m))
+		return s.pipe.Refuse(in.M, in.Sess, unknownTool(in.M))
 	}
 	o := localbridge.OutcomeOf(err)
 	if o.Status == localbridge.OutcomeCancelled {
 		data, _ := wire.ValueOf(map[string]string{"status": "cancelled"})
-		r := in.m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "error", Data: data})
+		r := in.M.Reply(wire.OpRespond, &wire.RespondPayload{Status: "error", Data: data})
 		return s.finish(context.Background(), in, st, r)
 	}
 	// The agent's field is not a path the gateway made: it is masked
 	// (agentError) rather than cut.
-	return s.refuseWith(in.m, in.sess, s.agentError(o), func(f string) string { return f })
+	return s.pipe.RefuseWith(in.M, in.Sess, s.agentError(o), func(f string) string { return f })
 }
 
 // agentError is the protocol error of a failed local call, with its
@@ -368,8 +369,8 @@ func (s *Server) toolList(agent string) (wire.Value, error) {
 // taskOp handles task create, status and cancel. Tasks are kept under the
 // requesting organisation's name, so one organisation can neither see nor
 // cancel another's.
-func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wire.TaskPayload) answer {
-	m := in.m
+func (s *Server) taskOp(ctx context.Context, in *pipeline.Inbound, st *agentState, p *wire.TaskPayload) pipeline.Answer {
+	m := in.M
 	// Tasks are kept under the requesting organisation and the agent that
 	// runs them: no other organisation can see or cancel them, and asking
 	// one agent about another's task finds nothing.
@@ -400,7 +401,7 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 			tool = st.spec.QueryTool
 		}
 		if tool == "" {
-			return s.refuse(m, in.sess, wire.Errorf(wire.ErrCapability, "p.type", "agent %s answers no queries: name one of its tools in type", m.To.Agent))
+			return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrCapability, "p.type", "agent %s answers no queries: name one of its tools in type", m.To.Agent))
 		}
 		input := wire.ObjectValue()
 		if !p.Params.IsAbsent() {
@@ -415,11 +416,11 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		// makes for the task (the loop guard), is one of the gateway's own:
 		// task ids are the creator's choice, and another organisation's
 		// task of the same id would otherwise share the chain's hops.
-		corr := newMessageID(s.rand)
+		corr := pipeline.NewMessageID(s.rand)
 		req := localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
 			RequestID: m.ID, CorrelationID: corr, IdempotencyKey: id,
 			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String()}
-		entered := s.calls.enter(corr, callEntry{hops: hopsOf(m), org: m.From.Org})
+		entered := s.calls.enter(corr, callEntry{hops: pipeline.Hops(m), org: m.From.Org})
 		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
 		switch {
 		case !entered:
@@ -430,7 +431,7 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		}
 		var le *localbridge.Error
 		if errors.As(err, &le) && le.Code == localbridge.CodeTaskExists {
-			return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.task_id", "a task of that id exists: ask its status, or create it under another id"))
+			return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrInvalidParam, "p.task_id", "a task of that id exists: ask its status, or create it under another id"))
 		}
 		if err != nil {
 			return s.callFailed(in, st, err)
@@ -451,7 +452,7 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 			return s.finish(ctx, in, st, m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: v}))
 		}
 		if !ok {
-			return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.task_id", "no such task"))
+			return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrInvalidParam, "p.task_id", "no such task"))
 		}
 		if p.Action == "cancel" {
 			t.Cancel()
@@ -463,12 +464,12 @@ func (s *Server) taskOp(ctx context.Context, in *inbound, st *agentState, p *wir
 		}
 		return s.finish(ctx, in, st, m.Reply(wire.OpRespond, status(t.Status())))
 	}
-	return s.refuse(m, in.sess, wire.Errorf(wire.ErrInvalidParam, "p.action", "a peer may create, ask about or cancel a task"))
+	return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrInvalidParam, "p.action", "a peer may create, ask about or cancel a task"))
 }
 
 // pong answers a ping for a local agent from its heartbeats.
-func (s *Server) pong(in *inbound, st *agentState, p *wire.PingPayload) answer {
-	r := in.m.Reply(wire.OpPong, s.pongPayload(st.spec.ID, p.Nonce))
+func (s *Server) pong(in *pipeline.Inbound, st *agentState, p *wire.PingPayload) pipeline.Answer {
+	r := in.M.Reply(wire.OpPong, s.pongPayload(st.spec.ID, p.Nonce))
 	return s.finish(context.Background(), in, st, r)
 }
 

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -28,10 +29,10 @@ func TestLocalCallRules(t *testing.T) {
 	if err := call("pii", "", `{"text":"mail jane.doe@example.com"}`); err != nil {
 		t.Fatalf("personal data inside the organisation: %v", err)
 	}
-	if err := call("sec", "", `{"text":"x"}`); code(err) != wire.ErrClassification || !strings.Contains(err.Error(), "echo") {
+	if err := call("sec", "", `{"text":"x"}`); pipeline.Code(err) != wire.ErrClassification || !strings.Contains(err.Error(), "echo") {
 		t.Fatalf("sec to an agent whose ceiling is pii: %v", err)
 	}
-	if err := call("", "garbage", `{"text":"x"}`); code(err) != wire.ErrConsent {
+	if err := call("", "garbage", `{"text":"x"}`); pipeline.Code(err) != wire.ErrConsent {
 		t.Fatalf("a malformed consent: %v", err)
 	}
 	issue := func(grantee string) string {
@@ -44,10 +45,10 @@ func TestLocalCallRules(t *testing.T) {
 	if err := call("", issue("echo@acme"), `{"text":"mail jane.doe@example.com"}`); err != nil {
 		t.Fatalf("a consent for the agent called: %v", err)
 	}
-	if err := call("", issue("other@acme"), `{"text":"x"}`); code(err) != wire.ErrConsent {
+	if err := call("", issue("other@acme"), `{"text":"x"}`); pipeline.Code(err) != wire.ErrConsent {
 		t.Fatalf("a consent for another agent: %v", err)
 	}
-	if err := call("", "", `{"text":"a","text":"b"}`); code(err) != wire.ErrInvalidParam || !strings.Contains(err.Error(), "duplicate") {
+	if err := call("", "", `{"text":"a","text":"b"}`); pipeline.Code(err) != wire.ErrInvalidParam || !strings.Contains(err.Error(), "duplicate") {
 		t.Fatalf("a duplicate key: %v", err)
 	}
 }

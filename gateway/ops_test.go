@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -348,7 +349,7 @@ func TestMetricsFrom(t *testing.T) {
 // is answered 202, naming the request that the late reply will refer to.
 func TestAcceptedNamesTheRequest(t *testing.T) {
 	r := newFaceRig(t)
-	ctx, c, s := r.session(t, faceHTTP, "patient")
+	ctx, c, s := r.session(t, pipeline.FaceHTTP, "patient")
 	// count has side effects: it waits for a person, who is not there.
 	m := s.tool("count", `{"by":1}`, wire.Conf)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.peer.Endpoint+"/moltspeak/v0.1/message", bytes.NewReader(sealed(t, c, s, m)))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
@@ -91,7 +92,7 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		}
 		input = v
 	}
-	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), From: st.id.Sender(), To: to, Cls: wire.Int}
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), From: st.id.Sender(), To: to, Cls: wire.Int}
 	if req.Class != "" {
 		c, ok := wire.ParseClass(req.Class)
 		if !ok {
@@ -176,7 +177,7 @@ func (s *Server) cancelRemote(st *agentState, to wire.Ref, id string) {
 	if s.closing.Load() {
 		return // the peers' connections are closing too; their calls end with them
 	}
-	c := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpTask,
+	c := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpTask,
 		From: st.id.Sender(), To: to, Cls: wire.Int, Payload: &wire.TaskPayload{Action: "cancel", TaskID: id}}
 	s.bg.Add(1)
 	go func() {
@@ -199,7 +200,7 @@ func capabilityExt(st *agentState) wire.Value {
 	for i, c := range st.caps {
 		certs[i] = c.Value()
 	}
-	return wire.ObjectValue(wire.Member{Key: extCapabilities, Value: wire.ObjectValue(wire.Member{Key: "certs", Value: wire.ArrayValue(certs...)})})
+	return wire.ObjectValue(wire.Member{Key: pipeline.ExtCapabilities, Value: wire.ObjectValue(wire.Member{Key: "certs", Value: wire.ArrayValue(certs...)})})
 }
 
 // attachConsent fills pii_meta from a consent token's claims, raises the
@@ -244,8 +245,8 @@ func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk
 		return err
 	}
 	sess, _ := s.sessions.Peer(ps.ref)
-	if d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, s.gateSession(sess, true, true)); !d.Allow {
-		s.logBlock(m, gateOutbound, d)
+	if d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, pipeline.GateSession(sess, true, true)); !d.Allow {
+		s.pipe.LogBlock(m, gateOutbound, d)
 		return d.Err
 	}
 	return ps.call(ctx, s.cfg.Peers.Transport, m, sk, onMsg)
@@ -343,7 +344,7 @@ func (s *Server) Discover(ctx context.Context, req localbridge.DiscoverRequest) 
 	if ps == nil {
 		return nil, wire.Errorf(wire.ErrAgentNotFound, "org", "%s is not a peer of this gateway", req.Org)
 	}
-	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpDiscover,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpDiscover,
 		From: s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: req.Org}, Cls: wire.Pub, Payload: p}
 	var out json.RawMessage
 	err := s.callAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
@@ -390,7 +391,7 @@ func (s *Server) Ping(ctx context.Context, req localbridge.PingRequest) (json.Ra
 	if err != nil {
 		return nil, err
 	}
-	nonce := newMessageID(s.rand)
+	nonce := pipeline.NewMessageID(s.rand)
 	if to.Org == s.cfg.Org {
 		if s.agent(to.Agent) == nil {
 			return nil, wire.Errorf(wire.ErrAgentNotFound, "agent", "no agent %s", to)
@@ -402,7 +403,7 @@ func (s *Server) Ping(ctx context.Context, req localbridge.PingRequest) (json.Ra
 	if ps == nil {
 		return nil, wire.Errorf(wire.ErrAgentNotFound, "agent", "%s is not a peer of this gateway", to.Org)
 	}
-	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpPing,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpPing,
 		From: s.org.Sender(), To: to, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
 	var out json.RawMessage
 	err = s.callAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/sockio"
@@ -158,7 +159,7 @@ func (ps *peerState) exchange(ctx context.Context, body []byte) ([]byte, error) 
 		return nil, err
 	}
 	defer resp.Body.Close()
-	return io.ReadAll(io.LimitReader(resp.Body, int64(ps.s.envelopeLimit())+1))
+	return io.ReadAll(io.LimitReader(resp.Body, int64(ps.s.pipe.EnvelopeLimit())+1))
 }
 
 // session returns a live session with the peer's gateway, running a
@@ -232,10 +233,10 @@ func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message
 			return ps.notCurrent()
 		}
 		if ok, wait := ps.br.allow(); !ok {
-			return withRetry(wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s is failing; calls paused", ps.p.Org), wait)
+			return pipeline.WithRetry(wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s is failing; calls paused", ps.p.Org), wait)
 		}
 		err := ps.callOnce(ctx, transport, m, sk, onMsg)
-		retryable := errors.Is(err, errTransport) || code(err) == wire.ErrPeerUnavailable
+		retryable := errors.Is(err, errTransport) || pipeline.Code(err) == wire.ErrPeerUnavailable
 		if !errors.As(err, new(lossCounted)) {
 			ps.br.record(err == nil || !retryable)
 		} else {
@@ -245,7 +246,7 @@ func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message
 			return nil
 		}
 		last = err
-		if code(err) == wire.ErrSessionExpired && i == 0 {
+		if pipeline.Code(err) == wire.ErrSessionExpired && i == 0 {
 			// The peer restarted or dropped the session: a new
 			// handshake, and the same message again (it was not
 			// opened, so it cannot have been acted on). A stream
@@ -264,10 +265,10 @@ func (ps *peerState) call(ctx context.Context, transport string, m *wire.Message
 		select {
 		case <-time.After(time.Duration(100<<(2*i)) * time.Millisecond):
 		case <-ctx.Done():
-			return asWire(ctx.Err())
+			return pipeline.AsWire(ctx.Err())
 		}
 		// A retry is a new message: the peer remembers ids.
-		m.ID, m.Sig = newMessageID(s.rand), keys.Signature{}
+		m.ID, m.Sig = pipeline.NewMessageID(s.rand), keys.Signature{}
 	}
 	if errors.Is(last, errTransport) {
 		return wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s: %v", ps.p.Org, last)
@@ -334,7 +335,7 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 		return ps.s.awaitStream(ctx, ps, m, pc, nil, onMsg)
 	}
 	br := bufio.NewReaderSize(resp.Body, 64<<10)
-	limit := ps.s.envelopeLimit()
+	limit := ps.s.pipe.EnvelopeLimit()
 	for {
 		line, err := readLine(br, limit)
 		if err == io.EOF {
@@ -356,7 +357,7 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 			// exchange it can only be about this one.
 			if p, ok := d.m.Payload.(*wire.ErrorPayload); ok {
 				err := p.Err()
-				if code(err) == wire.ErrSessionExpired {
+				if pipeline.Code(err) == wire.ErrSessionExpired {
 					// This session goes, and the call is sent again in a
 					// new one. Only this one: another call may have made
 					// a new session meanwhile.
@@ -508,7 +509,7 @@ func (s *Server) openFrame(ps *peerState, b []byte) (delivered, error) {
 // other reply through the gate inbound, like every message that enters.
 func (s *Server) checkReply(ctx context.Context, ps *peerState, d delivered) (*wire.Message, error) {
 	if d.refused != nil {
-		s.log.Warn("refused a reply from a peer", "peer", ps.p.Org, "code", string(code(d.refused)))
+		s.log.Warn("refused a reply from a peer", "peer", ps.p.Org, "code", string(pipeline.Code(d.refused)))
 		return nil, fmt.Errorf("reply from %s refused: %w", ps.p.Org, d.refused)
 	}
 	r := d.m
@@ -517,8 +518,8 @@ func (s *Server) checkReply(ctx context.Context, ps *peerState, d delivered) (*w
 			return nil, p.Err()
 		}
 	}
-	if dec := s.gate.Check(ctx, r, gateInbound, ps.p.Org, s.gateSession(d.sess, d.sealed, false)); !dec.Allow {
-		s.logBlock(r, gateInbound, dec)
+	if dec := s.gate.Check(ctx, r, gateInbound, ps.p.Org, pipeline.GateSession(d.sess, d.sealed, false)); !dec.Allow {
+		s.pipe.LogBlock(r, gateInbound, dec)
 		return nil, dec.Err
 	}
 	return r, nil

@@ -1,6 +1,9 @@
 package gateway
 
 import (
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/wire"
+
 	"sync"
 	"time"
 )
@@ -99,6 +102,12 @@ func wake(c chan struct{}) {
 	case c <- struct{}{}:
 	default:
 	}
+}
+
+// Deliver is deliverTo for a reply the pipeline opened: m, in sess if it
+// came in one.
+func (p *pendingCalls) Deliver(m *wire.Message, sess *handshake.Session, sealed bool) bool {
+	return p.deliverTo(delivered{m: m, sess: sess, sealed: sealed})
 }
 
 // deliverTo hands a reply to the call it answers, in order. When the call

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -112,7 +113,7 @@ func TestRepliesFromTheCalledOrgOnly(t *testing.T) {
 	defer done()
 	answer := func(org, text string) delivered {
 		data, _ := wire.ValueOf(map[string]string{"text": text})
-		m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRespond,
+		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRespond,
 			From: wire.Sender{Agent: "echo", Org: org}, To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Pub,
 			Re: "00000000-0000-4000-8000-000000000001", Payload: &wire.RespondPayload{Status: "success", Data: data}}
 		if err := acme.s.codec.Check(m); err != nil {

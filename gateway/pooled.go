@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -128,7 +129,7 @@ func errSessionGone() error {
 // a new session, as nothing was sent: not a reason to drop the session the
 // peer has now, which another call may just have made.
 func notSent(err error) error {
-	if code(err) == wire.ErrSessionExpired {
+	if pipeline.Code(err) == wire.ErrSessionExpired {
 		return sessionGone{err}
 	}
 	return err
@@ -137,7 +138,7 @@ func notSent(err error) error {
 // lost returns err, marked as lossCounted unless this is the first call to
 // report the end of the connection.
 func (p *pooled) lost(err error) error {
-	if err == nil || !p.isDead() || code(err) != wire.ErrPeerUnavailable {
+	if err == nil || !p.isDead() || pipeline.Code(err) != wire.ErrPeerUnavailable {
 		return err
 	}
 	if p.expired.Load() {

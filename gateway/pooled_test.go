@@ -4,6 +4,7 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -50,7 +51,7 @@ func TestPooledLossCountedOnce(t *testing.T) {
 	br := newBreaker(5, 1e9, nil, nil)
 	for i := range 16 {
 		err := p.lost(lostErr)
-		if code(err) != wire.ErrPeerUnavailable || err.Error() != lostErr.Error() {
+		if pipeline.Code(err) != wire.ErrPeerUnavailable || err.Error() != lostErr.Error() {
 			t.Fatalf("call %d: got %v", i, err)
 		}
 		marked := errors.As(err, new(lossCounted))

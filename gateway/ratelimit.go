@@ -14,7 +14,7 @@ import (
 
 // rateLimiter takes a token for a key, or says how long until one is free.
 type rateLimiter interface {
-	allow(key string) (ok bool, retryAfter time.Duration)
+	Allow(key string) (ok bool, retryAfter time.Duration)
 }
 
 // limiters holds one token bucket per key (a peer org, a sending agent, a
@@ -34,9 +34,9 @@ func newLimiters(perSecond float64, burst, size int, now func() time.Time) *limi
 	return &limiters{limit: rate.Limit(perSecond), burst: burst, now: now, cache: c}
 }
 
-// allow takes one token for key. If none is left it reports how long until
+// Allow takes one token for key. If none is left it reports how long until
 // one is.
-func (l *limiters) allow(key string) (ok bool, retryAfter time.Duration) {
+func (l *limiters) Allow(key string) (ok bool, retryAfter time.Duration) {
 	l.mu.Lock()
 	lim, found := l.cache.Get(key)
 	if !found {
@@ -76,9 +76,9 @@ type gate struct {
 
 func newGates(n int) *gates { return &gates{n: n, m: map[string]*gate{}} }
 
-// enter takes a slot for key without waiting; it fails if all are in use.
+// Enter takes a slot for key without waiting; it fails if all are in use.
 // The returned function gives the slot back.
-func (g *gates) enter(key string) (release func(), ok bool) {
+func (g *gates) Enter(key string) (release func(), ok bool) {
 	g.mu.Lock()
 	gt := g.m[key]
 	if gt == nil {
@@ -120,7 +120,7 @@ type inflight struct {
 
 func newInflight(n int) *inflight { return &inflight{slots: make(chan struct{}, n)} }
 
-func (f *inflight) enter() (release func(), ok bool) {
+func (f *inflight) Enter() (release func(), ok bool) {
 	select {
 	case f.slots <- struct{}{}:
 	default:
@@ -143,7 +143,7 @@ func (f *inflight) enter() (release func(), ok bool) {
 	}, true
 }
 
-func (f *inflight) count() int { return len(f.slots) }
+func (f *inflight) Count() int { return len(f.slots) }
 
 // drain waits until nothing is in flight or ctx ends.
 func (f *inflight) drain(ctx context.Context) error {
@@ -170,7 +170,7 @@ type sharedLimiter struct {
 	log func(error)
 }
 
-func (l sharedLimiter) allow(key string) (bool, time.Duration) {
+func (l sharedLimiter) Allow(key string) (bool, time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	ok, wait, err := l.b.Allow(ctx, key)

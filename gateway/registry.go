@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -113,7 +114,7 @@ func (s *Server) publishAgent(info localbridge.AgentInfo) {
 // publishMu.
 func (s *Server) withdrawAgent(ctx context.Context, id string) {
 	p := &wire.RegisterPayload{Action: "delete", Reason: "removed", Profile: &wire.Profile{AgentID: id}}
-	if _, err := s.registerAsOrg(ctx, p); err != nil && code(err) != wire.ErrAgentNotFound {
+	if _, err := s.registerAsOrg(ctx, p); err != nil && pipeline.Code(err) != wire.ErrAgentNotFound {
 		s.log.Warn("cannot deregister agent", "agent", id, "err", err.Error())
 	}
 }
@@ -123,7 +124,7 @@ func (s *Server) messageURL() string { return s.cfg.Listen.Advertise + "/moltspe
 
 // registerAsOrg signs p with the org key and registers it here.
 func (s *Server) registerAsOrg(ctx context.Context, p *wire.RegisterPayload) (directory.Receipt, error) {
-	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpRegister,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpRegister,
 		From: s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: s.cfg.Org}, Cls: wire.Pub, Payload: p}
 	b, err := signMessage(s.codec, m, s.org.Signing)
 	if err != nil {
@@ -164,9 +165,9 @@ func (s *Server) recordLocal(ctx context.Context, info localbridge.AgentInfo) {
 // signed by its org key, or carries an identity certificate from it), so
 // an entry restricted to some organisations is never shown to a sender that
 // merely claims one of them.
-func (s *Server) viewer(in *inbound) directory.Viewer {
-	if s.orgShown(in) {
-		return directory.Viewer{Org: in.m.From.Org}
+func (s *Server) viewer(in *pipeline.Inbound) directory.Viewer {
+	if s.pipe.OrgShown(in) {
+		return directory.Viewer{Org: in.M.From.Org}
 	}
 	return directory.Viewer{}
 }
@@ -185,17 +186,17 @@ func (s *Server) caller(v directory.Viewer, remote string) string {
 
 // allowDiscovery takes a token of caller's discovery budget.
 func (s *Server) allowDiscovery(caller string) error {
-	if ok, wait := s.discoverLimit.allow(caller); !ok {
+	if ok, wait := s.discoverLimit.Allow(caller); !ok {
 		s.metrics.rateLimit.WithLabelValues("discovery").Inc()
-		return withRetry(wire.Errorf(wire.ErrRateLimitDiscovery, "", "too many discovery queries"), wait)
+		return pipeline.WithRetry(wire.Errorf(wire.ErrRateLimitDiscovery, "", "too many discovery queries"), wait)
 	}
 	return nil
 }
 
 // registryOp answers the directory's operations: register, discover, ping
 // of the registry itself, and registry sync (a query to registry@org).
-func (s *Server) registryOp(ctx context.Context, in *inbound) answer {
-	m := in.m
+func (s *Server) registryOp(ctx context.Context, in *pipeline.Inbound) pipeline.Answer {
+	m := in.M
 	reg := s.registry.reg
 	var (
 		data wire.Value
@@ -204,7 +205,7 @@ func (s *Server) registryOp(ctx context.Context, in *inbound) answer {
 	switch p := m.Payload.(type) {
 	case *wire.DiscoverPayload:
 		v := s.viewer(in)
-		if err = s.allowDiscovery(s.caller(v, in.o.remote)); err != nil {
+		if err = s.allowDiscovery(s.caller(v, in.Origin.Remote)); err != nil {
 			break
 		}
 		var ans *directory.Answer
@@ -219,7 +220,7 @@ func (s *Server) registryOp(ctx context.Context, in *inbound) answer {
 		}
 	case *wire.PingPayload:
 		r := m.Reply(wire.OpPong, &wire.PongPayload{Nonce: p.Nonce, Status: "alive", Load: s.load(),
-			QueueDepth: int64(s.flight.count()), CapabilitiesActive: s.hsCfg.Capabilities})
+			QueueDepth: int64(s.flight.Count()), CapabilitiesActive: s.hsCfg.Capabilities})
 		return s.registryReply(in, r)
 	case *wire.QueryPayload:
 		if p.Domain != syncDomain || p.Intent != syncIntent {
@@ -231,37 +232,37 @@ func (s *Server) registryOp(ctx context.Context, in *inbound) answer {
 		err = wire.Errorf(wire.ErrInvalidParam, "op", "the registry does not take %s messages", m.Op)
 	}
 	if err != nil {
-		return s.refuse(m, in.sess, err)
+		return s.pipe.Refuse(m, in.Sess, err)
 	}
 	return s.registryReply(in, m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: data}))
 }
 
 // exportSync answers registry.sync for a peer registry: only in a session
 // with that peer, whose organisation is then known for certain.
-func (s *Server) exportSync(ctx context.Context, in *inbound, p *wire.QueryPayload) (wire.Value, error) {
-	if in.peer == nil || in.sess == nil {
+func (s *Server) exportSync(ctx context.Context, in *pipeline.Inbound, p *wire.QueryPayload) (wire.Value, error) {
+	if !in.FromPeer || in.Sess == nil {
 		return wire.Value{}, wire.Errorf(wire.ErrAuthFailed, "", "registry sync is for peer registries, in a session")
 	}
 	q, err := directory.ParseSyncRequest(p.Params)
 	if err != nil {
 		return wire.Value{}, err
 	}
-	return s.registry.reg.Export(ctx, q, in.m.From.Org, min(syncPageBytes, s.cfg.Limits.MessageBytes/2))
+	return s.registry.reg.Export(ctx, q, in.M.From.Org, min(syncPageBytes, s.cfg.Limits.MessageBytes/2))
 }
 
-func (s *Server) registryReply(in *inbound, r *wire.Message) answer {
-	r.V, r.ID, r.TS, r.From = wire.Version, newMessageID(s.rand), s.now().UnixMilli(), s.org.Sender()
+func (s *Server) registryReply(in *pipeline.Inbound, r *wire.Message) pipeline.Answer {
+	r.V, r.ID, r.TS, r.From = wire.Version, pipeline.NewMessageID(s.rand), s.now().UnixMilli(), s.org.Sender()
 	r.From.Agent = RegistryAgent
 	// The registry speaks with the org key.
 	body, err := s.reply(in, r, s.org.Signing)
 	if err != nil {
-		return s.refuse(in.m, in.sess, err)
+		return s.pipe.Refuse(in.M, in.Sess, err)
 	}
-	return answer{body: body, status: http.StatusOK}
+	return pipeline.Answer{Body: body, Status: http.StatusOK}
 }
 
 func (s *Server) load() float64 {
-	return float64(s.flight.count()) / float64(s.cfg.Limits.MaxInFlight)
+	return float64(s.flight.Count()) / float64(s.cfg.Limits.MaxInFlight)
 }
 
 // discoverLocal answers directory.discover for a local caller: this
@@ -288,7 +289,7 @@ func (s *Server) verifyAttestations(data wire.Value, p *Peer) error {
 	now := s.now()
 	for i, r := range res.Elems() {
 		if _, err := directory.VerifyAttestation(r.Value, p.Org, p.OrgKey, now); err != nil {
-			we := asWire(err)
+			we := pipeline.AsWire(err)
 			return wire.Errorf(we.Code, wire.IndexPath("results", i)+"."+we.Field, "%s", we.Message)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -115,7 +116,7 @@ func Register(ctx context.Context, d Dir, o RegisterOptions) (*Registered, error
 		}
 	}
 	now := o.Now()
-	m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: now.UnixMilli(), Op: wire.OpRegister,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: now.UnixMilli(), Op: wire.OpRegister,
 		From: signer.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: reg.org}, Cls: wire.Pub, Payload: p}
 	// No enc_key: the registry answers in the clear, signed.
 	m.From.EncKey = keys.X25519Public{}

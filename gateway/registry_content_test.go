@@ -11,6 +11,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -107,7 +108,7 @@ func TestDirectoryRegisterRefusesPersonalData(t *testing.T) {
 				}
 			}
 			for _, id := range []directory.ID{{Agent: "ext", Org: "globex"}, {Agent: "remote", Org: "acme"}} {
-				if _, err := acme.s.Registry().Lookup(ctx, id, directory.Viewer{Local: true}); code(err) != wire.ErrAgentNotFound {
+				if _, err := acme.s.Registry().Lookup(ctx, id, directory.Viewer{Local: true}); pipeline.Code(err) != wire.ErrAgentNotFound {
 					t.Fatalf("%s stored: %v", id, err)
 				}
 			}
@@ -140,7 +141,7 @@ func TestDirectoryLocalAgentWithSecretNotPublished(t *testing.T) {
 	}
 	noLeak(t, "log", g.logs())
 	ctx := context.Background()
-	if _, err := g.s.Registry().Lookup(ctx, directory.ID{Agent: "leaky", Org: "acme"}, directory.Viewer{Local: true}); code(err) != wire.ErrAgentNotFound {
+	if _, err := g.s.Registry().Lookup(ctx, directory.ID{Agent: "leaky", Org: "acme"}, directory.Viewer{Local: true}); pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("leaky published: %v", err)
 	}
 }
@@ -158,7 +159,7 @@ func TestDirectoryWithholdsStoredPersonalData(t *testing.T) {
 	pr := testProfile("", "echo.text")
 	pr.Description = "Mail " + leakEmail + " for access."
 	now := time.Now()
-	m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: now.UnixMilli(), Op: wire.OpRegister,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: now.UnixMilli(), Op: wire.OpRegister,
 		From: leaky.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: "globex"}, Cls: wire.Pub,
 		Payload: &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}}
 	b, err := crypto.Sign(globex.s.codec, m, leaky.Signing)
@@ -181,14 +182,14 @@ func TestDirectoryWithholdsStoredPersonalData(t *testing.T) {
 		t.Fatalf("acme finds %s at globex", got)
 	}
 	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"leaky"}`)})
-	if code(err) != wire.ErrAgentNotFound {
+	if pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("acme looks leaky up: %v", err)
 	}
 	stats, err := acme.s.SyncRegistry(ctx, "globex")
 	if err != nil || len(stats) != 1 || stats[0].Applied != 1 || stats[0].Refused != 0 {
 		t.Fatalf("sync: %+v, %v", stats, err)
 	}
-	if _, err := acme.s.Registry().Lookup(ctx, directory.ID{Agent: "leaky", Org: "globex"}, directory.Viewer{Local: true}); code(err) != wire.ErrAgentNotFound {
+	if _, err := acme.s.Registry().Lookup(ctx, directory.ID{Agent: "leaky", Org: "globex"}, directory.Viewer{Local: true}); pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("leaky synced to acme: %v", err)
 	}
 	// Anonymous callers, on the HTTP routes.

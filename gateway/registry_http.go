@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -20,7 +21,7 @@ import (
 // message, bare or in an envelope. The answer is the registry's signed
 // respond message, whose data holds expires_at and the attested record.
 func (s *Server) serveRegistryMessage(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r, faceHTTP, s.envelopeLimit())
+	body, ok := s.readBody(w, r, pipeline.FaceHTTP, s.pipe.EnvelopeLimit())
 	if !ok {
 		return
 	}
@@ -31,7 +32,7 @@ func (s *Server) serveRegistryMessage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleRegistryBody(w http.ResponseWriter, r *http.Request, body []byte) {
 	ctx, cancel := s.routeContext(r)
 	defer cancel()
-	s.writeAnswer(w, s.handle(ctx, origin{face: faceHTTP, remote: r.RemoteAddr}, body, nil))
+	s.writeAnswer(w, s.pipe.Handle(ctx, pipeline.Origin{Face: pipeline.FaceHTTP, Remote: r.RemoteAddr}, body, nil))
 }
 
 // routeContext bounds a registry route by the request timeout. The server
@@ -46,7 +47,7 @@ func (s *Server) routeContext(r *http.Request) (context.Context, context.CancelF
 // signed register message with action delete. A bare one must name the
 // agent of the path.
 func (s *Server) serveDeregister(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r, faceHTTP, s.envelopeLimit())
+	body, ok := s.readBody(w, r, pipeline.FaceHTTP, s.pipe.EnvelopeLimit())
 	if !ok {
 		return
 	}
@@ -77,7 +78,7 @@ func sameAgent(path, agent, org string) bool {
 // sender's authenticated organisation may see; the plain discovery
 // document, unsigned, sees what anonymous callers see.
 func (s *Server) serveDiscover(w http.ResponseWriter, r *http.Request) {
-	body, ok := s.readBody(w, r, faceHTTP, s.envelopeLimit())
+	body, ok := s.readBody(w, r, pipeline.FaceHTTP, s.pipe.EnvelopeLimit())
 	if !ok {
 		return
 	}
@@ -182,11 +183,11 @@ func (s *Server) servePing(w http.ResponseWriter, r *http.Request) {
 		s.writeJSONError(w, err)
 		return
 	}
-	body, ok := s.readBody(w, r, faceHTTP, 4096)
+	body, ok := s.readBody(w, r, pipeline.FaceHTTP, 4096)
 	if !ok {
 		return
 	}
-	nonce := newMessageID(s.rand)
+	nonce := pipeline.NewMessageID(s.rand)
 	if v, err := wire.Parse(body, 4); err == nil {
 		if n, ok := v.Get("nonce").Str(); ok && n != "" && len(n) <= 128 {
 			nonce = n
@@ -230,5 +231,5 @@ func writeJSON(w http.ResponseWriter, v wire.Value) {
 
 // writeJSONError answers a registry route with a signed error message.
 func (s *Server) writeJSONError(w http.ResponseWriter, err error) {
-	s.writeAnswer(w, s.refuse(nil, nil, err))
+	s.writeAnswer(w, s.pipe.Refuse(nil, nil, err))
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -89,7 +90,7 @@ func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error)
 	}()
 	src := directory.Source{Org: org, Key: ps.p.OrgKey}
 	for waits := 0; st.Pages < maxSyncPages; {
-		m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpQuery,
+		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpQuery,
 			From: s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: org}, Cls: wire.Pub,
 			Payload: &wire.QueryPayload{Domain: syncDomain, Intent: syncIntent, Params: q.Params()}}
 		var data wire.Value
@@ -121,7 +122,7 @@ func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error)
 		st.Unchanged += res.Unchanged
 		st.Refused += len(res.Refused)
 		for _, r := range res.Refused {
-			we := asWire(r.Err)
+			we := pipeline.AsWire(r.Err)
 			s.log.Warn("registry sync refused an entry", "peer", org, "agent", r.ID, "code", string(we.Code), "field", we.Field, "reason", we.Message)
 		}
 		if err != nil {
@@ -188,8 +189,8 @@ func (s *Server) monitorOnce(ctx context.Context) {
 func (s *Server) pingListed(ctx context.Context, ps *peerState, id directory.ID) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	nonce := newMessageID(s.rand)
-	m := &wire.Message{V: wire.Version, ID: newMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpPing,
+	nonce := pipeline.NewMessageID(s.rand)
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpPing,
 		From: s.org.Sender(), To: wire.Ref{Agent: id.Agent, Org: id.Org}, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
 	var pong *wire.PongPayload
 	err := s.callAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
@@ -206,7 +207,7 @@ func (s *Server) pingListed(ctx context.Context, ps *peerState, id directory.ID)
 	switch {
 	case err == nil:
 		err = s.registry.reg.RecordPong(ctx, id, pong)
-	case code(err) == wire.ErrAgentNotFound || code(err) == wire.ErrTimeout || code(err) == wire.ErrPeerUnavailable:
+	case pipeline.Code(err) == wire.ErrAgentNotFound || pipeline.Code(err) == wire.ErrTimeout || pipeline.Code(err) == wire.ErrPeerUnavailable:
 		err = s.registry.reg.RecordUnreachable(ctx, id)
 	default:
 		return
@@ -339,7 +340,7 @@ func (s *Server) SyncDirectory(ctx context.Context, req localbridge.SyncRequest)
 	for i, st := range stats {
 		rep.Peers[i].SyncStats = st
 		if st.Err != nil {
-			rep.Peers[i].Error = asWire(st.Err).Payload()
+			rep.Peers[i].Error = pipeline.AsWire(st.Err).Payload()
 		}
 	}
 	return json.Marshal(rep)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -98,7 +99,7 @@ func (g *testGateway) answerOf(b []byte) (wire.Code, wire.Value) {
 // signed signs a register message from signer to g's registry.
 func (g *testGateway) signed(signer *identity.Agent, op wire.Op, p any, enc bool) []byte {
 	g.t.Helper()
-	m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: op,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: op,
 		From: signer.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: g.s.Org()}, Cls: wire.Pub, Payload: p}
 	if !enc {
 		m.From.EncKey = [32]byte{}
@@ -292,7 +293,7 @@ func TestDirectoryRegisterOverHTTP(t *testing.T) {
 // sealedTo seals a register message from a to g's gateway key.
 func (g *testGateway) sealedTo(a *identity.Agent, p *wire.RegisterPayload) []byte {
 	g.t.Helper()
-	m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRegister,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRegister,
 		From: a.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: g.s.Org()}, Cls: wire.Pub, Payload: p}
 	b, err := crypto.SealMessage(g.s.codec, m, a.Signing, crypto.NewBox(a.Encryption, 0), g.s.org.Encryption.Public())
 	if err != nil {
@@ -331,11 +332,11 @@ func TestDirectoryPerPeerDisclosure(t *testing.T) {
 		t.Fatalf("unlisted by id: %s, %v", out, err)
 	}
 	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"secret"}`)})
-	if code(err) != wire.ErrAgentNotFound {
+	if pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("private by id: %v", err)
 	}
 	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"others"}`)})
-	if code(err) != wire.ErrAgentNotFound {
+	if pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("restricted to another org by id: %v", err)
 	}
 	// Anonymous, over HTTP.
@@ -390,7 +391,7 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 		"missing":    r.Without("attestation"),
 	} {
 		bad := good.With("results", wire.ArrayValue(alt))
-		if err := acme.s.verifyAttestations(bad, peer); code(err) != wire.ErrSignature {
+		if err := acme.s.verifyAttestations(bad, peer); pipeline.Code(err) != wire.ErrSignature {
 			t.Errorf("%s altered: %v", name, err)
 		}
 	}
@@ -408,7 +409,7 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 	}
 	globex.s.registry.reg = forger
 	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
-	if code(err) != wire.ErrSignature {
+	if pipeline.Code(err) != wire.ErrSignature {
 		t.Fatalf("forged attestation: %v, want E_SIGNATURE", err)
 	}
 }
@@ -432,7 +433,7 @@ func TestDirectoryDiscoveryRateLimit(t *testing.T) {
 	for i := 0; i < 3 && err == nil; i++ {
 		_, err = globex.s.Discover(ctx, localbridge.DiscoverRequest{Org: "acme"})
 	}
-	if code(err) != wire.ErrRateLimitDiscovery {
+	if pipeline.Code(err) != wire.ErrRateLimitDiscovery {
 		t.Fatalf("peer over the limit: %v", err)
 	}
 }
@@ -451,7 +452,7 @@ func TestDirectorySync(t *testing.T) {
 	// not even send back, is refused too: see the directory's tests.)
 	now := time.Now()
 	forge := func(signer *identity.Agent, agent, org string) {
-		m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: now.UnixMilli(), Op: wire.OpRegister,
+		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: now.UnixMilli(), Op: wire.OpRegister,
 			From: signer.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: "globex"}, Cls: wire.Pub,
 			Payload: &wire.RegisterPayload{Action: "create", Profile: testProfile("", "forged.cap")}}
 		b, err := crypto.Sign(globex.s.codec, m, signer.Signing)
@@ -506,7 +507,7 @@ func TestDirectorySync(t *testing.T) {
 	}
 	// Registry sync is for peers in a session: an anonymous query is refused.
 	q := &wire.QueryPayload{Domain: "registry", Intent: "sync"}
-	m := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpQuery,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpQuery,
 		From: acme.s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: "globex"}, Cls: wire.Pub, Payload: q}
 	m.From.EncKey = [32]byte{}
 	b, err := crypto.Sign(globex.s.codec, m, acme.s.org.Signing)
@@ -549,7 +550,7 @@ func TestDirectoryCatchUp(t *testing.T) {
 	if len(rep.Peers) != 1 || rep.Peers[0].Peer != "globex" || rep.Peers[0].Error == nil || rep.Peers[0].Error.Code != wire.ErrPeerUnavailable {
 		t.Fatalf("sync while globex is down: %s", raw)
 	}
-	if _, err := acme.s.SyncDirectory(sctx, localbridge.SyncRequest{Peer: "initech"}); code(err) != wire.ErrInvalidParam {
+	if _, err := acme.s.SyncDirectory(sctx, localbridge.SyncRequest{Peer: "initech"}); pipeline.Code(err) != wire.ErrInvalidParam {
 		t.Fatalf("sync with a stranger: %v", err)
 	}
 	if lb.HTTP, err = net.Listen("tcp", addrs[0]); err != nil {
@@ -659,13 +660,13 @@ func TestDirectorySyncWaitsOutRateLimit(t *testing.T) {
 	}
 	// A wait longer than the pull may take fails it, but what it applied
 	// is not asked for again.
-	globex.s.agentLimit = newLimiters(0.001, 1, 16, time.Now)
+	globex.s.pipe.AgentLimit = newLimiters(0.001, 1, 16, time.Now)
 	stats, err := acme.s.SyncRegistry(ctx, "globex")
-	if code(err) != wire.ErrRateLimit || stats[0].Applied == 0 {
+	if pipeline.Code(err) != wire.ErrRateLimit || stats[0].Applied == 0 {
 		t.Fatalf("sync against a long wait: %+v, %v", stats, err)
 	}
 	first := stats[0].Applied
-	globex.s.agentLimit = newLimiters(5, 1, 16, time.Now)
+	globex.s.pipe.AgentLimit = newLimiters(5, 1, 16, time.Now)
 	stats, err = acme.s.SyncRegistry(ctx, "globex")
 	if err != nil {
 		t.Fatalf("sync: %+v, %v", stats, err)

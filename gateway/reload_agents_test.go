@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/agent/echo"
 	"github.com/moltgate/moltgate/wire"
@@ -118,7 +119,7 @@ func TestReloadAgents(t *testing.T) {
 		return resultIDs(t, out), nil
 	}
 	calcPID := func() int { a, _ := globex.s.core.Agent("calc"); return a.PID }
-	if err := hello(); code(err) != wire.ErrAgentNotFound {
+	if err := hello(); pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("call before the agent was added: %v, want E_AGENT_NOT_FOUND", err)
 	}
 
@@ -149,10 +150,10 @@ func TestReloadAgents(t *testing.T) {
 		}
 		return err
 	})
-	if err := call("echo", `{"text":"hi"}`, "conf"); code(err) != wire.ErrClassification {
+	if err := call("echo", `{"text":"hi"}`, "conf"); pipeline.Code(err) != wire.ErrClassification {
 		t.Fatalf("conf above the new agent's ceiling of int: %v", err)
 	}
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Message: "hi", Class: "int"}, nil); code(err) != wire.ErrCapability {
+	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Message: "hi", Class: "int"}, nil); pipeline.Code(err) != wire.ErrCapability {
 		t.Fatalf("query to an agent without a query tool: %v", err)
 	}
 	if !strings.Contains(globex.logs(), `"msg":"agent added","agent":"calc"`) {
@@ -172,7 +173,7 @@ func TestReloadAgents(t *testing.T) {
 	}
 	// The query now reaches the echo tool, whose schema wants a text the
 	// query does not have.
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Message: "hi", Class: "int"}, nil); code(err) != wire.ErrInvalidParam || !strings.Contains(err.Error(), "p.input.text") {
+	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Message: "hi", Class: "int"}, nil); pipeline.Code(err) != wire.ErrInvalidParam || !strings.Contains(err.Error(), "p.input.text") {
 		t.Fatalf("query after setting a query tool: %v", err)
 	}
 	if got, err := discover("calc.sub"); err != nil || !slices.Equal(got, []string{"calc@globex"}) {
@@ -198,7 +199,7 @@ func TestReloadAgents(t *testing.T) {
 		}
 		return errors.New("none pending")
 	})
-	if err := <-held; code(err) != wire.ErrCapability {
+	if err := <-held; pipeline.Code(err) != wire.ErrCapability {
 		t.Fatalf("denied call: %v", err)
 	}
 	writeAgent(t, db, LocalAgent{ID: "calc", Exec: exec1, Capabilities: []string{"calc.add", "calc.sub"},
@@ -230,7 +231,7 @@ func TestReloadAgents(t *testing.T) {
 	}
 	select {
 	case err := <-inFlight:
-		if code(err) != wire.ErrTaskFailed || !strings.Contains(err.Error(), "disconnected") {
+		if pipeline.Code(err) != wire.ErrTaskFailed || !strings.Contains(err.Error(), "disconnected") {
 			t.Fatalf("the call in flight during the relaunch: %v", err)
 		}
 	case <-time.After(20 * time.Second):
@@ -294,7 +295,7 @@ func TestReloadAgents(t *testing.T) {
 	if err := globex.s.ReloadAgents(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := hello(); code(err) != wire.ErrAgentNotFound {
+	if err := hello(); pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("call after removal: %v", err)
 	}
 	if syscall.Kill(pid, 0) != syscall.ESRCH {
@@ -303,7 +304,7 @@ func TestReloadAgents(t *testing.T) {
 	if _, ok := globex.s.core.Agent("calc"); ok {
 		t.Fatal("the local bridge still holds the removed agent")
 	}
-	if _, err := globex.s.Registry().Lookup(ctx, directory.ID{Agent: "calc", Org: "globex"}, directory.Viewer{Local: true}); code(err) != wire.ErrAgentNotFound {
+	if _, err := globex.s.Registry().Lookup(ctx, directory.ID{Agent: "calc", Org: "globex"}, directory.Viewer{Local: true}); pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("the removed agent is still in the directory: %v", err)
 	}
 	// The other agent was never disturbed.

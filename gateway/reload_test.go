@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -47,7 +48,7 @@ func TestReloadPeers(t *testing.T) {
 		}
 	}
 
-	if err := call("int"); code(err) != wire.ErrAuthFailed {
+	if err := call("int"); pipeline.Code(err) != wire.ErrAuthFailed {
 		t.Fatalf("call before globex imported acme: %v, want E_AUTH_FAILED", err)
 	}
 
@@ -61,7 +62,7 @@ func TestReloadPeers(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if err := call("conf"); code(err) != wire.ErrClassification {
+	if err := call("conf"); pipeline.Code(err) != wire.ErrClassification {
 		t.Fatalf("conf above the ceiling of int: %v", err)
 	}
 	// globex syncs the new peer's registry without waiting for the schedule.
@@ -104,7 +105,7 @@ func TestReloadPeers(t *testing.T) {
 	}
 	f.Close()
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if err := call("conf"); code(err) == wire.ErrClassification {
+		if err := call("conf"); pipeline.Code(err) == wire.ErrClassification {
 			break
 		} else if time.Now().After(deadline) {
 			t.Fatalf("conf still allowed after the ceiling was edited down to int: %v", err)
@@ -125,7 +126,7 @@ func TestReloadPeers(t *testing.T) {
 	if globex.s.trust.Known("acme") || globex.s.peer("acme") != nil {
 		t.Fatal("acme still trusted after its removal")
 	}
-	if _, err := globex.s.Registry().Lookup(ctx, directory.ID{Agent: "client", Org: "acme"}, directory.Viewer{Local: true}); code(err) != wire.ErrAgentNotFound {
+	if _, err := globex.s.Registry().Lookup(ctx, directory.ID{Agent: "client", Org: "acme"}, directory.Viewer{Local: true}); pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("acme's agent still in globex's directory after the removal: %v", err)
 	}
 	if err := call("int"); err == nil {

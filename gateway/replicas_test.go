@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/internal/pgtest"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -77,10 +78,10 @@ func TestReplicasShareReplayWindow(t *testing.T) {
 	// ping needs a valid signature, and the identity certificate that shows,
 	// outside a session, that the sender is acme's.
 	st := acme.s.agent("client")
-	m := &wire.Message{V: wire.Version, ID: newMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpPing,
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpPing,
 		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 		Payload: &wire.PingPayload{Nonce: "n-1"},
-		Ext:     wire.ObjectValue(wire.Member{Key: extIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.cert.Value()})})}
+		Ext:     wire.ObjectValue(wire.Member{Key: pipeline.ExtIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.cert.Value()})})}
 	peer := acme.s.peer("globex")
 	env, err := crypto.SealMessage(acme.s.codec, m, st.id.Signing, acme.s.box, peer.p.EncKey)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -43,7 +44,7 @@ func TestRetriesOnlyIdempotent(t *testing.T) {
 	defer cancel()
 	unavailable := func(what string, err error) {
 		t.Helper()
-		if code(err) != wire.ErrPeerUnavailable {
+		if pipeline.Code(err) != wire.ErrPeerUnavailable {
 			t.Fatalf("%s: %v, want E_PEER_UNAVAILABLE", what, err)
 		}
 	}
@@ -68,7 +69,7 @@ func TestRetriesOnlyIdempotent(t *testing.T) {
 	if n := accepted.Load(); n != 0 {
 		t.Fatalf("a call with the circuit open connected %d times", n)
 	}
-	if we := asWire(err); we.Suggestion == nil || we.Suggestion.Action != wire.ActionRetryAfter || we.Suggestion.DelayMS <= 0 {
+	if we := pipeline.AsWire(err); we.Suggestion == nil || we.Suggestion.Action != wire.ActionRetryAfter || we.Suggestion.DelayMS <= 0 {
 		t.Fatalf("no time to wait: %+v", we)
 	}
 }
@@ -93,16 +94,16 @@ func TestInFlightCeiling(t *testing.T) {
 	}
 	slow := make(chan error, 1)
 	go func() { slow <- call("sleep", `{"ms":500}`) }()
-	for end := time.Now().Add(10 * time.Second); globex.s.flight.count() == 0; time.Sleep(2 * time.Millisecond) {
+	for end := time.Now().Add(10 * time.Second); globex.s.flight.Count() == 0; time.Sleep(2 * time.Millisecond) {
 		if time.Now().After(end) {
 			t.Fatal("the slow call never reached globex")
 		}
 	}
 	err := call("echo", `{"text":"one too many"}`)
-	if code(err) != wire.ErrRateLimit {
+	if pipeline.Code(err) != wire.ErrRateLimit {
 		t.Fatalf("a call over the ceiling: %v, want E_RATE_LIMIT", err)
 	}
-	if we := asWire(err); we.Suggestion == nil || we.Suggestion.Action != wire.ActionRetryAfter {
+	if we := pipeline.AsWire(err); we.Suggestion == nil || we.Suggestion.Action != wire.ActionRetryAfter {
 		t.Fatalf("no time to wait: %+v", we)
 	}
 	if err := <-slow; err != nil {
@@ -180,14 +181,14 @@ func TestRefusalInSessionNamesItsCall(t *testing.T) {
 			}
 			slow := make(chan error, 1)
 			go func() { slow <- query(ctx, "sleep", `{"ms":1500}`) }()
-			for wait := time.Now().Add(5 * time.Second); globex.s.flight.count() == 0; time.Sleep(2 * time.Millisecond) {
+			for wait := time.Now().Add(5 * time.Second); globex.s.flight.Count() == 0; time.Sleep(2 * time.Millisecond) {
 				if time.Now().After(wait) {
 					t.Fatal("the slow call never reached the peer")
 				}
 			}
 			short, c2 := context.WithTimeout(ctx, time.Second)
 			defer c2()
-			if err := query(short, "echo", `{"text":"late"}`); code(err) != wire.ErrExpired {
+			if err := query(short, "echo", `{"text":"late"}`); pipeline.Code(err) != wire.ErrExpired {
 				t.Fatalf("a call that expired on its way: %v, want E_EXPIRED", err)
 			}
 			if err := <-slow; err != nil {
@@ -211,9 +212,9 @@ func TestRefusedReplyFailsItsCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := &wire.Message{ID: newMessageID(rand.Reader), Op: wire.OpTool}
+	req := &wire.Message{ID: pipeline.NewMessageID(rand.Reader), Op: wire.OpTool}
 	now := time.Now()
-	late := &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: now.Add(-2 * time.Second).UnixMilli(),
+	late := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: now.Add(-2 * time.Second).UnixMilli(),
 		Exp: now.Add(-time.Second).UnixMilli(), Op: wire.OpRespond, Re: req.ID, From: globex.s.org.Sender(),
 		To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Pub, Payload: &wire.RespondPayload{Status: "success"}}
 	b, err := sess.SignAndSeal(late, globex.s.org.Signing)
@@ -237,7 +238,7 @@ func TestRefusedReplyFailsItsCall(t *testing.T) {
 		return f, nil
 	})
 	err = acme.s.awaitStream(ctx, ps, req, pc, nil, func(*wire.Message) (bool, error) { return true, nil })
-	if code(err) != wire.ErrExpired || ctx.Err() != nil {
+	if pipeline.Code(err) != wire.ErrExpired || ctx.Err() != nil {
 		t.Fatalf("the call of a refused reply: %v, want E_EXPIRED at once", err)
 	}
 }

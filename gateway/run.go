@@ -240,7 +240,7 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 		s.drainDelay(ctx)
 	}
 	s.closing.Store(true)
-	s.log.Info("gateway shutting down", "in_flight", s.flight.count())
+	s.log.Info("gateway shutting down", "in_flight", s.flight.Count())
 	s.quit()
 	s.lnMu.Lock()
 	servers := s.servers

@@ -22,6 +22,7 @@ import (
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/directory/pgstore"
 	"github.com/moltgate/moltgate/directory/sqlitestore"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
 	"github.com/moltgate/moltgate/identity"
@@ -127,19 +128,16 @@ type Server struct {
 	tlsCert   tls.Certificate // the faces' certificate, when TLS is on
 	rpc       *localbridge.RPCServer
 
-	hsLimit       rateLimiter // handshakes per client host
-	orgLimit      rateLimiter
-	agentLimit    rateLimiter
 	discoverLimit rateLimiter
 	shared        *pgshared.Shared // state shared with other replicas; nil with SQLite
 	db            *sql.DB          // the PostgreSQL handle, if any
-	peerGates     *gates
-	capCerts      *capabilityCache
-	wsWriteBufs   sync.Pool // write buffers of the WebSocket face's connections
-	corkBufs      sync.Pool // batches being written to WebSocket connections
-	wsQueues      sync.Pool // messages queued for WebSocket connections
+	wsWriteBufs   sync.Pool        // write buffers of the WebSocket face's connections
+	corkBufs      sync.Pool        // batches being written to WebSocket connections
+	wsQueues      sync.Pool        // messages queued for WebSocket connections
 	flight        *inflight
 	metrics       *metrics
+	// pipe is the pipeline every face hands what it reads to.
+	pipe *pipeline.Pipeline
 	// writeTimeout is how long a write to a WebSocket or a gRPC stream,
 	// either way, may wait for the other end to read before the
 	// connection or stream is given up: wsWriteTimeout.
@@ -327,25 +325,37 @@ func Open(opts Options) (*Server, error) {
 
 	// Protection.
 	discoverRate, discoverBurst := float64(cfg.Rate.DiscoveryPerMinute)/60, max(cfg.Rate.DiscoveryPerMinute/6, 1)
-	// Each hello costs a signature verification, a key pair and a
-	// signature before anything is known of its sender.
-	s.hsLimit = newLimiters(10, 40, 65536, s.now)
+	var orgLimit, agentLimit rateLimiter
 	if s.shared != nil {
 		warn := func(err error) { s.log.Warn("shared rate limit unavailable", "err", err.Error()) }
-		s.orgLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst), warn}
-		s.agentLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst), warn}
+		orgLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst), warn}
+		agentLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst), warn}
 		s.discoverLimit = sharedLimiter{s.shared.Buckets(discoverRate, discoverBurst), warn}
 	} else {
-		s.orgLimit = newLimiters(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096, s.now)
-		s.agentLimit = newLimiters(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536, s.now)
+		orgLimit = newLimiters(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096, s.now)
+		agentLimit = newLimiters(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536, s.now)
 		s.discoverLimit = newLimiters(discoverRate, discoverBurst, 65536, s.now)
 	}
-	s.peerGates = newGates(cfg.Rate.PeerConcurrency)
-	s.capCerts = newCapabilityCache(4096)
 	s.flight = newInflight(cfg.Limits.MaxInFlight)
 	s.writeTimeout = wsWriteTimeout
 	s.pending = newPendingCalls()
 	s.async = newAsyncReplies()
+	s.pipe = pipeline.New(pipeline.Config{
+		Org: cfg.Org, MessageBytes: cfg.Limits.MessageBytes, MaxHops: cfg.Limits.MaxHops, Self: org,
+		Codec: s.codec, Box: s.box, Verifier: s.verifier, Trust: s.trust, Replay: s.replay,
+		Sessions: s.sessions, Acceptor: s.acceptor, Gate: s.gate, Scanner: s.scanner, Log: s.log, Now: s.now, Rand: s.rand,
+		Metrics: pipeline.Metrics{Messages: s.metrics.messages, Latency: s.metrics.latency, Sessions: s.metrics.sessions,
+			InFlight: s.metrics.inflight, RateLimit: s.metrics.rateLimit},
+		// Each hello costs a signature verification, a key pair and a
+		// signature before anything is known of its sender.
+		HandshakeLimit: newLimiters(10, 40, 65536, s.now), OrgLimit: orgLimit, AgentLimit: agentLimit,
+		PeerGates: newGates(cfg.Rate.PeerConcurrency), Flight: s.flight,
+		Closing: s.closing.Load, Owners: &s.bound,
+		IsPeer:            func(org string) bool { return s.peer(org) != nil },
+		HasAgent:          func(id string) bool { return s.agent(id) != nil },
+		CheckRegistration: func(m *wire.Message) error { return s.registry.reg.CheckContent(m) },
+		Replies:           s.pending, Route: routes{s},
+	})
 
 	for _, p := range peers {
 		if err := s.addPeer(p); err != nil {

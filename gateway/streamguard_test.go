@@ -17,6 +17,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/localbridge"
@@ -56,7 +57,7 @@ func TestStreamFacesNeedAHandshake(t *testing.T) {
 		}
 		replies[string(b)] = true
 	}
-	if len(replies) > unreadDetailed+1 {
+	if len(replies) > pipeline.UnreadDetailed+1 {
 		t.Fatalf("%d signed refusals for 50 junk frames", len(replies))
 	}
 	// Pings keep nothing alive before the handshake.
@@ -82,7 +83,7 @@ func TestStreamFacesNeedAHandshake(t *testing.T) {
 		}
 	}
 
-	c := &faceClient{t: t, r: r, face: faceStream}
+	c := &faceClient{t: t, r: r, face: pipeline.FaceStream}
 	c.grpcConn()
 	defer c.close()
 	st, err := c.cc.NewStream(ctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcStream)
@@ -95,7 +96,7 @@ func TestStreamFacesNeedAHandshake(t *testing.T) {
 	}
 
 	// A connection that makes its session in time stays.
-	ok, err := r.tryDial(ctx, t, faceWS)
+	ok, err := r.tryDial(ctx, t, pipeline.FaceWS)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,8 +130,8 @@ func TestStrangersHellosLeaveThePeersBudget(t *testing.T) {
 	r.hs = &handshake.Config{Identity: gw, Cert: cert, Trust: trust, Codec: r.codec, Capabilities: []string{"tool.invoke"}}
 	limited := false
 	for range 60 {
-		_, err := r.tryDial(ctx, t, faceHTTP)
-		switch code(err) {
+		_, err := r.tryDial(ctx, t, pipeline.FaceHTTP)
+		switch pipeline.Code(err) {
 		case wire.ErrAuthFailed:
 		case wire.ErrRateLimit:
 			limited = true
@@ -142,7 +143,7 @@ func TestStrangersHellosLeaveThePeersBudget(t *testing.T) {
 		t.Fatal("60 hellos of a stranger in a row were not limited")
 	}
 	r.hs = peerHS
-	c, err := r.tryDial(ctx, t, faceHTTP)
+	c, err := r.tryDial(ctx, t, pipeline.FaceHTTP)
 	if err != nil {
 		t.Fatalf("the peer's handshake after a stranger's hellos from its address: %v", err)
 	}
@@ -154,18 +155,18 @@ func TestStrangersHellosLeaveThePeersBudget(t *testing.T) {
 // sent on another face is refused.
 func TestSessionBoundToItsConnection(t *testing.T) {
 	r := newFaceRig(t)
-	for _, face := range []string{faceWS, faceStream} {
+	for _, face := range []string{pipeline.FaceWS, pipeline.FaceStream} {
 		ctx, c, s := r.session(t, face, "bound-"+face)
 		if a := send(ctx, c, s, s.ping()); a.code() != "" {
 			t.Fatalf("%s: a ping on its own connection: %s", face, a.code())
 		}
-		for _, other := range []string{faceHTTP, faceGRPC, faceWS} {
+		for _, other := range []string{pipeline.FaceHTTP, pipeline.FaceGRPC, pipeline.FaceWS} {
 			o := &faceClient{t: t, r: r, face: other, sess: c.sess, as: s}
 			switch other {
-			case faceGRPC:
+			case pipeline.FaceGRPC:
 				o.grpcConn()
-			case faceWS:
-				o2, err := r.tryDial(ctx, t, faceWS) // a connection with a session of its own
+			case pipeline.FaceWS:
+				o2, err := r.tryDial(ctx, t, pipeline.FaceWS) // a connection with a session of its own
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -176,7 +177,7 @@ func TestSessionBoundToItsConnection(t *testing.T) {
 			if a := o.send(ctx, sealed(t, c, s, m), m.ID); a.code() != wire.ErrAuthFailed {
 				t.Fatalf("%s's session used on %s: %q, want E_AUTH_FAILED", face, other, a.code())
 			}
-			if other == faceGRPC {
+			if other == pipeline.FaceGRPC {
 				o.close()
 			}
 		}
@@ -191,8 +192,8 @@ func TestSessionBoundToItsConnection(t *testing.T) {
 func TestGRPCStreamThatStopsReadingIsEnded(t *testing.T) {
 	const timeout = time.Second
 	r := newFaceRig(t, func(s *Server) { s.writeTimeout = timeout })
-	ctx, c, _ := r.session(t, faceStream, "unread")
-	_, other, os := r.session(t, faceStream, "reader")
+	ctx, c, _ := r.session(t, pipeline.FaceStream, "unread")
+	_, other, os := r.session(t, pipeline.FaceStream, "reader")
 	s := r.g.s
 
 	// Streamed replies of 8 × 256 KiB, sealed, are twice the window.
@@ -207,7 +208,7 @@ func TestGRPCStreamThatStopsReadingIsEnded(t *testing.T) {
 	start := time.Now()
 	// The calls are held up by the peer that does not read: they hold
 	// their slots, but the gateway answers others meanwhile.
-	within(t, 5*time.Second, "the unread calls in flight", func() bool { return s.flight.count() > 0 })
+	within(t, 5*time.Second, "the unread calls in flight", func() bool { return s.flight.Count() > 0 })
 	if a := send(ctx, other, os, os.ping()); a.code() != "" {
 		t.Fatalf("a ping beside a stream that does not read: %s", a.code())
 	}
@@ -223,7 +224,7 @@ func TestGRPCStreamThatStopsReadingIsEnded(t *testing.T) {
 	if d := time.Since(start); d < timeout/2 {
 		t.Fatalf("the stream was ended %v after the calls, before the write timeout (%v)", d, timeout)
 	}
-	within(t, 5*time.Second, "the calls in flight to end", func() bool { return s.flight.count() == 0 })
+	within(t, 5*time.Second, "the calls in flight to end", func() bool { return s.flight.Count() == 0 })
 	if !strings.Contains(r.g.logs(), `"peer stopped reading its stream: the stream is ended","peer":"acme"`) {
 		t.Fatalf("no warning naming the peer in the log:\n%s", r.g.logs())
 	}
@@ -338,8 +339,8 @@ func TestGRPCPeerThatStopsReadingFailsTheCalls(t *testing.T) {
 // connection is answered.
 func TestWebSocketPingFloodIsCutOff(t *testing.T) {
 	r := newFaceRig(t)
-	ctx, c, _ := r.session(t, faceWS, "flood")
-	_, other, os := r.session(t, faceWS, "quiet")
+	ctx, c, _ := r.session(t, pipeline.FaceWS, "flood")
+	_, other, os := r.session(t, pipeline.FaceWS, "quiet")
 
 	// Pings at a gateway's pace, and a few more, are answered.
 	pongs := make(chan struct{}, 1000)
@@ -400,8 +401,8 @@ flood:
 func TestWebSocketThatStopsReadingIsDropped(t *testing.T) {
 	const timeout = time.Second
 	r := newFaceRig(t, func(s *Server) { s.writeTimeout = timeout })
-	ctx, c, _ := r.session(t, faceWS, "unread")
-	_, other, os := r.session(t, faceWS, "reader")
+	ctx, c, _ := r.session(t, pipeline.FaceWS, "unread")
+	_, other, os := r.session(t, pipeline.FaceWS, "reader")
 	s := r.g.s
 	// A small receive buffer, so that a few replies fill it.
 	tc, ok := c.ws.UnderlyingConn().(*tls.Conn)
@@ -423,7 +424,7 @@ func TestWebSocketThatStopsReadingIsDropped(t *testing.T) {
 		_, bound := s.bound.Load(c.sess.ID())
 		return !bound
 	})
-	within(t, 5*time.Second, "the calls in flight to end", func() bool { return s.flight.count() == 0 })
+	within(t, 5*time.Second, "the calls in flight to end", func() bool { return s.flight.Count() == 0 })
 	if n := strings.Count(r.g.logs(), `"level":"WARN","msg":"peer stopped reading its stream: the connection is closed","peer":"acme","face":"websocket"`); n != 1 {
 		t.Fatalf("%d warnings naming the peer in the log, want 1:\n%s", n, r.g.logs())
 	}

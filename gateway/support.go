@@ -2,8 +2,6 @@ package gateway
 
 import (
 	"context"
-	"encoding/hex"
-	"io"
 	"log/slog"
 	"os"
 	"sync"
@@ -11,6 +9,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii"
@@ -18,28 +17,7 @@ import (
 )
 
 // RegistryAgent is the agent name the directory answers to.
-const RegistryAgent = "registry"
-
-// newMessageID makes a UUID v4 from rand.
-func newMessageID(rand io.Reader) string {
-	var b [16]byte
-	if _, err := io.ReadFull(rand, b[:]); err != nil {
-		panic("gateway: random source failed: " + err.Error())
-	}
-	b[6] = b[6]&0x0f | 0x40
-	b[8] = b[8]&0x3f | 0x80
-	var out [36]byte
-	hex.Encode(out[0:8], b[0:4])
-	out[8] = '-'
-	hex.Encode(out[9:13], b[4:6])
-	out[13] = '-'
-	hex.Encode(out[14:18], b[6:8])
-	out[18] = '-'
-	hex.Encode(out[19:23], b[8:10])
-	out[23] = '-'
-	hex.Encode(out[24:36], b[10:16])
-	return string(out[:])
-}
+const RegistryAgent = pipeline.RegistryAgent
 
 // newLogger builds the gateway's logger: the given one, or JSON lines on
 // standard error, either way behind the classification redaction layer,

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -14,7 +15,7 @@ import (
 // message builds a message of s's to the echo agent, with s's capability
 // certificates.
 func (s *sender) message(op wire.Op, cls wire.Class, p any) *wire.Message {
-	return &wire.Message{V: wire.Version, ID: newMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: op,
+	return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: op,
 		From: s.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: cls, Payload: p, Ext: s.ext}
 }
 
@@ -163,7 +164,7 @@ func TestTaskOps(t *testing.T) {
 // for it.
 func TestTaskResultUnderConsent(t *testing.T) {
 	r := newFaceRig(t)
-	ctx, c, owner := r.session(t, faceWS, "owner")
+	ctx, c, owner := r.session(t, pipeline.FaceWS, "owner")
 	now := time.Now()
 	cid, _ := consent.NewID(rand.Reader)
 	tok, err := consent.Issue(r.acme.Signing, consent.Claims{ID: cid, GrantedBy: "jane@acme", Grantee: "echo@globex",

@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -135,7 +136,7 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 		}
 		return frame, err
 	}
-	end := s.serveFrames(base, &origin{face: faceWS, remote: remote}, recv, conn.write, interrupt)
+	end := s.serveFrames(base, &pipeline.Origin{Face: pipeline.FaceWS, Remote: remote}, recv, conn.write, interrupt)
 	// The answers may still be queued: they go out before the connection ends.
 	conn.q.Sync()
 	switch end {
@@ -152,7 +153,7 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 // which refuses it with E_TOO_LARGE as the HTTP face does; beyond it the
 // transport ends the connection (WebSocket close 1009) or the call (gRPC
 // ResourceExhausted) without reading more.
-func (s *Server) frameLimit() int { return 2 * s.envelopeLimit() }
+func (s *Server) frameLimit() int { return 2 * s.pipe.EnvelopeLimit() }
 
 // keepAlive pings the other end every wsPingEvery so that dead connections
 // are noticed. Between pings it holds a timer, not a goroutine.
@@ -261,7 +262,7 @@ func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 		}
 		return nil, errors.Join(errTransport, err)
 	}
-	c.SetReadLimit(int64(ps.s.envelopeLimit()))
+	c.SetReadLimit(int64(ps.s.pipe.EnvelopeLimit()))
 	hctx, cancel := context.WithTimeout(ctx, ps.s.cfg.Security.HandshakeTimeout.D())
 	sess, err := handshake.NewInitiator(ps.s.hsCfg, handshake.Peer{Ref: ps.ref, Key: ps.p.OrgKey}).Run(hctx, wsTransport{c})
 	cancel()
@@ -308,7 +309,7 @@ func (s *Server) readReplies(ps *peerState, conn *pooled, read func() ([]byte, e
 			// be retried on a new one. If the session is what it no
 			// longer knows, none of them was acted on, and every one
 			// goes again in a new session.
-			c := code(d.m.Payload.(*wire.ErrorPayload).Err())
+			c := pipeline.Code(d.m.Payload.(*wire.ErrorPayload).Err())
 			if c == wire.ErrSessionExpired {
 				conn.expired.Store(true)
 			}

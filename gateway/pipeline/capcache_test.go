@@ -1,4 +1,4 @@
-package gateway
+package pipeline
 
 import (
 	"crypto/rand"
