@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
 
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/internal/sockio"
@@ -53,7 +54,7 @@ func (rawCodec) Marshal(v any) (mem.BufferSlice, error) {
 
 // recycledFrame is a message received into a recycled envelope buffer,
 // taken once the message has come: a stream waiting for its next message
-// holds none. Whoever receives one gives it back (putEnvelopeBuf).
+// holds none. Whoever receives one gives it back (frames.PutEnvelopeBuf).
 type recycledFrame []byte
 
 // Unmarshal copies the message into the room *v has, if it has enough,
@@ -64,7 +65,7 @@ func (rawCodec) Unmarshal(data mem.BufferSlice, v any) error {
 	case *[]byte:
 		b = v
 	case *recycledFrame:
-		*v = getEnvelopeBuf()
+		*v = frames.GetEnvelopeBuf()
 		b = (*[]byte)(v)
 	default:
 		return errors.New("moltgate gRPC messages are raw bytes")
@@ -165,24 +166,20 @@ func (s *Server) grpcServer(creds credentials.TransportCredentials) *grpc.Server
 func (s *Server) serveGRPCStream(_ any, stream grpc.ServerStream) error {
 	ctx, stall := context.WithCancelCause(stream.Context())
 	defer stall(nil)
-	w := newGRPCWriter(stream.SendMsg, s.writeTimeout, func() { stall(errWriteStalled) })
+	w := newGRPCWriter(stream.SendMsg, s.writeTimeout, func() { stall(frames.ErrWriteStalled) })
 	send := func(b []byte) error { return w.send(ctx, b) }
 	recv := func() ([]byte, error) {
-		// Given back once handled (frameConn.handle): the pipeline
+		// Given back once handled (package frames): the pipeline
 		// decodes from copies.
 		var in recycledFrame
 		err := stream.RecvMsg(&in)
 		return in, err
 	}
-	if s.serveFrames(ctx, &pipeline.Origin{Face: pipeline.FaceStream, Remote: remoteOf(ctx)}, recv, send, nil) == endStalled {
+	if s.frames.Serve(ctx, &pipeline.Origin{Face: pipeline.FaceStream, Remote: remoteOf(ctx)}, recv, send, nil) == frames.EndStalled {
 		return status.Error(codes.ResourceExhausted, "replies not read within the write timeout")
 	}
 	return nil
 }
-
-// errWriteStalled is the error of a write to a gRPC stream that waited the
-// write timeout for the other end to read, and of every write after it.
-var errWriteStalled = errors.New("the other end stopped reading")
 
 // errNoTurn is the error of a write that did not start before its caller's
 // deadline, another write holding the stream: nothing of it was sent.
@@ -221,7 +218,7 @@ func (w *grpcWriter) send(ctx context.Context, b []byte) error {
 	}
 	defer func() { <-w.turn }()
 	if w.stalled.Load() {
-		return errWriteStalled
+		return frames.ErrWriteStalled
 	}
 	w.began.Store(int64(time.Since(w.epoch)) + 1)
 	if w.watch == nil {
@@ -235,7 +232,7 @@ func (w *grpcWriter) send(ctx context.Context, b []byte) error {
 	if err == nil || !w.stalled.Load() {
 		return err
 	}
-	return fmt.Errorf("%w: %w", errWriteStalled, err)
+	return fmt.Errorf("%w: %w", frames.ErrWriteStalled, err)
 }
 
 // check stalls the stream if the write in progress has waited the timeout.

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 
 	"fmt"
@@ -15,7 +16,7 @@ import (
 // beyond its heap. It starts at 4 KiB and keeps to that only while its reads
 // fit in it, guard included; once a read grows it to 8 KiB, the collector
 // shrinks it back only while it parks under about 1.2 KiB deep, which it
-// never does. The frames it parks under (serveStreamConn, serveFrames, read,
+// never does. The frames it parks under (serveStreamConn, frames.Conns.Serve, read,
 // the WebSocket and TLS readers) leave little room: parked about 2,850 bytes
 // deep it stays at 4 KiB (moltgate bench: 17 KiB per idle session), while
 // 56 bytes more in those frames (3,230) made it 8 KiB (21 KiB per session,
@@ -51,7 +52,7 @@ func TestIdleWebSocketStackStaysSmall(t *testing.T) {
 	for i := range sessions {
 		r.session(t, pipeline.FaceWS, fmt.Sprintf("idle-%d", i))
 	}
-	time.Sleep(workerLinger + 500*time.Millisecond)
+	time.Sleep(frames.WorkerLinger + 500*time.Millisecond)
 	after := settle()
 	depth := (float64(after) - float64(before)) / sessions
 	goroutines := float64(runtime.NumGoroutine()-g0) / sessions

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -26,7 +27,7 @@ func (r routes) Local(ctx context.Context, in *pipeline.Inbound, emit func([]byt
 // and int only) in the clear.
 func (s *Server) reply(in *pipeline.Inbound, r *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
 	if in.Sess != nil {
-		return in.Sess.AppendSignAndSeal(getEnvelopeBuf(), r, sk)
+		return in.Sess.AppendSignAndSeal(frames.GetEnvelopeBuf(), r, sk)
 	}
 	if !in.M.From.EncKey.IsZero() {
 		return crypto.SealMessage(s.codec, r, sk, s.box, in.M.From.EncKey)

@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge"
 )
@@ -336,7 +337,7 @@ func (s *Server) startBackground() {
 			}
 		}()
 	}
-	tick(handshakeSweepEvery(s.cfg.Security.HandshakeTimeout.D()), func(context.Context) { s.handshakes.sweep(time.Now()) })
+	tick(frames.SweepEvery(s.cfg.Security.HandshakeTimeout.D()), func(context.Context) { s.frames.Sweep(time.Now()) })
 	tick(time.Minute, func(context.Context) {
 		s.sessions.Prune()
 		s.metrics.sessions.Set(float64(s.sessions.Len()))

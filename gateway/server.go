@@ -22,6 +22,7 @@ import (
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/directory/pgstore"
 	"github.com/moltgate/moltgate/directory/sqlitestore"
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
@@ -97,12 +98,7 @@ type Server struct {
 	// publishMu orders directory writes for local agents, so that an entry
 	// withdrawn for a removed agent is not written again by a late report
 	// of the local bridge.
-	publishMu sync.Mutex
-	// bound maps the id of each session made on a stream connection to
-	// that connection (*frameConn).
-	bound sync.Map
-	// handshakes are the stream connections yet to make a session.
-	handshakes pendingHandshakes
+	publishMu  sync.Mutex
 	passphrase []byte // unlocks the keys of agents added while serving
 	agentsSeen string // agentsStamp of the records last read; the watch loop's own
 
@@ -138,6 +134,9 @@ type Server struct {
 	metrics       *metrics
 	// pipe is the pipeline every face hands what it reads to.
 	pipe *pipeline.Pipeline
+	// frames are the stream faces' connections and the sessions made on
+	// them.
+	frames *frames.Conns
 	// writeTimeout is how long a write to a WebSocket or a gRPC stream,
 	// either way, may wait for the other end to read before the
 	// connection or stream is given up: wsWriteTimeout.
@@ -350,12 +349,15 @@ func Open(opts Options) (*Server, error) {
 		// signature before anything is known of its sender.
 		HandshakeLimit: newLimiters(10, 40, 65536, s.now), OrgLimit: orgLimit, AgentLimit: agentLimit,
 		PeerGates: newGates(cfg.Rate.PeerConcurrency), Flight: s.flight,
-		Closing: s.closing.Load, Owners: &s.bound,
+		Closing:           s.closing.Load,
 		IsPeer:            func(org string) bool { return s.peer(org) != nil },
 		HasAgent:          func(id string) bool { return s.agent(id) != nil },
 		CheckRegistration: func(m *wire.Message) error { return s.registry.reg.CheckContent(m) },
 		Replies:           s.pending, Route: routes{s},
 	})
+	s.frames = frames.New(frames.Config{Handler: s.pipe, Sessions: s.sessions, Log: s.log, Quitting: s.quitting,
+		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() }})
+	s.pipe.Owners = s.frames
 
 	for _, p := range peers {
 		if err := s.addPeer(p); err != nil {

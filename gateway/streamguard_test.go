@@ -212,12 +212,12 @@ func TestGRPCStreamThatStopsReadingIsEnded(t *testing.T) {
 	if a := send(ctx, other, os, os.ping()); a.code() != "" {
 		t.Fatalf("a ping beside a stream that does not read: %s", a.code())
 	}
-	if _, ok := s.bound.Load(c.sess.ID()); !ok {
+	if _, ok := s.frames.Load(c.sess.ID()); !ok {
 		t.Fatal("the stream was ended before its writes waited at all")
 	}
 
 	within(t, timeout+5*time.Second, "the end of the stream that does not read", func() bool {
-		_, bound := s.bound.Load(c.sess.ID())
+		_, bound := s.frames.Load(c.sess.ID())
 		_, err := s.sessions.Get(c.sess.ID())
 		return !bound && err != nil
 	})
@@ -421,7 +421,7 @@ func TestWebSocketThatStopsReadingIsDropped(t *testing.T) {
 		}
 	}
 	within(t, timeout+10*time.Second, "the end of the connection that does not read", func() bool {
-		_, bound := s.bound.Load(c.sess.ID())
+		_, bound := s.frames.Load(c.sess.ID())
 		return !bound
 	})
 	within(t, 5*time.Second, "the calls in flight to end", func() bool { return s.flight.Count() == 0 })

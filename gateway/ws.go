@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 	"golang.org/x/time/rate"
 
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/keys"
@@ -24,10 +25,6 @@ import (
 const (
 	wsWriteTimeout = 10 * time.Second
 	wsPingEvery    = 30 * time.Second
-	// wsInFlight bounds the messages of one connection being handled at
-	// once; past it the face stops reading, which pushes back on the
-	// sender through TCP.
-	wsInFlight = 256
 	// wsPingRate and wsPingBurst bound the pings a peer may send on a
 	// connection, each of which the gateway must answer with a pong: a
 	// burst of 20, then 2 a second, sixty times what a gateway that pings
@@ -61,7 +58,7 @@ func limitPings(c *websocket.Conn) {
 }
 
 // errPingFlood ends a WebSocket whose peer sends pings past wsPingRate.
-var errPingFlood = fmt.Errorf("%w: more than %d pings at once or %d a second", errPolicy, wsPingBurst, wsPingRate)
+var errPingFlood = fmt.Errorf("%w: more than %d pings at once or %d a second", frames.ErrPolicy, wsPingBurst, wsPingRate)
 
 // serveStream is GET /moltspeak/v0.1/stream: a WebSocket on which each
 // message is one envelope. The handshake runs on it; the sessions it makes
@@ -129,20 +126,20 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 	limitPings(c)
 	recv := func() ([]byte, error) {
 		// The frame's buffer is given back once it is handled
-		// (frameConn.handle): the pipeline decodes from copies.
-		frame, err := readWS(c, getEnvelopeBuf)
+		// (package frames): the pipeline decodes from copies.
+		frame, err := readWS(c, frames.GetEnvelopeBuf)
 		if err == nil {
 			extend()
 		}
 		return frame, err
 	}
-	end := s.serveFrames(base, &pipeline.Origin{Face: pipeline.FaceWS, Remote: remote}, recv, conn.write, interrupt)
+	end := s.frames.Serve(base, &pipeline.Origin{Face: pipeline.FaceWS, Remote: remote}, recv, conn.write, interrupt)
 	// The answers may still be queued: they go out before the connection ends.
 	conn.q.Sync()
 	switch end {
-	case endShutdown:
+	case frames.EndShutdown:
 		conn.control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
-	case endPolicy:
+	case frames.EndPolicy:
 		conn.control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "too many pings"), time.Now().Add(time.Second))
 	}
 	c.Close()
@@ -206,10 +203,6 @@ func (t wsTransport) Receive(ctx context.Context) ([]byte, error) {
 	return readWS(t.c, nil)
 }
 
-// wsReadSize is the buffer a WebSocket message is first read into: a
-// sealed 1 KiB message (about 2.9 KB) fits.
-const wsReadSize = 4 << 10
-
 // readWS reads the next message whole, under the connection's read limit,
 // into the room buf gives once the message has begun (a new buffer if buf
 // is nil), so that a connection waiting for its next message holds no
@@ -225,7 +218,7 @@ func readWS(c *websocket.Conn, buf func() []byte) ([]byte, error) {
 	if buf != nil {
 		b = buf()[:0]
 	} else {
-		b = make([]byte, 0, wsReadSize)
+		b = make([]byte, 0, frames.ReadSize)
 	}
 	for {
 		n, err := r.Read(b[len(b):cap(b)])
@@ -277,7 +270,7 @@ func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 	c.SetReadDeadline(time.Time{})
 	c.SetWriteDeadline(time.Time{})
 	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues, ps.s.writeTimeout)}
-	go ps.s.readReplies(ps, wc.pooled, func() ([]byte, error) { return readWS(c, getEnvelopeBuf) })
+	go ps.s.readReplies(ps, wc.pooled, func() ([]byte, error) { return readWS(c, frames.GetEnvelopeBuf) })
 	stop := keepAlive(wc.conn)
 	go func() { <-wc.dead; stop(); ps.s.sessions.Remove(sess.ID()) }()
 	return wc, nil
@@ -296,8 +289,8 @@ func (s *Server) readReplies(ps *peerState, conn *pooled, read func() ([]byte, e
 		}
 		d, err := s.openFrame(ps, b)
 		// Opening decodes from copies, sealed or not, as the stream faces'
-		// pipeline does (frameConn.handle): nothing keeps b.
-		putEnvelopeBuf(b)
+		// pipeline does (package frames): nothing keeps b.
+		frames.PutEnvelopeBuf(b)
 		if err != nil {
 			s.log.Warn("dropped a frame from a peer", "peer", ps.p.Org, "err", err.Error())
 			continue
@@ -330,14 +323,14 @@ func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed2551
 	}
 	defer wc.release()
 	m.Sig = keys.Signature{}
-	body, err := wc.sess.AppendSignAndSeal(getEnvelopeBuf(), m, sk)
+	body, err := wc.sess.AppendSignAndSeal(frames.GetEnvelopeBuf(), m, sk)
 	if err != nil {
 		return notSent(err)
 	}
 	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
 	err = wc.conn.write(body)
-	putEnvelopeBuf(body) // the writer took a copy
+	frames.PutEnvelopeBuf(body) // the writer took a copy
 	if err != nil {
 		return wc.writeFailed(err)
 	}

@@ -1,4 +1,4 @@
-package gateway
+package frames
 
 import "sync"
 
@@ -12,19 +12,24 @@ import "sync"
 // is not cleared.
 var envelopeBufs = sync.Pool{New: func() any { return new([]byte) }}
 
+// ReadSize is the buffer a WebSocket message is first read into: a
+// sealed 1 KiB message (about 2.9 KB) fits.
+const ReadSize = 4 << 10
+
 // maxPooledEnvelope is the largest buffer kept: a stream chunk's envelope.
 const maxPooledEnvelope = 96 << 10
 
-func getEnvelopeBuf() []byte {
+// GetEnvelopeBuf is a buffer to read or seal an envelope into.
+func GetEnvelopeBuf() []byte {
 	bp := envelopeBufs.Get().(*[]byte)
 	if *bp == nil {
-		return make([]byte, 0, wsReadSize)
+		return make([]byte, 0, ReadSize)
 	}
 	return (*bp)[:0]
 }
 
-// putEnvelopeBuf gives b back. b must not be used after, by anyone.
-func putEnvelopeBuf(b []byte) {
+// PutEnvelopeBuf gives b back. b must not be used after, by anyone.
+func PutEnvelopeBuf(b []byte) {
 	if cap(b) == 0 || cap(b) > maxPooledEnvelope {
 		return
 	}

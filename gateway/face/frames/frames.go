@@ -1,8 +1,15 @@
-package gateway
+// Package frames is the framing layer the stream faces share (WebSocket
+// and gRPC streams): a connection's envelopes, read in order until its
+// handshake makes a session and pipelined after, each handed to the
+// pipeline and its answer written back; the sessions made on a connection,
+// which end with it; the connections that have yet to make one, ended when
+// their time is up; and the envelope buffers the faces recycle.
+package frames
 
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -13,33 +20,88 @@ import (
 	"github.com/moltgate/moltgate/internal/workers"
 )
 
-// frameEnd says why a stream connection's loop ended.
-type frameEnd int
+// End says why a stream connection's loop ended.
+type End int
 
 const (
-	endPeer     frameEnd = iota // the peer closed or broke the connection
-	endShutdown                 // the gateway is shutting down
-	endWrite                    // an answer could not be written
-	// endStalled: an answer waited the write timeout for the peer to read
-	// (errWriteStalled, the cause of the connection's context). The
+	EndPeer     End = iota // the peer closed or broke the connection
+	EndShutdown            // the gateway is shutting down
+	EndWrite               // an answer could not be written
+	// EndStalled: an answer waited the write timeout for the peer to read
+	// (ErrWriteStalled, the cause of the connection's context). The
 	// writes blocked on the peer fail only once the face gives the
 	// connection up, so the connection is finished after it returns.
-	endStalled
-	// endPolicy: the peer broke a limit of the connection (recv failed
-	// with errPolicy).
-	endPolicy
+	EndStalled
+	// EndPolicy: the peer broke a limit of the connection (recv failed
+	// with ErrPolicy).
+	EndPolicy
 )
 
-// errPolicy is what a face's recv fails with, wrapped, when the peer broke
-// a limit of its connection: the connection ends (endPolicy), which a
+// ErrPolicy is what a face's recv fails with, wrapped, when the peer broke
+// a limit of its connection: the connection ends (EndPolicy), which a
 // WebSocket closes as a policy violation (1008).
-var errPolicy = errors.New("policy violation")
+var ErrPolicy = errors.New("policy violation")
 
-// workerLinger is how long a connection's worker goroutine waits for the
+// ErrWriteStalled is the error of a write to a stream that waited the
+// write timeout for the other end to read; a face cancels the
+// connection's context with it as the cause.
+var ErrWriteStalled = errors.New("the other end stopped reading")
+
+// WorkerLinger is how long a connection's worker goroutine waits for the
 // next envelope before it exits (see package workers).
-const workerLinger = 2 * time.Second
+const WorkerLinger = 2 * time.Second
 
-// serveFrames runs the pipeline over one stream connection (a WebSocket or
+// InFlight bounds the messages of one connection being handled at once;
+// past it the face stops reading, which pushes back on the sender through
+// TCP.
+const InFlight = 256
+
+// Handler takes one envelope through the pipeline. emit, if not nil,
+// receives the envelopes of a streamed reply before the final answer.
+type Handler interface {
+	Handle(ctx context.Context, o pipeline.Origin, body []byte, emit func([]byte) error) pipeline.Answer
+}
+
+// Sessions ends the sessions made on a connection once it ends.
+type Sessions interface {
+	Remove(id string)
+}
+
+// Config is what Conns need. Every field is required.
+type Config struct {
+	Handler  Handler
+	Sessions Sessions
+	Log      *slog.Logger
+	// HandshakeTimeout is how long a new connection has to make a
+	// session; it is read as each connection starts.
+	HandshakeTimeout func() time.Duration
+	// Quitting ends when the faces close: connections stop taking
+	// envelopes, and answer those they took.
+	Quitting context.Context
+}
+
+// Conns are the stream connections being served, with the sessions made
+// on them.
+type Conns struct {
+	cfg Config
+	// bound maps the id of each session made on a connection to that
+	// connection (*frameConn).
+	bound sync.Map
+	// handshakes are the connections yet to make a session.
+	handshakes pendingHandshakes
+}
+
+// New makes the connections' room.
+func New(cfg Config) *Conns { return &Conns{cfg: cfg} }
+
+// Load returns the connection a session was made on, if it was made on
+// one still served: the pipeline refuses the session anywhere else.
+func (c *Conns) Load(session any) (conn any, ok bool) { return c.bound.Load(session) }
+
+// Sweep ends the connections whose time to make a session is up at now.
+func (c *Conns) Sweep(now time.Time) { c.handshakes.sweep(now) }
+
+// Serve runs the pipeline over one stream connection (a WebSocket or
 // a gRPC stream): recv returns the next envelope, send writes one (it must
 // be safe for concurrent use). Until the connection's handshake completes,
 // envelopes are handled in order, so that the first message in the session
@@ -47,17 +109,17 @@ const workerLinger = 2 * time.Second
 // wsInFlight at a time, beyond which reading stops and the sender is pushed
 // back. On shutdown it stops taking envelopes and lets those in flight
 // finish and be answered. Sessions made on the connection end with it. ctx
-// is the connection's; serveFrames cancels it when the peer is gone.
+// is the connection's; Serve cancels it when the peer is gone.
 //
 // With interrupt, which makes a recv in progress (and every later one)
 // fail at once, the connection is read on the calling goroutine, which
 // shutdown interrupts: an idle WebSocket then holds one goroutine, not two.
 // Without it (gRPC streams, whose reads cannot be interrupted) reading has
 // a goroutine of its own.
-func (s *Server) serveFrames(ctx context.Context, o *pipeline.Origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) frameEnd {
+func (c *Conns) Serve(ctx context.Context, o *pipeline.Origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) End {
 	// One allocation holds the connection's state: an idle WebSocket costs
 	// what it holds, and closures over each variable cost more.
-	fc := &frameConn{s: s, origin: *o, recv: recv, sem: make(chan struct{}, wsInFlight)}
+	fc := &frameConn{c: c, origin: *o, recv: recv, sem: make(chan struct{}, InFlight)}
 	fc.send = func(b []byte) error {
 		err := send(b)
 		if err != nil {
@@ -66,15 +128,15 @@ func (s *Server) serveFrames(ctx context.Context, o *pipeline.Origin, recv func(
 		return err
 	}
 	fc.ctx, fc.cancel = context.WithCancel(ctx)
-	fc.workers = workers.New(fc.ctx.Done(), workerLinger, fc.work)
+	fc.workers = workers.New(fc.ctx.Done(), WorkerLinger, fc.work)
 	fc.origin.OnSession = fc.sessionMade
 	fc.origin.Conn = fc
 	// Refusals of what cannot be read are signed once they are many.
 	fc.origin.Unread = &pipeline.UnreadRefusals{}
-	s.handshakes.add(fc, time.Now().Add(s.cfg.Security.HandshakeTimeout.D()))
-	end := endPeer
+	c.expectHandshake(fc)
+	end := EndPeer
 	defer func() {
-		if end == endStalled {
+		if end == EndStalled {
 			go fc.finish(end)
 			return
 		}
@@ -83,26 +145,26 @@ func (s *Server) serveFrames(ctx context.Context, o *pipeline.Origin, recv func(
 
 	if interrupt != nil {
 		var shutdown atomic.Bool
-		defer context.AfterFunc(s.quitting, func() { shutdown.Store(true); interrupt() })()
+		defer context.AfterFunc(c.cfg.Quitting, func() { shutdown.Store(true); interrupt() })()
 		defer context.AfterFunc(fc.ctx, interrupt)() // a failed write ends reading
 		end = fc.read()
 		if shutdown.Load() {
-			end = endShutdown
+			end = EndShutdown
 		}
 		return end
 	}
 	// Envelopes are read and dispatched on a goroutine of their own, so
 	// that shutdown can stop taking them while the read blocks.
-	readEnd := make(chan frameEnd, 1)
+	readEnd := make(chan End, 1)
 	go func() { readEnd <- fc.read() }()
 	select {
 	case end = <-readEnd:
 	case <-fc.ctx.Done():
-	case <-s.quitting.Done():
-		end = endShutdown
+	case <-c.cfg.Quitting.Done():
+		end = EndShutdown
 	}
-	if errors.Is(context.Cause(ctx), errWriteStalled) {
-		end = endStalled
+	if errors.Is(context.Cause(ctx), ErrWriteStalled) {
+		end = EndStalled
 		fc.warn("peer stopped reading its stream: the stream is ended", nil)
 	}
 	return end
@@ -110,7 +172,7 @@ func (s *Server) serveFrames(ctx context.Context, o *pipeline.Origin, recv func(
 
 // frameConn is one stream connection being served.
 type frameConn struct {
-	s      *Server
+	c      *Conns
 	origin pipeline.Origin
 	recv   func() ([]byte, error)
 	send   func([]byte) error
@@ -142,6 +204,15 @@ type pendingHandshakes struct {
 	conns map[*frameConn]time.Time
 }
 
+// expectHandshake gives fc its time to make a session. It is a function of
+// its own, never inlined, for the reason warn gives: Serve is on the stack
+// of every idle connection's reader.
+//
+//go:noinline
+func (c *Conns) expectHandshake(fc *frameConn) {
+	c.handshakes.add(fc, time.Now().Add(c.cfg.HandshakeTimeout()))
+}
+
 func (p *pendingHandshakes) add(fc *frameConn, by time.Time) {
 	p.mu.Lock()
 	if p.conns == nil {
@@ -169,9 +240,9 @@ func (p *pendingHandshakes) sweep(now time.Time) {
 	}
 }
 
-// handshakeSweepEvery is how often late handshakes are looked for: a
+// SweepEvery is how often late handshakes are looked for: a
 // quarter of the handshake timeout, from 100 ms to a second.
-func handshakeSweepEvery(timeout time.Duration) time.Duration {
+func SweepEvery(timeout time.Duration) time.Duration {
 	return min(max(timeout/4, 100*time.Millisecond), time.Second)
 }
 
@@ -180,9 +251,9 @@ func (fc *frameConn) sessionMade(sess *handshake.Session) {
 	fc.sessions = append(fc.sessions, sess.ID())
 	fc.org = sess.Peer().Ref().Org
 	fc.mu.Unlock()
-	fc.s.bound.Store(sess.ID(), fc)
+	fc.c.bound.Store(sess.ID(), fc)
 	fc.established.Store(true)
-	fc.s.handshakes.remove(fc)
+	fc.c.handshakes.remove(fc)
 }
 
 // peer is the organisation the connection's sessions are with, or "" if
@@ -207,33 +278,33 @@ func (fc *frameConn) take() bool {
 // finish stops taking envelopes, lets those taken finish (cancelled first
 // unless the gateway is shutting down, when they are answered), and ends
 // the connection's sessions.
-func (fc *frameConn) finish(end frameEnd) {
-	fc.s.handshakes.remove(fc)
+func (fc *frameConn) finish(end End) {
+	fc.c.handshakes.remove(fc)
 	fc.mu.Lock()
 	fc.stopped = true
 	fc.mu.Unlock()
-	if end != endShutdown {
+	if end != EndShutdown {
 		fc.cancel() // nobody is left to answer
 	}
 	fc.inFlight.Wait()
 	fc.cancel()
 	fc.mu.Lock()
 	for _, id := range fc.sessions {
-		fc.s.sessions.Remove(id)
-		fc.s.bound.Delete(id)
+		fc.c.cfg.Sessions.Remove(id)
+		fc.c.bound.Delete(id)
 	}
 	fc.mu.Unlock()
 }
 
 // read reads and dispatches envelopes until reading fails.
-func (fc *frameConn) read() frameEnd {
+func (fc *frameConn) read() End {
 	for {
 		in, err := fc.recv()
 		if err != nil {
 			return fc.readFailed(err)
 		}
 		if !fc.take() {
-			return endPeer
+			return EndPeer
 		}
 		if !fc.established.Load() {
 			// In order, and on a goroutine of its own: the handshake's
@@ -244,7 +315,7 @@ func (fc *frameConn) read() frameEnd {
 			ok := <-handled
 			fc.inFlight.Done()
 			if !ok {
-				return endWrite
+				return EndWrite
 			}
 			continue
 		}
@@ -252,7 +323,7 @@ func (fc *frameConn) read() frameEnd {
 		case fc.sem <- struct{}{}:
 		case <-fc.ctx.Done():
 			fc.inFlight.Done()
-			return endPeer
+			return EndPeer
 		}
 		fc.workers.Go(in)
 	}
@@ -261,10 +332,10 @@ func (fc *frameConn) read() frameEnd {
 // handle runs one envelope through the pipeline and sends the answer. It
 // reports false if the answer could not be written.
 func (fc *frameConn) handle(in []byte) bool {
-	a := fc.s.pipe.Handle(fc.ctx, fc.origin, in, fc.send)
+	a := fc.c.cfg.Handler.Handle(fc.ctx, fc.origin, in, fc.send)
 	// Both stream faces read in into a recycled buffer, and the pipeline
 	// kept nothing of it: it decodes from copies.
-	putEnvelopeBuf(in)
+	PutEnvelopeBuf(in)
 	if a.Body == nil {
 		return true
 	}
@@ -272,7 +343,7 @@ func (fc *frameConn) handle(in []byte) bool {
 	if fc.origin.Face == pipeline.FaceWS && !a.Shared {
 		// The WebSocket writer queues a copy of what it is given; a gRPC
 		// stream may still hold it after Send returns.
-		putEnvelopeBuf(a.Body) // an answer is the connection's alone
+		PutEnvelopeBuf(a.Body) // an answer is the connection's alone
 	}
 	return err == nil
 }
@@ -281,12 +352,12 @@ func (fc *frameConn) handle(in []byte) bool {
 // the connection, or it is gone. Not inlined, for the reason warn gives.
 //
 //go:noinline
-func (fc *frameConn) readFailed(err error) frameEnd {
-	if errors.Is(err, errPolicy) {
+func (fc *frameConn) readFailed(err error) End {
+	if errors.Is(err, ErrPolicy) {
 		fc.warn("peer broke a limit of its stream connection: the connection is closed", err)
-		return endPolicy
+		return EndPolicy
 	}
-	return endPeer
+	return EndPeer
 }
 
 // writeFailed notes an answer that could not be written. One that waited
@@ -314,7 +385,7 @@ func (fc *frameConn) warn(msg string, err error) {
 	if err != nil {
 		args = append(args, "err", err.Error())
 	}
-	fc.s.log.Warn(msg, args...)
+	fc.c.cfg.Log.Warn(msg, args...)
 }
 
 // work handles an envelope taken in flight.
