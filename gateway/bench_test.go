@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/internal/benchcpu"
 	"github.com/moltgate/moltgate/localbridge"
@@ -46,8 +47,8 @@ func benchPair(b *testing.B, transport string) (rt func(), raw func(), signed in
 	acme := start(b, da, la, transport)
 	globex := start(b, db, lb, transport)
 	for _, s := range []*Server{acme.s, globex.s} {
-		s.pipe.OrgLimit = newLimiters(1e9, 1<<30, 16, time.Now)
-		s.pipe.AgentLimit = newLimiters(1e9, 1<<30, 16, time.Now)
+		s.pipe.OrgLimit = limit.NewBuckets(1e9, 1<<30, 16, time.Now)
+		s.pipe.AgentLimit = limit.NewBuckets(1e9, 1<<30, 16, time.Now)
 	}
 	input, _ := json.Marshal(map[string]string{"text": benchText(1024)})
 	req := localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: input, Class: "conf"}

@@ -11,6 +11,7 @@ import (
 
 	"google.golang.org/grpc/mem"
 
+	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -24,8 +25,8 @@ func TestConcurrentCallsGetTheirOwnReplies(t *testing.T) {
 		t.Run(tr, func(t *testing.T) {
 			acme, globex := twoGateways(t, tr)
 			for _, s := range []*Server{acme.s, globex.s} {
-				s.pipe.OrgLimit = newLimiters(1e9, 1<<30, 64, time.Now)
-				s.pipe.AgentLimit = newLimiters(1e9, 1<<30, 64, time.Now)
+				s.pipe.OrgLimit = limit.NewBuckets(1e9, 1<<30, 64, time.Now)
+				s.pipe.AgentLimit = limit.NewBuckets(1e9, 1<<30, 64, time.Now)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"net/netip"
@@ -441,4 +442,10 @@ func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	fmt.Fprintln(w, `{"status":"ready"}`)
+}
+
+// retryAfterSeconds rounds a delay up to whole seconds, as Retry-After
+// carries.
+func retryAfterSeconds(d time.Duration) int {
+	return int(math.Ceil(max(d, time.Second).Seconds()))
 }

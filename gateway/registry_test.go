@@ -14,6 +14,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/localbridge"
@@ -285,7 +286,7 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 
 func TestDirectoryDiscoveryRateLimit(t *testing.T) {
 	acme, globex := twoGateways(t, TransportWebSocket)
-	acme.s.discoverLimit = newLimiters(0.001, 2, 16, time.Now)
+	acme.s.discoverLimit = limit.NewBuckets(0.001, 2, 16, time.Now)
 	for i := 0; i < 2; i++ {
 		if st, _, body := acme.do("POST", "/registry/v1/discover", []byte(`{}`)); st != 200 {
 			t.Fatalf("within the limit: %d %s", st, body)
@@ -529,13 +530,13 @@ func TestDirectorySyncWaitsOutRateLimit(t *testing.T) {
 	}
 	// A wait longer than the pull may take fails it, but what it applied
 	// is not asked for again.
-	globex.s.pipe.AgentLimit = newLimiters(0.001, 1, 16, time.Now)
+	globex.s.pipe.AgentLimit = limit.NewBuckets(0.001, 1, 16, time.Now)
 	stats, err := acme.s.SyncRegistry(ctx, "globex")
 	if pipeline.Code(err) != wire.ErrRateLimit || stats[0].Applied == 0 {
 		t.Fatalf("sync against a long wait: %+v, %v", stats, err)
 	}
 	first := stats[0].Applied
-	globex.s.pipe.AgentLimit = newLimiters(5, 1, 16, time.Now)
+	globex.s.pipe.AgentLimit = limit.NewBuckets(5, 1, 16, time.Now)
 	stats, err = acme.s.SyncRegistry(ctx, "globex")
 	if err != nil {
 		t.Fatalf("sync: %+v, %v", stats, err)

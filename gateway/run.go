@@ -257,7 +257,7 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 			errs = append(errs, err)
 		}
 	}
-	if err := s.flight.drain(ctx); err != nil {
+	if err := s.flight.Drain(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("calls still in flight: %w", err))
 	}
 	if err := s.rpc.Shutdown(ctx); err != nil {

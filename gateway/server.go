@@ -23,6 +23,7 @@ import (
 	"github.com/moltgate/moltgate/directory/pgstore"
 	"github.com/moltgate/moltgate/directory/sqlitestore"
 	"github.com/moltgate/moltgate/gateway/face/frames"
+	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
@@ -130,7 +131,7 @@ type Server struct {
 	wsWriteBufs   sync.Pool        // write buffers of the WebSocket face's connections
 	corkBufs      sync.Pool        // batches being written to WebSocket connections
 	wsQueues      sync.Pool        // messages queued for WebSocket connections
-	flight        *inflight
+	flight        *limit.Ceiling
 	metrics       *metrics
 	// pipe is the pipeline every face hands what it reads to.
 	pipe *pipeline.Pipeline
@@ -168,6 +169,11 @@ type Server struct {
 }
 
 type shutdowner interface{ Shutdown(context.Context) error }
+
+// rateLimiter takes a token for a key, or says how long until one is free.
+type rateLimiter interface {
+	Allow(key string) (ok bool, retryAfter time.Duration)
+}
 
 // agentState is one local agent as the gateway holds it. It is not changed
 // once stored: a new configuration is a new agentState.
@@ -327,15 +333,15 @@ func Open(opts Options) (*Server, error) {
 	var orgLimit, agentLimit rateLimiter
 	if s.shared != nil {
 		warn := func(err error) { s.log.Warn("shared rate limit unavailable", "err", err.Error()) }
-		orgLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst), warn}
-		agentLimit = sharedLimiter{s.shared.Buckets(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst), warn}
-		s.discoverLimit = sharedLimiter{s.shared.Buckets(discoverRate, discoverBurst), warn}
+		orgLimit = limit.Shared{B: s.shared.Buckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst), Log: warn}
+		agentLimit = limit.Shared{B: s.shared.Buckets(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst), Log: warn}
+		s.discoverLimit = limit.Shared{B: s.shared.Buckets(discoverRate, discoverBurst), Log: warn}
 	} else {
-		orgLimit = newLimiters(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096, s.now)
-		agentLimit = newLimiters(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536, s.now)
-		s.discoverLimit = newLimiters(discoverRate, discoverBurst, 65536, s.now)
+		orgLimit = limit.NewBuckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096, s.now)
+		agentLimit = limit.NewBuckets(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536, s.now)
+		s.discoverLimit = limit.NewBuckets(discoverRate, discoverBurst, 65536, s.now)
 	}
-	s.flight = newInflight(cfg.Limits.MaxInFlight)
+	s.flight = limit.NewCeiling(cfg.Limits.MaxInFlight)
 	s.writeTimeout = wsWriteTimeout
 	s.pending = newPendingCalls()
 	s.async = newAsyncReplies()
@@ -347,8 +353,8 @@ func Open(opts Options) (*Server, error) {
 			InFlight: s.metrics.inflight, RateLimit: s.metrics.rateLimit},
 		// Each hello costs a signature verification, a key pair and a
 		// signature before anything is known of its sender.
-		HandshakeLimit: newLimiters(10, 40, 65536, s.now), OrgLimit: orgLimit, AgentLimit: agentLimit,
-		PeerGates: newGates(cfg.Rate.PeerConcurrency), Flight: s.flight,
+		HandshakeLimit: limit.NewBuckets(10, 40, 65536, s.now), OrgLimit: orgLimit, AgentLimit: agentLimit,
+		PeerGates: limit.NewGates(cfg.Rate.PeerConcurrency), Flight: s.flight,
 		Closing:           s.closing.Load,
 		IsPeer:            func(org string) bool { return s.peer(org) != nil },
 		HasAgent:          func(id string) bool { return s.agent(id) != nil },

@@ -1,8 +1,12 @@
-package gateway
+// Package limit holds the gateway's limits on how much work it takes:
+// token buckets per key (a peer organisation, a sending agent, a discovery
+// caller), in memory or shared by replicas in PostgreSQL; a bound on the
+// calls in flight per key; and the ceiling on the calls in flight in the
+// whole gateway, which shutdown waits to drain.
+package limit
 
 import (
 	"context"
-	"math"
 	"sync"
 	"time"
 
@@ -12,16 +16,11 @@ import (
 	"github.com/moltgate/moltgate/internal/pgshared"
 )
 
-// rateLimiter takes a token for a key, or says how long until one is free.
-type rateLimiter interface {
-	Allow(key string) (ok bool, retryAfter time.Duration)
-}
-
-// limiters holds one token bucket per key (a peer org, a sending agent, a
+// Buckets holds one token bucket per key (a peer org, a sending agent, a
 // discovery caller). Keys come from the network, so the set is bounded: the
 // least recently used buckets are forgotten, which can only make a quiet
 // sender's bucket full again.
-type limiters struct {
+type Buckets struct {
 	limit rate.Limit
 	burst int
 	now   func() time.Time
@@ -29,14 +28,16 @@ type limiters struct {
 	mu    sync.Mutex
 }
 
-func newLimiters(perSecond float64, burst, size int, now func() time.Time) *limiters {
+// NewBuckets makes buckets of perSecond tokens a second, burst at most,
+// for at most size keys at once, on the clock now.
+func NewBuckets(perSecond float64, burst, size int, now func() time.Time) *Buckets {
 	c, _ := lru.New[string, *rate.Limiter](size)
-	return &limiters{limit: rate.Limit(perSecond), burst: burst, now: now, cache: c}
+	return &Buckets{limit: rate.Limit(perSecond), burst: burst, now: now, cache: c}
 }
 
 // Allow takes one token for key. If none is left it reports how long until
 // one is.
-func (l *limiters) Allow(key string) (ok bool, retryAfter time.Duration) {
+func (l *Buckets) Allow(key string) (ok bool, retryAfter time.Duration) {
 	l.mu.Lock()
 	lim, found := l.cache.Get(key)
 	if !found {
@@ -56,14 +57,8 @@ func (l *limiters) Allow(key string) (ok bool, retryAfter time.Duration) {
 	return true, 0
 }
 
-// retryAfterSeconds rounds a delay up to whole seconds, as Retry-After
-// carries.
-func retryAfterSeconds(d time.Duration) int {
-	return int(math.Ceil(max(d, time.Second).Seconds()))
-}
-
-// gates bounds the calls in flight per key (per peer org).
-type gates struct {
+// Gates bound the calls in flight per key (per peer org).
+type Gates struct {
 	n  int
 	mu sync.Mutex
 	m  map[string]*gate
@@ -74,11 +69,12 @@ type gate struct {
 	users int
 }
 
-func newGates(n int) *gates { return &gates{n: n, m: map[string]*gate{}} }
+// NewGates makes gates of n slots per key.
+func NewGates(n int) *Gates { return &Gates{n: n, m: map[string]*gate{}} }
 
 // Enter takes a slot for key without waiting; it fails if all are in use.
 // The returned function gives the slot back.
-func (g *gates) Enter(key string) (release func(), ok bool) {
+func (g *Gates) Enter(key string) (release func(), ok bool) {
 	g.mu.Lock()
 	gt := g.m[key]
 	if gt == nil {
@@ -99,7 +95,7 @@ func (g *gates) Enter(key string) (release func(), ok bool) {
 	}
 }
 
-func (g *gates) done(key string, gt *gate) {
+func (g *Gates) done(key string, gt *gate) {
 	g.mu.Lock()
 	gt.users--
 	if gt.users == 0 && len(gt.slots) == 0 {
@@ -108,9 +104,9 @@ func (g *gates) done(key string, gt *gate) {
 	g.mu.Unlock()
 }
 
-// inflight bounds the work being handled at once by the whole gateway, and
+// Ceiling bounds the work being handled at once by the whole gateway, and
 // lets shutdown wait for it to drain.
-type inflight struct {
+type Ceiling struct {
 	slots chan struct{}
 
 	mu   sync.Mutex
@@ -118,9 +114,12 @@ type inflight struct {
 	idle []chan struct{} // closed when n drops to zero
 }
 
-func newInflight(n int) *inflight { return &inflight{slots: make(chan struct{}, n)} }
+// NewCeiling makes a ceiling of n calls.
+func NewCeiling(n int) *Ceiling { return &Ceiling{slots: make(chan struct{}, n)} }
 
-func (f *inflight) Enter() (release func(), ok bool) {
+// Enter takes a slot without waiting; it fails at the ceiling. The
+// returned function gives the slot back.
+func (f *Ceiling) Enter() (release func(), ok bool) {
 	select {
 	case f.slots <- struct{}{}:
 	default:
@@ -143,10 +142,11 @@ func (f *inflight) Enter() (release func(), ok bool) {
 	}, true
 }
 
-func (f *inflight) Count() int { return len(f.slots) }
+// Count is the calls in flight.
+func (f *Ceiling) Count() int { return len(f.slots) }
 
-// drain waits until nothing is in flight or ctx ends.
-func (f *inflight) drain(ctx context.Context) error {
+// Drain waits until nothing is in flight or ctx ends.
+func (f *Ceiling) Drain(ctx context.Context) error {
 	f.mu.Lock()
 	if f.n == 0 {
 		f.mu.Unlock()
@@ -163,21 +163,25 @@ func (f *inflight) drain(ctx context.Context) error {
 	}
 }
 
-// sharedLimiter is a rate limit whose buckets live in PostgreSQL, shared by
+// Shared is a rate limit whose buckets live in PostgreSQL, shared by
 // every replica of the gateway.
-type sharedLimiter struct {
-	b   *pgshared.Buckets
-	log func(error)
+type Shared struct {
+	B *pgshared.Buckets
+	// Log is told when the store fails; the limit then lets the call
+	// through.
+	Log func(error)
 }
 
-func (l sharedLimiter) Allow(key string) (bool, time.Duration) {
+// Allow takes one token for key. If none is left it reports how long until
+// one is.
+func (l Shared) Allow(key string) (bool, time.Duration) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
-	ok, wait, err := l.b.Allow(ctx, key)
+	ok, wait, err := l.B.Allow(ctx, key)
 	if err != nil {
 		// A rate limit protects against overload; when its store fails
 		// the gateway keeps serving rather than refusing everyone.
-		l.log(err)
+		l.Log(err)
 		return true, 0
 	}
 	return ok, wait
