@@ -355,8 +355,8 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if m&(cDigit|cUpper) != 0 && (j-i >= 16 || j < n && ctab[s[j]]&cJoin != 0 || s[j-1] >= 0x80 ||
-		j < n && (s[j] == '/' || s[j] == '+') || i > 0 && ctab[s[i-1]]&cJoin != 0) {
+	if m&(cDigit|cUpper) != 0 && (j-i >= 16 || m&(cUpper|cLower) != 0 && (j < n && ctab[s[j]]&cJoin != 0 && !sentenceEnd(s, j) ||
+		s[j-1] >= 0x80 || j < n && (s[j] == '/' || s[j] == '+') || i > 0 && ctab[s[i-1]]&cJoin != 0)) {
 		if e := x.tokenRun(i, j); e > j {
 			return e
 		}
