@@ -136,8 +136,10 @@ func templated(v string) bool {
 		}
 		return k > 1 && isAlpha(v[1]) && (k == len(v) || strings.IndexByte(">]}", v[k]) >= 0) ||
 			v[0] == '<' && last == '>' || v[0] == '[' && last == ']'
-	case '$', '@':
+	case '$':
 		return len(v) > 1 && identOnly(v[1:])
+	case '@':
+		return len(v) > 1 && identOnly(v[1:]) && !hasDigit(v) // @Value, @env.password
 	case '%':
 		return last == '%' && len(v) > 2 && identOnly(v[1:len(v)-1])
 	}

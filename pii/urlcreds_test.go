@@ -107,3 +107,28 @@ func TestTemplated(t *testing.T) {
 		}
 	}
 }
+
+// TestURLCredentialPaths: a URL with a password as a JSON member name, an array item or a
+// nested value is found, and the finding's path names the member by its position, never by
+// the name that holds the password.
+func TestURLCredentialPaths(t *testing.T) {
+	s := mustNew(t, nil)
+	for _, doc := range []string{
+		`{"postgres://app:Xk9#mP2!@db.internal/x": 1}`,
+		`{"cfg":{"mysql://root:p@ss;w0rd@db/x":"on"}}`,
+		`{"a":["redis://:S3cr3t!x@cache:6379"]}`,
+		`{"error":{"message":"dial failed: amqp://svc:Mine270&@rabbit.internal:5672/vhost"}}`,
+	} {
+		fs, err := s.ScanJSON("p", []byte(doc))
+		if err != nil || !Summarize(fs).Secret {
+			t.Errorf("%s: %v %v", doc, fs, err)
+		}
+		for _, f := range fs {
+			for _, pw := range []string{"Xk9", "p@ss", "S3cr3t", "Mine270", "://"} {
+				if strings.Contains(f.Path, pw) {
+					t.Errorf("%s: path %q echoes the credential", doc, f.Path)
+				}
+			}
+		}
+	}
+}
