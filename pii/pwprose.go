@@ -16,13 +16,15 @@ var pwCues = newCues("password", "passwort", "passwd", "passphrase", "passcode",
 	"pwd", "kennwort", "mot de passe", "mdp", "contraseña", "contrasena", "clave", "senha", "palavra-passe",
 	"palavra passe", "parola d'ordine", "parola d’ordine", "wachtwoord", "login with", "login is", "logon",
 	"log in with", "credentials", "zugangsdaten", "identifiant", "usuario", "utilisateur", "user ", "benutzer",
-	"reset it to", "changed it to", "set it to", "secret ", "secret:", "code ", "pin ")
+	"reset it to", "changed it to", "set it to", "secret ", "secret:", "code ", "pin ", "access code", "zugangscode",
+	"code d'accès", "código", "wifi key", "wlan", "network key", "sign in with", "log in using", "login using",
+	"sign in using", "credentials are", "creds", "anmelden mit", "connexion avec", "iniciar sesión con", "entrar com")
 
 // pwAfterCues follow the value: "use X as the password".
 var pwAfterCues = newCues("as the password", "as password", "as your password", "as the passphrase",
 	"to open it", "to open the", "to unlock", "to decrypt", "to unzip", "to extract", "to log in", "to sign in",
 	"zum öffnen", "zum entsperren", "pour ouvrir", "pour déverrouiller", "para abrir", "para desbloquear",
-	"per aprire", "om te openen",
+	"per aprire", "om te openen", "to connect", "to access", "to get in", "for the vpn", "for login",
 	"als passwort", "als kennwort", "comme mot de passe", "como contraseña", "como senha", "come password",
 	"als wachtwoord")
 

@@ -17,6 +17,8 @@ func TestPasswordProse(t *testing.T) {
 		"le mot de passe est %s", "mot de passe : %s", "la contraseña es %s", "contraseña: %s",
 		"a senha é %s", "senha=%s", "la password è %s", "het wachtwoord is %s",
 		"use %s as the password", "login with admin / %s", "The password for the staging box is %s.",
+		"the access code is %s", "sign in with admin / %s", "creds: admin / %s", "use %s to connect to the VPN",
+		"WLAN-Schlüssel: %s", "le code d'accès est %s",
 	}
 	n, miss := 0, 0
 	for k := 0; k < 60; k++ {
