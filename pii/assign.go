@@ -498,7 +498,7 @@ func basicCreds(v string) bool {
 func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 	s := x.s
 	v := s[a:b]
-	if strings.HasPrefix(v, "eyJ") && strings.Count(v, ".") < 2 {
+	if jwtHeaderOnly(v) {
 		return 0, 0, "" // a JWT's header alone is public; a whole JWT is the jwt rule's
 	}
 	if startsWithTokenPrefix(v) || publicPrefix(v) {

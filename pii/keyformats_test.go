@@ -113,7 +113,7 @@ func TestMoltgateKeyFormats(t *testing.T) {
 		}
 		if k%2 == 0 {
 			for _, text := range []string{"signing seed " + sig.Secret(), "private x25519 key " + enc.Secret(),
-				`{"encryption_key": "` + enc.Secret() + `"}`} {
+				`{"signing_seed": "` + sig.Secret() + `"}`} {
 				if !hasType(s.ScanText(text), TypePrivateKey) {
 					t.Errorf("private form not found in %q", text)
 				}

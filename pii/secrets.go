@@ -419,14 +419,15 @@ func seed(x *scanCtx, i int) (int, Type, float64, string) {
 	if _, err := base64.StdEncoding.DecodeString(s[b:e]); err != nil {
 		return no(i)
 	}
-	if x.key == keyPrivate || x.key == keyToken || x.cueBefore(i, 48, seedCues) {
+	if x.key == keyPrivate || x.cueBefore(i, 48, seedCues) {
 		return ok(e, TypePrivateKey, 0.97, "secret.private-seed")
 	}
 	return no(i)
 }
 
-var seedCues = newCues("private", "seed", "secret", "priv", "encryption_key", "signing_key", "signingkey",
-	"encryptionkey")
+// "encryption_key" is no cue: a directory attestation names the agent's public key so, an
+// identity file its private one, which the identity file's own rule finds.
+var seedCues = newCues("private", "seed", "secret", "priv", "signing_key", "signingkey")
 
 // identityFile recognises moltgate's identity file (keys.KeyFile) by its version member,
 // "moltgate_identity": the file exists to hold an agent's two private keys, in the clear or

@@ -179,7 +179,7 @@ func (x *scanCtx) announced(i, e int) bool {
 	for len(v) > 0 && v[len(v)-1] == '=' {
 		v = v[:len(v)-1]
 	}
-	if strings.HasPrefix(v, "eyJ") && strings.Count(v, ".") < 2 {
+	if jwtHeaderOnly(v) {
 		return false // a JWT's header alone, public by design; a whole JWT is the jwt rule's
 	}
 	if len(v) < 16 || len(v) > 1024 || publicPrefix(v) || codeRef(v) || constName(v) || !randomish(v) ||
@@ -346,4 +346,18 @@ func (x *scanCtx) metaValue(i int) bool {
 	return hasSuffixAny(n, "id", "ids", "name", "names", "url", "uri", "file", "path", "type", "hash",
 		"checksum", "digest", "sha", "version", "ref", "prefix", "hint", "label", "vault", "region",
 		"project", "bucket", "env", "nonce", "salt", "iv", "etag", "commit", "uuid", "guid", "fingerprint")
+}
+
+// jwtHeaderOnly reports a JWT header with nothing after it but dots ("eyJhbGciOiJIUzI1NiJ9.",
+// what is left of "eyJhbGciOiJIUzI1NiJ9.<payload>.<signature>"): public by design. A signed
+// token with a payload, whatever its segments, is not.
+func jwtHeaderOnly(v string) bool {
+	if !strings.HasPrefix(v, "eyJ") {
+		return false
+	}
+	k := strings.IndexByte(v, '.')
+	if k < 0 {
+		return len(v) <= 80
+	}
+	return k <= 80 && strings.Trim(v[k:], ".") == ""
 }
