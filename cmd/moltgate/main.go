@@ -77,7 +77,7 @@ func main() {
 	}()
 	code := run(ctx, &env{
 		stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr,
-		getenv: os.Getenv, now: time.Now, again: again,
+		getenv: os.Getenv, now: time.Now, again: again, readSecret: terminalSecret(),
 	}, os.Args[1:])
 	signal.Stop(sigs)
 	os.Exit(code)
@@ -113,6 +113,10 @@ type env struct {
 	// ended the command's context: whoever sends it wants the command gone
 	// sooner than it is winding down. nil: never.
 	again <-chan struct{}
+	// readSecret asks the person at the terminal for a secret, without
+	// echo, after writing prompt to it. nil: standard input is not a
+	// terminal, and nobody can be asked.
+	readSecret func(prompt string) ([]byte, error)
 }
 
 type command struct {

@@ -33,6 +33,7 @@ func runInit(ctx context.Context, e *env, args []string) error {
 	dir := fs.String("dir", "", "directory for the gateway")
 	org := fs.String("org", "", "this gateway's organisation")
 	listen := fs.String("listen", "127.0.0.1:7443", "HOST:PORT of the HTTPS face (gRPC listens on the next port)")
+	plaintext := fs.Bool("plaintext-keys", false, "store the org key unencrypted without asking (default: encrypted with a passphrase from "+keys.PassphraseEnv+", "+keys.PassphraseFileEnv+" or, on a terminal, asked for)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -47,6 +48,11 @@ func runInit(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if pass == nil && !*plaintext && e.readSecret != nil {
+		if pass, err = askPassphrase(e); err != nil {
+			return err
+		}
+	}
 	res, err := gateway.Init(d, gateway.InitOptions{Org: *org, Listen: *listen, Passphrase: pass, Now: e.now()})
 	if err != nil {
 		return err
@@ -55,6 +61,12 @@ func runInit(ctx context.Context, e *env, args []string) error {
 	fmt.Fprintf(w, "Initialised gateway for %s in %s\n", *org, *dir)
 	fmt.Fprintf(w, "  org key   %s\n  enc key   %s\n  TLS pin   %s\n", res.OrgKey, res.EncKey, res.TLSPin)
 	fmt.Fprintf(w, "  listens   %s (HTTPS), %s (gRPC)\n", res.Config.Listen.Address, res.Config.Listen.GRPC)
+	if pass != nil {
+		fmt.Fprintf(w, "  keys      encrypted at rest; serve and the other commands read the passphrase from %s or %s\n", keys.PassphraseEnv, keys.PassphraseFileEnv)
+	} else {
+		fmt.Fprintf(w, "  keys      IN PLAINTEXT in %s (mode 0600): set %s or %s, or run init on a terminal, to encrypt them\n",
+			d.OrgKeyPath(), keys.PassphraseEnv, keys.PassphraseFileEnv)
+	}
 	fmt.Fprintf(w, "\nNext steps:\n")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "  moltgate peer export --dir %s > %s.json\t# give this to partner organisations\n", *dir, *org)
