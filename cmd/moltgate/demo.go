@@ -254,6 +254,11 @@ func (g *demoGateway) awaitEntry(ctx context.Context, id, capability string, too
 				return r, nil
 			}
 		}
+		// A registration the gateway refused will not appear however long
+		// the demo waits: say why at once.
+		if e, ok := g.log.find(0, "cannot publish agent", func(e logEntry) bool { return e.Str("agent") == id }); ok {
+			return discoveryResult{}, fmt.Errorf("%s@%s could not be published in its directory: %s", id, g.org, e.Str("err"))
+		}
 		select {
 		case <-time.After(10 * time.Millisecond):
 		case <-ctx.Done():

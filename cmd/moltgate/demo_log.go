@@ -50,6 +50,19 @@ func (b *logBook) mark() int {
 	return len(b.records)
 }
 
+// find returns the first record since mark with message msg for which
+// match (if not nil) holds, without waiting.
+func (b *logBook) find(mark int, msg string, match func(logEntry) bool) (logEntry, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	for _, e := range b.records[min(mark, len(b.records)):] {
+		if e.Msg == msg && (match == nil || match(e)) {
+			return e, true
+		}
+	}
+	return logEntry{}, false
+}
+
 // await returns the first record since mark with message msg for which
 // match (if not nil) holds, waiting for it until ctx ends. It sets no
 // deadline of its own: the records the demo waits for are written before
