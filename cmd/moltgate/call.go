@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"syscall"
@@ -213,16 +214,96 @@ func readJSONArg(e *env, name, arg string) (json.RawMessage, error) {
 	return json.RawMessage(bytes.TrimSpace(in)), nil
 }
 
-// callResult is what moltgate call prints: the respond payload, with the
-// stream chunks that came before it assembled by channel.
+// callResult is the line moltgate call ends with: the respond payload.
+// The stream's chunks came before it, as they arrived.
 type callResult struct {
 	Status string          `json:"status"`
 	Data   json.RawMessage `json:"data"`
-	// Stream holds the text chunks, concatenated per channel (stdout,
-	// stderr, log, status, partial_result).
-	Stream map[string]string `json:"stream,omitempty"`
-	// Blocks holds the structured chunks, in order.
-	Blocks []json.RawMessage `json:"blocks,omitempty"`
+}
+
+// callEvent is a line of moltgate call --jsonl: a chunk of the stream as
+// it arrives, then one result or error line.
+type callEvent struct {
+	Type    string          `json:"type"` // chunk, result or error
+	Channel string          `json:"channel,omitempty"`
+	Text    *string         `json:"text,omitempty"`  // a text chunk, "" included
+	Block   json.RawMessage `json:"block,omitempty"` // a structured chunk
+	Status  string          `json:"status,omitempty"`
+	Data    json.RawMessage `json:"data,omitempty"`
+	Code    wire.Code       `json:"code,omitempty"`
+	Field   string          `json:"field,omitempty"`
+	Message string          `json:"message,omitempty"`
+}
+
+// streamPrinter writes a call's chunks as they arrive: as JSON lines, or
+// as raw text, the stdout and partial_result channels' on standard output
+// and the notes of the others (stderr, log, status) on standard error.
+type streamPrinter struct {
+	e     *env
+	jsonl bool
+	// open holds the writers whose last byte is not a newline, so that
+	// the final line, or the error, starts a line of its own.
+	open map[io.Writer]bool
+}
+
+func (p *streamPrinter) chunk(ev localbridge.StreamEvent) error {
+	ch := ev.Channel
+	if ch == "" {
+		ch = "stdout"
+	}
+	if p.jsonl {
+		out := callEvent{Type: "chunk", Channel: ch, Block: ev.Block}
+		if len(ev.Block) == 0 {
+			out.Text = &ev.Text
+		}
+		return printLine(p.e, out)
+	}
+	w := p.e.stdout
+	if ch != "stdout" && ch != "partial_result" {
+		w = p.e.stderr
+	}
+	text := ev.Text
+	if len(ev.Block) > 0 {
+		// A structured chunk is a line of JSON of its own.
+		p.endLine(w)
+		text = compactJSON(ev.Block) + "\n"
+	}
+	if text == "" {
+		return nil
+	}
+	if _, err := io.WriteString(w, text); err != nil {
+		return err
+	}
+	p.open[w] = !strings.HasSuffix(text, "\n")
+	return nil
+}
+
+// endLine ends the line the stream left open on w.
+func (p *streamPrinter) endLine(w io.Writer) {
+	if p.open[w] {
+		io.WriteString(w, "\n")
+		p.open[w] = false
+	}
+}
+
+// end ends the lines left open, and with --jsonl prints err as the last
+// line; it returns err.
+func (p *streamPrinter) end(err error) error {
+	p.endLine(p.e.stdout)
+	p.endLine(p.e.stderr)
+	if p.jsonl && err != nil {
+		ev := callEvent{Type: "error", Code: wire.ErrTaskFailed, Message: err.Error()}
+		var we *wire.Error
+		if errors.As(err, &we) {
+			ev.Code, ev.Field, ev.Message = we.Code, we.Field, we.Message
+		}
+		var h *hinted
+		if errors.As(err, &h) {
+			ev.Message += "; " + h.hint
+		}
+		printLine(p.e, ev)
+	}
+	return err
 }
 
 func runCall(ctx context.Context, e *env, args []string) error {
@@ -235,6 +316,8 @@ func runCall(ctx context.Context, e *env, args []string) error {
 	message := fs.String("message", "", "free text of a query to the agent's query tool, instead of a tool call (--tool)")
 	cls := fs.String("cls", "", "classification of the request: pub, int, conf, pii or sec (default int; pii needs --consent)")
 	consentTok := fs.String("consent", "", "consent token covering personal data in the input, as moltgate consent issue makes (implies --cls pii unless higher)")
+	jsonl := fs.Bool("jsonl", false, "print each event as a line of JSON as it arrives: the stream's chunks, then the result or the error; "+
+		"without it, text chunks are printed as they arrive (stdout and partial_result on standard output, stderr, log and status on standard error), then the result")
 	timeout := fs.Duration("timeout", 0, "deadline of the call (default: the gateway's listen.request_timeout, 30s unless configured); "+
 		"a peer also ends the call at its own request timeout (30s by default), so a longer --timeout is cut to that for an agent of another organisation")
 	if err := parseFlags(fs, args); err != nil {
@@ -302,26 +385,12 @@ func runCall(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	defer c.Close()
-	res := callResult{Status: "success"}
-	out, err := c.Query(ctx, req, func(ev localbridge.StreamEvent) error {
-		if len(ev.Block) > 0 {
-			res.Blocks = append(res.Blocks, ev.Block)
-			return nil
-		}
-		ch := ev.Channel
-		if ch == "" {
-			ch = "stdout"
-		}
-		if res.Stream == nil {
-			res.Stream = map[string]string{}
-		}
-		res.Stream[ch] += ev.Text
-		return nil
-	})
+	p := &streamPrinter{e: e, jsonl: *jsonl, open: map[io.Writer]bool{}}
+	out, err := c.Query(ctx, req, p.chunk)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, context.Canceled) {
 			// The client told the gateway to cancel the call on its way out.
-			return wire.Errorf(wire.ErrTaskFailed, "", "the call was cancelled, %v; the gateway was told to stop it", context.Cause(ctx))
+			return p.end(wire.Errorf(wire.ErrTaskFailed, "", "the call was cancelled, %v; the gateway was told to stop it", context.Cause(ctx)))
 		}
 		err = rpcFailure(err)
 		var we *wire.Error
@@ -331,15 +400,18 @@ func runCall(ctx context.Context, e *env, args []string) error {
 			if we.Suggestion != nil && len(we.Suggestion.DataTypes) > 0 {
 				types = " --types " + strings.Join(we.Suggestion.DataTypes, ",")
 			}
-			return &hinted{err, "give --consent TOKEN (make one with moltgate consent issue" + types + ")"}
+			err = &hinted{err, "give --consent TOKEN (make one with moltgate consent issue" + types + ")"}
 		}
-		return err
+		return p.end(err)
 	}
-	res.Data = out
-	if len(res.Data) == 0 {
-		res.Data = json.RawMessage("null")
+	if len(out) == 0 {
+		out = json.RawMessage("null")
 	}
-	return printLine(e, res)
+	p.end(nil)
+	if *jsonl {
+		return printLine(e, callEvent{Type: "result", Status: "success", Data: out})
+	}
+	return printLine(e, callResult{Status: "success", Data: out})
 }
 
 // printLine writes v as one line of JSON.

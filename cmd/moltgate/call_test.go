@@ -17,6 +17,7 @@ import (
 
 // A gateway that ends the connection while a call waits (it crashed, or
 // was killed) is unavailable, not an internal error of the command line.
+// What streamed before stays printed, its line ended.
 func TestCallGatewayGone(t *testing.T) {
 	d := fakeGateway(t, func(c *fakeConn, r *jsonrpc.Request) {
 		if r.Method == localbridge.MethodQuery {
@@ -26,7 +27,7 @@ func TestCallGatewayGone(t *testing.T) {
 		}
 	})
 	code, stdout, stderr := runCLI(t, context.Background(), "", "call", "--dir", string(d), "--to", "echo@globex", "--tool", "echo", "--input", `{"text":"hi"}`)
-	if want := "moltgate call: E_PEER_UNAVAILABLE: the gateway ended the connection during the call\n"; code != 1 || stdout != "" || stderr != want {
+	if want := "moltgate call: E_PEER_UNAVAILABLE: the gateway ended the connection during the call\n"; code != 1 || stdout != "par\n" || stderr != want {
 		t.Fatalf("exit %d, stdout %q, stderr %q; want exit 1 and %q", code, stdout, stderr, want)
 	}
 }

@@ -12,10 +12,13 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -24,16 +27,34 @@ import (
 
 	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/localbridge/agent"
 	"github.com/moltgate/moltgate/localbridge/agent/echo"
 )
 
 // echoAgentMain runs the echo agent, as a gateway launches it (the
 // OPENSENTIENCE_* variables in its environment), so that scripts can give it
-// to `moltgate agent add --exec echoagent`.
+// to `moltgate agent add --exec echoagent`. A call the gateway cancels while
+// the agent runs is recorded, as the tool's name, on a line of the file
+// AGENT.cancelled in its working directory (the gateway's, the script's).
 func echoAgentMain() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := echo.New().Run(ctx); err != nil && ctx.Err() == nil {
+	a := &agent.Agent{Version: "1.0.0"}
+	for _, t := range echo.Tools() {
+		h := t.Handler
+		t.Handler = func(cctx context.Context, c *agent.Call) (any, error) {
+			out, err := h(cctx, c)
+			if errors.Is(cctx.Err(), context.Canceled) && ctx.Err() == nil {
+				if f, ferr := os.OpenFile(os.Getenv(localbridge.EnvAgentID)+".cancelled", os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600); ferr == nil {
+					fmt.Fprintln(f, t.Name)
+					f.Close()
+				}
+			}
+			return out, err
+		}
+		a.Add(t)
+	}
+	if err := a.Run(ctx); err != nil && ctx.Err() == nil {
 		fmt.Fprintln(os.Stderr, "echoagent:", err)
 		os.Exit(1)
 	}
@@ -64,6 +85,8 @@ func TestGatewayScripts(t *testing.T) {
 			"waitpending": cmdWaitPending,
 			"waitcall":    cmdWaitCall,
 			"readyz":      cmdReadyz,
+			"interrupt":   cmdInterrupt,
+			"waitline":    cmdWaitLine,
 			// replace FILE OLD NEW: replace OLD, which FILE must hold,
 			// with NEW.
 			"replace": func(ts *testscript.TestScript, neg bool, args []string) {
@@ -233,6 +256,97 @@ func cmdReadyz(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if time.Now().After(deadline) {
 			ts.Fatalf("/readyz of %s: %d %q %v, want %s", args[0], code, body, err, args[1])
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// interrupt [-stderr] REGEXP moltgate ARGS...: run moltgate, wait until
+// what it wrote to its standard output (its standard error, with -stderr)
+// matches REGEXP while it still runs, then send it SIGINT and wait for it.
+// It must exit 130, as the shell reports a command SIGINT ended; its
+// standard output and error are the command's, for stdout and stderr to
+// match.
+func cmdInterrupt(ts *testscript.TestScript, neg bool, args []string) {
+	watchErr := len(args) > 0 && args[0] == "-stderr"
+	if watchErr {
+		args = args[1:]
+	}
+	if len(args) < 2 || args[1] != "moltgate" {
+		ts.Fatalf("usage: interrupt [-stderr] REGEXP moltgate ARGS...")
+	}
+	re, err := regexp.Compile(args[0])
+	ts.Check(err)
+	path, err := exec.LookPath("moltgate")
+	ts.Check(err)
+	cmd := exec.Command(path, args[2:]...)
+	cmd.Dir = ts.MkAbs(".")
+	var mu sync.Mutex
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &lockedWriter{mu: &mu, w: &stdout}
+	cmd.Stderr = &lockedWriter{mu: &mu, w: &stderr}
+	watched := &stdout
+	if watchErr {
+		watched = &stderr
+	}
+	ts.Check(cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		mu.Lock()
+		seen := re.Match(watched.Bytes())
+		mu.Unlock()
+		if seen {
+			break
+		}
+		select {
+		case err := <-exited:
+			ts.Fatalf("moltgate ended (%v) before its output matched %s: %s%s", err, args[0], stdout.String(), stderr.String())
+		case <-time.After(10 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			<-exited
+			ts.Fatalf("moltgate's output did not match %s in time: %s%s", args[0], stdout.String(), stderr.String())
+		}
+	}
+	ts.Check(cmd.Process.Signal(os.Interrupt))
+	err = <-exited
+	fmt.Fprint(ts.Stdout(), stdout.String())
+	fmt.Fprint(ts.Stderr(), stderr.String())
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		ts.Fatalf("moltgate exited %d (%v), want 130", code, err)
+	}
+}
+
+// lockedWriter is a writer that a test may read while a command writes.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// waitline FILE REGEXP: wait until a line of FILE matches REGEXP.
+func cmdWaitLine(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) != 2 {
+		ts.Fatalf("usage: waitline FILE REGEXP")
+	}
+	re, err := regexp.Compile("(?m)" + args[1])
+	ts.Check(err)
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		b, _ := os.ReadFile(ts.MkAbs(args[0]))
+		if re.Match(b) {
+			return
+		}
+		if time.Now().After(deadline) {
+			ts.Fatalf("no line of %s matched %s: %q", args[0], args[1], b)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -19,8 +19,8 @@
 //	moltgate discover --dir DIR (--capability C... | --any C... | --id AGENT) [--org ORG] [--limit N] [--require JSON|@FILE|-] [--cursor C] [--json]
 //	moltgate agents --dir DIR [--capability C] [--org ORG] [--json]
 //	moltgate sync --dir DIR [--peer ORG] [--json]
-//	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]
-//	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --message TEXT [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]
+//	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D] [--jsonl]
+//	moltgate call --dir DIR [--from AGENT] --to AGENT@ORG --message TEXT [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D] [--jsonl]
 //	moltgate ping --dir DIR AGENT@ORG
 //	moltgate approvals --dir DIR [--json] [--watch] | approvals --dir DIR approve|deny ID
 //	moltgate conformance init --dir TESTDIR [--org ORG] | conformance --dir TESTDIR --peer-doc FILE [--agent ID] [--json]
@@ -161,8 +161,8 @@ func commands() []command {
 			"consent request --dir DIR --to AGENT@ORG --types T,... --purpose P [--from AGENT] [--human WHO] [--duration D] [--timeout D]",
 		}, runConsent},
 		{"call", []string{
-			"call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]",
-			"call --dir DIR [--from AGENT] --to AGENT@ORG --message TEXT [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D]",
+			"call --dir DIR [--from AGENT] --to AGENT@ORG --tool NAME [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D] [--jsonl]",
+			"call --dir DIR [--from AGENT] --to AGENT@ORG --message TEXT [--input JSON|@FILE|-] [--cls LEVEL] [--consent TOKEN] [--timeout D] [--jsonl]",
 		}, runCall},
 		{"ping", []string{"ping --dir DIR AGENT@ORG"}, runPing},
 		{"audit", []string{
