@@ -336,15 +336,15 @@ func (b *bench) transport(ctx context.Context, tr string, globex *child) ([]Phas
 		return nil, err
 	}
 	defer acme.stop()
-	// One connection per 16 callers: the JSON-RPC face runs at most 64
-	// queries per connection.
+	// One connection per 3 callers: the JSON-RPC face runs at most 3
+	// queries per connection unless configured, as the IPC protocol says.
 	var clients []*localbridge.Client
 	defer func() {
 		for _, c := range clients {
 			c.Close()
 		}
 	}()
-	for range (b.o.Concurrency + 15) / 16 {
+	for range (b.o.Concurrency + 2) / 3 {
 		c, err := acme.dial(ctx)
 		if err != nil {
 			return nil, err
