@@ -181,6 +181,12 @@ func rpcParams(method string) any {
 		return new(localbridge.ApprovalInfo)
 	case localbridge.NotifyApprovalResolved:
 		return new(localbridge.ApprovalResolved)
+	case localbridge.NotifyToolProgress:
+		return new(localbridge.ToolProgress)
+	case localbridge.NotifyToolComplete:
+		return new(localbridge.ToolComplete)
+	case localbridge.NotifyThinking:
+		return new(localbridge.Thinking)
 	}
 	return nil
 }
@@ -246,7 +252,8 @@ func TestRPCExamples(t *testing.T) {
 		localbridge.MethodPing, localbridge.MethodApprove, localbridge.MethodApprovalsList, localbridge.MethodDiscover,
 		localbridge.MethodSync, localbridge.MethodConsentIssue, localbridge.MethodConsentAsk, localbridge.MethodContextUpdate,
 		localbridge.NotifyToken, localbridge.NotifyBlock, localbridge.NotifyComplete, localbridge.NotifyError,
-		localbridge.NotifyRequestApproval, localbridge.NotifyApprovalResolved} {
+		localbridge.NotifyRequestApproval, localbridge.NotifyApprovalResolved, localbridge.MethodSessionSave,
+		localbridge.MethodSessionLoad, localbridge.NotifyToolProgress, localbridge.NotifyToolComplete, localbridge.NotifyThinking} {
 		if !seen[method] {
 			t.Errorf("protocol.md has no example of %s", method)
 		}

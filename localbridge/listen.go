@@ -18,16 +18,42 @@ const maxSocketPath = 107
 // and be closed to group and others. The socket itself is made 0600. A stale socket left by a
 // gateway that died is replaced; a live one is an error. Closing the listener removes the
 // socket file.
-func ListenUnix(path string) (*net.UnixListener, error) {
+func ListenUnix(path string) (*net.UnixListener, error) { return listenUnix(path, true) }
+
+// TerminalSocketPath is where the OpenAgent-Terminal IPC protocol puts the socket of process
+// pid: $XDG_RUNTIME_DIR/openagent-terminal-PID.sock, or /tmp/openagent-terminal-PID.sock
+// when XDG_RUNTIME_DIR is not set. getenv is os.Getenv but in tests.
+func TerminalSocketPath(getenv func(string) string, pid int) string {
+	dir := getenv("XDG_RUNTIME_DIR")
+	if dir == "" || !filepath.IsAbs(dir) {
+		// The XDG spec has a relative value ignored.
+		dir = "/tmp"
+	}
+	return filepath.Join(dir, fmt.Sprintf("openagent-terminal-%d.sock", pid))
+}
+
+// ListenTerminal creates the JSON-RPC face's socket at TerminalSocketPath, for terminals that
+// look for it there, as ListenUnix does. $XDG_RUNTIME_DIR must be the user's own and closed to
+// others, as the XDG spec makes it. /tmp is everyone's, so its mode is not checked: the
+// socket is made 0600, and the face's peer uid check (RPCConfig.PeerUIDs) refuses another
+// user's process that connects in the moment before.
+func ListenTerminal(getenv func(string) string, pid int) (*net.UnixListener, error) {
+	path := TerminalSocketPath(getenv, pid)
+	return listenUnix(path, filepath.Dir(path) != "/tmp")
+}
+
+func listenUnix(path string, private bool) (*net.UnixListener, error) {
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("listen %s: socket path longer than %d bytes", path, maxSocketPath)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create socket directory: %w", err)
-	}
-	if err := checkPrivateDir(dir); err != nil {
-		return nil, err
+	if private {
+		dir := filepath.Dir(path)
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return nil, fmt.Errorf("create socket directory: %w", err)
+		}
+		if err := checkPrivateDir(dir); err != nil {
+			return nil, err
+		}
 	}
 	if fi, err := os.Lstat(path); err == nil {
 		if fi.Mode().Type() != fs.ModeSocket {

@@ -85,8 +85,19 @@ type RPCConfig struct {
 	// small requests are not: each discovery may list a hundred entries. Default: 100.
 	MaxBatch int
 
-	// MaxQueries bounds the queries one connection runs at once. Default: 64.
+	// MaxQueries bounds the queries one connection runs at once; one more is refused (-32000,
+	// E_RATE_LIMIT, recoverable). Default: 3, the IPC protocol's "max concurrent queries".
 	MaxQueries int
+
+	// RequestsPerSecond bounds the requests one connection sends a second (a batch counts
+	// each of its requests). A client that keeps above it is read more slowly; a burst of up to
+	// a second's worth goes at once. Negative: no limit. Default: 100, the IPC protocol's
+	// rate limit.
+	RequestsPerSecond int
+
+	// SessionDir is where session.save keeps sessions, one file each (ID.json, mode 0600).
+	// Default: empty, and session.save and session.load are not offered.
+	SessionDir string
 
 	// MaxRequests bounds the requests one connection has in progress at once; reading waits
 	// while it is reached. Default: 32.
@@ -128,7 +139,10 @@ func (c RPCConfig) withDefaults() RPCConfig {
 		c.MaxBatch = 100
 	}
 	if c.MaxQueries <= 0 {
-		c.MaxQueries = 64
+		c.MaxQueries = 3
+	}
+	if c.RequestsPerSecond == 0 {
+		c.RequestsPerSecond = 100
 	}
 	if c.MaxRequests <= 0 {
 		c.MaxRequests = 32
@@ -164,6 +178,7 @@ type RPCServer struct {
 	conns     map[*rpcConn]struct{}
 	queries   map[string]*rpcQuery
 	refusing  chan struct{} // refused connections being closed
+	sessionMu sync.Mutex    // serialises the session files' reads and writes
 	closed    bool
 	wg        sync.WaitGroup
 }
@@ -234,7 +249,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 		full = false
 		nc = sockio.Wrap(nc)
 		ctx, cancel := context.WithCancel(context.Background())
-		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests)}
+		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests), rate: newRateGate(s.cfg.RequestsPerSecond, time.Now)}
 		c.q = coalesce.NewWriter(c.flush, coalesce.Options{Yield: true})
 		c.lines = workers.New(ctx.Done(), rpcWorkerLinger, c.answer)
 		s.mu.Lock()

@@ -39,6 +39,18 @@ func TestRPCQueryStream(t *testing.T) {
 			t.Fatalf("token %d: %s %s", i, m.Method, m.Params)
 		}
 	}
+	// A tool call's end comes first, then the query's.
+	m = r.msg()
+	var tc struct {
+		ExecutionID string `json:"execution_id"`
+		QueryID     string `json:"query_id"`
+		Tool        string `json:"tool"`
+		Status      string `json:"status"`
+	}
+	json.Unmarshal(m.Params, &tc)
+	if m.Method != "tool.complete" || tc.ExecutionID != started.QueryID || tc.QueryID != started.QueryID || tc.Tool != "echo" || tc.Status != "success" {
+		t.Fatalf("tool complete %s %s", m.Method, m.Params)
+	}
 	m = r.msg()
 	var done struct {
 		QueryID  string          `json:"query_id"`
@@ -188,9 +200,14 @@ func TestRPCCancel(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m jsonrpc.Message
-	for m = r.msg(); m.Method == "stream.token"; m = r.msg() {
+	for m = r.msg(); m.Method == "stream.token" || m.Method == "tool.progress"; m = r.msg() {
 	}
 	var done struct{ Status string }
+	json.Unmarshal(m.Params, &done)
+	if m.Method != "tool.complete" || done.Status != "cancelled" {
+		t.Fatalf("got %s %s", m.Method, m.Params)
+	}
+	m = r.msg()
 	json.Unmarshal(m.Params, &done)
 	if m.Method != "stream.complete" || done.Status != "cancelled" {
 		t.Fatalf("got %s %s", m.Method, m.Params)

@@ -155,9 +155,10 @@ func TestRPCInitialize(t *testing.T) {
 	r.line(`{"jsonrpc":"2.0","id":3,"method":"initialize","params":{"protocol_version":"1.0.0","client_info":{"name":"t"},"capabilities":["streaming"],"terminal_size":{"cols":80}}}`)
 	var res localbridge.InitializeResult
 	json.Unmarshal(r.msg().Result, &res)
-	if res.Status != "ready" || res.ProtocolVersion != "1.0.0" || res.ServerInfo.Name != "moltgate" || len(res.Methods) != 8 || !strings.Contains(strings.Join(res.Capabilities, ","), "tool_approval") {
+	if res.Status != "ready" || res.ProtocolVersion != "1.0.0" || res.ServerInfo.Name != "moltgate" || len(res.Methods) != 9 || !strings.Contains(strings.Join(res.Capabilities, ","), "tool_approval") {
 		t.Fatalf("result %+v", res)
 	}
+	// A face without a session store offers no sessions.
 	r.line(`{"jsonrpc":"2.0","id":4,"method":"session.save","params":{}}`)
 	if m := r.msg(); m.Error == nil || m.Error.Code != jsonrpc.CodeMethodNotFound {
 		t.Fatalf("unknown method: %+v", m)

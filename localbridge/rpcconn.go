@@ -25,12 +25,14 @@ type rpcConn struct {
 	lines  *workers.Pool[rpcLine]
 	wg     sync.WaitGroup   // lines being answered
 	q      *coalesce.Writer // what is written to the client
+	rate   *rateGate        // used by serve only
 
 	mu          sync.Mutex
 	initialized bool
 	approvals   chan []byte     // nil unless the client asked for approval notifications
 	announced   map[string]bool // held calls this client was told of and not yet of their end
 	queries     int
+	session     connSession
 	closeOnce   sync.Once
 }
 
@@ -59,14 +61,18 @@ func (c *rpcConn) serve() {
 			return
 		}
 		reqs, errs, batch := jsonrpc.Parse(line)
+		if c.rate.take(c.ctx, max(len(reqs)+len(errs), 1)) != nil {
+			return
+		}
 		if batch && len(reqs)+len(errs) > c.s.cfg.MaxBatch {
 			c.respond(false, []*jsonrpc.Response{{JSONRPC: jsonrpc.Version, ID: json.RawMessage("null"),
 				Error: jsonrpc.Errorf(jsonrpc.CodeInvalidRequest, "the batch holds more than %d requests", c.s.cfg.MaxBatch)}})
 			continue
 		}
 		// initialize is answered before the next line is read, so that requests pipelined
-		// behind it find the connection initialised.
-		if !batch && len(reqs) == 1 && reqs[0].Method == MethodInitialize {
+		// behind it find the connection initialised; so are context.update and session.load,
+		// so that the queries behind them carry the context they set.
+		if !batch && len(reqs) == 1 && inOrder(reqs[0].Method) {
 			runAfters(c.handle(reqs, errs, batch))
 			continue
 		}
@@ -78,6 +84,15 @@ func (c *rpcConn) serve() {
 		c.wg.Add(1)
 		c.lines.Go(rpcLine{reqs, errs, batch})
 	}
+}
+
+// inOrder reports whether a request of method is answered before the next line is read.
+func inOrder(method string) bool {
+	switch method {
+	case MethodInitialize, MethodContextUpdate, MethodSessionLoad:
+		return true
+	}
+	return false
 }
 
 // rpcLine is one line's requests, parsed.
@@ -264,7 +279,14 @@ func (c *rpcConn) dispatch(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 		res, err := c.askConsent(r)
 		return res, err, nil
 	case r.Method == MethodContextUpdate:
-		return map[string]bool{"ok": true}, nil, nil
+		res, err := c.contextUpdate(r)
+		return res, err, nil
+	case r.Method == MethodSessionSave && s.cfg.SessionDir != "":
+		res, err := c.sessionSave(r)
+		return res, err, nil
+	case r.Method == MethodSessionLoad && s.cfg.SessionDir != "":
+		res, err := c.sessionLoad(r)
+		return res, err, nil
 	}
 	return nil, jsonrpc.Errorf(jsonrpc.CodeMethodNotFound, "method not found"), nil
 }
@@ -297,6 +319,12 @@ func (s *RPCServer) methods() (methods, caps []string) {
 	}
 	if s.cfg.Asker != nil {
 		methods = append(methods, MethodConsentAsk)
+	}
+	methods = append(methods, MethodContextUpdate)
+	caps = append(caps, "context_aware")
+	if s.cfg.SessionDir != "" {
+		methods = append(methods, MethodSessionSave, MethodSessionLoad)
+		caps = append(caps, "session_persistence")
 	}
 	return methods, caps
 }

@@ -125,6 +125,10 @@ func (c *rpcConn) query(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 	case len(q.Context) > 0 && q.Context[0] != '{':
 		q.Context = nil
 	}
+	q, jerr := c.withContext(q)
+	if jerr != nil {
+		return nil, jerr, nil
+	}
 	c.mu.Lock()
 	if c.queries >= s.cfg.MaxQueries {
 		c.mu.Unlock()
@@ -181,7 +185,7 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 		c.mu.Unlock()
 	}()
 	began := time.Now()
-	tokens, blocks := 0, 0
+	tokens, blocks, output := 0, 0, false
 	emit := func(ev StreamEvent) error {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -203,6 +207,20 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 		}
 		err := c.write(tokenNotification(rq.id, ev.Text, tokens, channel))
 		tokens++
+		switch {
+		case err != nil:
+		case channel == "status" && q.Tool != "":
+			err = c.notify(NotifyToolProgress, ToolProgress{ExecutionID: rq.id, QueryID: rq.id,
+				Progress: ProgressNote{Status: "processing", Message: ev.Text}})
+		case channel == "status":
+			phase := "analyzing"
+			if output {
+				phase = "generating"
+			}
+			err = c.notify(NotifyThinking, Thinking{QueryID: rq.id, Phase: phase, Message: ev.Text})
+		case channel == "stdout":
+			output = true
+		}
 		return err
 	}
 	var res json.RawMessage
@@ -214,6 +232,18 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 	}
 	meta := queryMeta{DurationMS: time.Since(began).Milliseconds(), Tokens: tokens, Blocks: blocks}
 	cancelled := rq.cancelled.Load()
+	if err == nil {
+		if len(res) == 0 {
+			res = json.RawMessage("{}")
+		}
+		if !jsonrpc.Valid(res) {
+			err = errors.New("the reply's result is not valid JSON")
+		}
+	}
+	status := sessionStatus(err, cancelled, s.cfg.ErrorOutcome)
+	c.mu.Lock()
+	c.session.remember(SessionQuery{QueryID: rq.id, To: q.To, Tool: q.Tool, Status: status, At: s.cfg.Now().Unix()})
+	c.mu.Unlock()
 	// The query is over before the client hears so: agent.cancel from now on finds nothing.
 	s.mu.Lock()
 	delete(s.queries, rq.id)
@@ -221,24 +251,19 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 	if c.ctx.Err() != nil {
 		return // the client is gone
 	}
+	if q.Tool != "" {
+		// The tool call's end, before the query's: the result itself is stream.complete's.
+		c.notify(NotifyToolComplete, ToolComplete{ExecutionID: rq.id, QueryID: rq.id, Tool: q.Tool, Status: status,
+			Result: ToolCompleteResult{DurationMS: meta.DurationMS}})
+	}
 	if err == nil {
-		if len(res) == 0 {
-			res = json.RawMessage("{}")
-		}
-		switch {
-		case !jsonrpc.Valid(res):
-			err = errors.New("the reply's result is not valid JSON")
-		case bytes.IndexByte(res, '\n') < 0:
+		if bytes.IndexByte(res, '\n') < 0 {
 			c.write(completeNotification(rq.id, res, meta))
 			return
-		default: // encoding/json compacts it onto one line
-			c.notify(NotifyComplete, map[string]any{"query_id": rq.id, "status": OutcomeSuccess, "result": res, "metadata": meta})
-			return
 		}
-	}
-	status := s.cfg.ErrorOutcome(err).Status
-	if cancelled {
-		status = OutcomeCancelled
+		// encoding/json compacts it onto one line
+		c.notify(NotifyComplete, map[string]any{"query_id": rq.id, "status": OutcomeSuccess, "result": res, "metadata": meta})
+		return
 	}
 	if status != OutcomeCancelled {
 		e := s.errorFor(err)
@@ -285,4 +310,41 @@ func (c *rpcConn) approve(r *jsonrpc.Request) (any, *jsonrpc.Error) {
 	}
 	c.s.log.Info("tool call decided", "execution_id", p.ExecutionID, "status", status)
 	return map[string]string{"status": status, "execution_id": p.ExecutionID}, nil
+}
+
+// ToolProgress is a tool.progress notification: a status note the agent streamed while its
+// tool runs. The execution is the query's tool call, so its id is the query's.
+type ToolProgress struct {
+	ExecutionID string       `json:"execution_id"`
+	QueryID     string       `json:"query_id"`
+	Progress    ProgressNote `json:"progress"`
+}
+
+// ProgressNote is what a tool.progress says.
+type ProgressNote struct {
+	Status  string `json:"status"`
+	Message string `json:"message"`
+}
+
+// ToolComplete is a tool.complete notification.
+type ToolComplete struct {
+	ExecutionID string             `json:"execution_id"`
+	QueryID     string             `json:"query_id"`
+	Tool        string             `json:"tool"`
+	Status      string             `json:"status"`
+	Result      ToolCompleteResult `json:"result"`
+}
+
+// ToolCompleteResult is a tool.complete's result: the call's duration; its output is
+// stream.complete's.
+type ToolCompleteResult struct {
+	DurationMS int64 `json:"duration_ms"`
+}
+
+// Thinking is an agent.thinking notification: a status note the agent streamed while it
+// works on a query: "analyzing" before it has written output, "generating" after.
+type Thinking struct {
+	QueryID string `json:"query_id"`
+	Phase   string `json:"phase"`
+	Message string `json:"message"`
 }

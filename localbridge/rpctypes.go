@@ -18,7 +18,9 @@ const (
 	MethodSync          = "directory.sync"
 	MethodConsentIssue  = "consent.issue"
 	MethodConsentAsk    = "consent.request"
-	MethodContextUpdate = "context.update" // a notification from terminals; accepted and ignored
+	MethodContextUpdate = "context.update" // the terminal's context, which later queries carry
+	MethodSessionSave   = "session.save"
+	MethodSessionLoad   = "session.load"
 
 	NotifyToken            = "stream.token"
 	NotifyBlock            = "stream.block"
@@ -26,6 +28,9 @@ const (
 	NotifyError            = "stream.error"
 	NotifyRequestApproval  = "tool.request_approval"
 	NotifyApprovalResolved = "tool.approval_resolved"
+	NotifyToolProgress     = "tool.progress"
+	NotifyToolComplete     = "tool.complete"
+	NotifyThinking         = "agent.thinking"
 )
 
 // RPCProtocolVersion is the IPC protocol version the face speaks.
