@@ -58,6 +58,24 @@ func blockNotification(queryID string, n int, content json.RawMessage, channel s
 	return append(b, "}}\n"...)
 }
 
+// toolCompleteNotification encodes a tool.complete directly, as tokenNotification does a
+// stream.token: one goes out for every tool call. The bytes are json.Marshal's of a
+// ToolComplete.
+func toolCompleteNotification(queryID, tool, status string, durationMS int64) []byte {
+	b := make([]byte, 0, 160+2*len(queryID)+len(tool))
+	b = append(b, `{"jsonrpc":"2.0","method":"`+NotifyToolComplete+`","params":{"execution_id":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(queryID))
+	b = append(b, `,"query_id":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(queryID))
+	b = append(b, `,"tool":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(tool))
+	b = append(b, `,"status":`...)
+	b = wire.AppendCanonical(b, wire.StringValue(status))
+	b = append(b, `,"result":{"duration_ms":`...)
+	b = strconv.AppendInt(b, durationMS, 10)
+	return append(b, "}}}\n"...)
+}
+
 func blockID(queryID string, n int) string { return queryID + "-b" + strconv.Itoa(n) }
 
 // completeNotification encodes a successful query's stream.complete directly,
@@ -253,8 +271,7 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 	}
 	if q.Tool != "" {
 		// The tool call's end, before the query's: the result itself is stream.complete's.
-		c.notify(NotifyToolComplete, ToolComplete{ExecutionID: rq.id, QueryID: rq.id, Tool: q.Tool, Status: status,
-			Result: ToolCompleteResult{DurationMS: meta.DurationMS}})
+		c.write(toolCompleteNotification(rq.id, q.Tool, status, meta.DurationMS))
 	}
 	if err == nil {
 		if bytes.IndexByte(res, '\n') < 0 {
