@@ -152,6 +152,14 @@ type RateConfig struct {
 	PeerConcurrency int `toml:"peer_concurrency"`
 	// DiscoveryPerMinute limits discovery queries per caller. Default 600.
 	DiscoveryPerMinute int `toml:"discovery_per_minute"`
+	// LocalQueries bounds the queries one connection to the local
+	// JSON-RPC socket runs at once (OpenAgent-Terminal IPC's "max
+	// concurrent queries"). Default 3.
+	LocalQueries int `toml:"local_queries"`
+	// LocalRequestsPerSecond bounds the requests one connection to the
+	// local JSON-RPC socket sends a second; a client above it is read more
+	// slowly. Negative: no limit. Default 100, the IPC protocol's.
+	LocalRequestsPerSecond int `toml:"local_requests_per_second"`
 }
 
 // StorageConfig chooses the storage backend.
@@ -424,7 +432,7 @@ func defaultConfig() Config {
 		},
 		Rate: RateConfig{
 			PeerOrgPerSecond: 200, PeerOrgBurst: 400, AgentPerSecond: 50, AgentBurst: 100,
-			PeerConcurrency: 64, DiscoveryPerMinute: 600,
+			PeerConcurrency: 64, DiscoveryPerMinute: 600, LocalQueries: 3, LocalRequestsPerSecond: 100,
 		},
 		Storage: StorageConfig{Driver: "sqlite"},
 		Directory: DirectoryConfig{

@@ -158,6 +158,8 @@ func settingRanges() []settingRange {
 		{key: "rate.agent_burst", lo: 1, hi: 10_000_000},
 		{key: "rate.peer_concurrency", lo: 1, hi: 100_000},
 		{key: "rate.discovery_per_minute", lo: 1, hi: 1_000_000},
+		{key: "rate.local_queries", lo: 1, hi: 10_000},
+		{key: "rate.local_requests_per_second", lo: 1, hi: 1_000_000, off: "negative for no limit"},
 		{key: "directory.min_ttl", lo: d(10 * time.Second), hi: d(24 * time.Hour)},
 		{key: "directory.max_ttl", lo: d(time.Minute), hi: d(30 * 24 * time.Hour)},
 		{key: "directory.sync_interval", lo: d(10 * time.Second), hi: d(24 * time.Hour), off: "negative to turn scheduled sync off"},

@@ -410,6 +410,13 @@ peer_concurrency = 64
 # Discovery queries a minute per caller:
 # {{bounds "rate.discovery_per_minute"}}.
 discovery_per_minute = 600
+# Queries one connection to the local JSON-RPC socket runs at once:
+# {{bounds "rate.local_queries"}}.
+local_queries = 3
+# Requests a second one connection to the local JSON-RPC socket sends; a
+# client above it is read more slowly: {{bounds "rate.local_requests_per_second"}},
+# or negative for no limit.
+local_requests_per_second = 100
 
 [storage]
 # "sqlite" keeps everything in data/moltgate.db. "postgres" shares the

@@ -409,6 +409,8 @@ func Open(opts Options) (*Server, error) {
 		Query: s, Directory: s, Sync: s, Ping: s, Consent: s, Asker: s, Approvals: s.approvals,
 		ErrorOutcome: outcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
 		MaxConns: cfg.Listen.MaxConnections, Rand: s.rand, Now: s.now,
+		MaxQueries: cfg.Rate.LocalQueries, RequestsPerSecond: cfg.Rate.LocalRequestsPerSecond,
+		SessionDir: filepath.Join(d.DataDir(), "sessions"),
 	})
 	return s, nil
 }

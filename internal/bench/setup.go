@@ -35,6 +35,10 @@ func (b *bench) setUp() error {
 			[2]string{"agent_per_second = 50.0", "agent_per_second = 1000000.0"},
 			[2]string{"agent_burst = 100", "agent_burst = 1000000"},
 			[2]string{"peer_concurrency = 64", "peer_concurrency = 4096"},
+			// The bench's callers are one program on the local socket: the
+			// IPC protocol's per-connection limits would measure themselves.
+			[2]string{"local_queries = 3", "local_queries = 10000"},
+			[2]string{"local_requests_per_second = 100", "local_requests_per_second = -1"},
 		); err != nil {
 			return err
 		}
