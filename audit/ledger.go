@@ -211,6 +211,13 @@ func (l *Ledger) Append(ctx context.Context, ev Event) (Entry, error) {
 		return Entry{}, fmt.Errorf("audit event: %w", err)
 	}
 	req := &appendReq{ev: raw, at: ev.Time.UnixMilli(), typ: ev.Type, peer: peerOf(ev), done: make(chan appendRes, 1)}
+	// A closed ledger's queue may still have room: look at stop first, or
+	// the send below could win and wait for a writer that has gone.
+	select {
+	case <-l.stop:
+		return Entry{}, ErrClosed
+	default:
+	}
 	select {
 	case l.reqs <- req:
 	case <-l.stop:
@@ -221,6 +228,15 @@ func (l *Ledger) Append(ctx context.Context, ev Event) (Entry, error) {
 	select {
 	case r := <-req.done:
 		return r.e, r.err
+	case <-l.done:
+		// The writer drained the queue before it stopped; a request that
+		// came after its last look was not written.
+		select {
+		case r := <-req.done:
+			return r.e, r.err
+		default:
+			return Entry{}, ErrClosed
+		}
 	case <-ctx.Done():
 		return Entry{}, ctx.Err()
 	}

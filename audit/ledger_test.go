@@ -273,3 +273,52 @@ func TestAppendRefusesInvalidEvent(t *testing.T) {
 		t.Fatalf("Append after Close = %v; want ErrClosed", err)
 	}
 }
+
+// TestAppendDuringClose appends from many goroutines while the ledger
+// closes: every Append returns, either with its entry or ErrClosed, and
+// what was acknowledged is in the chain.
+func TestAppendDuringClose(t *testing.T) {
+	for range 20 {
+		path := filepath.Join(t.TempDir(), "audit.db")
+		l, err := OpenSQLite(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := Config{Source: "moltgate://acme"}
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		acked := 0
+		for range 8 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for range 10 {
+					ev, _ := c.NewEvent(TypeAllowed, "", Decision{Direction: "inbound"})
+					_, err := l.Append(context.Background(), ev)
+					switch {
+					case err == nil:
+						mu.Lock()
+						acked++
+						mu.Unlock()
+					case errors.Is(err, ErrClosed):
+						return
+					default:
+						t.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		l.Close()
+		wg.Wait()
+		l2, err := OpenSQLite(context.Background(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n, err := l2.Verify(context.Background())
+		l2.Close()
+		if err != nil || n < int64(acked) {
+			t.Fatalf("Verify = %d, %v; %d appends were acknowledged", n, err, acked)
+		}
+	}
+}
