@@ -155,3 +155,39 @@ func TestJoinedHardNegatives(t *testing.T) {
 		}
 	}
 }
+
+// TestJoinedFractionsAreNoParts: numbers with a fraction or an exponent beside others, as in a
+// pong's load and queue depth or a metrics record, are no pieces of a split identifier. Before,
+// one pong in forty read as a card number through the digits of its load.
+func TestJoinedFractionsAreNoParts(t *testing.T) {
+	sc := mustNew(t, nil)
+	r := rand.New(rand.NewPCG(7, 11))
+	for i := range 2000 {
+		payloads := []string{
+			fmt.Sprintf(`{"nonce":"n-%d","status":"alive","load":%v,"queue_depth":%d}`, i, r.Float64(), r.IntN(10)),
+			fmt.Sprintf(`{"cpu":%v,"mem":%v,"disk":%v,"count":%d}`, r.Float64(), r.Float64()*100, r.Float64()*1e6, r.IntN(1000)),
+			fmt.Sprintf(`[%v,%v,%d,%ve-3]`, r.Float64(), r.Float64(), r.IntN(100), r.IntN(9000)+1000),
+		}
+		for _, p := range payloads {
+			fs, err := sc.ScanJSON("p", []byte(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) > 0 {
+				t.Fatalf("%s: %v", p, fs)
+			}
+			v, err := wire.Parse([]byte(p), 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tree := sc.ScanTree("p", v, nil); len(tree) > 0 {
+				t.Fatalf("tree %s: %v", p, tree)
+			}
+		}
+	}
+	// Integers split over fields still join.
+	fs, _ := sc.ScanJSON("p", []byte(`{"a":4111,"b":1111,"c":1111,"d":1111}`))
+	if len(fs) == 0 {
+		t.Fatal("a card number in four integer fields was not found")
+	}
+}

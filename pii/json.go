@@ -163,11 +163,30 @@ func anyScalar(v any) (string, bool) {
 	case string:
 		return t, true
 	case json.Number:
-		return string(t), true
+		return string(t), integerText(string(t))
 	case float64:
-		return strconv.FormatFloat(t, 'f', -1, 64), true
+		s := strconv.FormatFloat(t, 'f', -1, 64)
+		return s, integerText(s)
 	}
 	return "", false
+}
+
+// integerText reports whether a JSON number as written is an integer. Only integers are parts of
+// a joined view: the digits of a fraction (a load of 0.5094090209598323) beside another number
+// would read as a card number, and no one splits an identifier into fractions.
+func integerText(s string) bool {
+	if len(s) > 0 && s[0] == '-' {
+		s = s[1:]
+	}
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 func sortedKeys(m map[string]any) []string {
@@ -374,7 +393,9 @@ func (w *jsonWalker) value(key keyKind, depth int) error {
 			w.pos++
 		}
 		if num := unsafe.String(&w.data[a], w.pos-a); w.visit == nil {
-			x.notePart(w.mark, num, w.mkey)
+			if integerText(num) {
+				x.notePart(w.mark, num, w.mkey)
+			}
 			if key != keyNone || longInt(num) {
 				x.scanLeaf(w.root, num, key, false)
 			}

@@ -81,7 +81,8 @@ func scalarText(v wire.Value) (string, bool) {
 	case wire.String:
 		return v.Str()
 	case wire.Number:
-		return v.NumberText()
+		s, ok := v.NumberText()
+		return s, ok && integerText(s)
 	}
 	return "", false
 }
