@@ -1,5 +1,7 @@
 package handshake
 
+import "container/heap"
+
 // idWindowSize is how many message ids a session remembers at most. A
 // peer that re-seals a signed message under a new counter (a retry after a
 // lost reply, or a faulty or hostile gateway) must not have it run twice,
@@ -15,7 +17,7 @@ const idWindowSize = 8192
 // clock; a refusal asks the sender to sign the message again.
 type idWindow struct {
 	ids   map[string]int64 // id → ts, unix ms
-	heap  []idEntry        // min-heap on ts
+	heap  idHeap           // min-heap on ts
 	floor int64
 }
 
@@ -55,40 +57,21 @@ func (w *idWindow) expire(cutoff int64) {
 	}
 }
 
-func (w *idWindow) push(e idEntry) {
-	w.heap = append(w.heap, e)
-	q := w.heap
-	for i := len(q) - 1; i > 0; {
-		p := (i - 1) / 2
-		if q[p].ts <= q[i].ts {
-			break
-		}
-		q[p], q[i] = q[i], q[p]
-		i = p
-	}
-}
+func (w *idWindow) push(e idEntry) { heap.Push(&w.heap, e) }
 
-func (w *idWindow) pop() idEntry {
-	q := w.heap
-	top := q[0]
-	last := len(q) - 1
-	q[0] = q[last]
-	q[last] = idEntry{}
-	q = q[:last]
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(q) && q[l].ts < q[m].ts {
-			m = l
-		}
-		if r < len(q) && q[r].ts < q[m].ts {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		q[i], q[m] = q[m], q[i]
-		i = m
-	}
-	w.heap = q
-	return top
+func (w *idWindow) pop() idEntry { return heap.Pop(&w.heap).(idEntry) }
+
+// idHeap is a min-heap on ts, for container/heap.
+type idHeap []idEntry
+
+func (h idHeap) Len() int           { return len(h) }
+func (h idHeap) Less(i, j int) bool { return h[i].ts < h[j].ts }
+func (h idHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *idHeap) Push(x any)        { *h = append(*h, x.(idEntry)) }
+func (h *idHeap) Pop() any {
+	q := *h
+	e := q[len(q)-1]
+	q[len(q)-1] = idEntry{}
+	*h = q[:len(q)-1]
+	return e
 }
