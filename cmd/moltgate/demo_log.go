@@ -70,15 +70,14 @@ func (b *logBook) find(mark int, msg string, match func(logEntry) bool) (logEntr
 // longer, and the demo's own deadline bounds it.
 func (b *logBook) await(ctx context.Context, mark int, msg string, match func(logEntry) bool) (logEntry, bool) {
 	for {
+		// The channel is taken before looking, so that a record added
+		// after the look closes it and wakes this wait.
 		b.mu.Lock()
-		for _, e := range b.records[min(mark, len(b.records)):] {
-			if e.Msg == msg && (match == nil || match(e)) {
-				b.mu.Unlock()
-				return e, true
-			}
-		}
 		ch := b.changed
 		b.mu.Unlock()
+		if e, ok := b.find(mark, msg, match); ok {
+			return e, true
+		}
 		select {
 		case <-ch:
 		case <-ctx.Done():
