@@ -51,6 +51,7 @@ type Requirement struct {
 //
 //	receive error, handshake messages       0
 //	ping, pong, register, discover          1 (a valid signature)
+//	security_alert                          1 (its revocation list is signed)
 //	query, respond, stream of public data   1
 //	the same of internal data and above     3
 //	task, consent                           3
@@ -65,7 +66,7 @@ func Required(op wire.Op, cls wire.Class, caps []string) Requirement {
 	switch op {
 	case wire.OpError, wire.OpHello, wire.OpHelloAck, wire.OpVerify, wire.OpVerifyResponse, wire.OpSessionEstablished:
 		r.Level = Untrusted
-	case wire.OpPing, wire.OpPong, wire.OpRegister, wire.OpDiscover:
+	case wire.OpPing, wire.OpPong, wire.OpRegister, wire.OpDiscover, wire.OpSecurityAlert:
 		r.Level = Identified
 	case wire.OpQuery, wire.OpRespond, wire.OpStream:
 		r.Level = Identified

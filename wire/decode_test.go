@@ -44,12 +44,13 @@ var validPayloads = map[Op]string{
 	OpDiscover:           `{"capability":"translate.text","requirements":{"languages":["en"]},"filters":{"verified":true,"min_uptime":0.99},"limit":10}`,
 	OpPing:               `{"nonce":"random-value-12345"}`,
 	OpPong:               `{"nonce":"random-value-12345","status":"alive","load":0.45,"queue_depth":12,"capabilities_active":["translate.text"]}`,
+	OpSecurityAlert:      `{"alert_type":"key_revocation","affected_agent":"compromised-agent-c1","effective":1703281000000,"action_required":"terminate_sessions","revocation_list":{"serial":1}}`,
 }
 
 func TestDecodeEveryOp(t *testing.T) {
 	c := NewCodec(Limits{})
-	if len(validPayloads) != 16 || len(Ops()) != 16 {
-		t.Fatalf("expected 16 ops")
+	if len(validPayloads) != 17 || len(Ops()) != 17 {
+		t.Fatalf("expected 17 ops")
 	}
 	for _, op := range Ops() {
 		in := msg(string(op), validPayloads[op], "int", `"re":"`+testID2+`"`, `"sig":"`+testSig+`"`)
@@ -131,6 +132,10 @@ func TestDecodeRefuses(t *testing.T) {
 		{"tool invoke without tool", msg("tool", `{"action":"invoke"}`, "int"), ErrMissingField, "p.tool"},
 		{"register create without profile", msg("register", `{"action":"create"}`, "pub"), ErrMissingField, "p.profile"},
 		{"discover limit", msg("discover", `{"capability":"a.b","limit":100000}`, "pub"), ErrInvalidParam, "p.limit"},
+		{"alert type", msg("security_alert", `{"alert_type":"weather","effective":1,"action_required":"terminate_sessions"}`, "int"), ErrInvalidParam, "p.alert_type"},
+		{"alert without effective", msg("security_alert", `{"alert_type":"key_revocation","action_required":"terminate_sessions"}`, "int"), ErrMissingField, "p.effective"},
+		{"alert action", msg("security_alert", `{"alert_type":"key_revocation","effective":1,"action_required":"panic"}`, "int"), ErrInvalidParam, "p.action_required"},
+		{"alert agent name", msg("security_alert", `{"alert_type":"key_revocation","affected_agent":"a b","effective":1,"action_required":"terminate_sessions"}`, "int"), ErrInvalidParam, "p.affected_agent"},
 		{"nonce length", msg("verify", `{"challenge":"base64:AAAA","proof":"`+testSig+`"}`, "pub"), ErrInvalidParam, "p.challenge"},
 		{"duplicate key", strings.Replace(msg("query", q, "int"), `"op":"query"`, `"op":"query","op":"tool"`, 1), ErrParse, "op"},
 		{"trailing data", msg("query", q, "int") + "{}", ErrParse, ""},

@@ -32,13 +32,17 @@ const (
 	OpDiscover           Op = "discover"
 	OpPing               Op = "ping"
 	OpPong               Op = "pong"
+	// OpSecurityAlert tells a peer that the sender's organisation no
+	// longer vouches for some of its keys: the security model's incident
+	// response operation.
+	OpSecurityAlert Op = "security_alert"
 )
 
 // Ops lists every operation, in the order above.
 func Ops() []Op {
 	return []Op{OpHello, OpHelloAck, OpVerify, OpVerifyResponse, OpSessionEstablished,
 		OpQuery, OpRespond, OpTask, OpStream, OpTool, OpConsent, OpError,
-		OpRegister, OpDiscover, OpPing, OpPong}
+		OpRegister, OpDiscover, OpPing, OpPong, OpSecurityAlert}
 }
 
 // Known reports whether op is one of the operations moltgate speaks.

@@ -243,6 +243,19 @@ type PongPayload struct {
 	CapabilitiesActive []string `json:"capabilities_active" validate:"max=256,dive,capability"`
 }
 
+// SecurityAlertPayload announces a revocation: AlertType key_revocation,
+// the agent it is about, when it took effect and what the receiver must
+// do. RevocationList carries the organisation's signed revocation list
+// (package revocation), which is what a receiver acts on: the alert's own
+// members say what happened, the list proves it.
+type SecurityAlertPayload struct {
+	AlertType      string `json:"alert_type" validate:"required,oneof=key_revocation"`
+	AffectedAgent  string `json:"affected_agent,omitempty" validate:"omitempty,name"`
+	Effective      int64  `json:"effective" validate:"required,gt=0"`
+	ActionRequired string `json:"action_required" validate:"required,oneof=terminate_sessions"`
+	RevocationList Value  `json:"revocation_list,omitempty"`
+}
+
 // newPayload returns a pointer to a new payload of op's type, or nil for an
 // unknown op.
 func newPayload(op Op) any {
@@ -277,6 +290,8 @@ func newPayload(op Op) any {
 		return new(PingPayload)
 	case OpPong:
 		return new(PongPayload)
+	case OpSecurityAlert:
+		return new(SecurityAlertPayload)
 	}
 	return nil
 }
