@@ -6,14 +6,12 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/mem"
 	"google.golang.org/grpc/metadata"
@@ -22,10 +20,6 @@ import (
 
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
-	"github.com/moltgate/moltgate/handshake"
-	"github.com/moltgate/moltgate/internal/sockio"
-	"github.com/moltgate/moltgate/keys"
-	"github.com/moltgate/moltgate/wire"
 )
 
 // The gRPC face carries envelope bytes unchanged: the service
@@ -278,130 +272,4 @@ func grpcCode(httpStatus int) codes.Code {
 		return codes.Unavailable
 	}
 	return codes.Internal
-}
-
-// grpcClient is this gateway's gRPC connection and stream to one peer.
-type grpcClient struct {
-	*pooled
-	w *grpcWriter
-}
-
-// send writes b to the peer, waiting for its turn until ctx ends. A peer
-// that stops reading has the connection closed once a write has waited the
-// write timeout for it, which fails that write and every call on it.
-func (c *grpcClient) send(ctx context.Context, b []byte) error { return c.w.send(ctx, b) }
-
-// grpcTransport carries the handshake over the stream.
-type grpcTransport struct{ st grpc.ClientStream }
-
-func (t grpcTransport) Send(ctx context.Context, b []byte) error { return t.st.SendMsg(&b) }
-
-func (t grpcTransport) Receive(ctx context.Context) ([]byte, error) {
-	type res struct {
-		b   []byte
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		var b []byte
-		err := t.st.RecvMsg(&b)
-		ch <- res{b, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.b, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
-// grpcFor returns the peer's gRPC stream, with a call counted on it,
-// opening it and running the handshake on it if there is none.
-func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
-	return ps.gc.get(ctx, &ps.slots, ps.dialGRPC)
-}
-
-// dialGRPC opens a gRPC stream to the peer and runs the handshake on it.
-func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
-	creds := insecure.NewCredentials()
-	if ps.tls != nil {
-		creds = credentials.NewTLS(ps.tls)
-	}
-	target := ps.p.GRPC
-	target = strings.TrimPrefix(strings.TrimPrefix(target, "https://"), "http://")
-	var nd sockio.Dialer
-	cc, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds), grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
-		c, err := nd.DialContext(ctx, "tcp", addr)
-		if err == nil {
-			setUserTimeout(c, grpcPingTimeout)
-		}
-		return c, err
-	}),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(ps.s.pipe.EnvelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.pipe.EnvelopeLimit())),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: grpcPingTimeout, PermitWithoutStream: true}),
-		grpc.WithInitialWindowSize(grpcWindow), grpc.WithInitialConnWindowSize(grpcWindow))
-	if err != nil {
-		return nil, errors.Join(errTransport, err)
-	}
-	sctx, cancel := context.WithCancel(context.Background())
-	st, err := cc.NewStream(sctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcStream)
-	if err != nil {
-		cancel()
-		cc.Close()
-		return nil, errors.Join(errTransport, err)
-	}
-	hctx, hcancel := context.WithTimeout(ctx, ps.s.cfg.Security.HandshakeTimeout.D())
-	sess, err := handshake.NewInitiator(ps.s.hsCfg, handshake.Peer{Ref: ps.ref, Key: ps.p.OrgKey}).Run(hctx, grpcTransport{st})
-	hcancel()
-	if err != nil {
-		cancel()
-		cc.Close()
-		if pipeline.Code(err) == "" {
-			err = errors.Join(errTransport, err)
-		}
-		return nil, err
-	}
-	if err := ps.adopt(sess); err != nil {
-		cancel()
-		cc.Close()
-		return nil, err
-	}
-	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() })}
-	gc.w = newGRPCWriter(st.SendMsg, ps.s.writeTimeout, func() {
-		ps.s.log.Warn("peer stopped reading the calls sent to it: the connection is closed", "peer", ps.p.Org, "transport", TransportGRPC)
-		gc.close()
-	})
-	go ps.s.readReplies(ps, gc.pooled, func() ([]byte, error) {
-		var b recycledFrame // given back by readReplies once opened
-		err := st.RecvMsg(&b)
-		return b, err
-	})
-	go func() { <-gc.dead; ps.s.sessions.Remove(sess.ID()) }()
-	return gc, nil
-}
-
-func (ps *peerState) closeGRPC() { ps.gc.close() }
-
-// callGRPC sends a message on the peer's gRPC stream and waits for its
-// replies.
-func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
-	gc, err := ps.grpcFor(ctx)
-	if err != nil {
-		return err
-	}
-	defer gc.release()
-	m.Sig = keys.Signature{}
-	body, err := gc.sess.SignAndSeal(m, sk)
-	if err != nil {
-		return notSent(err)
-	}
-	pc, done := ps.s.pending.wait(m.ID)
-	defer done()
-	if err := gc.send(ctx, body); err != nil {
-		if errors.Is(err, errNoTurn) {
-			return wire.Errorf(wire.ErrTimeout, "", "the call to %s could not be sent on its stream before the deadline", ps.p.Org)
-		}
-		return gc.writeFailed(err)
-	}
-	return gc.lost(ps.s.awaitStream(ctx, ps, m, pc, gc.dead, onMsg))
 }
