@@ -278,6 +278,11 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, err)
 	}
+	if s.replayJournal != nil {
+		if err := s.replayJournal.Close(); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if s.db != nil {
 		if err := s.db.Close(); err != nil {
 			errs = append(errs, err)

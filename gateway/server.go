@@ -27,6 +27,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
+	"github.com/moltgate/moltgate/handshake/replay/journal"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/keys"
@@ -128,6 +129,7 @@ type Server struct {
 	discoverLimit rateLimiter
 	shared        *pgshared.Shared // state shared with other replicas; nil with SQLite
 	db            *sql.DB          // the PostgreSQL handle, if any
+	replayJournal *journal.Journal // the replay window on disk; nil with PostgreSQL
 	wsWriteBufs   sync.Pool        // write buffers of the WebSocket face's connections
 	corkBufs      sync.Pool        // batches being written to WebSocket connections
 	wsQueues      sync.Pool        // messages queued for WebSocket connections
@@ -279,7 +281,7 @@ func Open(opts Options) (*Server, error) {
 		return nil, openErr(err)
 	}
 	if s.registry, err = s.newRegistry(); err != nil {
-		s.store.Close()
+		s.closeStorage()
 		return nil, openErr(err)
 	}
 
@@ -316,6 +318,14 @@ func Open(opts Options) (*Server, error) {
 	rc := replay.Config{Skew: cfg.Security.ReplayWindow.D(), Rand: s.rand, Now: s.now}
 	if s.shared != nil {
 		rc.Storage = s.shared.Replay()
+	} else {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		rc.Storage, err = replay.NewDurable(ctx, replay.NewMemory(replay.MemoryConfig{Now: s.now}), s.replayJournal)
+		cancel()
+		if err != nil {
+			s.closeStorage()
+			return nil, openErr(err)
+		}
 	}
 	s.replay = replay.New(rc)
 	s.verifier = keys.NewVerifier(0)
@@ -367,7 +377,7 @@ func Open(opts Options) (*Server, error) {
 
 	for _, p := range peers {
 		if err := s.addPeer(p); err != nil {
-			s.store.Close()
+			s.closeStorage()
 			return nil, err
 		}
 	}
@@ -393,7 +403,7 @@ func Open(opts Options) (*Server, error) {
 	for _, a := range agents {
 		st, err := s.newAgentState(a, now)
 		if err != nil {
-			s.store.Close()
+			s.closeStorage()
 			return nil, openErr(err)
 		}
 		states[a.ID] = st
@@ -401,7 +411,7 @@ func Open(opts Options) (*Server, error) {
 	s.agents.Store(&states)
 	for _, a := range agents {
 		if err := s.core.AddAgent(a.bridgeSpec()); err != nil {
-			s.store.Close()
+			s.closeStorage()
 			return nil, fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
 		}
 	}
@@ -501,6 +511,17 @@ func (o orgPins) Check(name string, key keys.Ed25519Public) error {
 	return o.p.Check(ref.Org, key)
 }
 
+// closeStorage closes what openStorage opened, when Open fails after it.
+func (s *Server) closeStorage() {
+	s.store.Close()
+	if s.replayJournal != nil {
+		s.replayJournal.Close()
+	}
+	if s.db != nil {
+		s.db.Close()
+	}
+}
+
 // openStorage opens the directory store and, with PostgreSQL, the state
 // shared with other replicas, on one connection pool.
 func (s *Server) openStorage() error {
@@ -512,7 +533,14 @@ func (s *Server) openStorage() error {
 		if err != nil {
 			return err
 		}
-		s.store = st
+		// The replay window outlives a restart: a signed message accepted
+		// just before one must not be accepted again just after it.
+		j, err := journal.OpenSQLite(ctx, filepath.Join(s.dir.DataDir(), journal.FileName), s.now)
+		if err != nil {
+			st.Close()
+			return err
+		}
+		s.store, s.replayJournal = st, j
 		return nil
 	}
 	dsn, key := s.cfg.Storage.DSN, "storage.dsn"

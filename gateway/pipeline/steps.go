@@ -123,13 +123,27 @@ func openSigned(p *Pipeline, _ context.Context, in *Inbound) (Answer, bool) {
 	return next()
 }
 
+// strangers is the replay window's share for the senders no organisation
+// vouches for.
+const strangers = "strangers"
+
 // checkReplay refuses a message outside a session seen before or expired;
-// a session keeps its own window.
+// a session keeps its own window. It comes after the sender's identity is
+// checked, so that the ids of messages refused on it are never recorded:
+// otherwise anyone could fill the window with throwaway keys that claim a
+// peer's name. What a stranger may still send (a public registry
+// operation) is recorded in one share all strangers fill together.
 func checkReplay(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool) {
 	if in.Sess != nil {
 		return next()
 	}
-	if err := p.Replay.Check(ctx, in.M); err != nil {
+	var err error
+	if p.OrgShown(in) {
+		err = p.Replay.Check(ctx, in.M)
+	} else {
+		err = p.Replay.CheckShared(ctx, in.M, strangers)
+	}
+	if err != nil {
 		return p.Refuse(in.M, nil, err), true
 	}
 	return next()

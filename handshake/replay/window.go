@@ -100,10 +100,16 @@ func New(cfg Config) *Window {
 func (w *Window) Skew() time.Duration { return w.skew }
 
 // Namespaces used in the Storage. Sender namespaces are "id:" followed by
-// the sender's raw Ed25519 key (or "agent@org" for a message without one).
+// the sender's raw Ed25519 key (or "agent@org" for a message without one);
+// a share's is "id:share:" and its name, and its keys start with the
+// sender's namespace. A raw key is 32 bytes, so no sender's namespace is a
+// share's.
 const (
 	nsChallenge = "challenge"
 	nsIDPrefix  = "id:"
+	// nsSharePrefix starts the namespace of a share of senders; it is an
+	// id namespace too, so that a Durable store journals it.
+	nsSharePrefix = nsIDPrefix + "share:"
 )
 
 // CheckTime applies the time rules alone: ts within ±Skew of now and exp,
@@ -135,6 +141,29 @@ func checkTime(now, skew, ts, exp int64) error {
 // E_EXPIRED, E_RATE_LIMIT (the store is full: retry later) or E_INTERNAL
 // (the store failed).
 func (w *Window) Check(ctx context.Context, m *wire.Message) error {
+	return w.check(ctx, m, senderNS(m.From), "")
+}
+
+// CheckShared is Check for a sender whose identity nothing vouches for,
+// such as a stranger's public registry operation: its id is remembered in
+// the one namespace share, which all such senders fill together, rather
+// than in a namespace of the sender's own. A stranger signing with a fresh
+// key for every message can then use up at most that share of the store,
+// never the room of the peers' senders.
+func (w *Window) CheckShared(ctx context.Context, m *wire.Message, share string) error {
+	return w.check(ctx, m, shareNS(share), senderNS(m.From)+"/")
+}
+
+// shareNS is a share's namespace, never as long as a sender key's.
+func shareNS(share string) string {
+	ns := nsSharePrefix + share
+	if len(ns) == len(nsIDPrefix)+len(wire.Bytes32{}) {
+		ns += "."
+	}
+	return ns
+}
+
+func (w *Window) check(ctx context.Context, m *wire.Message, ns, keyPrefix string) error {
 	now := w.now().UnixMilli()
 	skew := w.skew.Milliseconds()
 	if err := checkTime(now, skew, m.TS, m.Exp); err != nil {
@@ -150,7 +179,7 @@ func (w *Window) Check(ctx context.Context, m *wire.Message) error {
 	if m.Exp != 0 && m.Exp < until {
 		until = m.Exp
 	}
-	fresh, err := w.store.Insert(ctx, senderNS(m.From), string(id[:]), time.UnixMilli(until+1))
+	fresh, err := w.store.Insert(ctx, ns, keyPrefix+string(id[:]), time.UnixMilli(until+1))
 	switch {
 	case errors.Is(err, ErrFull):
 		return (&wire.Error{Code: wire.ErrRateLimit, Message: "too many recent messages to remember: retry later", Err: err}).
