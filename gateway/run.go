@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/moltgate/moltgate/gateway/face/frames"
+	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge"
 )
@@ -283,6 +284,12 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 			errs = append(errs, err)
 		}
 	}
+	if s.shared != nil {
+		// The other replicas' shares of the rate limits grow at once.
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Second)
+		s.shared.Leave(lctx)
+		cancel()
+	}
 	if s.db != nil {
 		if err := s.db.Close(); err != nil {
 			errs = append(errs, err)
@@ -353,6 +360,15 @@ func (s *Server) startBackground() {
 		}
 	})
 	if s.shared != nil {
+		// The replicas count one another, so that each knows its share of
+		// the shared rate limits for when the database is out.
+		tick(pgshared.ReplicaTTL/3, func(ctx context.Context) {
+			ctx, cancel := context.WithTimeout(ctx, pgshared.ReplicaTTL/3)
+			defer cancel()
+			if _, err := s.shared.Heartbeat(ctx); err != nil {
+				s.log.Debug("replica heartbeat failed", "err", err.Error())
+			}
+		})
 		tick(5*time.Minute, func(ctx context.Context) {
 			if err := s.shared.Prune(ctx); err != nil {
 				s.log.Warn("shared state prune failed", "err", err.Error())

@@ -342,10 +342,18 @@ func Open(opts Options) (*Server, error) {
 	discoverRate, discoverBurst := float64(cfg.Rate.DiscoveryPerMinute)/60, max(cfg.Rate.DiscoveryPerMinute/6, 1)
 	var orgLimit, agentLimit rateLimiter
 	if s.shared != nil {
-		warn := func(err error) { s.log.Warn("shared rate limit unavailable", "err", err.Error()) }
-		orgLimit = limit.Shared{B: s.shared.Buckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst), Log: warn}
-		agentLimit = limit.Shared{B: s.shared.Buckets(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst), Log: warn}
-		s.discoverLimit = limit.Shared{B: s.shared.Buckets(discoverRate, discoverBurst), Log: warn}
+		shared := func(name string, perSecond float64, burst, size int) *limit.Shared {
+			return limit.NewShared(s.shared.Buckets(perSecond, burst), limit.SharedConfig{Size: size, Now: s.now,
+				OnDown: func(err error, replicas int) {
+					s.log.Error("shared rate limit unavailable: limiting at this replica's share", "limit", name,
+						"replicas", replicas, "err", err.Error())
+				},
+				OnUp: func() { s.log.Info("shared rate limit available again", "limit", name) },
+			})
+		}
+		orgLimit = shared("peer_org", cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096)
+		agentLimit = shared("agent", cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536)
+		s.discoverLimit = shared("discovery", discoverRate, discoverBurst, 65536)
 	} else {
 		orgLimit = limit.NewBuckets(cfg.Rate.PeerOrgPerSecond, cfg.Rate.PeerOrgBurst, 4096, s.now)
 		agentLimit = limit.NewBuckets(cfg.Rate.AgentPerSecond, cfg.Rate.AgentBurst, 65536, s.now)

@@ -12,8 +12,6 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 	"golang.org/x/time/rate"
-
-	"github.com/moltgate/moltgate/internal/pgshared"
 )
 
 // Buckets holds one token bucket per key (a peer org, a sending agent, a
@@ -161,28 +159,4 @@ func (f *Ceiling) Drain(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// Shared is a rate limit whose buckets live in PostgreSQL, shared by
-// every replica of the gateway.
-type Shared struct {
-	B *pgshared.Buckets
-	// Log is told when the store fails; the limit then lets the call
-	// through.
-	Log func(error)
-}
-
-// Allow takes one token for key. If none is left it reports how long until
-// one is.
-func (l Shared) Allow(key string) (bool, time.Duration) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	ok, wait, err := l.B.Allow(ctx, key)
-	if err != nil {
-		// A rate limit protects against overload; when its store fails
-		// the gateway keeps serving rather than refusing everyone.
-		l.Log(err)
-		return true, 0
-	}
-	return ok, wait
 }

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -41,6 +42,10 @@ CREATE TABLE IF NOT EXISTS moltgate_rate (
 	updated timestamptz      NOT NULL,
 	taken   double precision NOT NULL DEFAULT 0
 );
+CREATE TABLE IF NOT EXISTS moltgate_replicas (
+	id   text        PRIMARY KEY,
+	seen timestamptz NOT NULL
+);
 `
 
 // lockID is the advisory lock taken while creating the schema.
@@ -48,8 +53,10 @@ const lockID = 0x6d6f6c74 // "molt"
 
 // Shared is the replicas' shared state on one database.
 type Shared struct {
-	db  *sql.DB
-	now func() time.Time
+	db       *sql.DB
+	now      func() time.Time
+	id       string       // this replica's heartbeat row
+	replicas atomic.Int64 // replicas serving at the last heartbeat
 }
 
 // Open creates the tables if needed. db is shared with the rest of the
@@ -71,7 +78,11 @@ func Open(ctx context.Context, db *sql.DB, now func() time.Time) (*Shared, error
 	if _, err := conn.ExecContext(ctx, schema); err != nil {
 		return nil, fmt.Errorf("open shared state: create tables: %w", err)
 	}
-	return &Shared{db: db, now: now}, nil
+	s := &Shared{db: db, now: now, id: replicaID()}
+	if _, err := s.Heartbeat(ctx); err != nil {
+		return nil, fmt.Errorf("open shared state: %w", err)
+	}
+	return s, nil
 }
 
 // Replay returns the replay window's storage.
@@ -193,6 +204,17 @@ func (s *Shared) Buckets(rate float64, burst int) *Buckets {
 	lease := math.Max(1, math.Floor(float64(burst)/10))
 	return &Buckets{s: s, rate: rate, burst: float64(burst), lease: lease, leases: map[string]float64{}}
 }
+
+// Rate is the buckets' rate in tokens a second, and Burst their size, for
+// all replicas together.
+func (b *Buckets) Rate() float64 { return b.rate }
+
+// Burst is the buckets' size for all replicas together.
+func (b *Buckets) Burst() int { return int(b.burst) }
+
+// Replicas is how many replicas share the buckets, as of the last
+// heartbeat.
+func (b *Buckets) Replicas() int { return b.s.Replicas() }
 
 // Allow takes one token for key. When none is left it reports how long
 // until the bucket has a lease's worth again.
