@@ -7,10 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 KNOWN_FAILURES=(
-	# A verify or session_established that belongs to no handshake under way is refused 404
-	# E_AGENT_NOT_FOUND ("no agent gateway"), not 401 E_AUTH_FAILED as an out-of-order handshake message.
-	handshake.verify.re_unknown
-	handshake.session_established.in_the_clear
 	# A one-time consent is honoured twice: nothing spends it (docs/protocol.md, "Consent tokens").
 	pii.consent.one_time_used_twice
 )

@@ -15,13 +15,6 @@ import (
 // with the reason. They run and print as XFAIL; one that starts passing
 // fails the test until it leaves this list.
 var knownFailures = map[string]string{
-	// A verify or session_established that belongs to no handshake under
-	// way is taken for an ordinary message and refused for its recipient
-	// (404 E_AGENT_NOT_FOUND at to.agent: "gateway" is no local agent),
-	// not as the out-of-order handshake message it is (401 E_AUTH_FAILED,
-	// docs/protocol.md, "Handshake and sessions", Errors).
-	"handshake.verify.re_unknown":                "out-of-order handshake message answered E_AGENT_NOT_FOUND",
-	"handshake.session_established.in_the_clear": "out-of-order handshake message answered E_AGENT_NOT_FOUND",
 	// docs/protocol.md ("Consent tokens"): a one-time consent is good for
 	// one message, and a second use fails with E_CONSENT. The gateway
 	// serves the second message: nothing spends the consent.

@@ -71,7 +71,7 @@ func openSession(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool) {
 		return p.refuseUnread(o, wire.Errorf(wire.ErrAuthFailed, "envelope.session", "the session belongs to another connection")), true
 	}
 	in.M, in.Sess, in.Level = m, sess, sess.Level()
-	return next()
+	return p.outOfOrder(in)
 }
 
 // handshakeOp answers a handshake message outside a session.
@@ -120,6 +120,19 @@ func openSigned(p *Pipeline, _ context.Context, in *Inbound) (Answer, bool) {
 		return p.refuseUnread(in.Origin, err), true
 	}
 	in.M, in.Level = m, identity.Identified
+	return p.outOfOrder(in)
+}
+
+// outOfOrder refuses a handshake message that the handshake step did not
+// take: it belongs to no handshake under way (a verify whose hello_ack
+// this gateway never sent, a session_established in the clear). It is the
+// handshake's failure, not a call to an agent named "gateway".
+func (p *Pipeline) outOfOrder(in *Inbound) (Answer, bool) {
+	switch in.M.Op {
+	case wire.OpHello, wire.OpHelloAck, wire.OpVerify, wire.OpVerifyResponse, wire.OpSessionEstablished:
+		return p.Refuse(in.M, in.Sess, wire.Errorf(wire.ErrAuthFailed, "re",
+			"%s belongs to no handshake under way with this gateway: start again with a hello", in.M.Op)), true
+	}
 	return next()
 }
 
