@@ -587,6 +587,19 @@ const policyText = `## Policy
   HIV" pass. A term counts only written as a word: in lower case, in capitals
   or capitalised ("HIV", "Heart Attack", not "hIv" inside a base64 signature), and a term of four
   letters or fewer must end its word ("hive" is not "hiv").
+- **Passwords.** A password is reported after a password word in the same sentence ("password",
+  "pw", "passphrase", "Kennwort", "mot de passe", "contraseña", "senha", "heslo", "пароль", "密码"
+  and more, a login with a user, "use X to unlock"), before one with only small words between ("X
+  is the password", "X ist das Passwort"), under a password or secret key in a payload or an
+  assignment (pwd, pass, passphrase, secret, credentials, "Password=" in a connection string), and
+  joined to a MySQL client's -p or after sshpass -p and redis-cli -a. The value must hold a digit or
+  a symbol, unless it is a passphrase of three to eight plain words after a password word and a
+  colon or under a password key ("the passphrase we agreed: correct horse battery staple"); a single
+  plain word ("my password is sunshine") is not reported, since "the password is incorrect" reads
+  the same. Sentences about passwords in general ("reset your password", "the password policy
+  requires 12 characters", "the password field is empty"), placeholders ("<password>", "********",
+  "${DB_PASSWORD}", "changeme", "your-password", "REDACTED"), versions ("v3.2.0") and codes that
+  are not access codes ("tax code", "promo code", "error code") pass.
 - **Published examples.** Credentials published as documentation examples (AWS's
   AKIAIOSFODNN7EXAMPLE, the example API keys of the Firebase SDKs) are never reported.
 - **Look-alike characters.** Text is read as it reads, not as it is encoded: characters that show

@@ -117,6 +117,9 @@ func (x *scanCtx) dash(i int) int {
 	if i > 0 && s[i-1] != ' ' && s[i-1] != '\t' {
 		return i
 	}
+	if s[i+1] == 'p' {
+		return x.flagPassword(i)
+	}
 	k := i + 1
 	switch {
 	case strings.HasPrefix(s[k:], "u ") || strings.HasPrefix(s[k:], "u\"") || strings.HasPrefix(s[k:], "u'"):
@@ -234,6 +237,13 @@ func (x *scanCtx) tilde(i int) int {
 
 // assign handles ':' or '=' at i: "name = value" where the name says password, secret, token or key.
 func (x *scanCtx) assign(i int) int {
+	if e := x.assignKey(i); e > i || x.s[i] != ':' {
+		return e
+	}
+	return x.passphraseAt(i)
+}
+
+func (x *scanCtx) assignKey(i int) int {
 	s := x.s
 	// The identifier before the operator.
 	k := i
@@ -509,6 +519,9 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 		if credential(v, 6) && !codeRef(v) {
 			return TypePassword, 0.9, "secret.password-assignment"
 		}
+		if passphraseWords(v) {
+			return TypePassword, 0.85, "secret.passphrase"
+		}
 	case keyToken, keyPrivate:
 		if strings.HasPrefix(v, "ed25519:") || strings.HasPrefix(v, "x25519:") {
 			if kind == keyPrivate {
@@ -516,7 +529,7 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 			}
 			return 0, 0, ""
 		}
-		if !credential(v, 10) || codeRef(v) && !randomish(v) {
+		if !credential(v, 10) && !(kind == keyToken && credential(v, 6) && len(v) < 10) || codeRef(v) && !randomish(v) {
 			return 0, 0, ""
 		}
 		classes := 0
@@ -537,11 +550,15 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 			}
 		}
 		h := entropy(v)
-		if classes >= 2 && (h >= 3.0 || len(v) >= 12 && h >= 2.75) {
+		if classes >= 2 && len(v) >= 10 && (h >= 3.0 || len(v) >= 12 && h >= 2.75) {
 			if kind == keyPrivate {
 				return TypePrivateKey, 0.9, "secret.private-key-assignment"
 			}
 			return TypeSecret, 0.9, "secret.assignment"
+		}
+		if kind == keyToken && classes >= 2 && len(v) < 16 && pwShape(v) && strings.ContainsAny(v, pwSymbols) {
+			// A short secret with a symbol under a secret's key is a password ("secret": "Xy7!kLm2").
+			return TypePassword, 0.85, "secret.password-assignment"
 		}
 	case keySumoID:
 		if len(v) == 14 && strings.HasPrefix(v, "su") && entropy(v) >= 3 && !placeholderRun(v) {

@@ -16,9 +16,14 @@ var pwCues = newCues("password", "passwort", "passwd", "passphrase", "passcode",
 	"pwd", "kennwort", "mot de passe", "mdp", "contraseña", "contrasena", "clave", "senha", "palavra-passe",
 	"palavra passe", "parola d'ordine", "parola d’ordine", "wachtwoord", "login with", "login is", "logon",
 	"log in with", "credentials", "zugangsdaten", "identifiant", "usuario", "utilisateur", "user ", "benutzer",
-	"reset it to", "changed it to", "set it to", "secret ", "secret:", "code ", "pin ", "access code", "zugangscode",
-	"code d'accès", "código", "wifi key", "wlan", "network key", "sign in with", "log in using", "login using",
-	"sign in using", "credentials are", "creds", "anmelden mit", "connexion avec", "iniciar sesión con", "entrar com")
+	"reset it to", "changed it to", "set it to", "secret ", "secret:", "pin ", "access code", "door code", "entry code",
+	"gate code", "alarm code", "lock code", "unlock code", "safe code", "security code", "zugangscode", "türcode",
+	"code d'accès", "code d’accès", "wifi ", "wi-fi ", "código de acceso", "código de acesso", "codice di accesso", "wifi key", "wlan",
+	"network key", "sign in with", "log in using", "login using", "sign in using", "credentials are", "creds",
+	"anmelden mit", "connexion avec", "iniciar sesión con", "entrar com", "p/w", "heslo", "hasło", "haslo",
+	"lösenord", "losenord", "passord", "adgangskode", "salasana", "jelszó", "jelszo", "şifre", "sifre", "parola ",
+	"пароль", "密码", "密碼", "パスワード", "비밀번호", "sshpass -p ", "redis-cli -a ", "unlock with", "unlocks with", "unlock it with",
+	"open it with", "decrypt it with", "protected with", "encrypted with the", "locked with")
 
 // pwAfterCues follow the value: "use X as the password".
 var pwAfterCues = newCues("as the password", "as password", "as your password", "as the passphrase",
@@ -76,18 +81,21 @@ func (x *scanCtx) pwWord(p int) int {
 	if b-a < 4 || b-a > 64 || !pwShape(s[a:b]) {
 		return p
 	}
-	// A cue before, within the same sentence, with nothing general between.
+	// A cue before, within the same sentence (or the question just before: "Password for the
+	// VPN? It's X"), with nothing general between.
 	lo := max(0, ts-56)
 	if k := strings.LastIndexAny(s[lo:ts], "\n.!?"); k >= 0 && (s[lo+k] == '\n' || lo+k+1 < ts && s[lo+k+1] == ' ') {
-		lo += k + 1
+		if s[lo+k] != '?' || ts-(lo+k) > 12 {
+			lo += k + 1
+		}
 	}
 	ce := lastCueEnd(s, lo, ts, pwCues)
 	switch {
 	case ce >= 0:
-		if hasCue(s, ce, ts, pwGeneric) || ts-ce > 40 || strings.ContainsAny(s[ce:ts], "([{$<") {
+		if hasCue(s, ce, ts, pwGeneric) || ts-ce > 40 || strings.ContainsAny(asideless(s[ce:ts]), "([{$<") {
 			return p // general words, or code: os.environ["X"], f(password=…)
 		}
-	case hasCue(s, b, min(len(s), b+24), pwAfterCues):
+	case hasCue(s, b, min(len(s), b+24), pwAfterCues) || pwNounAfter(s, b):
 	default:
 		return p
 	}
@@ -150,8 +158,8 @@ func pwShape(v string) bool {
 	if (v[0] == '@' || v[0] == '#' || v[0] == '-') && (identOnly(strings.TrimLeft(v, "-")) && digits == 0 || v[1] == '-') {
 		return false // @mention, #tag, --flag, -rf
 	}
-	if v[0] == 'v' && len(v) > 1 && isDigit(v[1]) {
-		return false // v3.2.0
+	if versionWord(v) {
+		return false // v3.2.0, v2.1-rc1
 	}
 	// A word that ends in punctuation alone ("box:", "is.") states nothing.
 	return digits > 0 || symbols > 1 || !strings.ContainsAny(v[len(v)-1:], ".,:;!?")
@@ -220,4 +228,102 @@ func templatedPart(v string) bool {
 		}
 	}
 	return false
+}
+
+// versionWord: 'v', digits and dots, and at most a lower-case pre-release or build suffix after
+// '-' or '+' (v3, v3.2.0, v2.1.0-rc1). A password that starts with "v" and a digit is none.
+func versionWord(v string) bool {
+	if len(v) < 2 || v[0] != 'v' && v[0] != 'V' || !isDigit(v[1]) {
+		return false
+	}
+	k := 1
+	for k < len(v) && (isDigit(v[k]) || v[k] == '.' && k+1 < len(v) && isDigit(v[k+1])) {
+		k++
+	}
+	if k < len(v) && (v[k] == '-' || v[k] == '+') {
+		k++
+		for k < len(v) && (isLower(v[k]) || isDigit(v[k]) || v[k] == '.') {
+			k++
+		}
+	}
+	for k < len(v) && strings.IndexByte(".,;:)", v[k]) >= 0 {
+		k++ // the sentence's
+	}
+	return k == len(v)
+}
+
+// asideless returns w without a parenthesised aside of plain words ("the password (case-sensitive)
+// is"), which says nothing of code.
+func asideless(w string) string {
+	l := strings.IndexByte(w, '(')
+	if l < 0 {
+		return w
+	}
+	r := strings.IndexByte(w[l:], ')')
+	if r < 0 {
+		return w
+	}
+	for k := l + 1; k < l+r; k++ {
+		if c := w[k]; !isAlpha(c) && c != ' ' && c != '-' {
+			return w
+		}
+	}
+	return w[:l] + w[l+r+1:]
+}
+
+// pwFiller are the words that may stand between a value and the password noun after it:
+// "X is the password", "X is my new password", "X ist das Passwort", "X es la contraseña".
+var pwFiller = []string{"is", "was", "will", "be", "the", "my", "our", "your", "his", "her", "their", "its",
+	"new", "current", "temporary", "old", "default", "admin", "root", "wifi", "master", "main", "actual", "as",
+	"ist", "war", "das", "mein", "meine", "unser", "neue", "neues", "est", "était", "le", "mon", "notre",
+	"nouveau", "es", "era", "la", "mi", "nuestra", "nueva", "é", "a", "minha", "nossa", "è", "il", "mio",
+	"nostra", "het", "mijn", "ons", "nieuwe"}
+
+// pwNounAfter reports a password noun after the value that ends at b, with only filler words
+// between (at most four, in the same sentence): "X is the password".
+func pwNounAfter(s string, b int) bool {
+	k := b
+	for w := 0; w < 5; w++ {
+		for k < len(s) && (s[k] == ' ' || s[k] == ',') {
+			k++
+		}
+		if k == b || k >= len(s) {
+			return false
+		}
+		e := k
+		for e < len(s) && !isSpace(s[e]) && !sentenceEnd(s, e) {
+			e++
+		}
+		word := s[k:e]
+		if ne := cueEndAt(s, k, pwNouns); ne > 0 {
+			// Not "passwords are weak": a noun of one password, and nothing general after it.
+			return (ne == len(s) || !isAlpha(s[ne])) && !hasCue(s, ne, min(len(s), ne+40), pwGeneric)
+		}
+		filler := false
+		for _, f := range pwFiller {
+			if len(f) == len(word) && hasFoldPrefix(word, f) || word == f {
+				filler = true
+				break
+			}
+		}
+		if !filler {
+			return false
+		}
+		k = e
+	}
+	return false
+}
+
+// cueEndAt returns the end of a cue of cl that starts at k, or 0.
+func cueEndAt(s string, k int, cl *cueList) int {
+	c0 := lower(s[k])
+	if cl.first[c0>>6]&(1<<(c0&63)) == 0 {
+		return 0
+	}
+	for _, c := range cl.cues {
+		if c[0] == c0 && hasFoldPrefix(s[k:], c) {
+			return k + len(c)
+		}
+	}
+	return 0
 }
