@@ -22,6 +22,11 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
+// serveReady answers a request to /readyz as the HTTPS face does.
+func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
+	s.httpFace(nil).Handler().ServeHTTP(w, r)
+}
+
 // TestReadiness: /readyz answers JSON, and when the gateway should not be
 // sent traffic it says 503 and which of the two reasons holds, never the
 // storage's own error.
@@ -309,7 +314,7 @@ func TestMetricsFrom(t *testing.T) {
 		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 		req.RemoteAddr = from
 		rec := httptest.NewRecorder()
-		s.metricsHandler().ServeHTTP(rec, req)
+		s.httpFace(nil).Handler().ServeHTTP(rec, req)
 		if rec.Code == http.StatusOK && !strings.Contains(rec.Body.String(), "moltgate_in_flight") {
 			t.Errorf("from %s: 200 without the metrics: %.200s", from, rec.Body)
 		}

@@ -10,12 +10,6 @@ type fakeClock struct{ t time.Time }
 func (c *fakeClock) now() time.Time          { return c.t }
 func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
-func TestRetryAfterSeconds(t *testing.T) {
-	if retryAfterSeconds(10*time.Millisecond) != 1 || retryAfterSeconds(1500*time.Millisecond) != 2 {
-		t.Fatal("Retry-After rounding")
-	}
-}
-
 func TestBreaker(t *testing.T) {
 	clk := &fakeClock{time.Unix(1800000000, 0)}
 	var states []breakerState

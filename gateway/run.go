@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"path/filepath"
 	"sync"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"google.golang.org/grpc/credentials"
 
 	"github.com/moltgate/moltgate/gateway/face/frames"
+	"github.com/moltgate/moltgate/gateway/face/httpface"
 	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge"
@@ -124,30 +124,13 @@ const maxStreamsPerConn = 100
 // face fails, Serve shuts the others down and returns the failure.
 func (s *Server) Serve(ls *Listeners) error {
 	var creds credentials.TransportCredentials
-	httpL := netutil.LimitListener(sockio.Listener{Listener: ls.HTTP}, s.cfg.Listen.MaxConnections)
+	var tcfg *tls.Config
 	grpcL := netutil.LimitListener(grpcListener{sockio.Listener{Listener: ls.GRPC}}, s.cfg.Listen.MaxConnections)
 	if s.cfg.TLSEnabled() {
-		tcfg := &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
-		httpL = tls.NewListener(httpL, tcfg)
+		tcfg = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
 		creds = credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13})
 	}
-	hs := &http.Server{
-		Handler:           s.httpHandler(),
-		ReadHeaderTimeout: s.cfg.Listen.ReadHeaderTimeout.D(),
-		// A body trickled in slowly must not hold a connection for ever.
-		ReadTimeout: s.cfg.Listen.RequestTimeout.D(),
-		// Nor a client that does not read its answer. An answer lasts at
-		// most until the request's deadline, which is at most the request
-		// timeout after its body was read (within ReadTimeout). A WebSocket
-		// sets its own deadlines once upgraded.
-		WriteTimeout:   2*s.cfg.Listen.RequestTimeout.D() + 5*time.Second,
-		IdleTimeout:    s.cfg.Listen.IdleTimeout.D(),
-		MaxHeaderBytes: 64 << 10,
-		// Streams per HTTP/2 connection: max_connections bounds
-		// connections, this what each may carry at once.
-		HTTP2:    &http.HTTP2Config{MaxConcurrentStreams: maxStreamsPerConn},
-		ErrorLog: httpErrorLog(s.log, s.metrics.httpErrs),
-	}
+	hs := s.httpFace(tcfg)
 	gs := s.grpcServer(creds)
 	s.lnMu.Lock()
 	// Shutdown sets closing before it takes the servers under lnMu: so
@@ -180,7 +163,7 @@ func (s *Server) Serve(ls *Listeners) error {
 			}
 		}()
 	}
-	run("https", func() error { return hs.Serve(httpL) })
+	run("https", func() error { return hs.Serve(ls.HTTP) })
 	run("grpc", func() error { return gs.Serve(grpcL) })
 	run("core socket", func() error { return s.core.Serve(ls.Core) })
 	run("rpc socket", func() error { return s.rpc.Serve(ls.RPC) })
@@ -202,7 +185,7 @@ func (s *Server) Serve(ls *Listeners) error {
 }
 
 func isClosed(err error) bool {
-	return errors.Is(err, http.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) ||
+	return errors.Is(err, httpface.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) ||
 		errors.Is(err, localbridge.ErrServerClosed) || errors.Is(err, net.ErrClosed)
 }
 

@@ -1,4 +1,4 @@
-package gateway
+package httpface
 
 import (
 	"bytes"
@@ -9,14 +9,14 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 )
 
-// httpErrorLog is the error log of the HTTPS face's http.Server. Left nil,
+// errorLog is the error log of the face's http.Server. Left nil,
 // net/http prints to the process's standard logger: plain lines among the
 // JSON ones, one for every client that fails its TLS handshake, so anyone
 // who can reach the port could fill the log with them. Here each line goes
 // through the gateway's logger (and its redaction) at a level that fits
 // it, and is counted by kind: a port scan shows in /metrics without debug
 // logging, and a panic in a handler still reaches the log at error.
-func httpErrorLog(l *slog.Logger, errs *prometheus.CounterVec) *log.Logger {
+func errorLog(l *slog.Logger, errs *prometheus.CounterVec) *log.Logger {
 	return log.New(httpLogWriter{l, errs}, "", 0)
 }
 

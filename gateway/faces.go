@@ -1,0 +1,177 @@
+package gateway
+
+import (
+	"context"
+	"crypto/tls"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/face/httpface"
+	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// The faces' wiring: each face package defines what it needs of the
+// gateway as interfaces and hooks, given here from the configuration read
+// at Serve (tests change it between Open and Serve).
+
+// httpFace builds the HTTPS face, with the WebSocket stream mounted on it.
+func (s *Server) httpFace(tlsCfg *tls.Config) *httpface.Face {
+	l := s.cfg.Listen
+	return httpface.New(httpface.Config{
+		Pipeline: s.pipe, Registry: registryFace{s}, Ready: s.ready, Late: s.deliverLate,
+		Routes:  map[string]http.Handler{"GET /moltspeak/v0.1/stream": http.HandlerFunc(s.serveStream)},
+		Metrics: s.metricsHandler(), MetricsFrom: l.MetricsNetworks(),
+		Org: s.cfg.Org, Version: Version, TLS: tlsCfg,
+		MaxConnections: l.MaxConnections, ReadHeaderTimeout: l.ReadHeaderTimeout.D(), RequestTimeout: l.RequestTimeout.D(),
+		IdleTimeout: l.IdleTimeout.D(), ReplyWait: s.cfg.Peers.ReplyWait.D(), BatchBytes: s.cfg.Limits.BatchBytes,
+		MaxStreams: maxStreamsPerConn, Messages: s.metrics.messages, Errors: s.metrics.httpErrs,
+		Log: s.log, Now: s.now, Rand: s.rand,
+	})
+}
+
+// metricsHandler serves /metrics. The gauges of what the gateway holds
+// (sessions, calls in flight) are read at the scrape: set as things happen,
+// they missed the sessions of its own WebSocket and gRPC connections and
+// the ends of calls and connections.
+func (s *Server) metricsHandler() http.Handler {
+	h := promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.metrics.sessions.Set(float64(s.sessions.Len()))
+		s.metrics.inflight.Set(float64(s.flight.Count()))
+		h.ServeHTTP(w, r)
+	})
+}
+
+// ready is "" when the gateway takes traffic: not shutting down, and its
+// storage answers; otherwise the fixed word that says why not.
+func (s *Server) ready(ctx context.Context) string {
+	// Whoever asks may be a load balancer, which a shutdown should give
+	// time to see the 503 (see drainDelay).
+	s.readyAsked.Store(s.now().UnixNano())
+	if s.draining.Load() {
+		return "shutting_down"
+	}
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.Warn("readiness check: storage does not answer", "err", err)
+		return "storage_unavailable"
+	}
+	return ""
+}
+
+// deliverLate sends a reply that was not ready in time to the gateway of
+// the organisation that asked.
+func (s *Server) deliverLate(a pipeline.Answer) {
+	ps := s.peer(a.Peer)
+	if ps == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.bgCtx, s.cfg.Listen.RequestTimeout.D())
+	defer cancel()
+	for i := 0; i < 3; i++ {
+		resp, err := ps.post(ctx, a.Body, "")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode < 500 {
+				return
+			}
+		}
+		select {
+		case <-time.After(time.Duration(200<<i) * time.Millisecond):
+		case <-ctx.Done():
+			return
+		}
+	}
+	s.log.Warn("could not deliver a late reply", "peer", a.Peer)
+}
+
+// registryFace answers the HTTPS face's anonymous registry routes from the
+// registry, as anonymous callers see it.
+type registryFace struct{ s *Server }
+
+func (r registryFace) Allow(remote string) error {
+	return r.s.allowDiscovery(r.s.caller(directory.Viewer{}, remote))
+}
+
+func (r registryFace) Discover(ctx context.Context, p *wire.DiscoverPayload) (wire.Value, error) {
+	if err := r.s.codec.ValidateStruct(p, "p"); err != nil {
+		return wire.Value{}, err
+	}
+	ans, err := r.s.registry.reg.Discover(ctx, p, directory.Viewer{}, false)
+	if err != nil {
+		return wire.Value{}, err
+	}
+	return ans.Value(), nil
+}
+
+func (r registryFace) Agent(ctx context.Context, id string) (wire.Value, error) {
+	aid, err := r.s.pathID(id)
+	if err != nil {
+		return wire.Value{}, err
+	}
+	rec, err := r.s.registry.reg.Lookup(ctx, aid, directory.Viewer{})
+	if err != nil {
+		return wire.Value{}, err
+	}
+	return wire.ValueOf(rec)
+}
+
+func (r registryFace) Capabilities(ctx context.Context, prefix string, verified bool) (wire.Value, error) {
+	return r.s.registry.reg.Capabilities(ctx, prefix, verified, directory.Viewer{})
+}
+
+// Ping answers for this organisation's agents from their heartbeats now,
+// and for others from the latest observation on record.
+func (r registryFace) Ping(ctx context.Context, id, nonce string) (wire.Value, error) {
+	s := r.s
+	aid, err := s.pathID(id)
+	if err != nil {
+		return wire.Value{}, err
+	}
+	rec, err := s.registry.reg.Lookup(ctx, aid, directory.Viewer{})
+	if err != nil {
+		return wire.Value{}, err
+	}
+	pp := &wire.PongPayload{Nonce: nonce, Status: "offline", CapabilitiesActive: []string{}}
+	if aid.Org == s.cfg.Org && s.agent(aid.Agent) != nil {
+		pp = s.pongPayload(aid.Agent, nonce)
+	} else if rec.Status != "" {
+		pp.Status = string(rec.Status)
+		if lv, err := s.store.Liveness(ctx, aid); err == nil {
+			pp.Load, pp.QueueDepth = lv.Load, int64(lv.QueueDepth)
+			if lv.CapabilitiesActive != nil {
+				pp.CapabilitiesActive = lv.CapabilitiesActive
+			}
+		}
+	}
+	v, _ := wire.ValueOf(pp)
+	if rec.LastSeen > 0 {
+		v = v.With("last_seen", wire.IntValue(rec.LastSeen))
+	}
+	return v, nil
+}
+
+// pathID reads an agent's id from a route's path: "agent" of this
+// organisation, or "agent@org".
+func (s *Server) pathID(p string) (directory.ID, error) {
+	if !strings.Contains(p, "@") {
+		p += "@" + s.cfg.Org
+	}
+	id, err := directory.ParseID(p)
+	if err != nil {
+		return id, wire.Errorf(wire.ErrInvalidParam, "id", "want agent or agent@org")
+	}
+	return id, nil
+}
+
+// writeRefusal answers an HTTP request with a signed refusal of err under
+// status.
+func (s *Server) writeRefusal(w http.ResponseWriter, status int, err *wire.Error) {
+	a := s.pipe.Refuse(nil, nil, err)
+	a.Status = status
+	httpface.WriteAnswer(w, a)
+}
