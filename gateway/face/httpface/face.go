@@ -98,6 +98,13 @@ type Config struct {
 	// MaxStreams bounds the requests one HTTP/2 connection carries at
 	// once. Default 100.
 	MaxStreams int
+	// DrainBytes and DrainTime bound what is read and thrown away of a
+	// body refused as too large, after the refusal is sent, so that a
+	// client that sends its whole body before it reads (most do) reads the
+	// 413 rather than a reset. A body announced larger is not read at all;
+	// past either bound the connection is closed. Defaults 16 MiB and 5s.
+	DrainBytes int64
+	DrainTime  time.Duration
 	// Messages counts requests refused before their message was read, by
 	// op ("none"), face and outcome (the error code).
 	Messages *prometheus.CounterVec
@@ -130,6 +137,10 @@ func (c *Config) defaults() {
 	setInt(&c.BatchBytes, 10<<20)
 	setInt(&c.MaxBatch, 1000)
 	setInt(&c.MaxStreams, 100)
+	if c.DrainBytes <= 0 {
+		c.DrainBytes = 16 << 20
+	}
+	setDur(&c.DrainTime, 5*time.Second)
 	if c.Now == nil {
 		c.Now = time.Now
 	}

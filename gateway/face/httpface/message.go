@@ -38,8 +38,36 @@ func (f *Face) readBody(w http.ResponseWriter, r *http.Request, face string, lim
 		}
 		err = bodyError(r.ContentLength, limit, rerr)
 	}
+	if err.Code != wire.ErrTooLarge {
+		f.refuseBody(w, face, err)
+		return nil, false
+	}
+	if r.ProtoMajor == 1 {
+		// The connection ends after the answer: what is left of the body
+		// is not read as the next request.
+		w.Header().Set("Connection", "close")
+	}
 	f.refuseBody(w, face, err)
+	f.drain(w, r)
 	return nil, false
+}
+
+// drain reads and throws away what is left of a body refused as too large,
+// up to DrainBytes and for at most DrainTime, once the refusal is sent.
+// Most clients send their whole body before they read (Python's
+// http.client, for one): a server that closes with the body unread resets
+// the connection, and the reset discards the 413 before the client reads
+// it. A client that asked to continue and was refused sends nothing more,
+// and a body announced larger than the bound would be cut off anyway:
+// neither is waited for.
+func (f *Face) drain(w http.ResponseWriter, r *http.Request) {
+	rc := http.NewResponseController(w)
+	rc.Flush()
+	if r.ContentLength > f.cfg.DrainBytes || r.ProtoAtLeast(1, 1) && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
+		return
+	}
+	rc.SetReadDeadline(time.Now().Add(f.cfg.DrainTime))
+	io.CopyN(io.Discard, r.Body, f.cfg.DrainBytes)
 }
 
 // refuseBody answers a request refused before its message was read, and
