@@ -79,6 +79,12 @@ type ListenConfig struct {
 	// gets 403. An empty list serves it to nobody. Default loopback only:
 	// ["127.0.0.0/8", "::1/128"].
 	MetricsFrom []string `toml:"metrics_from"`
+	// TerminalSocket also serves the local JSON-RPC face where terminals of
+	// the OpenAgent-Terminal IPC spec look for it:
+	// $XDG_RUNTIME_DIR/openagent-terminal-PID.sock, or
+	// /tmp/openagent-terminal-PID.sock without XDG_RUNTIME_DIR. Default
+	// false: DIR/run/rpc.sock only.
+	TerminalSocket bool `toml:"terminal_socket"`
 }
 
 // MetricsNetworks is MetricsFrom parsed; addresses are networks of one.

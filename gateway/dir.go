@@ -356,6 +356,10 @@ drain_delay = "5s"
 # addresses, e.g. ["127.0.0.0/8", "::1/128", "10.1.2.0/24"]. [] serves it to
 # nobody; everyone else gets 403.
 metrics_from = ["127.0.0.0/8", "::1/128"]
+# Also serve the local JSON-RPC socket (run/rpc.sock) where OpenAgent-Terminal
+# clients look for it: $XDG_RUNTIME_DIR/openagent-terminal-PID.sock
+# (/tmp/openagent-terminal-PID.sock without XDG_RUNTIME_DIR).
+terminal_socket = false
 
 [limits]
 # The largest message, in bytes:

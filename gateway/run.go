@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"os"
 	"path/filepath"
 	"sync"
 	"time"
@@ -28,6 +29,20 @@ type Listeners struct {
 	GRPC net.Listener // the gRPC face
 	Core net.Listener // the OpenSentience socket for local agents
 	RPC  net.Listener // the JSON-RPC socket for local callers
+	// Terminal is the JSON-RPC face again, at the OpenAgent-Terminal
+	// spec's path, with listen.terminal_socket; nil without it.
+	Terminal net.Listener
+}
+
+// all lists the listeners that are open.
+func (ls *Listeners) all() []net.Listener {
+	var out []net.Listener
+	for _, l := range []net.Listener{ls.HTTP, ls.GRPC, ls.Core, ls.RPC, ls.Terminal} {
+		if l != nil {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // CoreSocket and RPCSocket are the local sockets in DIR/run.
@@ -43,10 +58,8 @@ func (s *Server) Listen() (*Listeners, error) {
 	var ls Listeners
 	var err error
 	fail := func(e error) (*Listeners, error) {
-		for _, l := range []net.Listener{ls.HTTP, ls.GRPC, ls.Core, ls.RPC} {
-			if l != nil {
-				l.Close()
-			}
+		for _, l := range ls.all() {
+			l.Close()
 		}
 		return nil, e
 	}
@@ -61,6 +74,11 @@ func (s *Server) Listen() (*Listeners, error) {
 	}
 	if ls.RPC, err = localbridge.ListenUnix(s.dir.RPCSocket()); err != nil {
 		return fail(socketError("run/rpc.sock", err))
+	}
+	if s.cfg.Listen.TerminalSocket {
+		if ls.Terminal, err = localbridge.ListenTerminal(os.Getenv, os.Getpid()); err != nil {
+			return fail(socketError("listen.terminal_socket", err))
+		}
 	}
 	return &ls, nil
 }
@@ -139,7 +157,7 @@ func (s *Server) Serve(ls *Listeners) error {
 	// faces serving for ever.
 	if s.closing.Load() {
 		s.lnMu.Unlock()
-		for _, l := range []net.Listener{ls.HTTP, ls.GRPC, ls.Core, ls.RPC} {
+		for _, l := range ls.all() {
 			l.Close()
 		}
 		return ErrServerClosed
@@ -152,7 +170,7 @@ func (s *Server) Serve(ls *Listeners) error {
 	s.log.Info("gateway serving", "org", s.cfg.Org, "https", ls.HTTP.Addr().String(), "grpc", ls.GRPC.Addr().String(),
 		"tls", s.cfg.TLSEnabled(), "agents", len(s.localAgents()))
 
-	errc := make(chan error, 4)
+	errc := make(chan error, 5)
 	var wg sync.WaitGroup
 	run := func(name string, f func() error) {
 		wg.Add(1)
@@ -167,6 +185,9 @@ func (s *Server) Serve(ls *Listeners) error {
 	run("grpc", func() error { return gs.Serve(grpcL) })
 	run("core socket", func() error { return s.core.Serve(ls.Core) })
 	run("rpc socket", func() error { return s.rpc.Serve(ls.RPC) })
+	if ls.Terminal != nil {
+		run("terminal socket", func() error { return s.rpc.Serve(ls.Terminal) })
+	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	select {
