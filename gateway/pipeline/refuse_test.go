@@ -53,5 +53,5 @@ func ExampleSteps() {
 		fmt.Print(st.Name, " ")
 	}
 	fmt.Println()
-	// Output: size decode session handshake signature identity admit sender replay hops reply rate trust recipient registration classification route
+	// Output: size decode session handshake signature identity admit sender hops replay reply rate trust recipient registration classification route
 }
