@@ -24,7 +24,8 @@ func (s *Server) httpFace(tlsCfg *tls.Config) *httpface.Face {
 	l := s.cfg.Listen
 	return httpface.New(httpface.Config{
 		Pipeline: s.pipe, Registry: registryFace{s}, Ready: s.ready, Late: s.deliverLate,
-		Routes:  map[string]http.Handler{"GET /moltspeak/v0.1/stream": http.HandlerFunc(s.serveStream)},
+		Routes: map[string]http.Handler{"GET /moltspeak/v0.1/stream": http.HandlerFunc(s.serveStream),
+			"GET " + revocationsRoute: http.HandlerFunc(s.serveRevocations)},
 		Metrics: s.metricsHandler(), MetricsFrom: l.MetricsNetworks(),
 		Org: s.cfg.Org, Version: Version, TLS: tlsCfg,
 		MaxConnections: l.MaxConnections, ReadHeaderTimeout: l.ReadHeaderTimeout.D(), RequestTimeout: l.RequestTimeout.D(),

@@ -151,7 +151,11 @@ type ImportOptions struct {
 	MaxCls string
 	// Replace allows a new org key for an already imported org (rotation).
 	Replace bool
-	Now     time.Time
+	// ExpectFingerprint, if set, is the fingerprint of the org key agreed
+	// out of band (keys.Ed25519Public.Fingerprint): a document under any
+	// other key is refused before anything is trusted.
+	ExpectFingerprint string
+	Now               time.Time
 }
 
 // ImportPeer trusts the organisation of a peer document: it pins its org
@@ -167,6 +171,9 @@ func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
 	}
 	if doc.Org == cfg.Org {
 		return nil, wire.Errorf(wire.ErrInvalidParam, "org", "peer import: %s is this gateway's own organisation: import the other organisation's document", doc.Org)
+	}
+	if opts.ExpectFingerprint != "" && !doc.OrgKey.FingerprintMatches(opts.ExpectFingerprint) {
+		return nil, fingerprintRefusal(&FingerprintError{Org: doc.Org, Got: doc.OrgKey.Fingerprint(), Want: opts.ExpectFingerprint})
 	}
 	clsText := opts.MaxCls
 	if clsText == "" {

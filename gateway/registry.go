@@ -222,6 +222,13 @@ func (s *Server) registryOp(ctx context.Context, in *pipeline.Inbound) pipeline.
 		r := m.Reply(wire.OpPong, &wire.PongPayload{Nonce: p.Nonce, Status: "alive", Load: s.load(),
 			QueueDepth: int64(s.flight.Count()), CapabilitiesActive: s.hsCfg.Capabilities})
 		return s.registryReply(in, r)
+	case *wire.SecurityAlertPayload:
+		var apply func()
+		if data, apply, err = s.securityAlert(ctx, in, p); err == nil {
+			ans := s.registryReply(in, m.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: data}))
+			apply()
+			return ans
+		}
 	case *wire.QueryPayload:
 		if p.Domain != syncDomain || p.Intent != syncIntent {
 			err = wire.Errorf(wire.ErrInvalidParam, "p.domain", "the registry answers queries of domain registry, intent sync only")

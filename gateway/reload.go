@@ -84,6 +84,7 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 			// kept before this, and then it ends here (see adopt).
 			s.sessions.RemoveOrg(p.Org)
 			s.purgeOrg(ctx, p.Org)
+			s.forgetPeerKeys(p.Org)
 		}
 		s.wantSync(p.Org)
 		if c.old == nil {
@@ -107,6 +108,7 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 		s.trust.Remove(ps.p.Org)
 		s.policy.RemovePeer(ps.p.Org)
 		n := s.sessions.RemoveOrg(ps.p.Org)
+		s.forgetPeerKeys(ps.p.Org)
 		ps.close()
 		s.log.Info("peer removed", "peer", ps.p.Org, "sessions_ended", n, "entries_removed", s.purgeOrg(ctx, ps.p.Org))
 	}

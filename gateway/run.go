@@ -390,7 +390,10 @@ func (s *Server) startBackground() {
 	// within seconds. A failed reload is reported once per change, not
 	// every tick.
 	lastPeers := s.peersStamp()
+	tick(pullEvery, s.pullAll)
 	tick(watchEvery, func(ctx context.Context) {
+		s.ownListChanged(ctx)
+		s.writePeerStatus()
 		if st := s.peersStamp(); st != lastPeers {
 			lastPeers = st
 			if err := s.ReloadPeers(ctx); err != nil {

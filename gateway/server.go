@@ -118,6 +118,9 @@ type Server struct {
 
 	store    directory.Store
 	registry *registryService
+	// keys is the revocation lists: this organisation's own, and its
+	// peers' that it enforces.
+	keys *keyState
 
 	core      *localbridge.Core
 	approvals *localbridge.Approvals
@@ -284,6 +287,10 @@ func Open(opts Options) (*Server, error) {
 		s.closeStorage()
 		return nil, openErr(err)
 	}
+	if err := s.openKeys(); err != nil {
+		s.store.Close()
+		return nil, openErr(err)
+	}
 
 	// Policy: ceilings per peer and per local agent.
 	peerDef, _ := wire.ParseClass(cfg.Security.PeerMaxCls)
@@ -377,6 +384,7 @@ func Open(opts Options) (*Server, error) {
 		IsPeer:            func(org string) bool { return s.peer(org) != nil },
 		HasAgent:          func(id string) bool { return s.agent(id) != nil },
 		CheckRegistration: func(m *wire.Message) error { return s.registry.reg.CheckContent(m) },
+		CheckPeer:         s.checkPeerMessage,
 		Replies:           s.pending, Route: routes{s},
 	})
 	s.frames = frames.New(frames.Config{Handler: s.pipe, Sessions: s.sessions, Log: s.log, Quitting: s.quitting,

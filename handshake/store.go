@@ -173,3 +173,18 @@ func (s *Store) Len() int {
 	defer s.mu.Unlock()
 	return s.lru.Len()
 }
+
+// CountByOrg reports how many live sessions are held with peers of each
+// organisation.
+func (s *Store) CountByOrg() map[string]int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now().UnixMilli()
+	out := map[string]int{}
+	for _, id := range s.lru.Keys() {
+		if sess, ok := s.lru.Peek(id); ok && !sess.closed.Load() && now < sess.expires {
+			out[sess.peer.Org]++
+		}
+	}
+	return out
+}

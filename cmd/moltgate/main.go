@@ -11,10 +11,12 @@
 //	moltgate seal --identity FILE --to x25519:… < msg.json
 //	moltgate open --identity FILE < envelope.json
 //	moltgate init --dir DIR --org ORG [--listen HOST:PORT]
-//	moltgate peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] < them.json
+//	moltgate peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] [--expect-fingerprint FP] < them.json
+//	moltgate peer list --dir DIR [--json] | peer remove --dir DIR --org ORG
 //	moltgate serve --dir DIR
 //	moltgate agent add --dir DIR --id AGENT --exec "CMD ARGS" [--capability C]... [--max-cls LEVEL] [--replace]
 //	moltgate agent remove --dir DIR --id AGENT
+//	moltgate agent revoke --dir DIR --id AGENT [--reason TEXT] | agent rotate --dir DIR --id AGENT
 //	moltgate register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG]
 //	moltgate discover --dir DIR (--capability C... | --any C... | --id AGENT) [--org ORG] [--limit N] [--require JSON|@FILE|-] [--cursor C] [--json]
 //	moltgate agents --dir DIR [--capability C] [--org ORG] [--json]
@@ -140,12 +142,16 @@ func commands() []command {
 		{"init", []string{"init --dir DIR --org ORG [--listen HOST:PORT]"}, runInit},
 		{"peer", []string{
 			"peer export --dir DIR > me.json",
-			"peer import --dir DIR [--max-cls LEVEL] [--replace] < them.json",
+			"peer import --dir DIR [--max-cls LEVEL] [--replace] [--expect-fingerprint FP] < them.json",
+			"peer list --dir DIR [--json]",
+			"peer remove --dir DIR --org ORG",
 		}, runPeer},
 		{"serve", []string{"serve --dir DIR"}, runServe},
 		{"agent", []string{
 			"agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL] [--replace]",
 			"agent remove --dir DIR --id AGENT",
+			"agent revoke --dir DIR --id AGENT [--reason TEXT]",
+			"agent rotate --dir DIR --id AGENT",
 		}, runAgent},
 		{"register", []string{"register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG] [--json]"}, runRegister},
 		{"discover", []string{"discover --dir DIR (--capability C... | --any C... | --id AGENT) [--org ORG] [--limit N] [--require JSON|@FILE|-] [--cursor C] [--json]"}, runDiscover},

@@ -83,6 +83,8 @@ func runPeer(ctx context.Context, e *env, args []string) error {
 	return runSubcommand(e, "peer", args, false,
 		subcommand{"export", func(args []string) error { return runPeerExport(e, args) }},
 		subcommand{"import", func(args []string) error { return runPeerImport(e, args) }},
+		subcommand{"list", func(args []string) error { return runPeerList(e, args) }},
+		subcommand{"remove", func(args []string) error { return runPeerRemove(e, args) }},
 	)
 }
 
@@ -113,6 +115,7 @@ func runPeerImport(e *env, args []string) error {
 	dir := fs.String("dir", "", "gateway directory")
 	maxCls := fs.String("max-cls", "", "highest classification exchanged with this peer (default from the config: int)")
 	replace := fs.Bool("replace", false, "accept a new org key for an organisation already imported")
+	expect := fs.String("expect-fingerprint", "", "refuse the document unless its org key has this fingerprint (agreed out of band)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -124,11 +127,15 @@ func runPeerImport(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p, err := gateway.ImportPeer(d, doc, gateway.ImportOptions{MaxCls: *maxCls, Replace: *replace, Now: e.now()})
+	p, err := gateway.ImportPeer(d, doc, gateway.ImportOptions{MaxCls: *maxCls, Replace: *replace, ExpectFingerprint: *expect, Now: e.now()})
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Trusting %s: org key %s, endpoint %s, up to %s\n", p.Org, p.OrgKey, p.Endpoint, p.MaxCls)
+	fmt.Fprintf(e.stdout, "  fingerprint %s\n", p.OrgKey.Fingerprint())
+	if *expect == "" {
+		fmt.Fprintf(e.stdout, "Compare the fingerprint with the one %s's operator reads from moltgate init or peer export, by another channel; moltgate peer remove --org %s undoes the import.\n", p.Org, p.Org)
+	}
 	fmt.Fprintln(e.stdout, "A running gateway takes this up within seconds (or at once on SIGHUP).")
 	return nil
 }
@@ -139,6 +146,8 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 	return runSubcommand(e, "agent", args, false,
 		subcommand{"add", func(args []string) error { return runAgentAdd(e, args) }},
 		subcommand{"remove", func(args []string) error { return runAgentRemove(e, args) }},
+		subcommand{"revoke", func(args []string) error { return runAgentRevoke(e, "revoke", args) }},
+		subcommand{"rotate", func(args []string) error { return runAgentRevoke(e, "rotate", args) }},
 	)
 }
 
@@ -221,11 +230,18 @@ func runAgentRemove(e *env, args []string) error {
 	if *id == "" {
 		return usagef("--id is required")
 	}
-	a, err := gateway.RemoveAgent(d, *id)
+	pass, err := keys.PassphraseFromEnv(e.getenv)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "Removed agent %s and its key\n", a.ID)
+	r, err := gateway.RevokeAgent(d, gateway.RevokeOptions{ID: *id, Reason: "removed", Remove: true, Passphrase: pass, Now: e.now()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Removed agent %s and its key\n", r.Agent)
+	if !r.OldKey.IsZero() {
+		fmt.Fprintf(e.stdout, "Revoked its key %s (revocation list serial %d)\n", r.OldKey, r.Serial)
+	}
 	fmt.Fprintln(e.stdout, "A running gateway stops it and withdraws its directory entry within seconds (or at once on SIGHUP).")
 	return nil
 }

@@ -179,8 +179,13 @@ type Config struct {
 	// CheckRegistration refuses a registration holding personal data or
 	// secrets, naming the member.
 	CheckRegistration func(*wire.Message) error
-	Replies           Replies
-	Route             Router
+	// CheckPeer, if set, is asked of every message of a peer
+	// organisation once its sender is shown: it refuses what the peer's
+	// revocation list revokes. inSession says the message came in a
+	// session.
+	CheckPeer func(ctx context.Context, m *wire.Message, inSession bool) error
+	Replies   Replies
+	Route     Router
 }
 
 // Pipeline runs envelopes through the steps. Its Config fields may be

@@ -259,14 +259,14 @@ func (p *Pipeline) certLevel(m *wire.Message, lvl identity.Level) identity.Level
 // checkSender refuses a message of this organisation's own agents, and one
 // from an organisation that is not a peer, unless it is a public registry
 // operation.
-func checkSender(p *Pipeline, _ context.Context, in *Inbound) (Answer, bool) {
+func checkSender(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool) {
 	m := in.M
 	org := m.From.Org
 	if org == p.Org && m.Op != wire.OpRegister {
 		return p.Refuse(m, in.Sess, wire.Errorf(wire.ErrAuthFailed, "from.org", "messages of this organisation's own agents do not arrive on a peer face")), true
 	}
 	in.FromPeer = p.IsPeer(org)
-	in.registry = m.To.Agent == RegistryAgent || m.Op == wire.OpDiscover || m.Op == wire.OpRegister
+	in.registry = m.To.Agent == RegistryAgent || m.Op == wire.OpDiscover || m.Op == wire.OpRegister || m.Op == wire.OpSecurityAlert
 	if in.FromPeer && !p.OrgShown(in) {
 		// Anyone can write a peer's name in from.org and sign with a key
 		// of their own: that makes them no more the peer than a stranger.
@@ -278,6 +278,11 @@ func checkSender(p *Pipeline, _ context.Context, in *Inbound) (Answer, bool) {
 	}
 	if !in.FromPeer && !(in.registry && m.Cls == wire.Pub) {
 		return p.Refuse(m, in.Sess, wire.Errorf(wire.ErrAuthFailed, "from.org", "organisation %s is not a trusted peer of this gateway", org)), true
+	}
+	if in.FromPeer && p.CheckPeer != nil {
+		if err := p.CheckPeer(ctx, m, in.Sess != nil); err != nil {
+			return p.Refuse(m, in.Sess, err), true
+		}
 	}
 	return next()
 }
