@@ -7,8 +7,6 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 KNOWN_FAILURES=(
-	# A one-time consent is honoured twice: nothing spends it (docs/protocol.md, "Consent tokens").
-	pii.consent.one_time_used_twice
 )
 
 work=$(mktemp -d /tmp/mgconf.XXXXXX) # short: the gateway's sockets live under it

@@ -327,6 +327,12 @@ func (g *Gate) check(ctx context.Context, m *wire.Message, given *wire.Value, d 
 		err = &wire.Error{Code: wire.ErrConsent, Field: "pii_meta.consent.granted_by", Message: "granted_by differs from the consent's",
 			Suggestion: &wire.Suggestion{Action: wire.ActionRequestConsent, DataTypes: need}}
 	}
+	if err == nil && d == Inbound && m.Re == "" {
+		// A one-time consent is spent where the grantee receives the
+		// data, once across every replica sharing the spender; a reply
+		// under the request's grant never reaches here with one.
+		err = g.consents.Use(ctx, &tok.Claims)
+	}
 	if err != nil {
 		var we *wire.Error
 		if !errors.As(err, &we) {

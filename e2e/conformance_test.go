@@ -14,12 +14,7 @@ import (
 // knownFailures are the conformance cases that moltgate fails today, each
 // with the reason. They run and print as XFAIL; one that starts passing
 // fails the test until it leaves this list.
-var knownFailures = map[string]string{
-	// docs/protocol.md ("Consent tokens"): a one-time consent is good for
-	// one message, and a second use fails with E_CONSENT. The gateway
-	// serves the second message: nothing spends the consent.
-	"pii.consent.one_time_used_twice": "a one-time consent is honoured twice",
-}
+var knownFailures = map[string]string{}
 
 // TestConformance runs the conformance suite against a fresh `moltgate
 // serve` that imported the test organisation as operators are told to, and

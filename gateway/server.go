@@ -316,6 +316,11 @@ func Open(opts Options) (*Server, error) {
 		revoked = s.revocations
 	}
 	s.consents = &consent.Verifier{Trust: s.trust, Revocations: revoked, Now: s.now, Skew: cfg.Security.ReplayWindow.D()}
+	if s.shared != nil {
+		s.consents.Spender = s.shared
+	} else {
+		s.consents.Spender = consent.OpenSpent(filepath.Join(d.DataDir(), consent.SpentFileName), s.now)
+	}
 	s.grants = classify.NewGrants(100000)
 	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Grants: s.grants, Counter: s.blocks, Now: s.now}); err != nil {
 		return nil, openErr(err)
