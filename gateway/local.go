@@ -99,7 +99,7 @@ func (s *Server) callTool(ctx context.Context, in *pipeline.Inbound, st *agentSt
 		Agent: st.spec.ID, Tool: tool, Input: raw,
 		RequestID: m.ID, CorrelationID: m.ID, IdempotencyKey: m.From.Ref().String() + "/" + m.ID,
 		Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()},
-		Class:  m.Cls.String(),
+		Class:  m.Cls.String(), Context: s.consentContext(m, st.spec.ID),
 	}
 	// A call that streams is answered with a stream, in order:
 	//
@@ -419,7 +419,7 @@ func (s *Server) taskOp(ctx context.Context, in *pipeline.Inbound, st *agentStat
 		corr := pipeline.NewMessageID(s.rand)
 		req := localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
 			RequestID: m.ID, CorrelationID: corr, IdempotencyKey: id,
-			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String()}
+			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String(), Context: s.consentContext(m, st.spec.ID)}
 		entered := s.calls.enter(corr, callEntry{hops: pipeline.Hops(m), org: m.From.Org})
 		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
 		switch {

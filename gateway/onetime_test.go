@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -121,5 +122,51 @@ func TestOneTimeConsentAcrossReplicas(t *testing.T) {
 	}
 	if code := answer(rigs[1]); code != wire.ErrConsent {
 		t.Fatalf("second use, at the other replica: %q", code)
+	}
+}
+
+// TestConsentConstraintsReachAgent: the agent called under a consent is
+// told its constraints in the call's context, and an agent that received
+// data under no_forward may not send data of its types to a third
+// organisation, only back to the one that issued it.
+func TestConsentConstraintsReachAgent(t *testing.T) {
+	r := newFaceRig(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := r.dial(ctx, t, faceNames[2])
+	defer c.close()
+	c.t = t
+	s := newSender(t, r.acme, "limited")
+	now := time.Now()
+	tok, err := consent.Issue(r.acme.Signing, consent.Claims{ID: pipeline.NewMessageID(rand.Reader), GrantedBy: "user:jane", Grantee: "echo@globex",
+		Purpose: "support", DataTypes: []string{"email"}, IssuedAt: now.Add(-time.Minute).UnixMilli(), Expires: now.Add(time.Hour).UnixMilli(),
+		Constraints: &consent.Constraints{NoStorage: true, NoForward: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := s.tool("echo", `{"text":"write to jane.doe@example.com","meta":true}`, wire.PII)
+	m.PIIMeta = &wire.PIIMeta{Types: []string{"email"}, Consent: &wire.Consent{GrantedBy: "user:jane", Purpose: "support", Proof: tok}}
+	a := send(ctx, c, s, m)
+	if a.code() != "" || a.final.Op != wire.OpRespond {
+		t.Fatalf("call: %q %s", a.code(), a.final.Op)
+	}
+	got := a.final.Payload.(*wire.RespondPayload).Data.Get("context").Get("moltgate.consent")
+	noStorage, _ := got.Get("no_storage").Bool()
+	noForward, _ := got.Get("no_forward").Bool()
+	if purpose, _ := got.Get("purpose").Str(); !noStorage || !noForward || purpose != "support" {
+		t.Fatalf("the agent was told %s", wire.AppendCanonical(nil, got))
+	}
+	to := func(org string) *wire.Message {
+		return &wire.Message{From: wire.Sender{Agent: "echo", Org: "globex"}, To: wire.Ref{Agent: "x", Org: org}}
+	}
+	var we *wire.Error
+	if err := r.g.s.checkForward(to("initech"), []string{"email"}); !errors.As(err, &we) || we.Code != wire.ErrConsent {
+		t.Fatalf("email to a third organisation: %v", err)
+	}
+	if err := r.g.s.checkForward(to("acme"), []string{"email"}); err != nil {
+		t.Fatalf("email back to acme: %v", err)
+	}
+	if err := r.g.s.checkForward(to("initech"), []string{"phone"}); err != nil {
+		t.Fatalf("a type the consent did not cover: %v", err)
 	}
 }

@@ -245,9 +245,13 @@ func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk
 		return err
 	}
 	sess, _ := s.sessions.Peer(ps.ref)
-	if d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, pipeline.GateSession(sess, true, true)); !d.Allow {
+	d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, pipeline.GateSession(sess, true, true))
+	if !d.Allow {
 		s.pipe.LogBlock(m, gateOutbound, d)
 		return d.Err
+	}
+	if err := s.checkForward(m, d.Types); err != nil {
+		return err
 	}
 	return ps.call(ctx, s.cfg.Peers.Transport, m, sk, onMsg)
 }

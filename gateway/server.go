@@ -115,6 +115,8 @@ type Server struct {
 	blocks      *classify.Counts
 	revocations *consent.FileStore
 	consents    *consent.Verifier
+	// holds are the no_forward consents local agents received data under.
+	holds consent.Holds
 
 	store    directory.Store
 	registry *registryService
@@ -316,6 +318,7 @@ func Open(opts Options) (*Server, error) {
 		revoked = s.revocations
 	}
 	s.consents = &consent.Verifier{Trust: s.trust, Revocations: revoked, Now: s.now, Skew: cfg.Security.ReplayWindow.D()}
+	s.holds.Now = s.now
 	if s.shared != nil {
 		s.consents.Spender = s.shared
 	} else {

@@ -59,6 +59,9 @@ func Tools() []agent.Tool {
 					out["idempotency_key"] = c.IdempotencyKey
 					out["caller"] = c.Caller
 					out["has_deadline"] = !c.Deadline.IsZero()
+					if len(c.Context) > 0 {
+						out["context"] = c.Context
+					}
 				}
 				return out, nil
 			},
