@@ -1,5 +1,7 @@
 package pii
 
+import "slices"
+
 // Context cues: short lower-case phrases looked for in a window before (or after) a candidate.
 // A cue must start at a word boundary; it may end inside a word, so "birth" matches "birthday".
 var (
@@ -30,19 +32,74 @@ var (
 		"生年月日", "出生", "誕生日")
 )
 
-// cueList is a list of cues with the set of their first bytes, so that a window is searched
-// only at the word starts that can begin one.
+// cueList is a list of cues with the set of their first bytes and of their first two bytes
+// (case-folded), so that a window is searched only at the word starts that can begin one, and
+// a position is compared only with the cues that start with its byte.
 type cueList struct {
-	cues  []string
+	cues  []string // in the order given
 	first [4]uint64
+	pair  [64]uint64 // bit pairKey(c[0], c[1]) of every cue of two bytes or more
+	short bool       // a cue of one byte: pair cannot rule a position out
+	// sorted holds the cues by first byte, the longest first; those that start with byte c
+	// are sorted[from[c]:from[c+1]].
+	sorted []string
+	from   [257]uint16
 }
 
+func pairKey(a, b byte) uint32 { return uint32(lower(a))<<6 ^ uint32(lower(b)) }
+
 func newCues(cues ...string) *cueList {
-	cl := &cueList{cues: cues}
+	cl := &cueList{cues: cues, sorted: slices.Clone(cues)}
 	for _, c := range cues {
 		cl.first[c[0]>>6] |= 1 << (c[0] & 63)
+		if len(c) < 2 {
+			cl.short = true
+		} else {
+			k := pairKey(c[0], c[1]) & 4095
+			cl.pair[k>>6] |= 1 << (k & 63)
+		}
+	}
+	slices.SortStableFunc(cl.sorted, func(a, b string) int {
+		if a[0] != b[0] {
+			return int(a[0]) - int(b[0])
+		}
+		return len(b) - len(a)
+	})
+	k := 0
+	for c := 0; c <= 256; c++ {
+		for k < len(cl.sorted) && int(cl.sorted[k][0]) < c {
+			k++
+		}
+		cl.from[c] = uint16(k)
 	}
 	return cl
+}
+
+// starting returns the cues that start with byte c, the longest first.
+func (cl *cueList) starting(c byte) []string { return cl.sorted[cl.from[c]:cl.from[int(c)+1]] }
+
+// may reports whether a cue may start at p of s: its first two bytes are some cue's.
+func (cl *cueList) may(s string, p int) bool {
+	c0 := lower(s[p])
+	if cl.first[c0>>6]&(1<<(c0&63)) == 0 {
+		return false
+	}
+	if cl.short || p+1 >= len(s) {
+		return true
+	}
+	k := pairKey(c0, s[p+1]) & 4095
+	return cl.pair[k>>6]&(1<<(k&63)) != 0
+}
+
+// at returns the end of the longest cue that starts at p and ends by b, or -1.
+func (cl *cueList) at(s string, p, b int) int {
+	w := s[p:b]
+	for _, c := range cl.starting(lower(s[p])) {
+		if hasFoldPrefix(w, c) {
+			return p + len(c)
+		}
+	}
+	return -1
 }
 
 // lowerInto copies s lower-cased (ASCII) into buf.
@@ -70,15 +127,8 @@ func hasCue(s string, a, b int, cl *cueList) bool {
 		if p > 0 && isAlnum(s[p-1]) {
 			continue
 		}
-		c0 := lower(s[p])
-		if cl.first[c0>>6]&(1<<(c0&63)) == 0 {
-			continue
-		}
-		w := s[p:b]
-		for _, c := range cl.cues {
-			if c[0] == c0 && hasFoldPrefix(w, c) {
-				return true
-			}
+		if cl.may(s, p) && cl.at(s, p, b) >= 0 {
+			return true
 		}
 	}
 	return false

@@ -63,7 +63,7 @@ func (x *scanCtx) noteWord(i, j int, m uint8) {
 }
 
 func (x *scanCtx) noteCandidate(i, j int, m uint8) {
-	if j-i == 3 && x.s[i] < 'a' {
+	if j-i == 3 && x.s[i] < 'a' && sepDotFirst[x.s[i]|0x20] {
 		for l := range sepLangs {
 			for _, d := range sepLangs[l].dot {
 				if len(d) == j-i && hasFoldPrefix(x.s[i:j], d) {

@@ -29,14 +29,23 @@ func passphraseWords(v string) bool {
 		return false
 	}
 	n := 0
-	for _, w := range strings.Fields(v) {
-		if len(w) < 3 || len(w) > 16 {
-			return false
+	for k := 0; k < len(v); {
+		for k < len(v) && v[k] == ' ' {
+			k++
 		}
-		for k := 0; k < len(w); k++ {
-			if !isLower(w[k]) && (w[k] != '-' || k == 0 || k == len(w)-1) {
+		if k == len(v) {
+			break
+		}
+		a := k
+		for k < len(v) && v[k] != ' ' {
+			if c := v[k]; !isLower(c) && (c != '-' || k == a) {
 				return false
 			}
+			k++
+		}
+		w := v[a:k]
+		if len(w) < 3 || len(w) > 16 || w[len(w)-1] == '-' {
+			return false
 		}
 		for _, st := range phraseStop {
 			if w == st {
@@ -57,14 +66,6 @@ func (x *scanCtx) passphraseAt(i int) int {
 	if a := i + 2; a+1 >= len(s) || !isLower(s[a]) && !isLower(s[a+1]) {
 		return i // no plain word after ": " (or ": \"")
 	}
-	lo := max(0, i-48)
-	if k := strings.LastIndexAny(s[lo:i], "\n.!?"); k >= 0 {
-		lo += k + 1
-	}
-	ce := lastCueEnd(s, lo, i, pwNouns)
-	if ce < 0 || i-ce > 40 || hasCue(s, ce, i, pwGeneric) || strings.ContainsAny(s[ce:i], "([{$<=") {
-		return i
-	}
 	a := i + 1
 	for a < len(s) && (s[a] == ' ' || s[a] == '\t') {
 		a++
@@ -82,19 +83,22 @@ func (x *scanCtx) passphraseAt(i int) int {
 			q = s[a]
 			a++
 		}
-		b = a
-		for b < len(s) && s[b] != q && s[b] != '\n' && b-a < 100 {
-			b++
-		}
+		b = phraseEnd(s, a)
 		if b >= len(s) || s[b] != q {
 			return i
 		}
-	} else {
-		for b < len(s) && s[b] != '\n' && b-a < 100 && !sentenceEnd(s, b) && s[b] != ',' && s[b] != ';' {
-			b++
-		}
+	} else if b = phraseEnd(s, a); b < len(s) && s[b] != '\n' && !sentenceEnd(s, b) {
+		return i
 	}
 	if !passphraseWords(s[a:b]) {
+		return i
+	}
+	lo := max(0, i-48)
+	if k := strings.LastIndexAny(s[lo:i], "\n.!?"); k >= 0 {
+		lo += k + 1
+	}
+	ce := lastCueEnd(s, lo, i, pwNouns)
+	if ce < 0 || i-ce > 40 || hasCue(s, ce, i, pwGeneric) || strings.ContainsAny(s[ce:i], "([{$<=") {
 		return i
 	}
 	x.add(TypePassword, a, b, 0.85, "secret.passphrase")
@@ -144,3 +148,13 @@ func (x *scanCtx) flagPassword(i int) int {
 
 // pwSymbols are the symbols a password holds that identifiers, versions and slugs do not.
 const pwSymbols = "!#$%&*+?@^~=;,'()[]{}|<>"
+
+// phraseEnd returns the end of the run of lower-case letters, spaces and hyphens from a (at most
+// 100 bytes): what passphraseWords can accept.
+func phraseEnd(s string, a int) int {
+	b := a
+	for b < len(s) && b-a < 100 && (isLower(s[b]) || s[b] == ' ' || s[b] == '-') {
+		b++
+	}
+	return b
+}

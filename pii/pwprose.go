@@ -172,16 +172,12 @@ func lastCueEnd(s string, lo, hi int, cl *cueList) int {
 		if p > 0 && isAlnum(s[p-1]) {
 			continue
 		}
-		c0 := lower(s[p])
-		if cl.first[c0>>6]&(1<<(c0&63)) == 0 {
-			continue
-		}
-		if p > 0 && s[p-1] == '_' {
-			continue // DB_PASSWORD names a variable
+		if !cl.may(s, p) || p > 0 && s[p-1] == '_' {
+			continue // (DB_PASSWORD names a variable)
 		}
 		w := s[p:hi]
-		for _, c := range cl.cues {
-			if c[0] == c0 && hasFoldPrefix(w, c) {
+		for _, c := range cl.starting(lower(s[p])) {
+			if hasFoldPrefix(w, c) {
 				if e := p + len(c); c[len(c)-1] != ' ' && e < len(s) && (isAlnum(s[e]) || s[e] == '_') && !isLower(s[e]) {
 					continue // PASSWORD_FILE, password2
 				} else if e > best {
@@ -282,6 +278,9 @@ var pwFiller = []string{"is", "was", "will", "be", "the", "my", "our", "your", "
 // pwNounAfter reports a password noun after the value that ends at b, with only filler words
 // between (at most four, in the same sentence): "X is the password".
 func pwNounAfter(s string, b int) bool {
+	if !hasCue(s, b, min(len(s), b+40), pwNouns) {
+		return false
+	}
 	k := b
 	for w := 0; w < 5; w++ {
 		for k < len(s) && (s[k] == ' ' || s[k] == ',') {
@@ -316,14 +315,8 @@ func pwNounAfter(s string, b int) bool {
 
 // cueEndAt returns the end of a cue of cl that starts at k, or 0.
 func cueEndAt(s string, k int, cl *cueList) int {
-	c0 := lower(s[k])
-	if cl.first[c0>>6]&(1<<(c0&63)) == 0 {
+	if !cl.may(s, k) {
 		return 0
 	}
-	for _, c := range cl.cues {
-		if c[0] == c0 && hasFoldPrefix(s[k:], c) {
-			return k + len(c)
-		}
-	}
-	return 0
+	return max(0, cl.at(s, k, len(s)))
 }

@@ -264,11 +264,13 @@ func (x *scanCtx) step(p, done int) int {
 	for i > done && isLower(s[i-1]) {
 		i--
 	}
-	if e := uuidAt(s, i); e > p {
+	if i+36 <= n && s[i+8] == '-' && s[i+13] == '-' {
 		// Message, task and stream ids are everywhere in agent traffic,
 		// and their digit groups pass for phone numbers or IBANs: a UUID
 		// is an identifier of the protocol, never of a person.
-		return e
+		if e := uuidAt(s, i); e > p {
+			return e
+		}
 	}
 	if k&cWord == 0 {
 		// A lower-case word followed by '-', '.' or ':' may be a token prefix ("sk-", "hvs.")

@@ -28,6 +28,17 @@ var sepLangs = [...]sepLang{
 	{at: []string{"arroba"}, dot: []string{"punto", "ponto"}},
 }
 
+// sepDotFirst marks the (lower-case) first bytes of sepLangs' words for '.': most words of a
+// text start with none of them and are passed over at the cost of one load.
+var sepDotFirst = func() (t [256]bool) {
+	for _, l := range sepLangs {
+		for _, w := range l.dot {
+			t[w[0]] = true
+		}
+	}
+	return t
+}()
+
 // sepCandidate returns, as bits of sepLangs, the languages whose word for '.' s holds between
 // spaces; a bracketed "at", "dot", "@" or ".", or an '@' with a space beside it, counts for the
 // first ("DOT" the scan reports itself). " dot " is searched for as a whole, which costs a
@@ -46,6 +57,9 @@ func sepCandidate(s string, mk uint8) uint8 {
 				continue
 			}
 			r := s[i+1:]
+			if !sepDotFirst[r[0]|0x20] {
+				continue
+			}
 			for l := range sepLangs {
 				for _, w := range sepLangs[l].dot {
 					if r[0]|0x20 == w[0] && hasFoldPrefix(r, w) && len(r) > len(w) && r[len(w)] == ' ' {
