@@ -27,7 +27,7 @@ func (x *scanCtx) labelledNumber(a int) bool {
 	s := x.s
 	k := a
 	for w := 0; w < 4; w++ {
-		for k > 0 && k > a-24 && strings.IndexByte(" :#.-(=_/\t", s[k-1]) >= 0 {
+		for k > 0 && k > a-24 && oneOf(s[k-1], " :#.-(=_/\t") {
 			k--
 		}
 		e := k
@@ -98,7 +98,7 @@ func scpRemote(s string, a, e int) bool {
 	}
 	p := e + 1
 	q := p
-	for q < len(s) && (isAlnum(s[q]) || strings.IndexByte("/~._-+%", s[q]) >= 0) {
+	for q < len(s) && (isAlnum(s[q]) || oneOf(s[q], "/~._-+%")) {
 		q++
 	}
 	if q == p {

@@ -69,7 +69,7 @@ func (x *scanCtx) pwWord(p int) int {
 	if s[a] == '\'' || s[a] == '`' {
 		a++
 	}
-	for b > a && strings.IndexByte(".,;)'`", s[b-1]) >= 0 && b-a > 4 {
+	for b > a && oneOf(s[b-1], ".,;)'`") && b-a > 4 {
 		if s[b-1] == '\'' && (a == ts || strings.IndexByte(s[a:b-1], '\'') >= 0) {
 			break // a password that ends in a quote
 		}
@@ -200,7 +200,7 @@ func containsFold(v, w string) bool {
 
 // sentenceEnd reports punctuation at j that ends a word in prose: ". ", ", ", "?" at the end.
 func sentenceEnd(s string, j int) bool {
-	if strings.IndexByte(".,;:!?)", s[j]) < 0 {
+	if !oneOf(s[j], ".,;:!?)") {
 		return false
 	}
 	return j+1 >= len(s) || isSpace(s[j+1]) || s[j+1] == '"'
@@ -242,7 +242,7 @@ func versionWord(v string) bool {
 			k++
 		}
 	}
-	for k < len(v) && strings.IndexByte(".,;:)", v[k]) >= 0 {
+	for k < len(v) && oneOf(v[k], ".,;:)") {
 		k++ // the sentence's
 	}
 	return k == len(v)

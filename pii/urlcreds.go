@@ -57,7 +57,7 @@ func hostAt(s string, k, te int) bool {
 	if e == k || !isAlnum(s[k]) {
 		return false
 	}
-	return e == te || strings.IndexByte(":/?#,;)'", s[e]) >= 0
+	return e == te || oneOf(s[e], ":/?#,;)'")
 }
 
 // jdbcThin: Oracle's jdbc:oracle:thin:user/password@host.
@@ -134,7 +134,7 @@ func templated(v string) bool {
 		for k < len(v) && (isAlnum(v[k]) || v[k] == '_' || v[k] == '-' || v[k] == '.') {
 			k++
 		}
-		return k > 1 && isAlpha(v[1]) && (k == len(v) || strings.IndexByte(">]}", v[k]) >= 0) ||
+		return k > 1 && isAlpha(v[1]) && (k == len(v) || oneOf(v[k], ">]}")) ||
 			v[0] == '<' && last == '>' || v[0] == '[' && last == ']'
 	case '$':
 		return len(v) > 1 && identOnly(v[1:])
@@ -184,7 +184,7 @@ func pwValueEnd(s string, k, a int) int {
 			return a + p
 		}
 	}
-	for e > a && strings.IndexByte(",.;)}]'", s[e-1]) >= 0 && (e-a < 2 || !strings.ContainsRune(",.;)}]'", rune(s[e-2]))) {
+	for e > a && oneOf(s[e-1], ",.;)}]'") && (e-a < 2 || !strings.ContainsRune(",.;)}]'", rune(s[e-2]))) {
 		if s[e-1] == '\'' && strings.IndexByte(s[a:e-1], '\'') < 0 && s[a] != '\'' {
 			break // a quote the password itself ends with
 		}
