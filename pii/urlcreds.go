@@ -13,7 +13,10 @@ import "strings"
 // password. It reports the password and returns the index after the authority's '@', or i.
 func (x *scanCtx) urlUserinfo(i int) int {
 	s := x.s
-	lo := max(0, i-256)
+	// The scheme's "://" is in the same token: userinfo with two spaces is no credential (a
+	// space in the password, or more than one in the user, is refused below), so the search
+	// stops at the second space rather than reading 256 bytes of prose.
+	lo := spacedStart(s, max(0, i-256), i, 2)
 	p := strings.LastIndex(s[lo:i], "://")
 	if p < 0 {
 		return x.jdbcThin(i)
@@ -63,7 +66,7 @@ func hostAt(s string, k, te int) bool {
 // jdbcThin: Oracle's jdbc:oracle:thin:user/password@host.
 func (x *scanCtx) jdbcThin(i int) int {
 	s := x.s
-	lo := max(0, i-128)
+	lo := spacedStart(s, max(0, i-128), i, 1) // the userinfo holds no space
 	p := strings.LastIndex(s[lo:i], ":thin:")
 	if p < 0 {
 		return i
@@ -213,4 +216,17 @@ func connPairAfter(s string, a, e int) bool {
 		p = q - a + n
 	}
 	return false
+}
+
+// spacedStart returns the start of the tail of s[lo:i] that holds fewer than n spaces (and no
+// line break).
+func spacedStart(s string, lo, i, n int) int {
+	for k := i - 1; k >= lo; k-- {
+		if c := s[k]; c == '\n' || c == ' ' && n <= 1 {
+			return k + 1
+		} else if c == ' ' {
+			n--
+		}
+	}
+	return lo
 }
