@@ -120,24 +120,52 @@ func (x *scanCtx) healthVocabScan(emit bool) bool {
 	return found
 }
 
+// vocabWords holds each first word of the vocabulary by its first three bytes (case-folded) and
+// its length, and by the length it has with "'s" after it: a word of the text is looked up in
+// the map only when it has a first word's beginning and length, not for every "the" or "and"
+// whose three bytes share a bit of vocabBloom.
+var vocabWords = func() (b bloom) {
+	for w := range healthVocab {
+		if len(w) >= 2 {
+			k := fold3(w, 0)
+			b.set(k | uint32(len(w))<<24)
+			b.set(k | uint32(len(w)+2)<<24)
+		}
+	}
+	return b
+}()
+
+func (b *bloom) set(k uint32) {
+	h := bloomHash(k)
+	b[h>>6] |= 1 << (h & 63)
+}
+
 // vocabAt returns the end of the vocabulary phrase at i, or i.
 func vocabAt(s string, i int) int {
 	e := i
+	high := false
 	for e < len(s) && (isAlpha(s[e]) || s[e] == '\'' || s[e] == '-' && e+1 < len(s) && isAlnum(s[e+1])) {
+		high = high || s[e] >= 0x80
 		e++
 	}
 	if e-i < 2 || e-i > 24 {
 		return i
 	}
+	if k := fold3(s, i); !high && !vocabWords.has(k&(1<<(8*min(3, e-i))-1)|uint32(e-i)<<24) {
+		return i
+	}
 	w := s[i:e]
 	var buf [32]byte
-	lw := string(lowerInto(buf[:0], w))
-	if w[0] >= 0x80 || strings.IndexFunc(w, func(r rune) bool { return r >= 0x80 }) >= 0 {
-		lw = strings.ToLower(w)
+	lb := lowerInto(buf[:0], w)
+	if high {
+		lb = append(lb[:0], strings.ToLower(w)...)
 	}
-	rests, ok := healthVocab[lw]
+	rests, ok := healthVocab[string(lb)]
 	if !ok {
-		if rests, ok = healthVocab[strings.TrimSuffix(lw, "'s")]; !ok {
+		if n := len(lb); n < 3 || lb[n-2] != '\'' || lb[n-1] != 's' {
+			return i
+		}
+		if rests, ok = healthVocab[string(lb[:len(lb)-2])]; !ok {
 			return i
 		}
 	}

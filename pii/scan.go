@@ -536,16 +536,14 @@ func (x *scanCtx) finishDoc(_ int, each func(fn func(path func() string, s strin
 	if each == nil {
 		// Free text: the one string is x.s.
 		x.base = len(x.out)
-		x.healthTerms()
-		x.healthVocabScan(true)
+		x.healthPass()
 		x.resolveHealth()
 		return
 	}
 	each(func(path func() string, s string, key keyKind) {
 		x.s = s
 		x.base = len(x.out)
-		x.healthTerms()
-		x.healthVocabScan(true)
+		x.healthPass()
 		x.resolveHealth()
 		if len(x.out) > x.base {
 			p := path()

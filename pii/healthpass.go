@@ -1,0 +1,46 @@
+package pii
+
+import (
+	"encoding/binary"
+	"math/bits"
+	"unsafe"
+)
+
+// healthPass is healthTerms and healthVocabScan(true) in one pass over x.s: the word starts are
+// found once (64 bytes at a time, as each of them finds them) and each is tried as a term, an
+// ICD-10 code and a phrase of the vocabulary. A document that identifies someone is read again
+// for health information string by string, so this pass is most of what such a document costs
+// beyond its first scan.
+func (x *scanCtx) healthPass() {
+	s := x.s
+	n := len(s)
+	b := unsafe.Slice(unsafe.StringData(s), n)
+	short0, short1 := healthShort[0], healthShort[1]
+	prevAlnum := false
+	for base := 0; base < n; base += 64 {
+		alpha, alnum := alphaMasks(b[base:])
+		starts := alpha &^ (alnum<<1 | b2u(prevAlnum))
+		prevAlnum = alnum>>63&1 != 0
+		for starts != 0 {
+			i := base + bits.TrailingZeros64(starts)
+			starts &= starts - 1
+			if i+1 >= n {
+				continue
+			}
+			if i+3 < n {
+				k := binary.LittleEndian.Uint32(b[i:]) | 0x20202020
+				if healthTab[(k*healthMul)>>22] == k || k&0xffffff == short0 || k&0xffffff == short1 ||
+					isUpper(s[i]) && isDigit(s[i+1]) {
+					x.healthWord(i)
+				}
+			} else if i+2 < n {
+				x.healthWord(i)
+			}
+			if vocabBloom.has(fold3(s, i)) {
+				if e := vocabAt(s, i); e > i {
+					x.add(TypeHealth, i, e, 0.8, "health.vocabulary")
+				}
+			}
+		}
+	}
+}
