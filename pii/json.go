@@ -252,8 +252,7 @@ func (s *Scanner) ScanJSON(root string, data []byte) ([]Finding, error) {
 		return nil, fmt.Errorf("%w: trailing data at byte %d", ErrInvalidJSON, w.pos)
 	}
 	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
-		y := &scanCtx{keyMemo: x.keyMemo}
-		y.flaggedKeys = x.flaggedKeys
+		y := x.walker()
 		w2 := jsonWalker{x: y, data: data, root: root, visit: fn}
 		_ = w2.value(keyNone, 0)
 	})

@@ -130,6 +130,8 @@ type scanCtx struct {
 
 	pwSeen int // end of the last token pwWord examined in the current string
 
+	second *scanCtx // see walker; pooled with this one
+
 	normState // see normalize
 }
 
@@ -601,4 +603,18 @@ func oneOf(c byte, set string) bool {
 		}
 	}
 	return false
+}
+
+// walker returns a second context for walking the document again (finishDoc's each) with this
+// one's key memo and flagged member names. It is kept with x, so that a document that
+// identifies someone does not allocate a context each time it is read again.
+func (x *scanCtx) walker() *scanCtx {
+	y := x.second
+	if y == nil {
+		y = new(scanCtx)
+		x.second = y
+	}
+	y.keyMemo, y.flaggedKeys = x.keyMemo, x.flaggedKeys
+	y.segs, y.keyBuf, y.strBuf = y.segs[:0], y.keyBuf[:0], y.strBuf[:0]
+	return y
 }

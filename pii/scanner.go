@@ -119,5 +119,8 @@ func (s *Scanner) putCtx(x *scanCtx) {
 	x.strBuf = x.strBuf[:0]
 	x.foldAt = x.foldAt[:0]
 	x.normState = normState{hints: x.hints[:0], jparts: x.jparts[:0]}
+	if x.second != nil {
+		x.second.flaggedKeys = nil // member names of a finished document are not kept
+	}
 	s.ctxPool.Put(x)
 }

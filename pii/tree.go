@@ -26,8 +26,7 @@ func (s *Scanner) AppendTree(dst []Finding, root string, v wire.Value, skip func
 	x.out = dst
 	x.walkTree(root, v, keyNone, 0, skip)
 	x.finishDoc(0, func(fn func(path func() string, str string, key keyKind)) {
-		y := &scanCtx{keyMemo: x.keyMemo}
-		y.flaggedKeys = x.flaggedKeys
+		y := x.walker()
 		y.eachTree(root, v, keyNone, 0, skip, fn)
 	})
 	dst = x.out
