@@ -42,7 +42,7 @@ func Hops(m *wire.Message) int64 {
 // in the request's session when there is one, and otherwise sent in the
 // clear: it carries a code and a rule, never content.
 func (p *Pipeline) Refuse(req *wire.Message, sess *handshake.Session, err error) Answer {
-	return p.RefuseWith(req, sess, err, p.ErrorField)
+	return p.RefuseWith(req, sess, err, func(f string) string { return p.cutFlagged(req, p.ErrorField(f)) })
 }
 
 // RefuseWith is Refuse with field making the error's field fit to go back.
