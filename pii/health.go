@@ -176,13 +176,19 @@ func healthWordShape(s string, i, n int) bool {
 func alphaMasks(b []byte) (alpha, alnum uint64) {
 	k := 0
 	if len(b) >= 64 {
-		b = b[:64]
-		for ; k < 64; k += 8 {
-			a, d := alpha8(binary.LittleEndian.Uint64(b[k : k+8]))
-			alpha |= a << k
-			alnum |= (a | d) << k
-		}
-		return alpha, alnum
+		// Unrolled over a fixed-size array: no bounds checks, and the eight words independent.
+		w := (*[64]byte)(b[:64])
+		a0, d0 := alpha8(binary.LittleEndian.Uint64(w[0:8]))
+		a1, d1 := alpha8(binary.LittleEndian.Uint64(w[8:16]))
+		a2, d2 := alpha8(binary.LittleEndian.Uint64(w[16:24]))
+		a3, d3 := alpha8(binary.LittleEndian.Uint64(w[24:32]))
+		a4, d4 := alpha8(binary.LittleEndian.Uint64(w[32:40]))
+		a5, d5 := alpha8(binary.LittleEndian.Uint64(w[40:48]))
+		a6, d6 := alpha8(binary.LittleEndian.Uint64(w[48:56]))
+		a7, d7 := alpha8(binary.LittleEndian.Uint64(w[56:64]))
+		alpha = a0 | a1<<8 | a2<<16 | a3<<24 | a4<<32 | a5<<40 | a6<<48 | a7<<56
+		digit := d0 | d1<<8 | d2<<16 | d3<<24 | d4<<32 | d5<<40 | d6<<48 | d7<<56
+		return alpha, alpha | digit
 	}
 	for ; k+8 <= len(b); k += 8 {
 		a, d := alpha8(binary.LittleEndian.Uint64(b[k:]))

@@ -44,3 +44,4 @@ func (x *scanCtx) healthPass() {
 		}
 	}
 }
+
