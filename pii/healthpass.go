@@ -44,4 +44,3 @@ func (x *scanCtx) healthPass() {
 		}
 	}
 }
-
