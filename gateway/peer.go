@@ -42,7 +42,10 @@ type PeerDoc struct {
 	GRPC     string             `json:"grpc"`
 	TLSPin   string             `json:"tls_pin"`
 	IssuedAt int64              `json:"issued_at"`
-	Sig      keys.Signature     `json:"sig"`
+	// Revocations is the organisation's signed revocation list, when it
+	// has revoked anything: an importer holds it from the start.
+	Revocations wire.Value     `json:"revocations,omitempty"`
+	Sig         keys.Signature `json:"sig"`
 }
 
 func (p *PeerDoc) signingBytes() ([]byte, error) {
@@ -73,6 +76,9 @@ func ExportPeer(d Dir, passphrase []byte, now time.Time) ([]byte, error) {
 	}
 	if !cfg.TLSEnabled() {
 		doc.TLSPin = ""
+	}
+	if doc.Revocations, err = exportRevocations(d, cfg.Org, org.Signing.Public()); err != nil {
+		return nil, err
 	}
 	msg, err := doc.signingBytes()
 	if err != nil {
@@ -117,6 +123,9 @@ func ParsePeerDoc(b []byte) (*PeerDoc, error) {
 	msg := wire.AppendCanonical(nil, v.Without("sig"))
 	if !doc.OrgKey.Verify(msg, doc.Sig) {
 		return nil, wire.Errorf(wire.ErrSignature, "sig", "peer document signature does not verify")
+	}
+	if _, err := docRevocations(doc); err != nil {
+		return nil, err
 	}
 	return doc, nil
 }
@@ -207,6 +216,9 @@ func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
 	out, _ := json.MarshalIndent(p, "", "  ")
 	if err := writeFileAtomic(filepath.Join(d.PeersDir(), doc.Org+".json"), append(out, '\n'), 0o600); err != nil {
 		return nil, fmt.Errorf("peer import: %w", err)
+	}
+	if err := importRevocations(d, doc, opts.Replace); err != nil {
+		return nil, err
 	}
 	return p, nil
 }

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/revocation"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -71,4 +72,64 @@ func RemovePeer(d Dir, org string) (*Peer, error) {
 		return nil, fmt.Errorf("peer remove: %w", err)
 	}
 	return p, nil
+}
+
+// exportRevocations is the organisation's list for its peer document: nil
+// until it has revoked something.
+func exportRevocations(d Dir, org string, key keys.Ed25519Public) (wire.Value, error) {
+	l, err := revocation.LoadFile(d.RevocationsPath(), org, key)
+	if err != nil {
+		return wire.Value{}, &ConfigError{Key: "revocations.json", Msg: err.Error(), Err: err}
+	}
+	if l.Serial == 0 {
+		return wire.Value{}, nil
+	}
+	return wire.ValueOf(l)
+}
+
+// docRevocations is the list a peer document carries, checked: its
+// organisation's, signed by the document's org key. nil when it carries
+// none.
+func docRevocations(doc *PeerDoc) (*revocation.List, error) {
+	if doc.Revocations.IsAbsent() {
+		return nil, nil
+	}
+	l, err := revocation.FromValue(doc.Revocations)
+	if err == nil && l.Org != doc.Org {
+		err = fmt.Errorf("the list of %s in the document of %s", l.Org, doc.Org)
+	}
+	if err == nil {
+		err = l.Verify(doc.OrgKey)
+	}
+	if err != nil {
+		return nil, wire.Errorf(wire.ErrSignature, "revocations", "peer document: %v", err)
+	}
+	return l, nil
+}
+
+// importRevocations keeps the list an imported document carries, as the
+// gateway keeps one it fetched: a gateway imports a peer knowing what it
+// revoked. A list older than one held is left alone.
+func importRevocations(d Dir, doc *PeerDoc, replace bool) error {
+	l, err := docRevocations(doc)
+	if err != nil || (l == nil && !replace) {
+		return err
+	}
+	book, err := revocation.OpenBook(filepath.Join(d.DataDir(), "revocations"))
+	if err != nil {
+		return fmt.Errorf("peer import: %w", err)
+	}
+	if replace {
+		// A list is good only under the key that signed it.
+		if err := book.Forget(doc.Org); err != nil {
+			return fmt.Errorf("peer import: %w", err)
+		}
+	}
+	if l == nil {
+		return nil
+	}
+	if _, err := book.Accept(l, doc.OrgKey); err != nil && !errors.Is(err, revocation.ErrStale) {
+		return fmt.Errorf("peer import: %w", err)
+	}
+	return nil
 }
