@@ -10,7 +10,7 @@ import (
 	"github.com/moltgate/moltgate/keys"
 )
 
-func key(t *testing.T, b byte) keys.Ed25519Private {
+func key(t testing.TB, b byte) keys.Ed25519Private {
 	t.Helper()
 	k, err := keys.Ed25519FromSeed(bytes.Repeat([]byte{b}, 32))
 	if err != nil {
