@@ -68,6 +68,9 @@ func RevokeAgent(d Dir, o RevokeOptions) (*Revoked, error) {
 		return nil, fmt.Errorf("%s: %s: %w", verb, o.ID, fs.ErrNotExist)
 	}
 	org, err := LoadOrg(d, o.Passphrase)
+	if errors.Is(err, keys.ErrPassphrase) {
+		return nil, fmt.Errorf("%s: the org key signs the revocation list, and it is encrypted: set %s or %s: %w", verb, keys.PassphraseEnv, keys.PassphraseFileEnv, err)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/revocation"
@@ -56,7 +57,10 @@ func RemovePeer(d Dir, org string) (*Peer, error) {
 		}
 	}
 	if p == nil {
-		return nil, wire.Errorf(wire.ErrInvalidParam, "org", "peer remove: %s is not an imported peer (peers: %v; moltgate peer list shows them)", org, names)
+		if len(names) == 0 {
+			return nil, wire.Errorf(wire.ErrInvalidParam, "org", "peer remove: %s is not an imported peer: this gateway trusts no peer", org)
+		}
+		return nil, wire.Errorf(wire.ErrInvalidParam, "org", "peer remove: %s is not an imported peer (peers: %s)", org, strings.Join(names, ", "))
 	}
 	// The peer file first: without it the gateway no longer trusts the
 	// org, whatever the pin file says; a pin left alone is refused by
