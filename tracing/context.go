@@ -61,17 +61,39 @@ func (t *Tracing) StartRemote(ctx context.Context, name string, c Carrier, trust
 }
 
 // LogHandler wraps h so that every record logged with a context that holds
-// a span carries its trace_id and span_id.
+// a span carries its trace_id and span_id, and one that holds a request id
+// (WithRequestID) its request_id.
 func LogHandler(h slog.Handler) slog.Handler { return logHandler{h} }
 
 type logHandler struct{ slog.Handler }
 
 func (l logHandler) Handle(ctx context.Context, r slog.Record) error {
-	if sc := trace.SpanContextFromContext(ctx); sc.IsValid() {
+	sc := trace.SpanContextFromContext(ctx)
+	id := RequestID(ctx)
+	if sc.IsValid() || id != "" {
 		r = r.Clone()
+	}
+	if id != "" {
+		r.AddAttrs(slog.String("request_id", id))
+	}
+	if sc.IsValid() {
 		r.AddAttrs(slog.String("trace_id", sc.TraceID().String()), slog.String("span_id", sc.SpanID().String()))
 	}
 	return l.Handler.Handle(ctx, r)
+}
+
+type requestIDKey struct{}
+
+// WithRequestID gives ctx the id of the request it serves (the HTTPS
+// face's X-Request-Id), which LogHandler adds to every line logged with it.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID is the request id WithRequestID gave ctx, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
 }
 
 func (l logHandler) WithAttrs(as []slog.Attr) slog.Handler {

@@ -34,13 +34,17 @@ type Call struct {
 	Deadline       time.Time       // zero when the gateway set no timeout
 	Context        json.RawMessage // non-secret metadata from the gateway, if any
 
-	s           *session
-	causationID string
-	cancel      context.CancelFunc
-	canceled    atomic.Bool
-	smu         sync.Mutex
-	seq         int64
-	ended       bool
+	// CausationID is the call's immediate cause. moltgate sets it to
+	// the W3C traceparent of the span of the call (tracing.Carrier), so
+	// that an agent's own spans and logs join the caller's trace.
+	CausationID string
+
+	s        *session
+	cancel   context.CancelFunc
+	canceled atomic.Bool
+	smu      sync.Mutex
+	seq      int64
+	ended    bool
 }
 
 // Bind decodes the input into v, as encoding/json would, matching member names to fields
@@ -98,7 +102,7 @@ func (c *Call) chunk(channel string, d osp.StreamData) error {
 
 func (c *Call) header(typ string) osp.Header {
 	h := c.s.header(typ)
-	h.RequestID, h.CorrelationID, h.CausationID = c.RequestID, c.CorrelationID, c.causationID
+	h.RequestID, h.CorrelationID, h.CausationID = c.RequestID, c.CorrelationID, c.CausationID
 	return h
 }
 

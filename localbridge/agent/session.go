@@ -377,7 +377,7 @@ func (s *session) startCall(ctx context.Context, env *osp.Envelope) (func(), *at
 		ID: p.CallID, Tool: name, Input: p.Input,
 		RequestID: env.RequestID, CorrelationID: env.CorrelationID, IdempotencyKey: p.IdempotencyKey,
 		Deadline: deadline, Context: p.Context,
-		s: s, causationID: env.CausationID, cancel: cancel,
+		CausationID: env.CausationID, s: s, cancel: cancel,
 	}
 	if p.Caller != nil {
 		c.Caller = Caller{Type: p.Caller.Type, ID: p.Caller.ID}

@@ -56,6 +56,7 @@ func Tools() []agent.Tool {
 				if in.Meta {
 					out["request_id"] = c.RequestID
 					out["correlation_id"] = c.CorrelationID
+					out["causation_id"] = c.CausationID
 					out["idempotency_key"] = c.IdempotencyKey
 					out["caller"] = c.Caller
 					out["has_deadline"] = !c.Deadline.IsZero()
