@@ -9,6 +9,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -20,6 +21,7 @@ import (
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/pii"
+	"github.com/moltgate/moltgate/tracing"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -65,6 +67,12 @@ type Answer struct {
 	// Shared: Body answers other envelopes too (see UnreadRefusals), so
 	// it is not the face's to recycle.
 	Shared bool
+	// Err is the refusal Body carries, if any, for the log.
+	Err *wire.Error
+	// refused is the message Err refuses, when it is known (as from):
+	// a step may refuse one it could not open, by what its sealing said.
+	refusedID string
+	refused   wire.Ref
 }
 
 // Inbound is one envelope on its way through the pipeline: what the steps
@@ -83,6 +91,13 @@ type Inbound struct {
 	emit     func([]byte) error
 	registry bool // it is for the registry, not a local agent
 	admitted bool // it reached the admit step
+	// traceCtx holds the envelope's span, when tracing is on.
+	traceCtx context.Context
+	// What the security log says of a refusal: it was of a handshake
+	// message, or the gate's (block), or a step's short reason.
+	hello  bool
+	block  *blockInfo
+	reason string
 	// releases, run once the answer is made, in this order.
 	releasePeer, releaseFlight func()
 }
@@ -186,6 +201,13 @@ type Config struct {
 	CheckPeer func(ctx context.Context, m *wire.Message, inSession bool) error
 	Replies   Replies
 	Route     Router
+	// Tracing, if set, records a span per envelope and one per step
+	// (see runTraced). Default nil: no spans, and no cost.
+	Tracing *tracing.Tracing
+	// SuccessSample is the share of calls from peers answered without
+	// error that the security log records at INFO, from 0 (none) to 1
+	// (all). Refusals are always logged. Default 0.
+	SuccessSample float64
 }
 
 // Pipeline runs envelopes through the steps. Its Config fields may be
@@ -194,11 +216,21 @@ type Pipeline struct {
 	Config
 	capCerts *capabilityCache
 	steps    []Step
+	// senderStep is the index of the step that settles whether the
+	// sender is a peer, after which an envelope's span can start.
+	senderStep int
+	successes  atomic.Uint64 // answered calls, for SuccessSample
 }
 
 // New makes the pipeline cfg describes.
 func New(cfg Config) *Pipeline {
-	return &Pipeline{Config: cfg, capCerts: newCapabilityCache(4096), steps: Steps()}
+	p := &Pipeline{Config: cfg, capCerts: newCapabilityCache(4096), steps: Steps()}
+	for i, st := range p.steps {
+		if st.Name == "sender" {
+			p.senderStep = i
+		}
+	}
+	return p
 }
 
 // Step is one named step of the pipeline. Run either answers, and the
@@ -237,6 +269,7 @@ func Steps() []Step {
 // faces that cannot stream pass nil and get the final answer only.
 func (p *Pipeline) Handle(ctx context.Context, o Origin, body []byte, emit func([]byte) error) (a Answer) {
 	start := p.Now()
+	var in *Inbound
 	defer func() {
 		outcome := "ok"
 		if a.Code != "" {
@@ -246,10 +279,12 @@ func (p *Pipeline) Handle(ctx context.Context, o Origin, body []byte, emit func(
 		if op == "" {
 			op = "none"
 		}
+		took := p.Now().Sub(start)
 		p.Metrics.Messages.WithLabelValues(op, o.Face, outcome).Inc()
-		p.Metrics.Latency.WithLabelValues(o.Face, op).Observe(p.Now().Sub(start).Seconds())
+		p.Metrics.Latency.WithLabelValues(o.Face, op).Observe(took.Seconds())
+		p.logOutcome(in.TraceContext(ctx), in, a, took)
 	}()
-	in := &Inbound{Origin: o, body: body, emit: emit}
+	in = &Inbound{Origin: o, body: body, emit: emit}
 	a = p.run(ctx, in)
 	if in.admitted {
 		a.Op, a.Peer = in.M.Op, in.M.From.Org
@@ -260,6 +295,9 @@ func (p *Pipeline) Handle(ctx context.Context, o Origin, body []byte, emit func(
 // run takes in through the steps until one answers, and releases what the
 // steps held once it has.
 func (p *Pipeline) run(ctx context.Context, in *Inbound) Answer {
+	if p.Tracing != nil {
+		return p.runTraced(ctx, in)
+	}
 	defer in.release()
 	for _, st := range p.steps {
 		if a, done := st.Run(p, ctx, in); done {

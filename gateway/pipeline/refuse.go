@@ -61,7 +61,7 @@ func (p *Pipeline) RefuseWith(req *wire.Message, sess *handshake.Session, err er
 		}
 		p.Log.Error("internal error", "err", cause.Error())
 	}
-	a := Answer{Status: we.Code.HTTPStatus(), Code: we.Code}
+	a := Answer{Status: we.Code.HTTPStatus(), Code: we.Code, Err: we}
 	if we.Suggestion != nil && we.Suggestion.DelayMS > 0 {
 		a.RetryAfter = time.Duration(we.Suggestion.DelayMS) * time.Millisecond
 	}
@@ -69,7 +69,7 @@ func (p *Pipeline) RefuseWith(req *wire.Message, sess *handshake.Session, err er
 		From: p.Self.Sender(), To: wire.Ref{Agent: "unknown", Org: "unknown"}, Cls: wire.Pub, Payload: we.Payload()}
 	if req != nil {
 		m.To, m.Re = req.From.Ref(), req.ID
-		a.Op = req.Op
+		a.Op, a.refusedID, a.refused = req.Op, req.ID, req.From.Ref()
 	}
 	var body []byte
 	inClear := true
@@ -229,15 +229,23 @@ func Code(err error) wire.Code {
 // LogBlock logs a message the gate blocked: where the findings were, never
 // what.
 func (p *Pipeline) LogBlock(m *wire.Message, d classify.Direction, dec classify.Decision) {
-	// One string, "email at p.input.to, phone at p.input.note": the
-	// redaction layer renders any list as text and masks what looks
-	// personal in it, which "email@p.input.to" did.
+	p.Log.Warn("message blocked", "direction", d.String(), "reason", dec.Reason.String(), "op", string(m.Op),
+		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", findingPaths(dec))
+}
+
+// blockInfo is what the security log says of a message the gate blocked.
+type blockInfo struct{ reason, findings string }
+
+// findingPaths is where the gate found what it blocked, never what: one
+// string, "email at p.input.to, phone at p.input.note". The redaction
+// layer renders any list as text and masks what looks personal in it,
+// which "email@p.input.to" did.
+func findingPaths(dec classify.Decision) string {
 	paths := make([]string, 0, len(dec.Findings))
 	for _, f := range dec.Findings {
 		paths = append(paths, f.Type.String()+" at "+f.Path)
 	}
-	p.Log.Warn("message blocked", "direction", d.String(), "reason", dec.Reason.String(), "op", string(m.Op),
-		"from", m.From.Ref().String(), "to", m.To.String(), "cls", m.Cls.String(), "findings", strings.Join(paths, ", "))
+	return strings.Join(paths, ", ")
 }
 
 // NewMessageID makes a UUID v4 from rand.

@@ -50,7 +50,8 @@ func openSession(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool) {
 	m, sess, err := p.Sessions.Open(env)
 	if err != nil {
 		if Code(err) == wire.ErrSessionExpired && p.Acceptor.Handles(env) {
-			return p.handshakeStep(ctx, o, env), true
+			in.hello = true
+			return p.handshakeStep(ctx, in), true
 		}
 		var rf *handshake.RefusedError
 		if sess != nil && errors.As(err, &rf) && rf.ID != "" {
@@ -80,6 +81,7 @@ func handshakeOp(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool) {
 	if in.M != nil || !p.Acceptor.Handles(env) {
 		return next()
 	}
+	in.hello = true
 	if env.Message != nil && env.Message.Op == wire.OpHello {
 		// Hellos are counted per client address, and those claiming
 		// to come from a peer's gateway apart from the rest, so that
@@ -100,12 +102,12 @@ func handshakeOp(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool) {
 		// send in one is answered. A false claim to be a peer
 		// fails the handshake on that peer's pinned key.
 		if !peer {
-			p.Log.Info("handshake refused", "from", from.Ref().String(), "face", o.Face, "remote", o.Remote, "reason", "not a peer")
+			in.reason = "not a peer"
 			return p.Refuse(env.Message, nil, wire.Errorf(wire.ErrAuthFailed, "from",
 				"%s is not the gateway of a peer: this gateway makes sessions only with organisations whose peer document it imported", from.Ref())), true
 		}
 	}
-	return p.handshakeStep(ctx, o, env), true
+	return p.handshakeStep(ctx, in), true
 }
 
 // openSigned opens an envelope signed (and perhaps sealed) outside a
@@ -196,7 +198,8 @@ func admit(p *Pipeline, _ context.Context, in *Inbound) (Answer, bool) {
 }
 
 // handshakeStep answers one handshake message.
-func (p *Pipeline) handshakeStep(ctx context.Context, o Origin, env *wire.Envelope) Answer {
+func (p *Pipeline) handshakeStep(ctx context.Context, in *Inbound) Answer {
+	o, env := in.Origin, in.env
 	reply, sess, err := p.Acceptor.HandleEnvelope(ctx, env)
 	if err != nil {
 		// Addressed to the message it refuses, the refusal can be
@@ -217,11 +220,11 @@ func (p *Pipeline) handshakeStep(ctx context.Context, o Origin, env *wire.Envelo
 			// a session kept before that is ended by it, and one kept
 			// after is seen here.
 			p.Sessions.Remove(sess.ID())
-			p.Log.Info("handshake refused", "from", peer.Ref().String(), "face", o.Face, "remote", o.Remote, "reason", "key no longer trusted")
+			in.reason = "key no longer trusted"
 			return p.Refuse(nil, nil, wire.Errorf(wire.ErrAuthFailed, "from.key", "the key this handshake proved is no longer trusted for %s", peer.Org))
 		}
 		p.Metrics.Sessions.Set(float64(p.Sessions.Len()))
-		p.Log.Info("session established", "peer", sess.Peer().Ref().String(), "level", sess.Level().String(), "face", o.Face,
+		p.Log.InfoContext(in.TraceContext(ctx), "session established", "peer", sess.Peer().Ref().String(), "trust_level", sess.Level().String(), "face", o.Face,
 			"version", sess.Version(), "classes", classNames(sess.Classes()), "expires", sess.Expires())
 		if o.OnSession != nil {
 			o.OnSession(sess)
@@ -391,7 +394,7 @@ func classification(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool
 	m := in.M
 	d := p.Gate.Check(ctx, m, classify.Inbound, m.From.Org, GateSession(in.Sess, in.Sealed, false))
 	if !d.Allow {
-		p.LogBlock(m, classify.Inbound, d)
+		in.block = &blockInfo{reason: d.Reason.String(), findings: findingPaths(d)}
 		return p.Refuse(m, in.Sess, d.Err), true
 	}
 	return next()
