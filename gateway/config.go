@@ -11,6 +11,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/moltgate/moltgate/tracing"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -29,6 +30,9 @@ type Config struct {
 	Directory DirectoryConfig `toml:"directory"`
 	Peers     PeersConfig     `toml:"peers"`
 	Log       LogConfig       `toml:"log"`
+	// Tracing exports OpenTelemetry spans; see package tracing. Default
+	// exporter "none".
+	Tracing tracing.Config `toml:"tracing"`
 }
 
 // PeersConfig sets how this gateway calls its peers.
@@ -192,6 +196,10 @@ type DirectoryConfig struct {
 type LogConfig struct {
 	// Level is debug, info, warn or error. Default info.
 	Level string `toml:"level"`
+	// SuccessSample is the share of calls from peers answered without
+	// error that are logged at info ("call answered"), from 0 to 1.
+	// Refusals are always logged. Default 1.
+	SuccessSample float64 `toml:"success_sample"`
 }
 
 // Duration is a time.Duration written as a Go duration string in the file.
@@ -444,8 +452,9 @@ func defaultConfig() Config {
 		Directory: DirectoryConfig{
 			MinTTL: Duration(time.Minute), MaxTTL: Duration(24 * time.Hour), SyncInterval: Duration(5 * time.Minute),
 		},
-		Peers: PeersConfig{Transport: TransportWebSocket, ReplyWait: Duration(10 * time.Second)},
-		Log:   LogConfig{Level: "info"},
+		Peers:   PeersConfig{Transport: TransportWebSocket, ReplyWait: Duration(10 * time.Second)},
+		Log:     LogConfig{Level: "info", SuccessSample: 1},
+		Tracing: tracing.Config{Exporter: tracing.ExporterNone},
 	}
 }
 

@@ -109,6 +109,10 @@ func (c *Config) Validate() error {
 	default:
 		return bad("log.level", "must be debug, info, warn or error")
 	}
+	if err := c.Tracing.Check(); err != nil {
+		key, msg, _ := strings.Cut(err.Error(), ": ")
+		return bad(key, "%s", msg)
+	}
 	return nil
 }
 
@@ -164,6 +168,7 @@ func settingRanges() []settingRange {
 		{key: "directory.max_ttl", lo: d(time.Minute), hi: d(30 * 24 * time.Hour)},
 		{key: "directory.sync_interval", lo: d(10 * time.Second), hi: d(24 * time.Hour), off: "negative to turn scheduled sync off"},
 		{key: "peers.reply_wait", lo: d(100 * time.Millisecond), hi: d(10 * time.Minute)},
+		{key: "log.success_sample", lo: 0, hi: 1},
 	}
 }
 

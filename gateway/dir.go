@@ -454,6 +454,25 @@ reply_wait = "10s"
 # debug, info, warn or error. Logs never hold keys, tokens, secret-class
 # data, or unmasked personal data.
 level = "info"
+# The share of calls from peers answered without error that are logged at
+# info ("call answered"): {{bounds "log.success_sample"}}. Every refusal is
+# logged, at the level its kind has.
+success_sample = 1.0
+
+[tracing]
+# OpenTelemetry spans, one per message and per pipeline step, per call to
+# a peer and to a local agent: "none", "otlp-http", "otlp-grpc" (to the
+# collector at endpoint, such as "http://127.0.0.1:4318") or "file" (JSON
+# lines, one span a line, appended to path, relative to this directory).
+exporter = "none"
+# endpoint = "http://127.0.0.1:4318"
+# path = "data/spans.jsonl"
+# The share of new traces recorded, from 0 to 1, default 1; a trace a peer
+# continues keeps the peer's decision.
+# sample_ratio = 1.0
+# "continue" (a trusted peer's trace is this gateway's parent) or "link"
+# (a trace of this gateway's own, linked to the peer's). Default continue.
+# peer_traces = "continue"
 `))
 
 // configBounds says key's range and default in the configuration file's

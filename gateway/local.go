@@ -171,7 +171,12 @@ func (s *Server) callTool(ctx context.Context, in *pipeline.Inbound, st *agentSt
 			return text.add(c.Channel, c.Text)
 		}
 	}
-	res, err := s.core.Call(ctx, req, onChunk)
+	// The call's causation_id is the trace context of its span: the
+	// agent's own spans, and the trace id it logs, join the caller's.
+	bctx, span, traceparent := s.startBridgeCall(ctx, st.spec.ID, tool)
+	req.CausationID = traceparent
+	res, err := s.core.Call(bctx, req, onChunk)
+	endSpan(span, err)
 	if started {
 		if ferr := text.close(); ferr != nil && err == nil {
 			err = ferr

@@ -19,6 +19,10 @@ type metrics struct {
 	rateLimit *prometheus.CounterVec
 	renewals  *prometheus.CounterVec // peer, way
 	httpErrs  *prometheus.CounterVec // kind
+	// Calls this gateway made to peers: outbound by peer, op and
+	// outcome, outboundLatency by peer and op.
+	outbound        *prometheus.CounterVec
+	outboundLatency *prometheus.HistogramVec
 }
 
 func newMetrics() *metrics {
@@ -55,7 +59,17 @@ func newMetrics() *metrics {
 		Namespace: "moltgate", Name: "https_connection_errors_total",
 		Help: "Errors the HTTPS face reports outside any answer, by kind: tls_handshake (a client failed its TLS handshake), accept, panic (a handler panicked) or other.",
 	}, []string{"kind"})
+	m.outbound = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "moltgate", Name: "outbound_calls_total",
+		Help: "Calls to peer gateways, by peer, operation and outcome (ok or the error code, the peer's or this gateway's own).",
+	}, []string{"peer", "op", "outcome"})
+	m.outboundLatency = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Namespace: "moltgate", Name: "outbound_call_duration_seconds",
+		Help:    "Time from a call to a peer's start to its answer, by peer and operation.",
+		Buckets: []float64{.0005, .001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	}, []string{"peer", "op"})
 	m.reg.MustRegister(m.messages, m.latency, m.sessions, m.inflight, m.breaker, m.rateLimit, m.renewals, m.httpErrs,
+		m.outbound, m.outboundLatency,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }

@@ -239,7 +239,10 @@ func (s *Server) peerFor(org string) (*peerState, error) {
 
 // sendVia passes m, signed with sk, through the gate outbound and sends it
 // to ps: every message for a peer goes this way, whoever it speaks for.
-func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) (err error) {
+	ctx, span := s.startPeerCall(ctx, m) // before the tree is made: the context is signed with the rest
+	start := s.now()
+	defer func() { s.outboundDone(ctx, span, m, s.now().Sub(start), err) }()
 	t, err := s.prepareOutbound(ctx, m)
 	if err != nil {
 		return err

@@ -203,7 +203,7 @@ func (ps *peerState) handshakeHTTP(ctx context.Context) (*handshake.Session, err
 		return nil, err
 	}
 	s.metrics.sessions.Set(float64(s.sessions.Len()))
-	s.log.Info("session established", "peer", ps.ref.String(), "level", sess.Level().String(), "face", "client")
+	s.log.Info("session established", "peer", ps.ref.String(), "trust_level", sess.Level().String(), "face", "client")
 	return sess, nil
 }
 

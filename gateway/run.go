@@ -280,6 +280,11 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 	s.peersMu.RUnlock()
 	s.stopBG()
 	s.bg.Wait()
+	if s.tracing != nil {
+		if err := s.tracing.Shutdown(ctx); err != nil {
+			errs = append(errs, err)
+		}
+	}
 	if err := s.store.Close(); err != nil {
 		errs = append(errs, err)
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii"
 	"github.com/moltgate/moltgate/pii/consent"
+	"github.com/moltgate/moltgate/tracing"
 	"github.com/moltgate/moltgate/wire"
 
 	"github.com/jackc/pgx/v5"
@@ -152,6 +153,7 @@ type Server struct {
 
 	pending *pendingCalls
 	async   *asyncReplies
+	tracing *tracing.Tracing // nil with [tracing] exporter none
 
 	// draining is set when Shutdown begins: /readyz answers 503 from then
 	// on, while closing, which refuses new work, waits for the drain delay.
@@ -242,6 +244,9 @@ func Open(opts Options) (*Server, error) {
 		return nil, openErr(err)
 	}
 	s.log = newLogger(opts.Logger, cfg.Log.Level, s.scanner, &s.held)
+	if s.tracing, err = openTracing(d, cfg); err != nil {
+		return nil, openErr(err)
+	}
 	// Read here, not when serving, so that a missing or unreadable
 	// certificate or key stops the gateway before it claims any address.
 	if cfg.TLSEnabled() {
@@ -394,6 +399,8 @@ func Open(opts Options) (*Server, error) {
 		CheckRegistration: func(m *wire.Message) error { return s.registry.reg.CheckContent(m) },
 		CheckPeer:         s.checkPeerMessage,
 		Replies:           s.pending, Route: routes{s},
+		Tracing:       s.tracing,
+		SuccessSample: cfg.Log.SuccessSample,
 	})
 	s.frames = frames.New(frames.Config{Handler: s.pipe, Sessions: s.sessions, Log: s.log, Quitting: s.quitting,
 		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() }})

@@ -13,6 +13,7 @@ import (
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii"
+	"github.com/moltgate/moltgate/tracing"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -31,7 +32,10 @@ func newLogger(base *slog.Logger, level string, sc *pii.Scanner, held *heldLog) 
 		_ = lv.UnmarshalText([]byte(level))
 		h = slog.NewJSONHandler(os.Stderr, &slog.HandlerOptions{Level: lv})
 	}
-	return slog.New(classify.NewRedactor(heldHandler{h, held}, sc))
+	// Trace and request ids are added past the redaction layer: they are
+	// ids this gateway made or a W3C header carried, hex that would read
+	// as a secret.
+	return slog.New(classify.NewRedactor(tracing.LogHandler(heldHandler{h, held}), sc))
 }
 
 // heldLog keeps what the gateway logs before it serves: a gateway that

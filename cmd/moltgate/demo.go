@@ -311,7 +311,7 @@ func (d *demo) showSession(ctx context.Context, peer string) error {
 	exp, _ := e.Attrs["expires"].Any().(time.Time)
 	d.line("globex's log: session established with %s on its %s face: MoltSpeak %s,",
 		e.Str("peer"), e.Str("face"), e.Str("version"))
-	d.line("trust level %s, classes %s, for %s.", e.Str("level"), e.Str("classes"), roughly(time.Until(exp)))
+	d.line("trust level %s, classes %s, for %s.", e.Str("trust_level"), e.Str("classes"), roughly(time.Until(exp)))
 	return nil
 }
 

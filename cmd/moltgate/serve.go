@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -52,7 +52,10 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stderr, "moltgate serve: %s listening on %s (gRPC %s)\n", s.Org(), ls.HTTP.Addr(), ls.GRPC.Addr())
+	// Where it listens is the gateway's first log line ("gateway
+	// serving"): standard error holds JSON lines only, one object each,
+	// for whatever collects them.
+	relog := slog.New(slog.NewJSONHandler(e.stderr, nil))
 	// SIGHUP reads the peers and the local agents again at once; the
 	// gateway also notices peer import, agent add and agent remove by
 	// itself within seconds.
@@ -62,7 +65,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	go func() {
 		for range hup {
 			for _, line := range describeEach(s.Reload(ctx)) {
-				fmt.Fprintln(e.stderr, "moltgate serve: "+line)
+				relog.Error("reload failed", "err", line)
 			}
 		}
 	}()

@@ -25,6 +25,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/internal/sockio"
+	"github.com/moltgate/moltgate/tracing"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -332,6 +333,7 @@ func (f *Face) withRequestID(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := pipeline.NewMessageID(f.cfg.Rand)
 		w.Header().Set("X-Request-Id", id)
-		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestIDKey, id)))
+		// tracing's key too, for the log lines of the request.
+		h.ServeHTTP(w, r.WithContext(tracing.WithRequestID(context.WithValue(r.Context(), requestIDKey, id), id)))
 	})
 }
