@@ -33,6 +33,24 @@ type Config struct {
 	// Tracing exports OpenTelemetry spans; see package tracing. Default
 	// exporter "none".
 	Tracing tracing.Config `toml:"tracing"`
+	Audit   AuditConfig    `toml:"audit"`
+}
+
+// AuditConfig sets the audit trail: the boundary's decisions, as
+// CloudEvents in a hash-chained ledger (DATA/data/audit.db, or the shared
+// PostgreSQL database), and receipts of exchanges with peers.
+type AuditConfig struct {
+	// Decisions records every message allowed or blocked at the boundary.
+	// Personal data sent or received under a consent is recorded
+	// whatever this says. Default true.
+	Decisions bool `toml:"decisions"`
+	// Receipts has the caller and callee of each exchange with a peer
+	// sign a receipt of it, kept in both ledgers. Default true.
+	Receipts bool `toml:"receipts"`
+	// SinkURL, if set, is an HTTP collector that is sent a copy of each
+	// event, in the background, never holding a call up: when it falls
+	// behind, copies are dropped and counted. Default "" (none).
+	SinkURL string `toml:"sink_url"`
 }
 
 // PeersConfig sets how this gateway calls its peers.
@@ -455,6 +473,7 @@ func defaultConfig() Config {
 		Peers:   PeersConfig{Transport: TransportWebSocket, ReplyWait: Duration(10 * time.Second)},
 		Log:     LogConfig{Level: "info", SuccessSample: 1},
 		Tracing: tracing.Config{Exporter: tracing.ExporterNone},
+		Audit:   AuditConfig{Decisions: true, Receipts: true},
 	}
 }
 

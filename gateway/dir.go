@@ -473,6 +473,19 @@ exporter = "none"
 # "continue" (a trusted peer's trace is this gateway's parent) or "link"
 # (a trace of this gateway's own, linked to the peer's). Default continue.
 # peer_traces = "continue"
+
+[audit]
+# Record every message allowed or blocked at the boundary in the audit
+# ledger (data/audit.db, or the PostgreSQL database of [storage]), as
+# CloudEvents chained by hash: moltgate audit verify checks it. Personal
+# data sent or received under a consent is recorded whatever this says.
+decisions = true
+# Sign a receipt of each exchange with a peer, countersigned by the other
+# side, and keep it in the ledger: moltgate receipt verify checks one.
+receipts = true
+# An HTTP collector sent a copy of each event, in the background; copies
+# it cannot take in time are dropped and counted, never waited for.
+sink_url = ""
 `))
 
 // configBounds says key's range and default in the configuration file's

@@ -218,6 +218,9 @@ func (s *Server) sealLocalReplyChecked(ctx context.Context, in *pipeline.Inbound
 		gated = check
 	}
 	d := s.gate.Check(ctx, gated, classify.Outbound, in.M.From.Org, pipeline.GateSession(in.Sess, true, true))
+	if err := s.auditOut(ctx, r, d); err != nil && d.Allow {
+		return nil, err
+	}
 	if !d.Allow {
 		s.pipe.LogBlock(r, classify.Outbound, d)
 		if d.Reason == classify.ReasonPeerCeiling || d.Reason == classify.ReasonAgentCeiling {

@@ -249,6 +249,9 @@ func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk
 	}
 	sess, _ := s.sessions.Peer(ps.ref)
 	d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, pipeline.GateSession(sess, true, true))
+	if err := s.auditOut(ctx, m, d); err != nil && d.Allow {
+		return err
+	}
 	if !d.Allow {
 		s.pipe.LogBlock(m, gateOutbound, d)
 		return d.Err

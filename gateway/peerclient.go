@@ -518,7 +518,9 @@ func (s *Server) checkReply(ctx context.Context, ps *peerState, d delivered) (*w
 			return nil, p.Err()
 		}
 	}
-	if dec := s.gate.Check(ctx, r, gateInbound, ps.p.Org, pipeline.GateSession(d.sess, d.sealed, false)); !dec.Allow {
+	dec := s.gate.Check(ctx, r, gateInbound, ps.p.Org, pipeline.GateSession(d.sess, d.sealed, false))
+	s.auditReply(ctx, r, dec)
+	if !dec.Allow {
 		s.pipe.LogBlock(r, gateInbound, dec)
 		return nil, dec.Err
 	}

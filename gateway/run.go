@@ -280,6 +280,9 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 	s.peersMu.RUnlock()
 	s.stopBG()
 	s.bg.Wait()
+	if err := s.audit.close(ctx); err != nil {
+		errs = append(errs, err)
+	}
 	if s.tracing != nil {
 		if err := s.tracing.Shutdown(ctx); err != nil {
 			errs = append(errs, err)

@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/moltgate/moltgate/audit"
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/directory"
@@ -154,6 +155,7 @@ type Server struct {
 	pending *pendingCalls
 	async   *asyncReplies
 	tracing *tracing.Tracing // nil with [tracing] exporter none
+	audit   *auditTrail
 
 	// draining is set when Shutdown begins: /readyz answers 503 from then
 	// on, while closing, which refuses new work, waits for the drain delay.
@@ -290,6 +292,10 @@ func Open(opts Options) (*Server, error) {
 	if err := s.openStorage(); err != nil {
 		return nil, openErr(err)
 	}
+	if s.audit, err = openAudit(d, cfg, s.db, s.log, audit.Config{Source: "moltgate://" + cfg.Org, Rand: s.rand, Now: s.now}); err != nil {
+		s.closeStorage()
+		return nil, openErr(err)
+	}
 	if s.registry, err = s.newRegistry(); err != nil {
 		s.closeStorage()
 		return nil, openErr(err)
@@ -400,6 +406,7 @@ func Open(opts Options) (*Server, error) {
 		CheckPeer:         s.checkPeerMessage,
 		Replies:           s.pending, Route: routes{s},
 		Tracing:       s.tracing,
+		Audit:         s.audit,
 		SuccessSample: cfg.Log.SuccessSample,
 	})
 	s.frames = frames.New(frames.Config{Handler: s.pipe, Sessions: s.sessions, Log: s.log, Quitting: s.quitting,
@@ -544,6 +551,9 @@ func (o orgPins) Check(name string, key keys.Ed25519Public) error {
 
 // closeStorage closes what openStorage opened, when Open fails after it.
 func (s *Server) closeStorage() {
+	if s.audit != nil {
+		s.audit.close(context.Background())
+	}
 	s.store.Close()
 	if s.replayJournal != nil {
 		s.replayJournal.Close()

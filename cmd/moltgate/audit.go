@@ -19,9 +19,9 @@ import (
 	"github.com/moltgate/moltgate/receipt"
 )
 
-// AuditFileName is the audit ledger's file in a gateway's data directory
+// auditFileName is the audit ledger's file in a gateway's data directory
 // when the gateway stores its state in SQLite.
-const auditFileName = "audit.db"
+const auditFileName = gateway.AuditFileName
 
 func runAudit(ctx context.Context, e *env, args []string) error {
 	return runSubcommand(e, "audit", args, true,

@@ -98,6 +98,9 @@ type Inbound struct {
 	hello  bool
 	block  *blockInfo
 	reason string
+	// Gate is the data protection gate's decision on the message, once
+	// the classification step has run.
+	Gate *classify.Decision
 	// releases, run once the answer is made, in this order.
 	releasePeer, releaseFlight func()
 }
@@ -208,6 +211,17 @@ type Config struct {
 	// error that the security log records at INFO, from 0 (none) to 1
 	// (all). Refusals are always logged. Default 0.
 	SuccessSample float64
+	// Audit, if set, is told of every message that was opened, once it
+	// is answered: the boundary's decision on it. Default nil.
+	Audit Auditor
+}
+
+// Auditor keeps the audit trail of the pipeline's decisions.
+type Auditor interface {
+	// Inbound records the decision a is on in.M, which is set. It must
+	// not hold the answer up for long: it runs before the face writes
+	// it.
+	Inbound(ctx context.Context, in *Inbound, a Answer)
 }
 
 // Pipeline runs envelopes through the steps. Its Config fields may be
@@ -283,6 +297,9 @@ func (p *Pipeline) Handle(ctx context.Context, o Origin, body []byte, emit func(
 		p.Metrics.Messages.WithLabelValues(op, o.Face, outcome).Inc()
 		p.Metrics.Latency.WithLabelValues(o.Face, op).Observe(took.Seconds())
 		p.logOutcome(in.TraceContext(ctx), in, a, took)
+		if p.Audit != nil && in.M != nil {
+			p.Audit.Inbound(in.TraceContext(ctx), in, a)
+		}
 	}()
 	in = &Inbound{Origin: o, body: body, emit: emit}
 	a = p.run(ctx, in)

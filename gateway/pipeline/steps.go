@@ -393,6 +393,9 @@ func checkRegistration(p *Pipeline, _ context.Context, in *Inbound) (Answer, boo
 func classification(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool) {
 	m := in.M
 	d := p.Gate.Check(ctx, m, classify.Inbound, m.From.Org, GateSession(in.Sess, in.Sealed, false))
+	if p.Audit != nil {
+		in.Gate = &d
+	}
 	if !d.Allow {
 		in.block = &blockInfo{reason: d.Reason.String(), findings: findingPaths(d)}
 		return p.Refuse(m, in.Sess, d.Err), true
