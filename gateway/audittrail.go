@@ -125,12 +125,7 @@ func (a *auditTrail) decide(ctx context.Context, m *wire.Message, d audit.Decisi
 	d.Code, d.Reason = string(code), reason
 	if m.PIIMeta != nil {
 		d.PIITypes = mergeTypes(d.PIITypes, m.PIIMeta.Types)
-		if c := m.PIIMeta.Consent; c != nil {
-			if tok, err := consent.Parse(c.Proof); err == nil {
-				d.ConsentID = tok.Claims.ID
-				d.NoStorage = tok.Claims.Constraints != nil && tok.Claims.Constraints.NoStorage
-			}
-		}
+		d.ConsentID, d.NoStorage = consentOf(m)
 	}
 	trace := tracing.Inject(ctx).TraceParent
 	// A stream's chunks are recorded when they are blocked or carry
@@ -157,29 +152,51 @@ func (a *auditTrail) append(ctx context.Context, typ, subject, trace string, d a
 		return err
 	}
 	ev.TraceParent = trace
-	if a.sink != nil {
-		a.sink.Offer(ev)
-	}
 	if wait {
+		if a.sink != nil {
+			a.sink.Offer(ev)
+		}
 		if _, err := a.l.Append(ctx, ev); err != nil {
 			a.log.Error("audit event not recorded", "type", typ, "message_id", subject, "err", err.Error())
 			return wire.Errorf(wire.ErrInternal, "", "the audit trail cannot record this transmission")
 		}
 		return nil
 	}
+	return a.appendEvent(ctx, ev)
+}
+
+// appendEvent offers ev to the sink and appends it in the background,
+// waiting only while auditPending events are already on their way.
+func (a *auditTrail) appendEvent(ctx context.Context, ev audit.Event) error {
+	if a.sink != nil {
+		a.sink.Offer(ev)
+	}
 	select {
 	case a.slots <- struct{}{}:
 	case <-ctx.Done():
-		a.log.Error("audit event not recorded", "type", typ, "message_id", subject, "err", ctx.Err().Error())
+		a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", ctx.Err().Error())
 		return ctx.Err()
 	}
 	go func() {
 		defer func() { <-a.slots }()
 		if _, err := a.l.Append(context.Background(), ev); err != nil {
-			a.log.Error("audit event not recorded", "type", typ, "message_id", subject, "err", err.Error())
+			a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", err.Error())
 		}
 	}()
 	return nil
+}
+
+// consentOf is the id of the consent m travels under, and whether it
+// forbids storage; "" if it has none that parses.
+func consentOf(m *wire.Message) (id string, noStorage bool) {
+	if m.PIIMeta == nil || m.PIIMeta.Consent == nil {
+		return "", false
+	}
+	tok, err := consent.Parse(m.PIIMeta.Consent.Proof)
+	if err != nil {
+		return "", false
+	}
+	return tok.Claims.ID, tok.Claims.Constraints != nil && tok.Claims.Constraints.NoStorage
 }
 
 // reasonOf is why a message was blocked: the gate's reason, or the

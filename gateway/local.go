@@ -231,6 +231,9 @@ func (s *Server) sealLocalReplyChecked(ctx context.Context, in *pipeline.Inbound
 		}
 		return nil, d.Err
 	}
+	if err := s.signReceipt(in, r); err != nil {
+		return nil, err
+	}
 	return s.reply(in, r, st.id.Signing)
 }
 

@@ -373,7 +373,7 @@ func (ps *peerState) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25
 		if !ps.s.addressedTo(ps, m, d) {
 			continue
 		}
-		r, err := ps.s.checkReply(ctx, ps, d)
+		r, err := ps.s.checkReply(ctx, ps, m, d)
 		if err != nil {
 			return err
 		}
@@ -433,7 +433,7 @@ func (s *Server) awaitStream(ctx context.Context, ps *peerState, req *wire.Messa
 			if !s.addressedTo(ps, req, d) {
 				continue
 			}
-			r, err := s.checkReply(ctx, ps, d)
+			r, err := s.checkReply(ctx, ps, req, d)
 			if err != nil {
 				return err
 			}
@@ -507,12 +507,13 @@ func (s *Server) openFrame(ps *peerState, b []byte) (delivered, error) {
 
 // checkReply turns a peer's error message into its error, and passes any
 // other reply through the gate inbound, like every message that enters.
-func (s *Server) checkReply(ctx context.Context, ps *peerState, d delivered) (*wire.Message, error) {
+func (s *Server) checkReply(ctx context.Context, ps *peerState, req *wire.Message, d delivered) (*wire.Message, error) {
 	if d.refused != nil {
 		s.log.Warn("refused a reply from a peer", "peer", ps.p.Org, "code", string(pipeline.Code(d.refused)))
 		return nil, fmt.Errorf("reply from %s refused: %w", ps.p.Org, d.refused)
 	}
 	r := d.m
+	s.countersign(ps, req, r)
 	if r.Op == wire.OpError {
 		if p, ok := r.Payload.(*wire.ErrorPayload); ok {
 			return nil, p.Err()

@@ -156,6 +156,9 @@ type Server struct {
 	async   *asyncReplies
 	tracing *tracing.Tracing // nil with [tracing] exporter none
 	audit   *auditTrail
+	// receipts, with [audit] receipts on: what the receipt exchange
+	// keeps between a reply and its countersignature.
+	receipts *receipts
 
 	// draining is set when Shutdown begins: /readyz answers 503 from then
 	// on, while closing, which refuses new work, waits for the drain delay.
@@ -296,6 +299,9 @@ func Open(opts Options) (*Server, error) {
 		s.closeStorage()
 		return nil, openErr(err)
 	}
+	if cfg.Audit.Receipts {
+		s.receipts = newReceipts(lastReceipt(context.Background(), s.audit.l, cfg.Org))
+	}
 	if s.registry, err = s.newRegistry(); err != nil {
 		s.closeStorage()
 		return nil, openErr(err)
@@ -404,7 +410,7 @@ func Open(opts Options) (*Server, error) {
 		HasAgent:          func(id string) bool { return s.agent(id) != nil },
 		CheckRegistration: func(m *wire.Message) error { return s.registry.reg.CheckContent(m) },
 		CheckPeer:         s.checkPeerMessage,
-		Replies:           s.pending, Route: routes{s},
+		Replies:           receiptReplies{s, s.pending}, Route: routes{s},
 		Tracing:       s.tracing,
 		Audit:         s.audit,
 		SuccessSample: cfg.Log.SuccessSample,

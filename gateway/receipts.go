@@ -1,0 +1,326 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/moltgate/moltgate/audit"
+	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/receipt"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// ExtReceipt carries a receipt of an exchange: the callee's gateway puts
+// the receipt it signed in its reply, and the caller's gateway sends it
+// back countersigned, in a respond whose re is the reply's id.
+const ExtReceipt = "moltgate.receipt"
+
+// receiptsAwaited bounds the receipts a callee keeps while their
+// countersignatures are on their way.
+const receiptsAwaited = 4096
+
+// receipts is both halves of the receipt exchange.
+type receipts struct {
+	mu   sync.Mutex
+	prev string // Hash of the last receipt this gateway signed as callee
+	// awaited are the receipts this gateway signed, by reply id, until
+	// their callers countersign them.
+	awaited *lru.Cache[string, *receipt.Receipt]
+}
+
+func newReceipts(prev string) *receipts {
+	c, _ := lru.New[string, *receipt.Receipt](receiptsAwaited)
+	return &receipts{prev: prev, awaited: c}
+}
+
+// lastReceipt is the hash of the last receipt this gateway signed as
+// callee, from its ledger, so that its chain of receipts goes on across
+// restarts.
+func lastReceipt(ctx context.Context, l *audit.Ledger, org string) string {
+	es, err := l.Entries(ctx, audit.Filter{Type: audit.TypeReceipt, Limit: 1000})
+	if err != nil {
+		return ""
+	}
+	for i := len(es) - 1; i >= 0; i-- {
+		var ev audit.Event
+		if json.Unmarshal(es[i].Event, &ev) != nil {
+			continue
+		}
+		r, err := receipt.Parse(ev.Data)
+		if err != nil || orgOf(r.Callee) != org {
+			continue
+		}
+		if h, err := r.Hash(); err == nil {
+			return h
+		}
+	}
+	return ""
+}
+
+// keyOf is the org key this gateway trusts for org: its own, or an
+// imported peer's.
+func (s *Server) keyOf(org string) (keys.Ed25519Public, bool) {
+	if org == s.cfg.Org {
+		return s.org.Signing.Public(), true
+	}
+	if ps := s.peer(org); ps != nil {
+		return ps.p.OrgKey, true
+	}
+	return keys.Ed25519Public{}, false
+}
+
+// signReceipt signs the receipt of the exchange of in.M and its final
+// reply r, before r is signed, and puts it in r's ext. r's digest is taken
+// before the receipt goes in: it is of r without ext moltgate.receipt, and
+// without sig, which covers the receipt too.
+func (s *Server) signReceipt(in *pipeline.Inbound, r *wire.Message) error {
+	if s.receipts == nil || !in.FromPeer || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
+		return nil
+	}
+	req, err := in.M.Tree()
+	if err != nil {
+		return err
+	}
+	rep, err := r.Tree()
+	if err != nil {
+		return err
+	}
+	rc := &receipt.Receipt{Caller: in.M.From.Ref().String(), Callee: in.M.To.String(), RequestID: in.M.ID, ReplyID: r.ID,
+		RequestDigest: receipt.Digest(req), ReplyDigest: receipt.Digest(rep), Outcome: receipt.OutcomeSuccess,
+		ConsentID: consentID(in.M), TS: s.now().UnixMilli()}
+	if r.Op == wire.OpError {
+		rc.Outcome = receipt.OutcomeError
+		if p, ok := r.Payload.(*wire.ErrorPayload); ok {
+			rc.Code = string(p.Code)
+		}
+	}
+	s.receipts.mu.Lock()
+	rc.Prev = s.receipts.prev
+	err = rc.Sign(s.org.Signing)
+	if err == nil {
+		s.receipts.prev, err = rc.Hash()
+	}
+	s.receipts.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	v, err := receiptValue(rc)
+	if err != nil {
+		return err
+	}
+	if r.Ext.IsAbsent() {
+		r.Ext = wire.ObjectValue()
+	}
+	r.Ext = r.Ext.With(ExtReceipt, v)
+	s.receipts.awaited.Add(r.ID, rc)
+	return nil
+}
+
+func receiptValue(rc *receipt.Receipt) (wire.Value, error) {
+	b, err := rc.Marshal()
+	if err != nil {
+		return wire.Value{}, err
+	}
+	return wire.Parse(b, 0)
+}
+
+// replyDigest is a reply's digest as its receipt names it: without sig and
+// without the receipt itself.
+func replyDigest(r *wire.Message) (string, error) {
+	t, err := r.Tree()
+	if err != nil {
+		return "", err
+	}
+	t = t.Without("sig")
+	if ext := t.Get("ext").Without(ExtReceipt); ext.Len() == 0 {
+		t = t.Without("ext")
+	} else {
+		t = t.With("ext", ext)
+	}
+	return receipt.Digest(t), nil
+}
+
+// requestDigest is the digest of a request as it was sent, sig included.
+func requestDigest(m *wire.Message) (string, error) {
+	b, err := m.AppendWire(nil)
+	if err != nil {
+		return "", err
+	}
+	t, err := wire.Parse(b, 0)
+	if err != nil {
+		return "", err
+	}
+	return receipt.Digest(t), nil
+}
+
+// countersign checks the receipt of the exchange of req and its final
+// reply r, as the caller: signed by the callee's organisation, naming what
+// was sent and received. It countersigns it, keeps it in the ledger and
+// sends it back to the callee's gateway. A reply without a receipt, or
+// with one that does not hold, is still the reply: the receipt is proof of
+// the exchange, not a condition of it; a bad one is logged.
+func (s *Server) countersign(ps *peerState, req, r *wire.Message) {
+	if s.receipts == nil || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
+		return
+	}
+	v := r.Ext.Get(ExtReceipt)
+	if v.IsAbsent() {
+		return
+	}
+	rc, err := receipt.Parse(wire.AppendCanonical(nil, v))
+	if err == nil {
+		err = rc.VerifyCallee(s.keyOf)
+	}
+	if err == nil {
+		err = s.matches(rc, req, r)
+	}
+	if err == nil {
+		err = rc.Countersign(s.org.Signing)
+	}
+	if err != nil {
+		s.log.Error("receipt refused", "peer", ps.p.Org, "message_id", r.ID, "err", err.Error())
+		return
+	}
+	s.keepReceipt(rc)
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		s.returnReceipt(ps, r, rc)
+	}()
+}
+
+// matches checks that rc names the exchange of req and r.
+func (s *Server) matches(rc *receipt.Receipt, req, r *wire.Message) error {
+	rd, err := replyDigest(r)
+	if err != nil {
+		return err
+	}
+	qd, err := requestDigest(req)
+	if err != nil {
+		return err
+	}
+	switch {
+	case rc.Caller != req.From.Ref().String():
+		return &receipt.Error{Field: "caller", Reason: "is not who sent the request"}
+	case rc.Callee != req.To.String():
+		return &receipt.Error{Field: "callee", Reason: "is not whom the request was for"}
+	case rc.RequestID != req.ID || rc.RequestDigest != qd:
+		return &receipt.Error{Field: "request_digest", Reason: "is not of the request sent"}
+	case rc.ReplyID != r.ID || rc.ReplyDigest != rd:
+		return &receipt.Error{Field: "reply_digest", Reason: "is not of the reply received"}
+	case (rc.Outcome == receipt.OutcomeError) != (r.Op == wire.OpError):
+		return &receipt.Error{Field: "outcome", Reason: "does not say what the reply is"}
+	case rc.ConsentID != consentID(req):
+		return &receipt.Error{Field: "consent_id", Reason: "is not the request's consent"}
+	}
+	return nil
+}
+
+// returnReceipt sends the countersigned receipt to the callee's gateway: a
+// respond to the reply, from this gateway, sealed in the session with it
+// and posted, as a late reply is.
+func (s *Server) returnReceipt(ps *peerState, r *wire.Message, rc *receipt.Receipt) {
+	v, err := receiptValue(rc)
+	if err != nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(s.bgCtx, 10*time.Second)
+	defer cancel()
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpRespond, Re: r.ID,
+		From: s.org.Sender(), To: r.From.Ref(), Cls: wire.Pub, Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()},
+		Ext: wire.ObjectValue(wire.Member{Key: ExtReceipt, Value: v})}
+	var sess *handshake.Session
+	if sess, err = ps.session(ctx); err == nil {
+		var body []byte
+		if body, err = sess.SignAndSeal(m, s.org.Signing); err == nil {
+			resp, perr := ps.post(ctx, body, "")
+			if err = perr; err == nil {
+				resp.Body.Close()
+				return
+			}
+		}
+	}
+	s.log.Warn("countersigned receipt not returned", "peer", ps.p.Org, "message_id", r.ID, "err", err.Error())
+}
+
+// takeReceipt is the callee's half: a respond from a peer's gateway to one
+// of this gateway's replies, carrying the receipt it signed countersigned.
+// It reports whether m was that.
+func (s *Server) takeReceipt(m *wire.Message) bool {
+	if s.receipts == nil || m.Op != wire.OpRespond || m.From.Agent != GatewayAgent {
+		return false
+	}
+	v := m.Ext.Get(ExtReceipt)
+	if v.IsAbsent() {
+		return false
+	}
+	mine, ok := s.receipts.awaited.Peek(m.Re)
+	if !ok {
+		return false
+	}
+	got, err := receipt.Parse(wire.AppendCanonical(nil, v))
+	if err == nil && orgOf(got.Caller) != m.From.Org {
+		err = &receipt.Error{Field: "caller", Reason: "is not of the organisation that countersigned"}
+	}
+	if err == nil {
+		// Only the countersignature is the caller's: everything else
+		// must be what this gateway signed.
+		c := *mine
+		c.CallerSig = got.CallerSig
+		if err = c.Verify(s.keyOf); err == nil {
+			s.receipts.awaited.Remove(m.Re)
+			s.keepReceipt(&c)
+			return true
+		}
+	}
+	s.log.Warn("countersigned receipt refused", "peer", m.From.Org, "message_id", m.Re, "err", err.Error())
+	return true
+}
+
+// keepReceipt appends a doubly signed receipt to the ledger.
+func (s *Server) keepReceipt(rc *receipt.Receipt) {
+	if s.audit == nil {
+		return
+	}
+	b, err := rc.Marshal()
+	if err != nil {
+		return
+	}
+	ev, err := s.audit.ev.NewEvent(audit.TypeReceipt, rc.RequestID, json.RawMessage(b))
+	if err != nil {
+		return
+	}
+	s.audit.appendEvent(context.Background(), ev)
+}
+
+// consentID is the id of the consent a message travels under, or "".
+func consentID(m *wire.Message) string {
+	id, _ := consentOf(m)
+	return id
+}
+
+// orgOf is the organisation of an agent@org reference.
+func orgOf(ref string) string {
+	if i := strings.LastIndexByte(ref, '@'); i >= 0 {
+		return ref[i+1:]
+	}
+	return ""
+}
+
+// receiptReplies takes the countersigned receipts that come back among
+// the replies to this gateway's own calls.
+type receiptReplies struct {
+	s    *Server
+	next pipeline.Replies
+}
+
+func (r receiptReplies) Deliver(m *wire.Message, sess *handshake.Session, sealed bool) bool {
+	return r.s.takeReceipt(m) || r.next.Deliver(m, sess, sealed)
+}

@@ -1,0 +1,117 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/audit"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/receipt"
+)
+
+// receiptsOf returns the receipts in a stopped gateway's ledger.
+func receiptsOf(t *testing.T, d Dir) [][]byte {
+	t.Helper()
+	var out [][]byte
+	for _, ev := range ledgerEvents(t, d) {
+		if ev.Type == audit.TypeReceipt {
+			out = append(out, ev.Data)
+		}
+	}
+	return out
+}
+
+// TestReceiptInBothLedgers: a call between two gateways leaves the same
+// receipt, signed by globex and countersigned by acme, in both ledgers;
+// it verifies with the two peer documents alone, and not once either
+// signature is altered.
+func TestReceiptInBothLedgers(t *testing.T) {
+	acme, globex := twoGateways(t, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for i := range 2 {
+		if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+			Input: json.RawMessage(`{"text":"hello"}`)}, nil); err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+	}
+	// The countersignatures go back in the background.
+	for deadline := time.Now().Add(10 * time.Second); globex.s.receipts.awaited.Len() > 0; time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d receipts not countersigned", globex.s.receipts.awaited.Len())
+		}
+	}
+	for _, g := range []*testGateway{acme, globex} {
+		if err := g.s.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ar, gr := receiptsOf(t, acme.dir), receiptsOf(t, globex.dir)
+	if len(ar) != 2 || len(gr) != 2 {
+		t.Fatalf("acme keeps %d receipts, globex %d; want 2 each", len(ar), len(gr))
+	}
+	docs := map[string]keys.Ed25519Public{}
+	for _, d := range []Dir{acme.dir, globex.dir} {
+		b, err := ExportPeer(d, nil, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		doc, err := ParsePeerDoc(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs[doc.Org] = doc.OrgKey
+	}
+	keyOf := func(org string) (keys.Ed25519Public, bool) { k, ok := docs[org]; return k, ok }
+	// The ledgers are appended to as the receipts come, not in the order
+	// of the calls: match them by request, and the chain by prev.
+	byRequest := map[string][]byte{}
+	for _, b := range gr {
+		r, err := receipt.Parse(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		byRequest[r.RequestID] = b
+	}
+	hashes, prevs := map[string]bool{}, map[string]bool{}
+	for i := range ar {
+		r, err := receipt.Parse(ar[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(ar[i], byRequest[r.RequestID]) {
+			t.Fatalf("receipt %d differs:\nacme   %s\nglobex %s", i, ar[i], byRequest[r.RequestID])
+		}
+		if err := r.Verify(keyOf); err != nil {
+			t.Fatalf("receipt %d: %v", i, err)
+		}
+		if r.Caller != "client@acme" || r.Callee != "echo@globex" || r.Outcome != receipt.OutcomeSuccess {
+			t.Fatalf("receipt %d: %+v", i, r)
+		}
+		h, _ := r.Hash()
+		hashes[h], prevs[r.Prev] = true, true
+		for _, alter := range []func(*receipt.Receipt){
+			func(r *receipt.Receipt) { r.CalleeSig[7] ^= 1 },
+			func(r *receipt.Receipt) { r.CallerSig[7] ^= 1 },
+		} {
+			c := *r
+			alter(&c)
+			if c.Verify(keyOf) == nil {
+				t.Fatal("a receipt with an altered signature verifies")
+			}
+		}
+	}
+	// globex's first receipt has no prev, its second names the first.
+	if !prevs[""] || len(prevs) != 2 {
+		t.Fatalf("prevs %v", prevs)
+	}
+	for p := range prevs {
+		if p != "" && !hashes[p] {
+			t.Fatalf("prev %s is no receipt's hash", p)
+		}
+	}
+}
