@@ -34,6 +34,11 @@ func openTracing(d Dir, cfg *Config) (*tracing.Tracing, error) {
 // tracing off it returns ctx and a span that records nothing.
 func (s *Server) startPeerCall(ctx context.Context, m *wire.Message) (context.Context, trace.Span) {
 	if s.tracing == nil {
+		// Spans are not recorded, but a local caller's trace context
+		// still goes on, for the peer and its agent to join.
+		if trace.SpanContextFromContext(ctx).IsValid() {
+			m.Ext = pipeline.WithTrace(ctx, m.Ext)
+		}
 		return ctx, trace.SpanFromContext(context.Background())
 	}
 	ctx, span := s.tracing.Tracer().Start(ctx, "moltspeak "+string(m.Op), trace.WithSpanKind(trace.SpanKindClient),
@@ -77,4 +82,16 @@ func (s *Server) outboundDone(_ context.Context, span trace.Span, m *wire.Messag
 	s.metrics.outbound.WithLabelValues(m.To.Org, string(m.Op), outcome).Inc()
 	s.metrics.outboundLatency.WithLabelValues(m.To.Org, string(m.Op)).Observe(took.Seconds())
 	endSpan(span, err)
+}
+
+// withCallerTrace makes a local caller's W3C trace context, if valid, the
+// parent of what ctx is used for.
+func withCallerTrace(ctx context.Context, parent, state string) context.Context {
+	if parent == "" {
+		return ctx
+	}
+	if sc := tracing.Remote(tracing.Carrier{TraceParent: parent, TraceState: state}); sc.IsValid() {
+		return trace.ContextWithRemoteSpanContext(ctx, sc)
+	}
+	return ctx
 }

@@ -311,3 +311,33 @@ func TestTracingConfigMistakes(t *testing.T) {
 		}
 	}
 }
+
+// TestCallerTraceReachesPeer: a local caller's traceparent goes on to the
+// peer even when its own gateway records no spans, and the peer's spans
+// join that trace.
+func TestCallerTraceReachesPeer(t *testing.T) {
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
+	trustEachOther(t, da, db, "pii")
+	globexSpans := withFileTracing(t, db)
+	acme, globex := start(t, da, la, TransportWebSocket), start(t, db, lb, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const traceID, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+		Input: json.RawMessage(`{"text":"hi"}`), TraceParent: "00-" + traceID + "-" + parent + "-01"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := globex.s.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range readSpanFile(t, globexSpans) {
+		if s.Name == "moltspeak tool" {
+			if s.SpanContext.TraceID != traceID || s.Parent.SpanID != parent {
+				t.Fatalf("globex's span %+v is not in the caller's trace", s)
+			}
+			return
+		}
+	}
+	t.Fatal("globex exported no span of the call")
+}

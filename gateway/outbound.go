@@ -67,6 +67,7 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 	if err != nil {
 		return nil, err
 	}
+	ctx = withCallerTrace(ctx, req.TraceParent, req.TraceState)
 	if req.TimeoutMS > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, time.Duration(req.TimeoutMS)*time.Millisecond)

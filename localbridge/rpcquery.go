@@ -140,6 +140,8 @@ func (c *rpcConn) query(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 		return nil, invalidParams("consent", "the consent token is too long"), nil
 	case len(q.CorrelationID) > 256:
 		return nil, invalidParams("correlation_id", "correlation_id is at most 256 bytes"), nil
+	case len(q.TraceParent) > 256 || len(q.TraceState) > 512:
+		return nil, invalidParams("traceparent", "traceparent is at most 256 bytes and tracestate 512"), nil
 	case len(q.Context) > 0 && q.Context[0] != '{':
 		q.Context = nil
 	}

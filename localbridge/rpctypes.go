@@ -76,6 +76,11 @@ type QueryRequest struct {
 	// call's correlation id (agent.Call.CorrelationID). The gateway counts the gateways a
 	// chain of calls has crossed by it, and refuses a chain longer than limits.max_hops.
 	CorrelationID string `json:"correlation_id,omitempty"`
+	// TraceParent and TraceState are the caller's W3C trace context: the
+	// gateway's spans of the query, and the peers' and agent's after them,
+	// join the caller's trace. A malformed one is ignored, as W3C asks.
+	TraceParent string `json:"traceparent,omitempty"`
+	TraceState  string `json:"tracestate,omitempty"`
 
 	// QueryID is the id the face gave the query; set by the face, not by the client.
 	QueryID string `json:"-"`
