@@ -58,7 +58,21 @@ type Options struct {
 	// Profile, if not empty, is a directory to write CPU profiles of the
 	// gateways, the agent and the load generator to.
 	Profile string `json:"-"`
+	// Observe is what the gateways record of the calls: "default" (as
+	// moltgate init configures them: audit decisions and receipts on,
+	// every answered call logged, no tracing), "off" (no audit
+	// decisions, no receipts, no call logged: what a gateway did before
+	// they were added) or "trace" (default, and every span written to a
+	// file). Default "default".
+	Observe string `json:"observe,omitempty"`
 }
+
+// Observe settings.
+const (
+	ObserveDefault = "default"
+	ObserveOff     = "off"
+	ObserveTrace   = "trace"
+)
 
 // OptionError is an option out of its range, named by its flag.
 type OptionError struct {
@@ -70,6 +84,11 @@ func (e *OptionError) Error() string { return "--" + e.Flag + e.Problem }
 
 // Validate says which option, if any, is out of its range.
 func (o Options) Validate() error {
+	switch o.Observe {
+	case "", ObserveDefault, ObserveOff, ObserveTrace:
+	default:
+		return &OptionError{"observe", fmt.Sprintf(": unknown setting %q (default, off, trace)", o.Observe)}
+	}
 	if len(o.Transports) == 0 {
 		return &OptionError{"transports", ": none given (websocket, grpc, http)"}
 	}

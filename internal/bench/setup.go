@@ -42,6 +42,9 @@ func (b *bench) setUp() error {
 		); err != nil {
 			return err
 		}
+		if err := editConfig(d.dir, observeSettings(b.o.Observe)...); err != nil {
+			return err
+		}
 	}
 	agentCmd := shellQuote(b.exe) + " bench agent"
 	if b.o.Profile != "" {
@@ -69,6 +72,19 @@ func (b *bench) setUp() error {
 	}
 	if b.o.Profile != "" {
 		return os.MkdirAll(b.o.Profile, 0o755)
+	}
+	return nil
+}
+
+// observeSettings are the configuration lines Options.Observe changes.
+func observeSettings(o string) [][2]string {
+	switch o {
+	case ObserveOff:
+		return [][2]string{{"decisions = true", "decisions = false"}, {"receipts = true", "receipts = false"},
+			{"success_sample = 1.0", "success_sample = 0.0"}}
+	case ObserveTrace:
+		return [][2]string{{`exporter = "none"`, `exporter = "file"`}, {`# path = "data/spans.jsonl"`, `path = "data/spans.jsonl"`},
+			{`# sample_ratio = 1.0`, `sample_ratio = 1.0`}}
 	}
 	return nil
 }
