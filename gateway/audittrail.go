@@ -31,12 +31,12 @@ const auditPending = 4096
 // transmitted" on the way out is committed before the message leaves, and
 // a message whose transmission cannot be recorded does not leave.
 type auditTrail struct {
-	l         *audit.Ledger
-	ev        audit.Config
-	sink      *audit.Sink // nil without [audit] sink_url
-	decisions bool        // [audit] decisions
-	log       *slog.Logger
-	slots     chan struct{}
+	l     *audit.Ledger
+	ev    audit.Config
+	sink  *audit.Sink // nil without [audit] sink_url
+	all   bool        // [audit] decisions = "all": allowed messages too
+	log   *slog.Logger
+	slots chan struct{}
 }
 
 // openAudit opens the ledger beside the gateway's other state: the SQLite
@@ -56,7 +56,7 @@ func openAudit(d Dir, cfg *Config, db *sql.DB, log *slog.Logger, src audit.Confi
 	if err != nil {
 		return nil, fmt.Errorf("audit ledger: %w", err)
 	}
-	a := &auditTrail{l: l, ev: src, decisions: cfg.Audit.Decisions, log: log, slots: make(chan struct{}, auditPending)}
+	a := &auditTrail{l: l, ev: src, all: cfg.Audit.Decisions == AuditAll, log: log, slots: make(chan struct{}, auditPending)}
 	if cfg.Audit.SinkURL != "" {
 		if a.sink, err = audit.NewSink(audit.SinkConfig{URL: cfg.Audit.SinkURL, Log: log}); err != nil {
 			l.Close()
@@ -128,9 +128,10 @@ func (a *auditTrail) decide(ctx context.Context, m *wire.Message, d audit.Decisi
 		d.ConsentID, d.NoStorage = consentOf(m)
 	}
 	trace := tracing.Inject(ctx).TraceParent
-	// A stream's chunks are recorded when they are blocked or carry
-	// personal data: the call's request and answer record the rest.
-	if a.decisions && (code != "" || m.Op != wire.OpStream) {
+	// Every block is recorded; what is allowed with "all", but a
+	// stream's chunks only when they carry personal data (the call's
+	// request and answer record the rest).
+	if code != "" || a.all && m.Op != wire.OpStream {
 		typ := audit.TypeAllowed
 		if code != "" {
 			typ = audit.TypeBlocked

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -52,12 +53,36 @@ func find(evs []audit.Event, typ string, match func(audit.Decision) bool) []audi
 	return out
 }
 
-// TestAuditTrail: both gateways record each boundary decision on a call in
-// their ledgers: personal data sent under a consent (allowed, and "PII
+// auditedGateways are twoGateways with [audit] settings changed from
+// their defaults (decisions = "blocked", receipts = false).
+func auditedGateways(t *testing.T, settings ...string) (*testGateway, *testGateway) {
+	t.Helper()
+	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
+	trustEachOther(t, da, db, "pii")
+	for _, d := range []Dir{da, db} {
+		for _, set := range settings {
+			key, _, _ := strings.Cut(set, " = ")
+			b, err := os.ReadFile(d.ConfigPath())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, line := range strings.Split(string(b), "\n") {
+				if strings.HasPrefix(line, key+" = ") {
+					setConfig(t, d, line, set)
+				}
+			}
+		}
+	}
+	return start(t, da, la, TransportWebSocket), start(t, db, lb, TransportWebSocket)
+}
+
+// TestAuditTrail: with decisions = "all", both gateways record each
+// boundary decision on a call in their ledgers: personal data sent under a consent (allowed, and "PII
 // transmitted" with the consent's id and the types), and personal data
 // without one (blocked, and why), never the values; both chains verify.
 func TestAuditTrail(t *testing.T) {
-	acme, globex := twoGateways(t, TransportWebSocket)
+	acme, globex := auditedGateways(t, `decisions = "all"`)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	const email = "jane.doe@example.com"
@@ -109,5 +134,28 @@ func TestAuditTrail(t *testing.T) {
 				t.Fatalf("%s's event %s holds a value or names another source", side.name, ev.Data)
 			}
 		}
+	}
+}
+
+// TestAuditBlockedByDefault: by default the ledger holds what was refused
+// and personal data that crossed, not every message allowed.
+func TestAuditBlockedByDefault(t *testing.T) {
+	acme, globex := twoGateways(t, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"hi"}`)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"mail jane.doe@example.com"}`)}, nil); err == nil {
+		t.Fatal("personal data without a consent left")
+	}
+	for _, g := range []*testGateway{acme, globex} {
+		if err := g.s.Shutdown(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ae, ge := ledgerEvents(t, acme.dir), ledgerEvents(t, globex.dir)
+	if len(ae) != 1 || ae[0].Type != audit.TypeBlocked || len(ge) != 0 {
+		t.Fatalf("acme's ledger %v, globex's %v: want the one block", ae, ge)
 	}
 }

@@ -36,16 +36,25 @@ type Config struct {
 	Audit   AuditConfig    `toml:"audit"`
 }
 
+// Audit decisions recorded.
+const (
+	AuditBlocked = "blocked"
+	AuditAll     = "all"
+)
+
 // AuditConfig sets the audit trail: the boundary's decisions, as
 // CloudEvents in a hash-chained ledger (DATA/data/audit.db, or the shared
 // PostgreSQL database), and receipts of exchanges with peers.
 type AuditConfig struct {
-	// Decisions records every message allowed or blocked at the boundary.
-	// Personal data sent or received under a consent is recorded
-	// whatever this says. Default true.
-	Decisions bool `toml:"decisions"`
+	// Decisions is which boundary decisions are recorded: "blocked"
+	// (every message refused) or "all" (every message allowed too, at
+	// a cost per message; see docs/benchmarks.md). Personal data sent or
+	// received under a consent is recorded whatever this says. Default
+	// "blocked".
+	Decisions string `toml:"decisions"`
 	// Receipts has the caller and callee of each exchange with a peer
-	// sign a receipt of it, kept in both ledgers. Default true.
+	// sign a receipt of it, kept in both ledgers. It costs a message and
+	// five signatures or verifications per call. Default false.
 	Receipts bool `toml:"receipts"`
 	// SinkURL, if set, is an HTTP collector that is sent a copy of each
 	// event, in the background, never holding a call up: when it falls
@@ -473,7 +482,7 @@ func defaultConfig() Config {
 		Peers:   PeersConfig{Transport: TransportWebSocket, ReplyWait: Duration(10 * time.Second)},
 		Log:     LogConfig{Level: "info", SuccessSample: 1},
 		Tracing: tracing.Config{Exporter: tracing.ExporterNone},
-		Audit:   AuditConfig{Decisions: true, Receipts: true},
+		Audit:   AuditConfig{Decisions: AuditBlocked},
 	}
 }
 

@@ -109,6 +109,11 @@ func (c *Config) Validate() error {
 	default:
 		return bad("log.level", "must be debug, info, warn or error")
 	}
+	switch c.Audit.Decisions {
+	case AuditBlocked, AuditAll:
+	default:
+		return bad("audit.decisions", "must be \"blocked\" or \"all\"")
+	}
 	if err := c.Tracing.Check(); err != nil {
 		key, msg, _ := strings.Cut(err.Error(), ": ")
 		return bad(key, "%s", msg)

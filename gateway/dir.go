@@ -475,14 +475,16 @@ exporter = "none"
 # peer_traces = "continue"
 
 [audit]
-# Record every message allowed or blocked at the boundary in the audit
-# ledger (data/audit.db, or the PostgreSQL database of [storage]), as
-# CloudEvents chained by hash: moltgate audit verify checks it. Personal
-# data sent or received under a consent is recorded whatever this says.
-decisions = true
-# Sign a receipt of each exchange with a peer, countersigned by the other
-# side, and keep it in the ledger: moltgate receipt verify checks one.
-receipts = true
+# Which boundary decisions go in the audit ledger (data/audit.db, or the
+# PostgreSQL database of [storage]), as CloudEvents chained by hash:
+# "blocked" (every refusal) or "all" (every message allowed too, at a cost
+# per message). Personal data sent or received under a consent is
+# recorded either way. moltgate audit verify checks the chain.
+decisions = "blocked"
+# Have each exchange with a peer signed in a receipt by both gateways,
+# kept in both ledgers (moltgate receipt verify checks one). It costs a
+# message and five signatures or verifications per call.
+receipts = false
 # An HTTP collector sent a copy of each event, in the background; copies
 # it cannot take in time are dropped and counted, never waited for.
 sink_url = ""

@@ -30,7 +30,7 @@ func receiptsOf(t *testing.T, d Dir) [][]byte {
 // it verifies with the two peer documents alone, and not once either
 // signature is altered.
 func TestReceiptInBothLedgers(t *testing.T) {
-	acme, globex := twoGateways(t, TransportWebSocket)
+	acme, globex := auditedGateways(t, "receipts = true")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for i := range 2 {

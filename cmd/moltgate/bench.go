@@ -42,7 +42,7 @@ func runBench(ctx context.Context, e *env, args []string) error {
 	asJSON := fs.Bool("json", false, "print the results as JSON")
 	doc := fs.String("doc", "", "update the generated part of the \"End to end\" section of this Markdown file (docs/benchmarks.md)")
 	fs.StringVar(&o.Profile, "cpuprofile", "", "write CPU profiles of the gateways, the agent and this load generator to this directory")
-	fs.StringVar(&o.Observe, "observe", bench.ObserveDefault, "what the gateways record: default (audit and receipts on), off (neither, nor the log of answered calls) or trace (default, and every span to a file)")
+	fs.StringVar(&o.Observe, "observe", bench.ObserveDefault, "what the gateways record: default (as init configures them), off (not even the log of answered calls), all (every allowed message in the audit ledger, and receipts) or trace (default, and every span to a file)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

@@ -59,11 +59,13 @@ type Options struct {
 	// gateways, the agent and the load generator to.
 	Profile string `json:"-"`
 	// Observe is what the gateways record of the calls: "default" (as
-	// moltgate init configures them: audit decisions and receipts on,
-	// every answered call logged, no tracing), "off" (no audit
-	// decisions, no receipts, no call logged: what a gateway did before
-	// they were added) or "trace" (default, and every span written to a
-	// file). Default "default".
+	// moltgate init configures them: refusals and personal data in the
+	// audit ledger, every answered call logged, no receipts, no
+	// tracing), "off" (default without the log of answered calls: what a
+	// gateway did before these were added, for a call that is allowed),
+	// "all" (default with every allowed message in the ledger and
+	// receipts) or "trace" (default, and every span written to a file).
+	// Default "default".
 	Observe string `json:"observe,omitempty"`
 }
 
@@ -72,6 +74,7 @@ const (
 	ObserveDefault = "default"
 	ObserveOff     = "off"
 	ObserveTrace   = "trace"
+	ObserveAll     = "all"
 )
 
 // OptionError is an option out of its range, named by its flag.
@@ -85,9 +88,9 @@ func (e *OptionError) Error() string { return "--" + e.Flag + e.Problem }
 // Validate says which option, if any, is out of its range.
 func (o Options) Validate() error {
 	switch o.Observe {
-	case "", ObserveDefault, ObserveOff, ObserveTrace:
+	case "", ObserveDefault, ObserveOff, ObserveTrace, ObserveAll:
 	default:
-		return &OptionError{"observe", fmt.Sprintf(": unknown setting %q (default, off, trace)", o.Observe)}
+		return &OptionError{"observe", fmt.Sprintf(": unknown setting %q (default, off, all, trace)", o.Observe)}
 	}
 	if len(o.Transports) == 0 {
 		return &OptionError{"transports", ": none given (websocket, grpc, http)"}

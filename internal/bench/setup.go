@@ -80,8 +80,9 @@ func (b *bench) setUp() error {
 func observeSettings(o string) [][2]string {
 	switch o {
 	case ObserveOff:
-		return [][2]string{{"decisions = true", "decisions = false"}, {"receipts = true", "receipts = false"},
-			{"success_sample = 1.0", "success_sample = 0.0"}}
+		return [][2]string{{"success_sample = 1.0", "success_sample = 0.0"}}
+	case ObserveAll:
+		return [][2]string{{`decisions = "blocked"`, `decisions = "all"`}, {"receipts = false", "receipts = true"}}
 	case ObserveTrace:
 		return [][2]string{{`exporter = "none"`, `exporter = "file"`}, {`# path = "data/spans.jsonl"`, `path = "data/spans.jsonl"`},
 			{`# sample_ratio = 1.0`, `sample_ratio = 1.0`}}
