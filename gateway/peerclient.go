@@ -513,7 +513,7 @@ func (s *Server) checkReply(ctx context.Context, ps *peerState, req *wire.Messag
 		return nil, fmt.Errorf("reply from %s refused: %w", ps.p.Org, d.refused)
 	}
 	r := d.m
-	s.countersign(ps, req, r)
+	s.countersign(ps, req, r, d.sess)
 	if r.Op == wire.OpError {
 		if p, ok := r.Payload.(*wire.ErrorPayload); ok {
 			return nil, p.Err()

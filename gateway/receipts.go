@@ -166,7 +166,7 @@ func requestDigest(m *wire.Message) (string, error) {
 // sends it back to the callee's gateway. A reply without a receipt, or
 // with one that does not hold, is still the reply: the receipt is proof of
 // the exchange, not a condition of it; a bad one is logged.
-func (s *Server) countersign(ps *peerState, req, r *wire.Message) {
+func (s *Server) countersign(ps *peerState, req, r *wire.Message, sess *handshake.Session) {
 	if s.receipts == nil || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
 		return
 	}
@@ -192,7 +192,7 @@ func (s *Server) countersign(ps *peerState, req, r *wire.Message) {
 	s.bg.Add(1)
 	go func() {
 		defer s.bg.Done()
-		s.returnReceipt(ps, r, rc)
+		s.returnReceipt(ps, r, rc, sess)
 	}()
 }
 
@@ -224,9 +224,10 @@ func (s *Server) matches(rc *receipt.Receipt, req, r *wire.Message) error {
 }
 
 // returnReceipt sends the countersigned receipt to the callee's gateway: a
-// respond to the reply, from this gateway, sealed in the session with it
-// and posted, as a late reply is.
-func (s *Server) returnReceipt(ps *peerState, r *wire.Message, rc *receipt.Receipt) {
+// respond to the reply, from this gateway, sealed in the session the reply
+// came in (or, for a reply outside one, in a session with the peer) and
+// posted, as a late reply is.
+func (s *Server) returnReceipt(ps *peerState, r *wire.Message, rc *receipt.Receipt, sess *handshake.Session) {
 	v, err := receiptValue(rc)
 	if err != nil {
 		return
@@ -236,8 +237,10 @@ func (s *Server) returnReceipt(ps *peerState, r *wire.Message, rc *receipt.Recei
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpRespond, Re: r.ID,
 		From: s.org.Sender(), To: r.From.Ref(), Cls: wire.Pub, Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()},
 		Ext: wire.ObjectValue(wire.Member{Key: ExtReceipt, Value: v})}
-	var sess *handshake.Session
-	if sess, err = ps.session(ctx); err == nil {
+	if sess == nil {
+		sess, err = ps.session(ctx)
+	}
+	if err == nil {
 		var body []byte
 		if body, err = sess.SignAndSeal(m, s.org.Signing); err == nil {
 			resp, perr := ps.post(ctx, body, "")

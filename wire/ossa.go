@@ -107,3 +107,31 @@ func (o OSSACode) DefaultHandling() Handling {
 	}
 	return Handling{StrategyAbort, 0}
 }
+
+// OSSAContext is what an error payload's context says of e in OSSA's
+// terms, so that an agent runtime can recover without knowing MoltSpeak's
+// codes: ossa_code, ossa_strategy and ossa_retries (its default
+// handling), retry_after_ms when the refusal names a wait, and, when the
+// strategy is to escalate, escalation: what to ask for (the suggestion's
+// action, such as request_consent or request_capability), or "operator"
+// when only a person at the refusing organisation can change the outcome.
+func OSSAContext(e *Error) Value {
+	o := e.Code.OSSA()
+	h := o.DefaultHandling()
+	ms := []Member{
+		{Key: "ossa_code", Value: StringValue(string(o))},
+		{Key: "ossa_strategy", Value: StringValue(h.Strategy)},
+		{Key: "ossa_retries", Value: IntValue(int64(h.Retries))},
+	}
+	if s := e.Suggestion; s != nil && s.DelayMS > 0 {
+		ms = append(ms, Member{Key: "retry_after_ms", Value: IntValue(s.DelayMS)})
+	}
+	if h.Strategy == StrategyEscalate {
+		hint := "operator"
+		if s := e.Suggestion; s != nil && s.Action != "" && s.Action != ActionRetry && s.Action != ActionRetryAfter {
+			hint = s.Action
+		}
+		ms = append(ms, Member{Key: "escalation", Value: StringValue(hint)})
+	}
+	return ObjectValue(ms...)
+}

@@ -52,3 +52,25 @@ func TestOSSADefaults(t *testing.T) {
 		}
 	}
 }
+
+func TestOSSAContext(t *testing.T) {
+	for _, c := range []struct {
+		e    *Error
+		want string
+	}{
+		{(&Error{Code: ErrRateLimit}).WithSuggestion(Suggestion{Action: ActionRetryAfter, DelayMS: 250}),
+			`{"ossa_code":"RATE_LIMITED","ossa_retries":3,"ossa_strategy":"retry","retry_after_ms":250}`},
+		{(&Error{Code: ErrConsent}).WithSuggestion(Suggestion{Action: ActionRequestConsent, DataTypes: []string{"email"}}),
+			`{"escalation":"request_consent","ossa_code":"CONTENT_FILTERED","ossa_retries":0,"ossa_strategy":"escalate"}`},
+		{&Error{Code: ErrAuthFailed},
+			`{"escalation":"operator","ossa_code":"POLICY_VIOLATION","ossa_retries":0,"ossa_strategy":"escalate"}`},
+		{&Error{Code: ErrPeerUnavailable},
+			`{"ossa_code":"CIRCUIT_OPEN","ossa_retries":0,"ossa_strategy":"fallback"}`},
+		{&Error{Code: ErrParse},
+			`{"ossa_code":"VALIDATION_ERROR","ossa_retries":0,"ossa_strategy":"abort"}`},
+	} {
+		if got := OSSAContext(c.e).String(); got != c.want {
+			t.Errorf("%s: %s, want %s", c.e.Code, got, c.want)
+		}
+	}
+}

@@ -65,8 +65,14 @@ func (p *Pipeline) RefuseWith(req *wire.Message, sess *handshake.Session, err er
 	if we.Suggestion != nil && we.Suggestion.DelayMS > 0 {
 		a.RetryAfter = time.Duration(we.Suggestion.DelayMS) * time.Millisecond
 	}
+	payload := we.Payload()
+	if payload.Context.IsAbsent() {
+		// What an agent runtime needs to recover: OSSA's code and
+		// strategy, the wait, the escalation (see docs/protocol.md).
+		payload.Context = wire.OSSAContext(we)
+	}
 	m := &wire.Message{V: wire.Version, ID: NewMessageID(p.Rand), TS: p.Now().UnixMilli(), Op: wire.OpError,
-		From: p.Self.Sender(), To: wire.Ref{Agent: "unknown", Org: "unknown"}, Cls: wire.Pub, Payload: we.Payload()}
+		From: p.Self.Sender(), To: wire.Ref{Agent: "unknown", Org: "unknown"}, Cls: wire.Pub, Payload: payload}
 	if req != nil {
 		m.To, m.Re = req.From.Ref(), req.ID
 		a.Op, a.refusedID, a.refused = req.Op, req.ID, req.From.Ref()
