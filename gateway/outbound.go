@@ -250,14 +250,18 @@ func (s *Server) sendVia(ctx context.Context, ps *peerState, m *wire.Message, sk
 	}
 	sess, _ := s.sessions.Peer(ps.ref)
 	d := s.gate.CheckTree(ctx, m, t, gateOutbound, m.To.Org, pipeline.GateSession(sess, true, true))
-	if err := s.auditOut(ctx, m, d); err != nil && d.Allow {
-		return err
-	}
 	if !d.Allow {
+		s.auditOut(ctx, m, d)
 		s.pipe.LogBlock(m, gateOutbound, d)
 		return d.Err
 	}
 	if err := s.checkForward(m, d.Types); err != nil {
+		return err
+	}
+	// Recorded last, once nothing else can stop it: personal data is
+	// recorded as transmitted before it leaves, and does not leave if
+	// that cannot be recorded.
+	if err := s.auditOut(ctx, m, d); err != nil {
 		return err
 	}
 	return ps.call(ctx, s.cfg.Peers.Transport, m, sk, onMsg)
