@@ -563,12 +563,23 @@ const policyText = `## Policy
   such as "Assistant" or "Planner"), and in prose through a gazetteer: a capitalised given name of
   a list of 60,000 from public data, followed by one to three more capitalised words (particles and
   a middle initial allowed), is a person's name unless a company suffix, a place word or a street
-  prefix around it says otherwise ("Didier Schmitt S.A.R.L.", "boulevard William Guyot"). A given
-  name that is also an English word ("Chad", "Heather") counts only before a listed surname, and a
-  capitalised pair the list does not know counts after a role word or an honorific ("Passenger",
-  "Thanks,", "Sra.", "Herr"). A single first name alone, a surname alone and names in scripts
-  without capitals pass. The lists come from npm packages under the MIT licence
-  (gender-detection-from-name, @cspell/dict-people-names), not from the generators of the corpus;
+  prefix around it says otherwise ("Didier Schmitt S.A.R.L.", "boulevard William Guyot", "John
+  Deere tractor", "King Charles"). A given name that is also a word or a place ("Chad", "Heather",
+  "Victor", "Sofia") counts before a listed surname, after a cue, or before what people do ("Heather
+  Berg called again"). A capitalised pair the list does not know counts after a role word, an
+  honorific, a greeting, a relative or a verb that takes only people ("Passenger", "Thanks,",
+  "Sra.", "Herr", "my son", "Ask", "avisa a", "richiamare"); after a verb that takes things too
+  ("add", "forward ... to", "booked for", "spoke with", "leiten Sie das an") or before a verb of
+  what people do ("called", "agreed", "prefers", "will cover", ", who", "; she", "'s performance
+  review") it counts when one of its words is known as a name somewhere (a further list of
+  140,000 given names and surnames less every dictionary word), and a plural that is no name
+  ("the Denver Broncos signed") does not. A given name alone counts after a relative, a greeting
+  or a verb that takes a person ("my kid Lukas", "said Felix"), before what people do or have
+  ("Ingrid's kid", "Anna is from accounting", "Scott is a thoughtful person"), spoken to ("Mateo,
+  can you send the figures?") or referred back to by a pronoun in the same or the next sentence.
+  A surname alone, names in lower case and names in scripts without capitals in prose pass. The
+  lists come from npm packages under the MIT licence (gender-detection-from-name,
+  @cspell/dict-people-names, humannames), not from the generators of the corpus;
   pii/names/README.md says how they are made.
   A sender that knows it sends names declares them in pii_meta.types, and then the consent must
   cover them whatever the scanner finds.
@@ -579,7 +590,8 @@ const policyText = `## Policy
   purpose.
 - **Health.** Health information counts when it is about someone: in a document that identifies a
   person (a name, an e-mail, a phone number, an id number, a date of birth, an address), in text
-  that speaks of someone (a capitalised "I", "My", "She", "His", "Patient", "Ich", "Je"...) and
+  that speaks of someone (a capitalised "I", "My", "She", "His", "Patient", "Ich", "Je"..., or
+  "Bei mir", "On m'a", "A mí me", "Mi hanno" opening a sentence) and
   names a condition or a medicine of the vocabulary (ICD-10 chapter terms, WHO essential medicines, phrases
   such as "diagnosed with", "allergic to", "leidet an"), and as the value of a health key
   (diagnosis, medication, allergies, medical_history...) that names a condition or medicine. "A

@@ -76,7 +76,7 @@ diagnosed with, diagnosed as, been diagnosed, suffers from, suffering from, trea
 allergic to, sick leave, on medication, prescribed, chemotherapy, radiotherapy, dialysis,
 antidepressants, antidepressant, antiretroviral, antiretrovirals, hiv-positive, hiv positive,
 hiv status, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué,
-padece, diagnosticado, diagnosticada, diagnosticaron, soffre di, affetto da, affetta da, tested positive,
+padece, diagnosticado, diagnosticada, diagnosticaron, diagnosticato, diagnosticata, zdiagnozowano, gediagnosticeerd, soffre di, affetto da, affetta da, tested positive,
 pre-authorisation for, pre-authorization for, lab results, diagnose für, diagnose fur`
 
 // vocabBloom holds the first three bytes (case-folded) of every first word of the vocabulary.
@@ -187,6 +187,28 @@ func vocabAt(s string, i int) int {
 // words for a patient, in the languages of the vocabulary.
 var personWords = toSet(`i i'm i've i'd i'll my me mine myself she he his her him hers patient patientin
 patienten ich mein meine meiner er sie ihr je j'ai mon ma mes il elle yo mi mis él ella paciente io mio mia lui lei`)
+
+// personOpeners open a sentence whose next word is a first-person pronoun in an oblique case,
+// which personWords cannot hold alone ("mir" and "me" are other words too): "Bei mir wurde
+// Asthma diagnostiziert", "On m'a diagnostiqué", "A mí me diagnosticaron", "Mi hanno detto".
+var personOpeners = toSet(`bei mit on a à me mi u mir mich moi ik eu`)
+
+// obliquePronouns follow a word of personOpeners.
+var obliquePronouns = []string{"mir ", "mich ", "m'", "m’", "me ", "mi ", "mí ", "mnie ", "mij ", "moi ", "hanno "}
+
+// firstPersonOpener reports whether the capitalised word s[i:j] and the next one say the
+// sentence is about its writer.
+func firstPersonOpener(s string, i, j int) bool {
+	if j+2 >= len(s) || s[j] != ' ' || !personOpeners.hasFold(s[i:j]) {
+		return false
+	}
+	for _, p := range obliquePronouns {
+		if strings.HasPrefix(s[j+1:], p) {
+			return true
+		}
+	}
+	return false
+}
 
 // personalHealth emits the health vocabulary of a document that identifies no one but speaks of
 // someone; each is as in finishDoc.

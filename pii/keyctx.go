@@ -174,10 +174,17 @@ func looksName(v string, strict bool) bool {
 	if len(words) == 0 || len(words) > 5 {
 		return false
 	}
-	if strict && (len(words) < 2 || len(words) > 4) {
+	caps := 0
+	for i, w := range words {
+		if i > 0 && i < len(words)-1 && nameParticles.has(w) {
+			continue // "Breno das Neves", "Kyano van de Greef"
+		}
+		caps++
+	}
+	if strict && (caps < 2 || caps > 4) {
 		return false
 	}
-	for _, w := range words {
+	for i, w := range words {
 		lw := strings.ToLower(strings.Trim(w, ".,"))
 		if orgWords.has(lw) || orgAfter.has(lw) || orgSuffixes[strings.Trim(w, ",")] {
 			return false
@@ -188,7 +195,7 @@ func looksName(v string, strict bool) bool {
 				return false
 			}
 		}
-		if strict && !isUpper(w[0]) && w[0] < 0x80 {
+		if strict && !isUpper(w[0]) && w[0] < 0x80 && (i == 0 || i == len(words)-1 || !nameParticles.has(w)) {
 			return false
 		}
 	}

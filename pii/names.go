@@ -43,7 +43,8 @@ var notNames = toSet(`the a an i it its this that my your our his her their we y
 them is am are was were be been sorry happy glad fine ok okay yes no not here there hello hi dear all
 sir madam team everyone customer customers support service user admin please thanks thank just so very
 from at in on to for of with and or but if then also too going trying looking calling writing available
-new good great well back home out up down going done ready sure afraid interested unable able`)
+new good great well back home out up down going done ready sure afraid interested unable able
+siri alexa cortana bixby`)
 
 // nameCue recognises the cue word at s[i:j] and a name after it.
 func (x *scanCtx) nameCue(i, j int) int {

@@ -81,8 +81,93 @@ func nameList(gz []byte) map[string]struct{} {
 	return m
 }
 
-// isGivenName reports whether w, a capitalised word, is in the gazetteer.
-func isGivenName(w string) bool { return inNameList(givenNames(), w) }
+// isGivenName reports whether w, a capitalised word, is in the gazetteer. Most capitalised
+// words of prose are not ("The", "Latency", "Tool"); a filter of the ASCII names answers them
+// in a few instructions a byte, without the map.
+func isGivenName(w string) bool {
+	if h, ok := asciiFoldHash(w); ok && !givenFilter().has(h) {
+		return false
+	}
+	return inNameList(givenNames(), w)
+}
+
+// nameFilter is a Bloom filter of 2^20 bits with two probes from one 64-bit hash: for the
+// 60,000 given names, about one word in a hundred that is none passes it.
+type nameFilter [1 << 14]uint64
+
+func (f *nameFilter) add(h uint64) {
+	a, b := h&(1<<20-1), h>>44
+	f[a>>6] |= 1 << (a & 63)
+	f[b>>6] |= 1 << (b & 63)
+}
+
+func (f *nameFilter) has(h uint64) bool {
+	a, b := h&(1<<20-1), h>>44
+	return f[a>>6]&(1<<(a&63)) != 0 && f[b>>6]&(1<<(b&63)) != 0
+}
+
+var givenFilter = sync.OnceValue(func() *nameFilter {
+	f := new(nameFilter)
+	for w := range givenNames() {
+		if h, ok := asciiFoldHash(w); ok {
+			f.add(h)
+		}
+	}
+	return f
+})
+
+// prefixFilter has a bit for each first three letters and length (up to 15) that a given name
+// of the list has; a word whose bit is clear is none, for a dozen instructions. A word that
+// does not start with three ASCII letters is not filtered.
+type prefixFilter [26 * 26 * 26 * 16 / 64]uint64
+
+func prefixKey(w string) (int, bool) {
+	if len(w) < 3 {
+		return 0, false
+	}
+	k := 0
+	for i := 0; i < 3; i++ {
+		c := lower(w[i])
+		if c < 'a' || c > 'z' {
+			return 0, false
+		}
+		k = k*26 + int(c-'a')
+	}
+	return k*16 + min(len(w), 15), true
+}
+
+var givenPrefixes = sync.OnceValue(func() *prefixFilter {
+	f := new(prefixFilter)
+	for w := range givenNames() {
+		if k, ok := prefixKey(w); ok {
+			f[k>>6] |= 1 << (k & 63)
+		}
+	}
+	return f
+})
+
+// maybeGivenName is false for a word that is certainly no given name of the list.
+func maybeGivenName(w string) bool {
+	k, ok := prefixKey(w)
+	return !ok || givenPrefixes()[k>>6]&(1<<(k&63)) != 0
+}
+
+// asciiFoldHash hashes w lower-cased (FNV-1a, then mixed); ok is false when w is not ASCII.
+func asciiFoldHash(w string) (uint64, bool) {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 0x80 {
+			return 0, false
+		}
+		h ^= uint64(lower(c))
+		h *= 1099511628211
+	}
+	h ^= h >> 29
+	h *= 0xbf58476d1ce4e5b9
+	h ^= h >> 32
+	return h, true
+}
 
 // titleWord returns the end of a title-case word at k (a capital, then lower-case letters,
 // apostrophes or hyphens, with letters outside ASCII anywhere), or k.
@@ -154,7 +239,10 @@ var orgSuffixes = func() map[string]bool {
 
 // orgAfter are words that, after a run of capitalised words, make it a company or a place.
 var orgAfter = toSet(`fils filhos sons söhne hijos figli partners group holding holdings associates branch warehouse
-hub office store shop campus plant factory depot region district station airport`)
+hub office store shop campus plant factory depot region district station airport tractor tractors equipment
+dealer dealers dealership brand products product model models machinery engine engines award awards prize prizes
+trophy memorial lecture fellowship scholarship stadium arena bridge tunnel highway motorway library theatre
+theater festival collection`)
 
 // nameConnectors join the names of partners in a firm's name: "Lima Viana e Filhos".
 var nameConnectors = toSet("e et y und and &")
@@ -192,23 +280,29 @@ func (x *scanCtx) namePair(a, e int) int {
 		return a
 	}
 	conf := 0.75
-	needSurname := false
+	// How the first word counts: a given name of the list makes the pair a name; a given name
+	// that is also a word or a place ("Chad", "Heather", "Victor", "Sofia"), or a word the
+	// list lacks, needs more (see below).
+	const (
+		firstGiven = iota
+		firstAmbiguous
+		firstUnknown
+	)
+	first := firstGiven
 	switch {
+	case titleWords.hasFold(s[a:e]):
+		return a // "King Charles", "Princess Royal"
 	case isGivenName(s[a:e]):
 	case middleInitial(s, e) && e-a >= 3 && !orgWords.hasFold(s[a:e]) && !orgNouns.hasFold(s[a:e]) && !notNames.hasFold(s[a:e]):
 		// "Halldór Ó Árnþórsson", "Ravil G Yefimov": a middle initial makes a name of the list's
 		// unknowns.
 	case inNameList(ambiguousGiven(), s[a:e]):
-		// A given name that is also a word ("Chad", "Heather", "Martin") counts when a
-		// surname of the list follows.
-		needSurname, conf = true, 0.7
+		first, conf = firstAmbiguous, 0.7
 	default:
-		// A given name the list lacks still counts after a word for a person's role or an
-		// honorific: "Passenger Przemysław Czerepak", "Thanks, Piccarda Farina", "Sra. Júlia Araújo".
-		if !x.roleBefore(a) || notNames.hasFold(s[a:e]) || orgWords.hasFold(s[a:e]) || orgNouns.hasFold(s[a:e]) {
+		if notNames.hasFold(s[a:e]) || orgWords.hasFold(s[a:e]) || orgNouns.hasFold(s[a:e]) {
 			return a
 		}
-		conf = 0.7
+		first, conf = firstUnknown, 0.7
 	}
 	surname := ""
 	// One or two more capitalised words, with nobiliary particles between.
@@ -240,12 +334,15 @@ func (x *scanCtx) namePair(a, e int) int {
 		k = we
 		words++
 	}
-	if words < 2 || needSurname && !inNameList(surnames(), strings.TrimSuffix(surname, "'s")) {
+	if words < 2 {
 		return a
 	}
 	possessive := strings.HasSuffix(s[a:end], "'s")
 	if possessive {
 		end -= 2 // "Pamela Meyer's insurance": the name, and what is hers
+	}
+	if first != firstGiven && !x.pairCounts(a, e, end, surname, first == firstAmbiguous) {
+		return a
 	}
 	// What follows and what precedes.
 	f := end
@@ -277,20 +374,6 @@ dear hi hello ask tell told ping notify cc met mr mrs ms miss mx dr prof herr fr
 señora sig signor signora sig.ra mme mlle monsieur madame dott ing mevrouw meneer dhr mevr contact contacter
 contactar contattare kontaktieren richiamare llamar avisa avisar appeler rappeler anrufen emailed phoned
 invite invited hire hired welcome remind`)
-
-// roleBefore reports whether the word before a (past a comma) is one of roleWords.
-func (x *scanCtx) roleBefore(a int) bool {
-	s := x.s
-	k := a
-	for k > 0 && (s[k-1] == ' ' || s[k-1] == ',' || s[k-1] == ':' || s[k-1] == '.') && k > a-4 {
-		k--
-	}
-	pw, ok := wordBefore(s, k)
-	if !ok || pw.b-pw.a > 12 {
-		return false
-	}
-	return roleWords.hasFold(strings.TrimSuffix(s[pw.a:pw.b], "."))
-}
 
 // middleInitial reports whether " X " or " X. " (one capital letter) follows e, then a capitalised word.
 func middleInitial(s string, e int) bool {

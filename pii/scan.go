@@ -325,6 +325,12 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
+	if i == p && k&(cUpper|cHigh) != 0 && j-i >= 3 && j-i <= 20 && maybeGivenName(s[i:j]) {
+		// A given name alone, with a cue that makes it a person's?
+		if e := x.singleName(p, j); e > p {
+			return e
+		}
+	}
 	if i == p && s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 9 && (m&cDigit != 0 || j+1 < n && s[j] == ' ' && isDigit(s[j+1])) {
 		// Ideographs with digits: an address in Chinese or Japanese?
 		if e := x.cjkAddressAt(p); e > p {
@@ -337,7 +343,7 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if !x.personCue && i == p && j-i <= 10 && k&cUpper != 0 && personWords.hasFold(s[i:j]) {
+	if !x.personCue && i == p && j-i <= 10 && k&cUpper != 0 && (personWords.hasFold(s[i:j]) || firstPersonOpener(s, i, j)) {
 		x.personCue = true
 	}
 	if j-i == 2 && m == cUpper && j+1 < n && s[j] == ' ' && isDigit(s[j+1]) {
