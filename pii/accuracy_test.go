@@ -557,30 +557,31 @@ func scoreStdnum(t *testing.T, sc *Scanner, doc *report) {
 const policyText = `## Policy
 
 - **Names.** A name is reported when a cue says a person's name follows ("my name is", "Dear", "Mr.",
-  "Mrs.", "Ms.", "Dr.", "Patient:", "Name:", "called", "call me", "I'm", "Sincerely,"), when it is
-  the value of a name key (first_name, surname, patient_name, assignee, signed_by...; a bare "name"
-  key needs two to four capitalised words and no word of an organisation or of what an agent does,
-  such as "Assistant" or "Planner"), and in prose through a gazetteer: a capitalised given name of
-  a list of 60,000 from public data, followed by one to three more capitalised words (particles and
-  a middle initial allowed), is a person's name unless a company suffix, a place word or a street
-  prefix around it says otherwise ("Didier Schmitt S.A.R.L.", "boulevard William Guyot", "John
-  Deere tractor", "King Charles"). A given name that is also a word or a place ("Chad", "Heather",
-  "Victor", "Sofia") counts before a listed surname, after a cue, or before what people do ("Heather
-  Berg called again"). A capitalised pair the list does not know counts after a role word, an
-  honorific, a greeting, a relative or a verb that takes only people ("Passenger", "Thanks,",
-  "Sra.", "Herr", "my son", "Ask", "avisa a", "richiamare"); after a verb that takes things too
-  ("add", "forward ... to", "booked for", "spoke with", "leiten Sie das an") or before a verb of
-  what people do ("called", "agreed", "prefers", "will cover", ", who", "; she", "'s performance
-  review") it counts when one of its words is known as a name somewhere (a further list of
-  140,000 given names and surnames less every dictionary word), and a plural that is no name
-  ("the Denver Broncos signed") does not. A given name alone counts after a relative, a greeting
-  or a verb that takes a person ("my kid Lukas", "said Felix"), before what people do or have
-  ("Ingrid's kid", "Anna is from accounting", "Scott is a thoughtful person"), spoken to ("Mateo,
-  can you send the figures?") or referred back to by a pronoun in the same or the next sentence.
-  A surname alone, names in lower case and names in scripts without capitals in prose pass. The
-  lists come from npm packages under the MIT licence (gender-detection-from-name,
-  @cspell/dict-people-names, humannames), not from the generators of the corpus;
-  pii/names/README.md says how they are made.
+  "Mrs.", "Ms.", "Dr.", "Patient:", "Name:", "called", "call me", "I'm", "Sincerely,"), when it is the
+  value of a name key (first_name, surname, patient_name, assignee, signed_by...; a bare "name" key
+  needs two to four capitalised words and no word of an organisation or of what an agent does, such as
+  "Assistant" or "Planner"), and in prose through a gazetteer: a capitalised given name of a list of
+  60,000 from public data, followed by one to three more capitalised words (particles and a middle
+  initial allowed), is a person's name unless a company suffix, a place word or a street prefix around
+  it says otherwise ("Didier Schmitt S.A.R.L.", "boulevard William Guyot", "John Deere tractor", "King
+  Charles"). A given name that is also a word or a place ("Chad", "Heather", "Victor", "Sofia") counts
+  before a listed surname, after a cue, or before what people do ("Heather Berg called again"). A
+  capitalised pair the list does not know counts after a role word, an honorific, a greeting, a
+  relative or a verb that takes only people ("Passenger", "Thanks,", "Sra.", "Herr", "my son", "Ask",
+  "avisa a", "richiamare"); after a verb that takes things too ("add", "forward ... to", "booked for",
+  "spoke with", "leiten Sie das an") or before a verb of what people do ("called", "agreed", "is
+  allergic", "tested positive", "prefers", "will cover", ", who", "; she", "'s performance review") it
+  counts when one of its words is known as a name somewhere (a further list of 140,000 given names and
+  surnames less every dictionary word, looked up with its diacritics spelt in ASCII), and a plural
+  that is no name ("the Denver Broncos signed") does not. A given name alone counts after a relative
+  or a verb that takes a person ("my kid Lukas", "said Felix"), not after a greeting ("Hello, Ada!"),
+  before what people do or have ("Ingrid's kid", "Anna is from accounting", "Scott is a thoughtful
+  person"), spoken to ("Mateo, can you send the figures?") or referred back to by a pronoun in the
+  same or the next sentence. A surname known as a name counts where someone speaks ("says Kowalczyk",
+  "Nowak said"); otherwise a surname alone, names in lower case and names in scripts without capitals
+  in prose pass. The lists come from npm packages under the MIT licence (gender-detection-from-name,
+  @cspell/dict-people-names, humannames), not from the generators of the corpus; pii/names/README.md
+  says how they are made.
   A sender that knows it sends names declares them in pii_meta.types, and then the consent must
   cover them whatever the scanner finds.
 - **Dates of birth.** A date is reported as a date of birth only after a birth cue ("born", "date of

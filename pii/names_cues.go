@@ -22,7 +22,9 @@ referred escalate escalated reply replied respond responded write wrote say said
 explain explained mention mentioned loop looped meet met connect connected follow check checked belongs
 addressed issued payable paid transfer transferred email emailed mail mailed message messaged copy copied
 shouted whispered yelled answered complained apologised apologized listen listened married engaged
-interviewed interview feedback refund refunded ticket opened filed raised
+interviewed interview feedback refund refunded ticket opened filed raised diagnose diagnosis results
+prescription directed written produced composed painted performed created designed founded hosted
+presented narrated illustrated edited translated featuring features starring change changed rename renamed
 leiten leite weiterleiten sprechen sprich schreiben schreib senden sende schicken schick geben gib fragen frag
 sagen sag melden meld wenden
 parler parle parlez écrire écrivez envoyer envoyez transmettre transmettez donner donnez demander demandez
@@ -79,7 +81,14 @@ likes loves hates lives lived works worked studied studies sings sang shouted ye
 insists insisted disputes disputed booked cancelled canceled paid prefers recommended resigned retired
 smiled laughed cried married divorced
 sagte sagt fragte fragt rief ruft schrieb schreibt dit déclare demande écrit dijo dice pregunta
-llamó escribió disse diz perguntou ligou escreveu zei vraagt belde schreef powiedział powiedziała`)
+llamó escribió disse diz perguntou ligou escreveu zei vraagt belde schreef powiedział powiedziała
+began begins tested suffers padece sufre leidet souffre soffre sofre`)
+
+// personStates follow "is", "was" or "has been" after a person's name: "X is allergic to",
+// "X is being treated for", "X has been struggling with".
+var personStates = toSet(`allergic pregnant being diagnosed struggling suffering ill sick unwell recovering
+hospitalised hospitalized admitted discharged isolating treated married divorced retired deceased
+unhappy upset`)
 
 // modalVerbs and afterModal: "X will cover for me", "X can sign", "X wird anrufen".
 var (
@@ -164,12 +173,38 @@ func (x *scanCtx) personCueBefore(a int) int {
 		if !ok || pw.b-pw.a > 16 {
 			return cueNone
 		}
-		if personVerbs.hasFold(s[pw.a:pw.b]) || roleWords.hasFold(s[pw.a:pw.b]) || directVerbs.hasFold(s[pw.a:pw.b]) {
+		v := s[pw.a:pw.b]
+		if n == 0 && (hasFoldPrefix(v, "behalf") || hasFoldPrefix(v, "according")) && len(v) <= 9 {
+			return cueStrong // "on behalf of X", "according to X": only people
+		}
+		if personVerbs.hasFold(v) || roleWords.hasFold(v) || directVerbs.hasFold(v) {
 			return cueBridge
 		}
 		k = pw.a
 	}
 	return cueNone
+}
+
+// speechAround reports "says X", "said X", "according to X", "X said" and "X says" around the
+// word s[a:e]: a few bytes compared, so that the step may ask before any lookup.
+func speechAround(s string, a, e int) bool {
+	before := s[max(0, a-13):a]
+	if strings.HasSuffix(before, "says ") || strings.HasSuffix(before, "said ") || hasFoldSuffix(before, "according to ") {
+		return true
+	}
+	after := s[e:min(len(s), e+6)]
+	return (strings.HasPrefix(after, " said") || strings.HasPrefix(after, " says")) && (len(after) == 5 || !isAlpha(after[5]))
+}
+
+// hasFoldSuffix reports whether s ends with the lower-case p, compared case-insensitively.
+func hasFoldSuffix(s, p string) bool {
+	return len(s) >= len(p) && hasFoldPrefix(s[len(s)-len(p):], p)
+}
+
+// greetingBefore reports whether the word before a is a greeting.
+func (x *scanCtx) greetingBefore(a int) bool {
+	pw, ok := prevWord(x.s, a)
+	return ok && greetWords.hasFold(x.s[pw.a:pw.b])
 }
 
 // weakVerbs take a person or a thing with nothing between: "add X as a guest", "send X".
@@ -211,6 +246,15 @@ func (x *scanCtx) personCueAfter(e int) bool {
 			}
 			k = w.b
 			continue
+		case lw == "is" || lw == "was" || lw == "been":
+			if v, ok := wordAt(s, w.b, false); ok && v.a == w.b+1 && personStates.hasFold(s[v.a:v.b]) {
+				return true
+			}
+			if lw != "been" {
+				return false
+			}
+			k = w.b
+			continue
 		case lw == "has" || lw == "just" || lw == "had" || lw == "then" || lw == "also" ||
 			lw == "never" || lw == "always" || lw == "again":
 			k = w.b
@@ -223,25 +267,34 @@ func (x *scanCtx) personCueAfter(e int) bool {
 
 // singleName tries a given name standing alone at s[a:e] (a title-case word that no other
 // capitalised word follows). Alone, a given name is a person's only with a strong cue: a
-// relative, a greeting, a role or a verb that takes a person before it; after it, what people
+// relative, a role or a verb that takes a person before it; after it, what people
 // do or have, "is from", "is a ... person"; or, opening a sentence, a comma and words spoken
 // to someone ("Danial, can I speak to your boss?") or a pronoun that refers back to it. Only
 // names of the gazetteer that are no common word count. It returns the end of the name, or a.
 func (x *scanCtx) singleName(a, e int) int {
 	s := x.s
-	if e-a < 3 || e-a > 20 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80) || !maybeGivenName(s[a:e]) {
+	speech := speechAround(s, a, e)
+	if e-a < 3 || e-a > 20 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80) || !speech && !maybeGivenName(s[a:e]) {
 		return a
 	}
 	// The word is title case, or title case before a possessive ("Franciska's kid").
 	if te := titleWord(s, a); te != e && (te != e+2 || !strings.HasPrefix(s[e:], "'s")) {
 		return a
 	}
-	// The cheap test first: most capitalised words in prose open a sentence ("The", "This") or
-	// name a thing, and are no given name.
-	if !isGivenName(s[a:e]) || namePairStop.hasFold(s[a:e]) || notNames.hasFold(s[a:e]) {
+	if namePairStop.hasFold(s[a:e]) || notNames.hasFold(s[a:e]) {
 		return a
 	}
-	if x.personCueBefore(a) == cueNone && !x.personCueAfter(e) && !x.singleCueAfter(a, e) {
+	if !isGivenName(s[a:e]) {
+		// Whoever says something is a person: "says Hartvigsson", "Okafor said".
+		if !speech || !isNameWord(s[a:e]) {
+			return a
+		}
+		x.add(TypeName, a, e, 0.7, "name.single")
+		return e
+	}
+	if (x.personCueBefore(a) == cueNone || x.greetingBefore(a)) && !x.personCueAfter(e) && !x.singleCueAfter(a, e) {
+		// A first name in a greeting ("Hello, Ada!") addresses the reader and identifies no
+		// one; a full name after one does ("Hi Sofia Carranza").
 		return a
 	}
 	if f := skipSpace(s, e); f > e && f < len(s) && orgAt(s, f) {

@@ -80,7 +80,7 @@ func TestGivenNameAloneWithACue(t *testing.T) {
 		"%s is a very thoughtful person.",
 		"%s is always on time; you can rely on her.",
 		"It was between him and %s's kid.",
-		"Hi %s, thanks for the quick reply.",
+		"Please ask %s for the figures.",
 	}
 	given := []string{"Ingrid", "Mateo", "Agnieszka", "Hamza", "Sophie"}
 	n := 0
@@ -118,6 +118,8 @@ func TestCuesMakeNoNameOfThings(t *testing.T) {
 		"Ship it to Virginia Beach with the others.",
 		"We met at Lake Placid last winter.",
 		"Ask Siri to set a timer.",
+		"Hello, Ada! Your order has shipped.",
+		"Thanks Sophie, that helps.",
 		"On Monday the diabetes module ships.",
 	} {
 		if fs := sc.ScanText(text); hasType(fs, TypeName) {
@@ -141,6 +143,44 @@ func TestHealthInTheFirstPersonInOtherLanguages(t *testing.T) {
 	for _, text := range []string{"On Monday the diabetes module ships.", "Bei Fragen zu Asthma hilft die Broschüre."} {
 		if hasType(sc.ScanText(text), TypeHealth) {
 			t.Errorf("%q: read as health", text)
+		}
+	}
+}
+
+// A state or a verb of health after a name, speech around a surname, a pair in letters the
+// list spells in ASCII.
+func TestNamesInStatesSpeechAndDiacritics(t *testing.T) {
+	sc, _ := New(nil)
+	names := []string{"Guy Okafor", "Carol Brandt", "Wisława Kowalczyk", "Rafał Nowak"}
+	templates := []string{
+		"Please note that %s is allergic to penicillin.",
+		"We heard that %s is being treated at home.",
+		"%s tested positive last week.",
+		"%s padece una enfermedad rara.",
+		"Lab results for %s are attached.",
+		"Case opened on behalf of %s, who disputes the charge.",
+	}
+	n := 0
+	for _, tpl := range templates {
+		for _, name := range names {
+			n++
+			text := fmt.Sprintf(tpl, name)
+			if !hasType(sc.ScanText(text), TypeName) {
+				t.Errorf("%q: name not found", text)
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d variants", n)
+	}
+	for _, text := range []string{"\"The plan holds,\" says Kowalczyk.", "Nowak said the plan holds."} {
+		if !hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: name not found", text)
+		}
+	}
+	for _, text := range []string{"\"The plan holds,\" says Microsoft.", "Reuters said the plan holds.", "The plan is allergic to change."} {
+		if hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: read as a name", text)
 		}
 	}
 }

@@ -75,6 +75,8 @@ func isNameWord(w string) bool {
 	if isGivenName(w) || inNameList(ambiguousGiven(), w) || inNameList(surnames(), w) {
 		return true
 	}
+	// The list is in ASCII: "Sörös", "Kónya" and "Szczepańska" are looked up as "soros",
+	// "konya" and "szczepanska".
 	var buf [96]byte
 	b := buf[:0]
 	for i := 0; i < len(w); {
@@ -84,11 +86,29 @@ func isNameWord(w string) bool {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(w[i:])
-		b = utf8.AppendRune(b, unicode.ToLower(r))
+		r = unicode.ToLower(r)
+		if f, ok := latinFold[r]; ok {
+			b = append(b, f...)
+		} else {
+			b = utf8.AppendRune(b, r)
+		}
 		i += n
 	}
 	return nameWords().has(string(b))
 }
+
+// latinFold spells the lower-case letters with diacritics of the Latin alphabets of Europe
+// and Turkey in ASCII, as the names of humannames are spelt.
+var latinFold = func() map[rune]string {
+	m := map[rune]string{}
+	for _, p := range strings.Fields(`àa áa âa ãa äa åa ąa ăa āa æae çc ćc čc ďd đd ðd èe ée êe ëe ęe ěe ēe ėe ğg ģg
+		ìi íi îi ïi ıi īi įi ķk ĺl ľl łl ļl ñn ńn ňn ņn òo óo ôo õo öo øo őo ōo œoe ŕr řr śs šs şs șs ßss ťt ţt țt
+		þth ùu úu ûu üu ůu űu ūu ųu ýy ÿy źz żz žz`) {
+		r, n := utf8.DecodeRuneInString(p)
+		m[r] = p[n:]
+	}
+	return m
+}()
 
 // gunzip decompresses an embedded list.
 func gunzip(gz []byte) ([]byte, error) {

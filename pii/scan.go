@@ -325,7 +325,7 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if i == p && k&(cUpper|cHigh) != 0 && j-i >= 3 && j-i <= 20 && maybeGivenName(s[i:j]) {
+	if i == p && k&(cUpper|cHigh) != 0 && j-i >= 3 && j-i <= 20 && (maybeGivenName(s[i:j]) || speechAround(s, i, j)) {
 		// A given name alone, with a cue that makes it a person's?
 		if e := x.singleName(p, j); e > p {
 			return e
