@@ -2,9 +2,7 @@ package gateway
 
 import (
 	"context"
-	"crypto/tls"
 	"encoding/json"
-	"net"
 	"testing"
 	"time"
 
@@ -27,13 +25,10 @@ func TestPeerConnectionReadsDirectly(t *testing.T) {
 	ps.ws.mu.Lock()
 	wc, has := ps.ws.cur, ps.ws.has
 	ps.ws.mu.Unlock()
-	if !has || wc.conn.cork == nil {
+	if !has || wc.conn.NetConn() == nil {
 		t.Fatal("no WebSocket connection to globex after a call over it")
 	}
-	var c net.Conn = wc.conn.cork.Conn
-	if tc, ok := c.(*tls.Conn); ok {
-		c = tc.NetConn()
-	}
+	c := wc.conn.NetConn()
 	if _, ok := c.(*sockio.Conn); !ok {
 		t.Fatalf("the connection to globex is a %T, not a *sockio.Conn", c)
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/grpcconn"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -239,7 +240,7 @@ func (r *faceRig) tryDial(ctx context.Context, t *testing.T, face string) (*face
 	case pipeline.FaceStream:
 		c.grpcConn()
 		sctx, cancel := context.WithCancel(context.Background())
-		st, err := c.cc.NewStream(sctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcStream)
+		st, err := c.cc.NewStream(sctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcconn.MethodStream)
 		if err != nil {
 			cancel()
 			t.Fatal(err)
@@ -263,7 +264,7 @@ func (r *faceRig) tryDial(ctx context.Context, t *testing.T, face string) (*face
 func (c *faceClient) grpcConn() {
 	target := strings.TrimPrefix(strings.TrimPrefix(c.r.peer.GRPC, "https://"), "http://")
 	cc, err := grpc.NewClient(target, grpc.WithTransportCredentials(credentials.NewTLS(c.r.tls)),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(8<<20)))
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(grpcconn.Codec{}), grpc.MaxCallRecvMsgSize(8<<20)))
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -373,14 +374,14 @@ func (c *faceClient) roundTrip(ctx context.Context, env []byte) (faceAnswer, err
 	case pipeline.FaceGRPC:
 		var out []byte
 		var trailer metadata.MD
-		err := c.cc.Invoke(ctx, grpcSend, &env, &out, grpc.Trailer(&trailer))
+		err := c.cc.Invoke(ctx, grpcconn.MethodSend, &env, &out, grpc.Trailer(&trailer))
 		code := status.Code(err)
 		a.grpc = &code
 		if err != nil {
 			if code == codes.Unavailable || code == codes.Canceled {
 				return a, err
 			}
-			if v := trailer.Get(grpcErrorKey); len(v) > 0 {
+			if v := trailer.Get(grpcconn.ErrorKey); len(v) > 0 {
 				return a, c.take(&a, []byte(v[0]))
 			}
 			return a, nil

@@ -13,7 +13,9 @@ import (
 
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/internal/grpcconn"
 	"github.com/moltgate/moltgate/internal/sockio"
+	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -24,13 +26,13 @@ import (
 // grpcClient is this gateway's gRPC connection and stream to one peer.
 type grpcClient struct {
 	*pooled
-	w *grpcWriter
+	w *grpcconn.Writer
 }
 
 // send writes b to the peer, waiting for its turn until ctx ends. A peer
 // that stops reading has the connection closed once a write has waited the
 // write timeout for it, which fails that write and every call on it.
-func (c *grpcClient) send(ctx context.Context, b []byte) error { return c.w.send(ctx, b) }
+func (c *grpcClient) send(ctx context.Context, b []byte) error { return c.w.Send(ctx, b) }
 
 // grpcTransport carries the handshake over the stream.
 type grpcTransport struct{ st grpc.ClientStream }
@@ -74,18 +76,18 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	cc, err := grpc.NewClient(target, grpc.WithTransportCredentials(creds), grpc.WithContextDialer(func(ctx context.Context, addr string) (net.Conn, error) {
 		c, err := nd.DialContext(ctx, "tcp", addr)
 		if err == nil {
-			setUserTimeout(c, grpcPingTimeout)
+			grpcconn.SetUserTimeout(c, grpcconn.PingTimeout)
 		}
 		return c, err
 	}),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(rawCodec{}), grpc.MaxCallRecvMsgSize(ps.s.pipe.EnvelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.pipe.EnvelopeLimit())),
-		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsPingEvery, Timeout: grpcPingTimeout, PermitWithoutStream: true}),
-		grpc.WithInitialWindowSize(grpcWindow), grpc.WithInitialConnWindowSize(grpcWindow))
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(grpcconn.Codec{}), grpc.MaxCallRecvMsgSize(ps.s.pipe.EnvelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.pipe.EnvelopeLimit())),
+		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsconn.PingEvery, Timeout: grpcconn.PingTimeout, PermitWithoutStream: true}),
+		grpc.WithInitialWindowSize(grpcconn.Window), grpc.WithInitialConnWindowSize(grpcconn.Window))
 	if err != nil {
 		return nil, errors.Join(errTransport, err)
 	}
 	sctx, cancel := context.WithCancel(context.Background())
-	st, err := cc.NewStream(sctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcStream)
+	st, err := cc.NewStream(sctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcconn.MethodStream)
 	if err != nil {
 		cancel()
 		cc.Close()
@@ -108,12 +110,12 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		return nil, err
 	}
 	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() })}
-	gc.w = newGRPCWriter(st.SendMsg, ps.s.writeTimeout, func() {
+	gc.w = grpcconn.NewWriter(st.SendMsg, ps.s.writeTimeout, func() {
 		ps.s.log.Warn("peer stopped reading the calls sent to it: the connection is closed", "peer", ps.p.Org, "transport", TransportGRPC)
 		gc.close()
 	})
 	go ps.s.readReplies(ps, gc.pooled, func() ([]byte, error) {
-		var b recycledFrame // given back by readReplies once opened
+		var b grpcconn.Frame // given back by readReplies once opened
 		err := st.RecvMsg(&b)
 		return b, err
 	})
@@ -139,7 +141,7 @@ func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25
 	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
 	if err := gc.send(ctx, body); err != nil {
-		if errors.Is(err, errNoTurn) {
+		if errors.Is(err, grpcconn.ErrNoTurn) {
 			return wire.Errorf(wire.ErrTimeout, "", "the call to %s could not be sent on its stream before the deadline", ps.p.Org)
 		}
 		return gc.writeFailed(err)

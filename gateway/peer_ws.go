@@ -11,6 +11,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -22,7 +23,7 @@ import (
 // the session its handshake made.
 type wsClient struct {
 	*pooled
-	conn *wsConn
+	conn *wsconn.Conn
 }
 
 // wsTransport carries the handshake over the connection before anything
@@ -32,7 +33,7 @@ type wsTransport struct{ c *websocket.Conn }
 func (t wsTransport) Send(ctx context.Context, b []byte) error {
 	d, ok := ctx.Deadline()
 	if !ok {
-		d = time.Now().Add(wsWriteTimeout)
+		d = time.Now().Add(wsconn.WriteTimeout)
 	}
 	t.c.SetWriteDeadline(d)
 	return t.c.WriteMessage(websocket.TextMessage, b)
@@ -42,7 +43,7 @@ func (t wsTransport) Receive(ctx context.Context) ([]byte, error) {
 	if d, ok := ctx.Deadline(); ok {
 		t.c.SetReadDeadline(d)
 	}
-	return readWS(t.c, nil)
+	return wsconn.ReadMessage(t.c, nil)
 }
 
 // wsConnFor returns the peer's connection, with a call counted on it,
@@ -56,8 +57,8 @@ func (ps *peerState) wsConnFor(ctx context.Context) (*wsClient, error) {
 func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 	u := strings.TrimRight(ps.p.Endpoint, "/") + "/moltspeak/v0.1/stream"
 	u = "ws" + strings.TrimPrefix(u, "http")
-	cd := &corkDialer{tls: ps.tls, bufs: &ps.s.corkBufs}
-	d := websocket.Dialer{NetDialContext: cd.dial, NetDialTLSContext: cd.dialTLS, HandshakeTimeout: 5 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
+	cd := &wsconn.Dialer{TLS: ps.tls, Bufs: &ps.s.corkBufs}
+	d := websocket.Dialer{NetDialContext: cd.Dial, NetDialTLSContext: cd.DialTLS, HandshakeTimeout: 5 * time.Second, ReadBufferSize: 64 << 10, WriteBufferSize: 64 << 10}
 	c, resp, err := d.DialContext(ctx, u, nil)
 	if err != nil {
 		if resp != nil {
@@ -79,9 +80,9 @@ func (ps *peerState) dialWS(ctx context.Context) (*wsClient, error) {
 	}
 	c.SetReadDeadline(time.Time{})
 	c.SetWriteDeadline(time.Time{})
-	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: newWSConn(c, cd.cork, &ps.s.wsQueues, ps.s.writeTimeout)}
-	go ps.s.readReplies(ps, wc.pooled, func() ([]byte, error) { return readWS(c, frames.GetEnvelopeBuf) })
-	stop := keepAlive(wc.conn)
+	wc := &wsClient{pooled: newPooled(sess, func() { c.Close() }), conn: wsconn.New(c, cd.Cork, &ps.s.wsQueues, ps.s.writeTimeout)}
+	go ps.s.readReplies(ps, wc.pooled, func() ([]byte, error) { return wsconn.ReadMessage(c, frames.GetEnvelopeBuf) })
+	stop := wsconn.KeepAlive(wc.conn)
 	go func() { <-wc.dead; stop(); ps.s.sessions.Remove(sess.ID()) }()
 	return wc, nil
 }
@@ -139,7 +140,7 @@ func (ps *peerState) callWS(ctx context.Context, m *wire.Message, sk keys.Ed2551
 	}
 	pc, done := ps.s.pending.wait(m.ID)
 	defer done()
-	err = wc.conn.write(body)
+	err = wc.conn.Write(body)
 	frames.PutEnvelopeBuf(body) // the writer took a copy
 	if err != nil {
 		return wc.writeFailed(err)

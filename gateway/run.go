@@ -17,6 +17,7 @@ import (
 
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/face/httpface"
+	"github.com/moltgate/moltgate/internal/grpcconn"
 	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge"
@@ -143,7 +144,7 @@ const maxStreamsPerConn = 100
 func (s *Server) Serve(ls *Listeners) error {
 	var creds credentials.TransportCredentials
 	var tcfg *tls.Config
-	grpcL := netutil.LimitListener(grpcListener{sockio.Listener{Listener: ls.GRPC}}, s.cfg.Listen.MaxConnections)
+	grpcL := netutil.LimitListener(grpcconn.Listener{Listener: sockio.Listener{Listener: ls.GRPC}}, s.cfg.Listen.MaxConnections)
 	if s.cfg.TLSEnabled() {
 		tcfg = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
 		creds = credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13})

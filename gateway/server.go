@@ -31,6 +31,7 @@ import (
 	"github.com/moltgate/moltgate/handshake/replay/journal"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/pgshared"
+	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii"
@@ -149,7 +150,7 @@ type Server struct {
 	frames *frames.Conns
 	// writeTimeout is how long a write to a WebSocket or a gRPC stream,
 	// either way, may wait for the other end to read before the
-	// connection or stream is given up: wsWriteTimeout.
+	// connection or stream is given up: wsconn.WriteTimeout.
 	writeTimeout time.Duration
 
 	pending *pendingCalls
@@ -392,7 +393,7 @@ func Open(opts Options) (*Server, error) {
 		s.discoverLimit = limit.NewBuckets(discoverRate, discoverBurst, 65536, s.now)
 	}
 	s.flight = limit.NewCeiling(cfg.Limits.MaxInFlight)
-	s.writeTimeout = wsWriteTimeout
+	s.writeTimeout = wsconn.WriteTimeout
 	s.pending = newPendingCalls()
 	s.async = newAsyncReplies()
 	s.pipe = pipeline.New(pipeline.Config{

@@ -21,6 +21,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/grpcconn"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -87,7 +88,7 @@ func TestStreamFacesNeedAHandshake(t *testing.T) {
 	c := &faceClient{t: t, r: r, face: pipeline.FaceStream}
 	c.grpcConn()
 	defer c.close()
-	st, err := c.cc.NewStream(ctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcStream)
+	st, err := c.cc.NewStream(ctx, &grpc.StreamDesc{StreamName: "Stream", ServerStreams: true, ClientStreams: true}, grpcconn.MethodStream)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,8 +295,8 @@ func TestGRPCPeerThatStopsReadingFailsTheCalls(t *testing.T) {
 	t.Cleanup(func() { globex.Shutdown(context.Background()) })
 	lb.HTTP.Close()
 	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{globex.tlsCert}, MinVersion: tls.VersionTLS13})),
-		grpc.ForceServerCodecV2(rawCodec{}), grpc.InitialWindowSize(grpcWindow), grpc.InitialConnWindowSize(grpcWindow))
-	gs.RegisterService(&grpc.ServiceDesc{ServiceName: grpcService, HandlerType: (*grpcHandler)(nil),
+		grpc.ForceServerCodecV2(grpcconn.Codec{}), grpc.InitialWindowSize(grpcconn.Window), grpc.InitialConnWindowSize(grpcconn.Window))
+	gs.RegisterService(&grpc.ServiceDesc{ServiceName: grpcconn.Service, HandlerType: (*grpcHandler)(nil),
 		Streams: []grpc.StreamDesc{{StreamName: "Stream", ServerStreams: true, ClientStreams: true, Handler: func(_ any, st grpc.ServerStream) error {
 			for {
 				var b []byte

@@ -3,10 +3,8 @@ package gateway
 import (
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"time"
 
@@ -15,16 +13,15 @@ import (
 
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/wire"
 )
 
 const (
-	wsWriteTimeout = 10 * time.Second
-	wsPingEvery    = 30 * time.Second
 	// wsPingRate and wsPingBurst bound the pings a peer may send on a
 	// connection, each of which the gateway must answer with a pong: a
 	// burst of 20, then 2 a second, sixty times what a gateway that pings
-	// every wsPingEvery sends. Past them the connection is closed.
+	// every wsconn.PingEvery sends. Past them the connection is closed.
 	wsPingRate  = 2
 	wsPingBurst = 20
 )
@@ -76,7 +73,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 			s.writeRefusal(w, status, wire.Errorf(wire.ErrInvalidParam, "", "not a WebSocket upgrade: %v", reason))
 		},
 	}
-	hj := &corkHijacker{ResponseWriter: w, bufs: &s.corkBufs}
+	hj := &wsconn.Hijacker{ResponseWriter: w, Bufs: &s.corkBufs}
 	// The 101 is written by the upgrader, not through w's header.
 	c, err := up.Upgrade(hj, r, http.Header{"X-Request-Id": w.Header().Values("X-Request-Id")})
 	if err != nil {
@@ -86,14 +83,14 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	// returns: the HTTP server's goroutine has the stack its TLS handshake
 	// grew, and it would hold that for as long as the connection lives.
 	// The connection outlives the request that opened it.
-	go s.serveStreamConn(context.WithoutCancel(r.Context()), newWSConn(c, hj.cork, &s.wsQueues, s.writeTimeout), r.RemoteAddr)
+	go s.serveStreamConn(context.WithoutCancel(r.Context()), wsconn.New(c, hj.Cork, &s.wsQueues, s.writeTimeout), r.RemoteAddr)
 }
 
 // serveStreamConn reads and answers one WebSocket connection's frames.
-func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote string) {
-	c := conn.c
+func (s *Server) serveStreamConn(base context.Context, conn *wsconn.Conn, remote string) {
+	c := conn.WebSocket()
 	c.SetReadLimit(int64(s.frameLimit()))
-	stopPing := keepAlive(conn)
+	stopPing := wsconn.KeepAlive(conn)
 	defer stopPing()
 	// Reading is given up if the other end is silent for three pings, or
 	// at once when the gateway shuts down (interrupt): once interrupted,
@@ -105,7 +102,7 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 	extend := func() {
 		readMu.Lock()
 		if !interrupted {
-			c.SetReadDeadline(time.Now().Add(3 * wsPingEvery))
+			c.SetReadDeadline(time.Now().Add(3 * wsconn.PingEvery))
 		}
 		readMu.Unlock()
 	}
@@ -123,20 +120,20 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 	recv := func() ([]byte, error) {
 		// The frame's buffer is given back once it is handled
 		// (package frames): the pipeline decodes from copies.
-		frame, err := readWS(c, frames.GetEnvelopeBuf)
+		frame, err := wsconn.ReadMessage(c, frames.GetEnvelopeBuf)
 		if err == nil {
 			extend()
 		}
 		return frame, err
 	}
-	end := s.frames.Serve(base, &pipeline.Origin{Face: pipeline.FaceWS, Remote: remote}, recv, conn.write, interrupt)
+	end := s.frames.Serve(base, &pipeline.Origin{Face: pipeline.FaceWS, Remote: remote}, recv, conn.Write, interrupt)
 	// The answers may still be queued: they go out before the connection ends.
-	conn.q.Sync()
+	conn.Sync()
 	switch end {
 	case frames.EndShutdown:
-		conn.control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
+		conn.Control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
 	case frames.EndPolicy:
-		conn.control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "too many pings"), time.Now().Add(time.Second))
+		conn.Control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "too many pings"), time.Now().Add(time.Second))
 	}
 	c.Close()
 }
@@ -147,59 +144,3 @@ func (s *Server) serveStreamConn(base context.Context, conn *wsConn, remote stri
 // transport ends the connection (WebSocket close 1009) or the call (gRPC
 // ResourceExhausted) without reading more.
 func (s *Server) frameLimit() int { return 2 * s.pipe.EnvelopeLimit() }
-
-// keepAlive pings the other end every wsPingEvery so that dead connections
-// are noticed. Between pings it holds a timer, not a goroutine.
-func keepAlive(conn *wsConn) (stop func()) {
-	var mu sync.Mutex
-	var t *time.Timer
-	stopped := false
-	mu.Lock()
-	defer mu.Unlock()
-	t = time.AfterFunc(wsPingEvery, func() {
-		err := conn.control(websocket.PingMessage, nil, time.Now().Add(wsWriteTimeout))
-		mu.Lock()
-		defer mu.Unlock()
-		if err == nil && !stopped {
-			t.Reset(wsPingEvery)
-		}
-	})
-	return func() {
-		mu.Lock()
-		defer mu.Unlock()
-		stopped = true
-		t.Stop()
-	}
-}
-
-// readWS reads the next message whole, under the connection's read limit,
-// into the room buf gives once the message has begun (a new buffer if buf
-// is nil), so that a connection waiting for its next message holds no
-// buffer. ReadMessage reads through io.ReadAll, which starts at 512 bytes
-// and grows step by step: five allocations and 6 KB of garbage for a sealed
-// 1 KiB message, where this makes one at most.
-func readWS(c *websocket.Conn, buf func() []byte) ([]byte, error) {
-	_, r, err := c.NextReader()
-	if err != nil {
-		return nil, err
-	}
-	var b []byte
-	if buf != nil {
-		b = buf()[:0]
-	} else {
-		b = make([]byte, 0, frames.ReadSize)
-	}
-	for {
-		n, err := r.Read(b[len(b):cap(b)])
-		b = b[:len(b)+n]
-		if err == io.EOF {
-			return b, nil
-		}
-		if err != nil {
-			return nil, err
-		}
-		if len(b) == cap(b) {
-			b = slices.Grow(b, len(b))
-		}
-	}
-}

@@ -1,4 +1,4 @@
-package gateway
+package grpcconn
 
 import (
 	"net"
@@ -34,7 +34,7 @@ func TestGRPCConnectionsHaveUserTimeout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gl := grpcListener{sockio.Listener{Listener: l}}
+	gl := Listener{Listener: sockio.Listener{Listener: l}}
 	defer gl.Close()
 	accepted := make(chan net.Conn, 1)
 	go func() {
@@ -53,11 +53,11 @@ func TestGRPCConnectionsHaveUserTimeout(t *testing.T) {
 	if got := userTimeoutOf(t, c); got != 0 {
 		t.Fatalf("a fresh connection already has a user timeout of %v", got)
 	}
-	if err := setUserTimeout(c, grpcPingTimeout); err != nil {
+	if err := SetUserTimeout(c, PingTimeout); err != nil {
 		t.Fatal(err)
 	}
-	if got := userTimeoutOf(t, c); got != grpcPingTimeout {
-		t.Fatalf("dialled: user timeout %v, want %v", got, grpcPingTimeout)
+	if got := userTimeoutOf(t, c); got != PingTimeout {
+		t.Fatalf("dialled: user timeout %v, want %v", got, PingTimeout)
 	}
 	s := <-accepted
 	if s == nil {
@@ -67,8 +67,8 @@ func TestGRPCConnectionsHaveUserTimeout(t *testing.T) {
 	if _, ok := s.(*sockio.Conn); !ok {
 		t.Fatalf("accepted %T, want a *sockio.Conn", s)
 	}
-	if got := userTimeoutOf(t, s); got != grpcPingTimeout {
-		t.Fatalf("accepted: user timeout %v, want %v", got, grpcPingTimeout)
+	if got := userTimeoutOf(t, s); got != PingTimeout {
+		t.Fatalf("accepted: user timeout %v, want %v", got, PingTimeout)
 	}
 }
 
@@ -84,7 +84,7 @@ func TestUserTimeoutLeavesUnixSocketsAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	if err := setUserTimeout(sockio.Wrap(c), time.Second); err != nil {
+	if err := SetUserTimeout(sockio.Wrap(c), time.Second); err != nil {
 		t.Fatalf("on a Unix socket: %v", err)
 	}
 }

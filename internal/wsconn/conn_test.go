@@ -1,4 +1,4 @@
-package gateway
+package wsconn
 
 import (
 	"errors"
@@ -42,7 +42,7 @@ func TestCorkGathersWrites(t *testing.T) {
 	defer b.Close()
 	cc := &countingConn{Conn: a}
 	var bufs sync.Pool
-	cork := newCorkConn(cc, &bufs)
+	cork := newCork(cc, &bufs)
 	got := make(chan string)
 	go func() {
 		buf := make([]byte, 64)
@@ -83,14 +83,14 @@ func TestWSConnBatches(t *testing.T) {
 	var bufs, queues sync.Pool
 	received := make(chan []string, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hj := &corkHijacker{ResponseWriter: w, bufs: &bufs}
+		hj := &Hijacker{ResponseWriter: w, Bufs: &bufs}
 		c, err := (&websocket.Upgrader{}).Upgrade(hj, r, nil)
 		if err != nil {
 			t.Error(err)
 			return
 		}
 		defer c.Close()
-		if hj.cork == nil {
+		if hj.Cork == nil {
 			t.Error("the upgrade did not go through the cork")
 		}
 		var msgs []string
@@ -105,15 +105,15 @@ func TestWSConnBatches(t *testing.T) {
 	}))
 	defer srv.Close()
 
-	cd := &corkDialer{bufs: &bufs}
-	d := websocket.Dialer{NetDialContext: cd.dial}
+	cd := &Dialer{Bufs: &bufs}
+	d := websocket.Dialer{NetDialContext: cd.Dial}
 	c, _, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cc := &countingConn{Conn: cd.cork.Conn}
-	cd.cork.Conn = cc
-	conn := newWSConn(c, cd.cork, &queues, wsWriteTimeout)
+	cc := &countingConn{Conn: cd.Cork.Conn}
+	cd.Cork.Conn = cc
+	conn := New(c, cd.Cork, &queues, WriteTimeout)
 	const senders, each = 16, 200
 	var wg sync.WaitGroup
 	for s := range senders {
@@ -121,7 +121,7 @@ func TestWSConnBatches(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				if err := conn.write([]byte(fmt.Sprintf("%02d/%03d/%s", s, i, strings.Repeat("x", 1000)))); err != nil {
+				if err := conn.Write([]byte(fmt.Sprintf("%02d/%03d/%s", s, i, strings.Repeat("x", 1000)))); err != nil {
 					t.Error(err)
 					return
 				}
@@ -129,10 +129,10 @@ func TestWSConnBatches(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if err := conn.q.Sync(); err != nil {
+	if err := conn.Sync(); err != nil {
 		t.Fatal(err)
 	}
-	conn.control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+	conn.Control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
 	msgs := <-received
 	c.Close()
 	if len(msgs) != senders*each {
@@ -169,25 +169,25 @@ func TestWSConnWriteFailureEndsConnection(t *testing.T) {
 		c.NetConn().Close()
 	}))
 	defer srv.Close()
-	cd := &corkDialer{bufs: &bufs}
-	c, _, err := (&websocket.Dialer{NetDialContext: cd.dial}).Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	cd := &Dialer{Bufs: &bufs}
+	c, _, err := (&websocket.Dialer{NetDialContext: cd.Dial}).Dial("ws"+strings.TrimPrefix(srv.URL, "http"), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	conn := newWSConn(c, cd.cork, &queues, wsWriteTimeout)
+	conn := New(c, cd.Cork, &queues, WriteTimeout)
 	msg := []byte(strings.Repeat("x", 16<<10))
 	deadline := time.Now().Add(10 * time.Second)
-	for conn.write(msg) == nil && conn.q.Sync() == nil {
+	for conn.Write(msg) == nil && conn.Sync() == nil {
 		if time.Now().After(deadline) {
 			t.Fatal("writes to a reset connection kept succeeding")
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if conn.write([]byte("later")) == nil {
+	if conn.Write([]byte("later")) == nil {
 		t.Fatal("a write after the failure succeeded")
 	}
 	// Closed by this side, not merely reset by the other.
-	if _, err := cd.cork.Conn.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
+	if _, err := cd.Cork.Conn.Read(make([]byte, 1)); !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("the connection is still open after a failed write: read gave %v", err)
 	}
 }

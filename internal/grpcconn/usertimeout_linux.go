@@ -1,4 +1,4 @@
-package gateway
+package grpcconn
 
 import (
 	"net"
@@ -8,11 +8,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// setUserTimeout sets TCP_USER_TIMEOUT on c, a TCP connection: data left
+// SetUserTimeout sets TCP_USER_TIMEOUT on c, a TCP connection: data left
 // unacknowledged for d closes it. grpc-go sets it on the connections it is
 // given when keepalives are on, but only on a *net.TCPConn, and the gateway
 // gives it connections with direct socket calls (internal/sockio).
-func setUserTimeout(c net.Conn, d time.Duration) error {
+func SetUserTimeout(c net.Conn, d time.Duration) error {
 	sc, ok := c.(syscall.Conn)
 	if !ok || c.LocalAddr().Network() != "tcp" {
 		return nil

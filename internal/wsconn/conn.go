@@ -1,4 +1,8 @@
-package gateway
+// Package wsconn is what both ends of a gateway-to-gateway WebSocket share:
+// the writer that batches the messages of the calls on a connection into one
+// TLS record and one system call, the cork under it, reading a message whole
+// into a recycled buffer, and the keep-alive pings.
+package wsconn
 
 import (
 	"bufio"
@@ -15,13 +19,13 @@ import (
 	"github.com/moltgate/moltgate/internal/sockio"
 )
 
-// wsConn writes a WebSocket connection's messages for the calls that share it. The
+// Conn writes a WebSocket connection's messages for the calls that share it. The
 // messages queued while one batch is being written go out together in the next: each
 // is still a WebSocket message of its own, but a batch is one TLS record (up to 16 KiB)
 // and one system call, where a message each cost about a tenth of a busy gateway's CPU.
-type wsConn struct {
+type Conn struct {
 	c       *websocket.Conn
-	cork    *corkConn // nil if the connection could not be wrapped
+	cork    *Cork // nil if the connection could not be wrapped
 	q       *coalesce.Writer
 	timeout time.Duration // for a batch to be written
 	// wmu keeps a batch and the control messages this side sends (pings, the
@@ -29,8 +33,10 @@ type wsConn struct {
 	wmu sync.Mutex
 }
 
-func newWSConn(c *websocket.Conn, cork *corkConn, bufs *sync.Pool, timeout time.Duration) *wsConn {
-	w := &wsConn{c: c, cork: cork, timeout: timeout}
+// New writes to c, through cork (nil if c is not over one), in batches held
+// in bufs, each given timeout to be written.
+func New(c *websocket.Conn, cork *Cork, bufs *sync.Pool, timeout time.Duration) *Conn {
+	w := &Conn{c: c, cork: cork, timeout: timeout}
 	w.q = coalesce.NewWriter(w.flush, coalesce.Options{Pool: bufs, Yield: true})
 	return w
 }
@@ -38,9 +44,30 @@ func newWSConn(c *websocket.Conn, cork *corkConn, bufs *sync.Pool, timeout time.
 // write queues b, a message, and returns once it is written or queued. A message queued
 // behind a write that fails is lost with the connection, which is then closed: every
 // call waiting on it fails at once.
-func (w *wsConn) write(b []byte) error { return w.q.Write(b) }
+func (w *Conn) Write(b []byte) error { return w.q.Write(b) }
 
-func (w *wsConn) flush(buf []byte, ends []int) error {
+// Sync returns once every message queued so far is written, with the
+// error of the write that failed, if one did.
+func (w *Conn) Sync() error { return w.q.Sync() }
+
+// WebSocket is the connection written to, for reading and for its
+// deadlines.
+func (w *Conn) WebSocket() *websocket.Conn { return w.c }
+
+// NetConn is the connection under the WebSocket and its TLS, if any; nil
+// if the connection is not corked.
+func (w *Conn) NetConn() net.Conn {
+	if w.cork == nil {
+		return nil
+	}
+	c := w.cork.Conn
+	if tc, ok := c.(*tls.Conn); ok {
+		c = tc.NetConn()
+	}
+	return c
+}
+
+func (w *Conn) flush(buf []byte, ends []int) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
 	w.c.SetWriteDeadline(time.Now().Add(w.timeout))
@@ -66,16 +93,16 @@ func (w *wsConn) flush(buf []byte, ends []int) error {
 	return err
 }
 
-// control sends a control message (ping, close) between batches.
-func (w *wsConn) control(messageType int, data []byte, deadline time.Time) error {
+// Control sends a control message (ping, close) between batches.
+func (w *Conn) Control(messageType int, data []byte, deadline time.Time) error {
 	w.wmu.Lock()
 	defer w.wmu.Unlock()
 	return w.c.WriteControl(messageType, data, deadline)
 }
 
-// corkConn is the connection under a WebSocket (above TLS). While held, what the
+// Cork is the connection under a WebSocket (above TLS). While held, what the
 // WebSocket writes is gathered, and release sends it in one write.
-type corkConn struct {
+type Cork struct {
 	net.Conn
 	bufs *sync.Pool // of *[]byte, shared by a gateway's connections
 
@@ -86,9 +113,9 @@ type corkConn struct {
 	deferred bool // a write deadline waits for release
 }
 
-func newCorkConn(c net.Conn, bufs *sync.Pool) *corkConn { return &corkConn{Conn: c, bufs: bufs} }
+func newCork(c net.Conn, bufs *sync.Pool) *Cork { return &Cork{Conn: c, bufs: bufs} }
 
-func (c *corkConn) Write(p []byte) (int, error) {
+func (c *Cork) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.held {
@@ -106,7 +133,7 @@ func (c *corkConn) Write(p []byte) (int, error) {
 
 // SetWriteDeadline is deferred to release while the connection is held: the WebSocket
 // sets it for every message, and a batch needs it once.
-func (c *corkConn) SetWriteDeadline(t time.Time) error {
+func (c *Cork) SetWriteDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.held {
@@ -116,14 +143,14 @@ func (c *corkConn) SetWriteDeadline(t time.Time) error {
 	return c.Conn.SetWriteDeadline(t)
 }
 
-func (c *corkConn) hold() {
+func (c *Cork) hold() {
 	c.mu.Lock()
 	c.held = true
 	c.mu.Unlock()
 }
 
 // release writes what was gathered while the connection was held.
-func (c *corkConn) release() error {
+func (c *Cork) release() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.held = false
@@ -145,14 +172,17 @@ func (c *corkConn) release() error {
 	return err
 }
 
-// corkHijacker hands the WebSocket upgrade a cork over the connection it takes over.
-type corkHijacker struct {
+// Hijacker hands the WebSocket upgrade a cork over the connection it takes over.
+type Hijacker struct {
 	http.ResponseWriter
-	bufs *sync.Pool
-	cork *corkConn
+	// Bufs holds the batches being written, shared by a gateway's
+	// connections. Required.
+	Bufs *sync.Pool
+	// Cork is the cork over the connection, once Hijack has taken it.
+	Cork *Cork
 }
 
-func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+func (h *Hijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	hj, ok := h.ResponseWriter.(http.Hijacker)
 	if !ok {
 		return nil, nil, http.ErrNotSupported
@@ -161,35 +191,40 @@ func (h *corkHijacker) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	h.cork = newCorkConn(c, h.bufs)
-	return h.cork, rw, nil
+	h.Cork = newCork(c, h.Bufs)
+	return h.Cork, rw, nil
 }
 
-// corkDialer dials a peer's WebSocket with a cork over the connection: under TLS for
+// Dialer dials a peer's WebSocket with a cork over the connection: under TLS for
 // wss (the handshake done as the WebSocket client would do it), over TCP for ws.
-type corkDialer struct {
-	tls  *tls.Config
-	bufs *sync.Pool
-	cork *corkConn
+type Dialer struct {
+	// TLS is the client configuration for wss. Default: names and chains
+	// checked as crypto/tls does.
+	TLS *tls.Config
+	// Bufs holds the batches being written, shared by a gateway's
+	// connections. Required.
+	Bufs *sync.Pool
+	// Cork is the cork over the connection, once dialled.
+	Cork *Cork
 }
 
-func (d *corkDialer) dial(ctx context.Context, network, addr string) (net.Conn, error) {
+func (d *Dialer) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
 	var nd sockio.Dialer
 	c, err := nd.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
-	d.cork = newCorkConn(c, d.bufs)
-	return d.cork, nil
+	d.Cork = newCork(c, d.Bufs)
+	return d.Cork, nil
 }
 
-func (d *corkDialer) dialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
+func (d *Dialer) DialTLS(ctx context.Context, network, addr string) (net.Conn, error) {
 	var nd sockio.Dialer
 	c, err := nd.DialContext(ctx, network, addr)
 	if err != nil {
 		return nil, err
 	}
-	cfg := d.tls.Clone()
+	cfg := d.TLS.Clone()
 	if cfg == nil {
 		cfg = &tls.Config{}
 	}
@@ -211,6 +246,6 @@ func (d *corkDialer) dialTLS(ctx context.Context, network, addr string) (net.Con
 			return nil, err
 		}
 	}
-	d.cork = newCorkConn(tc, d.bufs)
-	return d.cork, nil
+	d.Cork = newCork(tc, d.Bufs)
+	return d.Cork, nil
 }
