@@ -10,7 +10,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/face/grpcface"
 	"github.com/moltgate/moltgate/gateway/face/httpface"
+	"github.com/moltgate/moltgate/gateway/face/wsface"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -19,12 +21,12 @@ import (
 // gateway as interfaces and hooks, given here from the configuration read
 // at Serve (tests change it between Open and Serve).
 
-// httpFace builds the HTTPS face, with the WebSocket stream mounted on it.
-func (s *Server) httpFace(tlsCfg *tls.Config) *httpface.Face {
+// httpFace builds the HTTPS face, with the WebSocket face mounted on it.
+func (s *Server) httpFace(tlsCfg *tls.Config, ws *wsface.Face) *httpface.Face {
 	l := s.cfg.Listen
 	return httpface.New(httpface.Config{
 		Pipeline: s.pipe, Registry: registryFace{s}, Ready: s.ready, Late: s.deliverLate,
-		Routes: map[string]http.Handler{"GET /moltspeak/v0.1/stream": http.HandlerFunc(s.serveStream),
+		Routes: map[string]http.Handler{wsface.Pattern: ws,
 			"GET " + revocationsRoute: http.HandlerFunc(s.serveRevocations)},
 		Metrics: s.metricsHandler(), MetricsFrom: l.MetricsNetworks(),
 		Org: s.cfg.Org, Version: Version, TLS: tlsCfg,
@@ -33,6 +35,20 @@ func (s *Server) httpFace(tlsCfg *tls.Config) *httpface.Face {
 		MaxStreams: maxStreamsPerConn, Messages: s.metrics.messages, Errors: s.metrics.httpErrs,
 		Log: s.log, Now: s.now, Rand: s.rand,
 	})
+}
+
+// wsFace builds the WebSocket face.
+func (s *Server) wsFace() *wsface.Face {
+	return wsface.New(wsface.Config{Pipeline: s.pipe, Frames: s.frames, Log: s.log, WriteTimeout: s.writeTimeout,
+		WriteBufs: &s.wsWriteBufs, CorkBufs: &s.corkBufs, Queues: &s.wsQueues})
+}
+
+// grpcFace builds the gRPC face.
+func (s *Server) grpcFace(tlsCfg *tls.Config) *grpcface.Face {
+	l := s.cfg.Listen
+	return grpcface.New(grpcface.Config{Pipeline: s.pipe, Frames: s.frames, Log: s.log, TLS: tlsCfg,
+		MaxConnections: l.MaxConnections, MaxStreams: min(s.cfg.Limits.MaxInFlight, maxStreamsPerConn),
+		IdleTimeout: l.IdleTimeout.D(), ConnectionTimeout: l.ReadHeaderTimeout.D(), WriteTimeout: s.writeTimeout})
 }
 
 // metricsHandler serves /metrics. The gauges of what the gateway holds

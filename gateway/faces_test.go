@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc/codes"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/face/grpcface"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
@@ -363,7 +364,7 @@ func TestFacesAgree(t *testing.T) {
 				if face == pipeline.FaceGRPC {
 					wantGRPC := codes.OK
 					if sc.code != "" {
-						wantGRPC = grpcCode(want)
+						wantGRPC = grpcface.Code(want)
 					}
 					if a.grpc == nil || *a.grpc != wantGRPC {
 						t.Fatalf("gRPC status %v, want %v", a.grpc, wantGRPC)

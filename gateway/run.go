@@ -11,15 +11,10 @@ import (
 	"sync"
 	"time"
 
-	"golang.org/x/net/netutil"
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-
 	"github.com/moltgate/moltgate/gateway/face/frames"
+	"github.com/moltgate/moltgate/gateway/face/grpcface"
 	"github.com/moltgate/moltgate/gateway/face/httpface"
-	"github.com/moltgate/moltgate/internal/grpcconn"
 	"github.com/moltgate/moltgate/internal/pgshared"
-	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -142,15 +137,14 @@ const maxStreamsPerConn = 100
 // Serve serves on ls until Shutdown, and then returns ErrServerClosed. If a
 // face fails, Serve shuts the others down and returns the failure.
 func (s *Server) Serve(ls *Listeners) error {
-	var creds credentials.TransportCredentials
-	var tcfg *tls.Config
-	grpcL := netutil.LimitListener(grpcconn.Listener{Listener: sockio.Listener{Listener: ls.GRPC}}, s.cfg.Listen.MaxConnections)
+	var httpTLS, grpcTLS *tls.Config
 	if s.cfg.TLSEnabled() {
-		tcfg = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
-		creds = credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13})
+		httpTLS = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
+		grpcTLS = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13}
 	}
-	hs := s.httpFace(tcfg)
-	gs := s.grpcServer(creds)
+	ws := s.wsFace()
+	hs := s.httpFace(httpTLS, ws)
+	gs := s.grpcFace(grpcTLS)
 	s.lnMu.Lock()
 	// Shutdown sets closing before it takes the servers under lnMu: so
 	// either it sees these, or Serve sees closing here and stops at once.
@@ -163,7 +157,7 @@ func (s *Server) Serve(ls *Listeners) error {
 		}
 		return ErrServerClosed
 	}
-	s.servers = append(s.servers, hs, grpcStopper{gs}, s.core, s.rpc)
+	s.servers = append(s.servers, hs, ws, gs, s.core, s.rpc)
 	s.startBackground() // under lnMu too, so that Shutdown waits for what it starts
 	s.lnMu.Unlock()
 
@@ -183,7 +177,7 @@ func (s *Server) Serve(ls *Listeners) error {
 		}()
 	}
 	run("https", func() error { return hs.Serve(ls.HTTP) })
-	run("grpc", func() error { return gs.Serve(grpcL) })
+	run("grpc", func() error { return gs.Serve(ls.GRPC) })
 	run("core socket", func() error { return s.core.Serve(ls.Core) })
 	run("rpc socket", func() error { return s.rpc.Serve(ls.RPC) })
 	if ls.Terminal != nil {
@@ -207,22 +201,8 @@ func (s *Server) Serve(ls *Listeners) error {
 }
 
 func isClosed(err error) bool {
-	return errors.Is(err, httpface.ErrServerClosed) || errors.Is(err, grpc.ErrServerStopped) ||
+	return errors.Is(err, httpface.ErrServerClosed) || errors.Is(err, grpcface.ErrServerClosed) ||
 		errors.Is(err, localbridge.ErrServerClosed) || errors.Is(err, net.ErrClosed)
-}
-
-type grpcStopper struct{ g *grpc.Server }
-
-func (g grpcStopper) Shutdown(ctx context.Context) error {
-	done := make(chan struct{})
-	go func() { g.g.GracefulStop(); close(done) }()
-	select {
-	case <-done:
-		return nil
-	case <-ctx.Done():
-		g.g.Stop()
-		return ctx.Err()
-	}
 }
 
 // Shutdown stops the gateway gracefully. /readyz answers 503 at once; if
@@ -253,16 +233,29 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 	servers := s.servers
 	s.lnMu.Unlock()
 	var errs []error
-	// The network faces first, so no new work arrives; then what is in
-	// flight drains; then the local side.
+	// The network faces first, all at once, so that no new work arrives
+	// on any while another drains: each answers what it has read (a
+	// stream connection writes every answer before it closes) and stops;
+	// then what is still in flight drains; then the local side.
+	var (
+		facesMu sync.Mutex
+		faces   sync.WaitGroup
+	)
 	for _, srv := range servers {
 		if srv == shutdowner(s.core) || srv == shutdowner(s.rpc) {
 			continue
 		}
-		if err := srv.Shutdown(ctx); err != nil {
-			errs = append(errs, err)
-		}
+		faces.Add(1)
+		go func() {
+			defer faces.Done()
+			if err := srv.Shutdown(ctx); err != nil {
+				facesMu.Lock()
+				errs = append(errs, err)
+				facesMu.Unlock()
+			}
+		}()
 	}
+	faces.Wait()
 	if err := s.flight.Drain(ctx); err != nil {
 		errs = append(errs, fmt.Errorf("calls still in flight: %w", err))
 	}

@@ -416,7 +416,7 @@ func Open(opts Options) (*Server, error) {
 		Audit:         s.audit,
 		SuccessSample: cfg.Log.SuccessSample,
 	})
-	s.frames = frames.New(frames.Config{Handler: s.pipe, Sessions: s.sessions, Log: s.log, Quitting: s.quitting,
+	s.frames = frames.New(frames.Config{Handler: s.pipe, Sessions: s.sessions, Log: s.log,
 		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() }})
 	s.pipe.Owners = s.frames
 

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials"
 
+	"github.com/moltgate/moltgate/gateway/face/wsface"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
@@ -296,7 +297,7 @@ func TestGRPCPeerThatStopsReadingFailsTheCalls(t *testing.T) {
 	lb.HTTP.Close()
 	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{globex.tlsCert}, MinVersion: tls.VersionTLS13})),
 		grpc.ForceServerCodecV2(grpcconn.Codec{}), grpc.InitialWindowSize(grpcconn.Window), grpc.InitialConnWindowSize(grpcconn.Window))
-	gs.RegisterService(&grpc.ServiceDesc{ServiceName: grpcconn.Service, HandlerType: (*grpcHandler)(nil),
+	gs.RegisterService(&grpc.ServiceDesc{ServiceName: grpcconn.Service, HandlerType: (*any)(nil),
 		Streams: []grpc.StreamDesc{{StreamName: "Stream", ServerStreams: true, ClientStreams: true, Handler: func(_ any, st grpc.ServerStream) error {
 			for {
 				var b []byte
@@ -371,12 +372,12 @@ func TestWebSocketPingFloodIsCutOff(t *testing.T) {
 			}
 		}
 	}()
-	for range wsPingBurst / 2 {
+	for range wsface.DefaultPingBurst / 2 {
 		if err := c.ws.WriteControl(websocket.PingMessage, []byte("p"), time.Now().Add(time.Second)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for range wsPingBurst / 2 {
+	for range wsface.DefaultPingBurst / 2 {
 		select {
 		case <-pongs:
 		case err := <-closed:

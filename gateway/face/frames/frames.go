@@ -75,9 +75,6 @@ type Config struct {
 	// HandshakeTimeout is how long a new connection has to make a
 	// session; it is read as each connection starts.
 	HandshakeTimeout func() time.Duration
-	// Quitting ends when the faces close: connections stop taking
-	// envelopes, and answer those they took.
-	Quitting context.Context
 }
 
 // Conns are the stream connections being served, with the sessions made
@@ -109,14 +106,16 @@ func (c *Conns) Sweep(now time.Time) { c.handshakes.sweep(now) }
 // wsInFlight at a time, beyond which reading stops and the sender is pushed
 // back. On shutdown it stops taking envelopes and lets those in flight
 // finish and be answered. Sessions made on the connection end with it. ctx
-// is the connection's; Serve cancels it when the peer is gone.
+// is the connection's; Serve cancels it when the peer is gone. quitting is
+// the face's: it ends when the face shuts down, and the connection then
+// stops taking envelopes and answers those it took (EndShutdown).
 //
 // With interrupt, which makes a recv in progress (and every later one)
 // fail at once, the connection is read on the calling goroutine, which
 // shutdown interrupts: an idle WebSocket then holds one goroutine, not two.
 // Without it (gRPC streams, whose reads cannot be interrupted) reading has
 // a goroutine of its own.
-func (c *Conns) Serve(ctx context.Context, o *pipeline.Origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) End {
+func (c *Conns) Serve(ctx, quitting context.Context, o *pipeline.Origin, recv func() ([]byte, error), send func([]byte) error, interrupt func()) End {
 	// One allocation holds the connection's state: an idle WebSocket costs
 	// what it holds, and closures over each variable cost more.
 	fc := &frameConn{c: c, origin: *o, recv: recv, sem: make(chan struct{}, InFlight)}
@@ -145,7 +144,7 @@ func (c *Conns) Serve(ctx context.Context, o *pipeline.Origin, recv func() ([]by
 
 	if interrupt != nil {
 		var shutdown atomic.Bool
-		defer context.AfterFunc(c.cfg.Quitting, func() { shutdown.Store(true); interrupt() })()
+		defer context.AfterFunc(quitting, func() { shutdown.Store(true); interrupt() })()
 		defer context.AfterFunc(fc.ctx, interrupt)() // a failed write ends reading
 		end = fc.read()
 		if shutdown.Load() {
@@ -160,7 +159,7 @@ func (c *Conns) Serve(ctx context.Context, o *pipeline.Origin, recv func() ([]by
 	select {
 	case end = <-readEnd:
 	case <-fc.ctx.Done():
-	case <-c.cfg.Quitting.Done():
+	case <-quitting.Done():
 		end = EndShutdown
 	}
 	if errors.Is(context.Cause(ctx), ErrWriteStalled) {

@@ -31,10 +31,10 @@ type noSessions struct{}
 
 func (noSessions) Remove(string) {}
 
-func newConns(t *testing.T, h Handler, quitting context.Context) *Conns {
+func newConns(t *testing.T, h Handler) *Conns {
 	t.Helper()
 	return New(Config{Handler: h, Sessions: noSessions{}, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		HandshakeTimeout: func() time.Duration { return time.Minute }, Quitting: quitting})
+		HandshakeTimeout: func() time.Duration { return time.Minute }})
 }
 
 // frames returns a recv that gives each of in, then err.
@@ -54,12 +54,12 @@ func frames(err error, in ...string) func() ([]byte, error) {
 
 func TestServeAnswersInOrderBeforeTheHandshake(t *testing.T) {
 	h := &echo{}
-	c := newConns(t, h, context.Background())
+	c := newConns(t, h)
 	var sent []string
 	var mu sync.Mutex
 	send := func(b []byte) error { mu.Lock(); sent = append(sent, string(b)); mu.Unlock(); return nil }
 	o := &pipeline.Origin{Face: pipeline.FaceStream, Remote: "192.0.2.1:443"}
-	end := c.Serve(context.Background(), o, frames(io.EOF, "one", "two", "three"), send, nil)
+	end := c.Serve(context.Background(), context.Background(), o, frames(io.EOF, "one", "two", "three"), send, nil)
 	if end != EndPeer {
 		t.Fatalf("end %d, want EndPeer (%d)", end, EndPeer)
 	}
@@ -77,17 +77,17 @@ func TestServeAnswersInOrderBeforeTheHandshake(t *testing.T) {
 }
 
 func TestServeEndsOnABrokenLimit(t *testing.T) {
-	c := newConns(t, &echo{}, context.Background())
+	c := newConns(t, &echo{})
 	recv := frames(fmt.Errorf("%w: too many pings", ErrPolicy))
-	if end := c.Serve(context.Background(), &pipeline.Origin{Face: pipeline.FaceWS}, recv, func([]byte) error { return nil }, nil); end != EndPolicy {
+	if end := c.Serve(context.Background(), context.Background(), &pipeline.Origin{Face: pipeline.FaceWS}, recv, func([]byte) error { return nil }, nil); end != EndPolicy {
 		t.Fatalf("end %d, want EndPolicy (%d)", end, EndPolicy)
 	}
 }
 
 func TestServeEndsWhenAWriteFails(t *testing.T) {
-	c := newConns(t, &echo{}, context.Background())
+	c := newConns(t, &echo{})
 	broken := errors.New("broken pipe")
-	end := c.Serve(context.Background(), &pipeline.Origin{Face: pipeline.FaceWS}, frames(io.EOF, "one", "two"), func([]byte) error { return broken }, nil)
+	end := c.Serve(context.Background(), context.Background(), &pipeline.Origin{Face: pipeline.FaceWS}, frames(io.EOF, "one", "two"), func([]byte) error { return broken }, nil)
 	if end != EndWrite {
 		t.Fatalf("end %d, want EndWrite (%d)", end, EndWrite)
 	}
@@ -102,12 +102,12 @@ func blocked(release <-chan struct{}) func() ([]byte, error) {
 }
 
 func TestSweepEndsAConnectionWithoutASession(t *testing.T) {
-	c := newConns(t, &echo{}, context.Background())
+	c := newConns(t, &echo{})
 	release := make(chan struct{})
 	defer close(release)
 	done := make(chan End, 1)
 	go func() {
-		done <- c.Serve(context.Background(), &pipeline.Origin{Face: pipeline.FaceStream}, blocked(release), func([]byte) error { return nil }, nil)
+		done <- c.Serve(context.Background(), context.Background(), &pipeline.Origin{Face: pipeline.FaceStream}, blocked(release), func([]byte) error { return nil }, nil)
 	}()
 	// Until its time is up, a sweep leaves the connection be; the sweep
 	// after it ends it. Sweeps run until Serve has registered it.
@@ -132,12 +132,12 @@ func TestSweepEndsAConnectionWithoutASession(t *testing.T) {
 
 func TestServeStopsOnShutdown(t *testing.T) {
 	quitting, quit := context.WithCancel(context.Background())
-	c := newConns(t, &echo{}, quitting)
+	c := newConns(t, &echo{})
 	release := make(chan struct{})
 	defer close(release)
 	done := make(chan End, 1)
 	go func() {
-		done <- c.Serve(context.Background(), &pipeline.Origin{Face: pipeline.FaceStream}, blocked(release), func([]byte) error { return nil }, nil)
+		done <- c.Serve(context.Background(), quitting, &pipeline.Origin{Face: pipeline.FaceStream}, blocked(release), func([]byte) error { return nil }, nil)
 	}()
 	quit()
 	if end := <-done; end != EndShutdown {
