@@ -70,6 +70,12 @@ func setConfig(t testing.TB, d Dir, old, new string) {
 }
 
 func newFaceRig(t *testing.T, opts ...func(*Server)) *faceRig {
+	return newFaceRigOn(t, nil, opts...)
+}
+
+// newFaceRigOn is newFaceRig with globex's listeners passed through wrap,
+// if not nil, before it serves on them.
+func newFaceRigOn(t *testing.T, wrap func(*Listeners), opts ...func(*Server)) *faceRig {
 	da, la := newTestDir(t, "acme")
 	la.HTTP.Close()
 	la.GRPC.Close()
@@ -79,6 +85,9 @@ func newFaceRig(t *testing.T, opts ...func(*Server)) *faceRig {
 	// it; every other scenario sends as an agent of its own.
 	setConfig(t, db, "agent_per_second = 50.0", "agent_per_second = 0.01")
 	setConfig(t, db, "agent_burst = 100", "agent_burst = 3")
+	if wrap != nil {
+		wrap(lb)
+	}
 	r := &faceRig{t: t, g: start(t, db, lb, TransportWebSocket, opts...), codec: wire.NewCodec(wire.Limits{})}
 
 	peers, err := LoadPeers(da, "acme")
