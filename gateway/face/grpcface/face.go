@@ -1,8 +1,12 @@
 // Package grpcface is the gateway's gRPC face: the service
 // moltgate.v1.Gateway, with a unary Send (one envelope in, the reply
 // envelope out) and a bidirectional Stream (envelopes both ways, framed as
-// on the WebSocket by package frames). Messages are the envelopes' bytes,
-// unchanged.
+// on the WebSocket by package frames), which proto/moltgate/v1/gateway.proto
+// describes. A message is an envelope's bytes, either raw (what gateways
+// send each other, with a codec that passes them through) or as that
+// file's protobuf message Envelope, whose one field holds them (what
+// grpcurl and generated clients send); each call is answered in the
+// framing it came in.
 package grpcface
 
 import (
@@ -116,7 +120,8 @@ func New(cfg Config) *Face {
 	opts := []grpc.ServerOption{
 		grpc.ForceServerCodecV2(grpcconn.Codec{}),
 		grpc.MaxRecvMsgSize(cfg.MaxFrame),
-		grpc.MaxSendMsgSize(cfg.Pipeline.EnvelopeLimit()),
+		// The protobuf framing adds a few bytes to an envelope.
+		grpc.MaxSendMsgSize(cfg.Pipeline.EnvelopeLimit() + protoOverhead),
 		// Each open stream costs the gateway goroutines and buffers, so a
 		// connection may not open a thousand.
 		grpc.MaxConcurrentStreams(uint32(cfg.MaxStreams)),
@@ -139,6 +144,7 @@ func New(cfg Config) *Face {
 		HandlerType: (*service)(nil),
 		Methods:     []grpc.MethodDesc{{MethodName: "Send", Handler: f.send}},
 		Streams:     []grpc.StreamDesc{{StreamName: "Stream", ServerStreams: true, ClientStreams: true, Handler: f.stream}},
+		Metadata:    ProtoFile,
 	}, f)
 	return f
 }
@@ -194,7 +200,11 @@ func (f *Face) send(_ any, ctx context.Context, dec func(any) error, _ grpc.Unar
 	if err := dec(&in); err != nil {
 		return nil, err
 	}
-	a := f.cfg.Pipeline.Handle(ctx, pipeline.Origin{Face: pipeline.FaceGRPC, Remote: remoteOf(ctx)}, in, nil)
+	env, framed := fromProto(in)
+	if !framed {
+		env = in
+	}
+	a := f.cfg.Pipeline.Handle(ctx, pipeline.Origin{Face: pipeline.FaceGRPC, Remote: remoteOf(ctx)}, env, nil)
 	if a.Code != "" {
 		if a.Body != nil {
 			grpc.SetTrailer(ctx, metadata.Pairs(grpcconn.ErrorKey, string(a.Body)))
@@ -202,7 +212,9 @@ func (f *Face) send(_ any, ctx context.Context, dec func(any) error, _ grpc.Unar
 		return nil, status.Error(Code(a.Status), string(a.Code))
 	}
 	out := a.Body
-	if out == nil {
+	if framed {
+		out = toProto(out)
+	} else if out == nil {
 		out = []byte{}
 	}
 	return &out, nil
@@ -217,13 +229,30 @@ func (f *Face) stream(_ any, stream grpc.ServerStream) error {
 	ctx, stall := context.WithCancelCause(stream.Context())
 	defer stall(nil)
 	w := grpcconn.NewWriter(stream.SendMsg, f.cfg.WriteTimeout, func() { stall(frames.ErrWriteStalled) })
-	send := func(b []byte) error { return w.Send(ctx, b) }
+	// The first message says how the stream frames its envelopes; every
+	// answer is framed the same way, and so must every later message be.
+	var (
+		first  sync.Once
+		framed bool
+	)
+	send := func(b []byte) error {
+		if framed {
+			b = toProto(b)
+		}
+		return w.Send(ctx, b)
+	}
 	recv := func() ([]byte, error) {
 		// Given back once handled (package frames): the pipeline
 		// decodes from copies.
 		var in grpcconn.Frame
-		err := stream.RecvMsg(&in)
-		return in, err
+		if err := stream.RecvMsg(&in); err != nil {
+			return nil, err
+		}
+		first.Do(func() { _, framed = fromProto(in) })
+		if framed {
+			return unframeInPlace(in), nil
+		}
+		return in, nil
 	}
 	if f.cfg.Frames.Serve(ctx, f.quitting, &pipeline.Origin{Face: pipeline.FaceStream, Remote: remoteOf(ctx)}, recv, send, nil) == frames.EndStalled {
 		return status.Error(codes.ResourceExhausted, "replies not read within the write timeout")
