@@ -107,6 +107,15 @@ func rules() []rule {
 			forbidden: func(d string) bool { return isAny(storage...)(d) || d == "gateway" || isAny("gateway/peers")(d) },
 		},
 		{
+			// A face is added, changed or removed without touching
+			// another: what they share is the framing layer.
+			name:   "faces never import one another but the shared framing",
+			covers: func(p string) bool { return under(p, "gateway/face") && !under(p, "gateway/face/frames") },
+			forbidden: func(d string) bool {
+				return under(d, "gateway/face") && !under(d, "gateway/face/frames")
+			},
+		},
+		{
 			// What they need of the pipeline, they get through an
 			// interface of their own.
 			name:      "faces import no keys, crypto or directory of their own",
@@ -157,13 +166,15 @@ func TestImportRules(t *testing.T) {
 // that a rule that covers nothing or forbids nothing does not pass unseen.
 func TestRulesCatch(t *testing.T) {
 	bad := map[string]string{
-		"wire":             "crypto",
-		"keys":             "wire",
-		"crypto":           "identity",
-		"gateway/pipeline": "directory/sqlitestore",
-		"gateway/face/ws":  "gateway/peers",
-		"gateway/face/mcp": "keys",
-		"classify":         "gateway",
+		"wire":                  "crypto",
+		"keys":                  "wire",
+		"crypto":                "identity",
+		"gateway/pipeline":      "directory/sqlitestore",
+		"gateway/face/ws":       "gateway/peers",
+		"gateway/face/mcp":      "keys",
+		"gateway/face/a2a":      "gateway/face/httpface",
+		"gateway/face/grpcface": "directory/pgstore",
+		"classify":              "gateway",
 	}
 	for pkg, dep := range bad {
 		caught := false
