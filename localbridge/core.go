@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/internal/sockio"
+	"github.com/moltgate/moltgate/localbridge/credential"
 	"github.com/moltgate/moltgate/localbridge/osp"
 )
 
@@ -80,6 +81,12 @@ type Config struct {
 	// PeerUIDs lists the user ids whose processes may connect to the agent socket; the
 	// check uses the socket's peer credentials. Default: the gateway's own uid only.
 	PeerUIDs []uint32
+
+	// Credentials admits agents started elsewhere with credentials of their own: an
+	// operator's token for the first connection, then the key that connection is given in
+	// core.welcome (see package localbridge/credential). A connection it admitted ends when
+	// the credential is revoked. Default: nil, and only tokens of this Core are taken.
+	Credentials Credentials
 
 	// Approver decides calls that need a human's approval: tools that declare side_effects
 	// or requires_directive, and every tool of an agent whose AgentSpec asks for approval.
@@ -499,6 +506,7 @@ func (c *Core) handshake(conn net.Conn, uid, pid int64) (*session, error) {
 	if err := env.DecodePayload(&hello); err != nil {
 		return nil, refuse(env.ID, err.(*osp.Error))
 	}
+	var adm credential.Admission
 	claimed := hello.AgentID
 	if !agentIDPattern.MatchString(claimed) {
 		claimed = ""
@@ -510,6 +518,18 @@ func (c *Core) handshake(conn net.Conn, uid, pid int64) (*session, error) {
 		reason = "no token"
 	case !ok && g.agentID != "":
 		reason = "expired token"
+	case !ok && c.cfg.Credentials != nil && claimed != "" && c.startedElsewhere(claimed):
+		// Not one of this Core's own tokens: an operator's token or the agent's key.
+		var err error
+		if adm, err = c.cfg.Credentials.Admit(claimed, hello.SessionToken); err != nil {
+			var re *credential.RefusedError
+			if reason = "credential store unreadable"; errors.As(err, &re) {
+				reason = re.Reason
+			} else {
+				c.log.Error("cannot read the credential store", "agent", claimed, "err", err.Error())
+			}
+		}
+		g = grant{agentID: claimed}
 	case !ok:
 		reason = "unknown or used token"
 	case g.agentID != hello.AgentID:
@@ -534,7 +554,9 @@ func (c *Core) handshake(conn net.Conn, uid, pid int64) (*session, error) {
 	}
 
 	s := newSession(c, conn, fr, entry, g.launch, hello, uid, pid)
+	s.credStamp = adm.Stamp
 	welcome := osp.Welcome{
+		AgentKey:            adm.Key,
 		AcceptedVersion:     osp.Version,
 		SessionID:           s.id,
 		HeartbeatIntervalMS: c.cfg.HeartbeatInterval.Milliseconds(),
@@ -575,3 +597,12 @@ func safeRef(id string) string {
 
 // Config returns the Core's configuration, with defaults filled in.
 func (c *Core) Config() Config { return c.cfg }
+
+// startedElsewhere reports whether agentID is configured without a command: an agent the Core
+// does not launch, which may hold a credential of its own.
+func (c *Core) startedElsewhere(agentID string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.agents[agentID]
+	return ok && len(e.spec.Command) == 0
+}

@@ -42,6 +42,37 @@ func ListenTerminal(getenv func(string) string, pid int) (*net.UnixListener, err
 	return listenUnix(path, filepath.Dir(path) != "/tmp")
 }
 
+// ListenShared creates the agent socket at path in a directory shared with agents of other
+// users: a volume mounted into a container, say. The directory must exist, be this user's, and
+// be writable by nobody else, so that no one can put another socket in its place; its mode and
+// group decide who reaches the socket, which is made 0666. The Core's peer uid check
+// (Config.PeerUIDs) and the agents' credentials decide who is admitted.
+func ListenShared(path string) (*net.UnixListener, error) {
+	dir := filepath.Dir(path)
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, fmt.Errorf("check socket directory: %w", err)
+	}
+	if !fi.IsDir() {
+		return nil, fmt.Errorf("socket directory %s is not a directory", dir)
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return nil, fmt.Errorf("socket directory %s belongs to uid %d, not to this user", dir, st.Uid)
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return nil, fmt.Errorf("socket directory %s has mode %04o, writable by others; make it 0711, or 0710 with the agents' group (chmod go-w %s)", dir, fi.Mode().Perm(), dir)
+	}
+	l, err := listenUnix(path, false)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		l.Close()
+		return nil, fmt.Errorf("open socket: %w", err)
+	}
+	return l, nil
+}
+
 func listenUnix(path string, private bool) (*net.UnixListener, error) {
 	if len(path) > maxSocketPath {
 		return nil, fmt.Errorf("listen %s: socket path longer than %d bytes", path, maxSocketPath)

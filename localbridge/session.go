@@ -40,6 +40,7 @@ type session struct {
 	fr          *osp.Reader
 	entry       *agentEntry
 	launch      *launch
+	credStamp   string // the key that admitted an agent started elsewhere, for Credentials.Holds
 	id          string
 	agentID     string
 	version     string
@@ -386,6 +387,11 @@ func (s *session) watchdog() {
 		case <-s.done:
 			return
 		case <-t.C:
+		}
+		if s.credentialRevoked() {
+			s.c.audit(AuditEvent{Event: AuditUnauthorized, Agent: s.agentID, Session: s.id, PeerUID: s.uid, PeerPID: s.pid, Reason: "credential revoked"})
+			s.goodbye("revoked")
+			return
 		}
 		s.mu.Lock()
 		if s.blocked {

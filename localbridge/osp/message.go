@@ -106,6 +106,9 @@ type Welcome struct {
 	HeartbeatIntervalMS int64      `json:"heartbeat_interval_ms"`
 	MaxFrameBytes       int        `json:"max_frame_bytes"`
 	Server              ServerInfo `json:"server"`
+	// AgentKey is handed to an agent started elsewhere that presented its operator's one-time
+	// token: the key it reconnects with, in place of a token, from now on. Absent otherwise.
+	AgentKey string `json:"agent_key,omitempty"`
 }
 
 // ServerInfo identifies the Core.
