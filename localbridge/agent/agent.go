@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -46,7 +47,15 @@ type Agent struct {
 	// own per-agent limit.
 	MaxConcurrent int
 
+	// KeyFile is where an agent the gateway does not launch keeps its key: the first
+	// connection, made with the operator's one-time token, is handed a key, which Run writes
+	// here (mode 0600) and presents in place of a token from then on, across restarts.
+	// Default: $OPENSENTIENCE_KEY_FILE; empty, the key is kept in memory only.
+	KeyFile string
+
 	tools []Tool
+	keyMu sync.Mutex
+	key   string // the key handed by the gateway, once it was
 }
 
 // Tool is one tool of the agent.
@@ -116,8 +125,13 @@ var ErrUnauthorized = errors.New("gateway refused the session token")
 func (a *Agent) Run(ctx context.Context) error {
 	path, token := os.Getenv("OPENSENTIENCE_SOCKET"), os.Getenv("OPENSENTIENCE_TOKEN")
 	os.Unsetenv("OPENSENTIENCE_TOKEN")
+	if key, err := a.storedKey(); err != nil {
+		return err
+	} else if key != "" {
+		token = key
+	}
 	if path == "" || token == "" {
-		return errors.New("agent: OPENSENTIENCE_SOCKET and OPENSENTIENCE_TOKEN must be set; agents are started by the gateway")
+		return errors.New("agent: OPENSENTIENCE_SOCKET and OPENSENTIENCE_TOKEN (or a key in OPENSENTIENCE_KEY_FILE) must be set; the gateway sets them for an agent it launches, and moltgate agent token issues a token for one it does not")
 	}
 	var d sockio.Dialer
 	c, err := d.DialContext(ctx, "unix", path)

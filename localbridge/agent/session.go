@@ -102,6 +102,12 @@ func (s *session) run(ctx context.Context, token string) error {
 	if err := env.DecodePayload(&s.welcome); err != nil {
 		return fmt.Errorf("handshake: %w", err)
 	}
+	if s.welcome.AgentKey != "" {
+		if err := s.a.keepKey(s.welcome.AgentKey); err != nil {
+			// The key is good for this connection still; a restart would need a new token.
+			s.log.Error("cannot keep the agent key; after a restart the agent needs a new token", "err", err.Error())
+		}
+	}
 	s.maxFrame = s.welcome.MaxFrameBytes
 	s.fr.SetLimit(s.maxFrame)
 	s.w.SetLimit(s.maxFrame)

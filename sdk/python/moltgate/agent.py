@@ -121,6 +121,8 @@ class Agent:
         self._lock = threading.Lock()
         self._session: _Session | None = None
         self._stopping = threading.Event()
+        self._key = ""
+        self._key_file = ""
 
     def add(self, tool: Tool) -> Tool:
         """Adds a tool; tools are registered when the agent connects."""
@@ -180,6 +182,7 @@ class Agent:
         token: str | None = None,
         *,
         token_source: Callable[[], str] | None = None,
+        key_file: str | None = None,
     ) -> None:
         """Connects to the gateway and serves calls until the gateway shuts down or stop().
 
@@ -187,30 +190,48 @@ class Agent:
         $OPENSENTIENCE_TOKEN; the token is removed from the environment so
         that programs the agent starts do not inherit it.
 
-        A token admits one connection. When the connection is lost (no goodbye,
-        or a goodbye other than ``shutting_down`` or ``replaced``) the agent
-        connects again only if token_source is given: it is called for the
-        token of each new connection, with a delay of 0.5 s doubling to 30 s
-        between tries (or the gateway's retry_after). Without it, run raises
-        ConnectionLost or GoodbyeError, and the program should exit: a gateway
-        that launched it starts it again with a fresh token.
+        A token admits one connection. An agent the gateway does not launch
+        (its token issued by ``moltgate agent token``) is handed a key on that
+        connection, and connects again with the key whenever the connection is
+        lost, across restarts too when key_file (default
+        $OPENSENTIENCE_KEY_FILE) names where to keep it: a key found there is
+        used in place of a token. Otherwise, when the connection is lost (no
+        goodbye, or a goodbye other than ``shutting_down`` or ``replaced``) the
+        agent connects again only if token_source is given: it is called for
+        the token of each new connection. Either way the delay is 0.5 s
+        doubling to 30 s between tries (or the gateway's retry_after). With
+        neither, run raises ConnectionLost or GoodbyeError, and the program
+        should exit: a gateway that launched it starts it again with a fresh
+        token.
 
-        Raises Unauthorized when the gateway refuses a token, RegistrationError
-        when it rejects a tool.
+        Raises Unauthorized when the gateway refuses a token or key,
+        RegistrationError when it rejects a tool.
         """
         path = socket_path or os.environ.get("OPENSENTIENCE_SOCKET", "")
         if token is None:
             token = os.environ.get("OPENSENTIENCE_TOKEN", "")
         os.environ.pop("OPENSENTIENCE_TOKEN", None)
+        self._key_file = key_file if key_file is not None else os.environ.get("OPENSENTIENCE_KEY_FILE", "")
+        if not self._key and self._key_file:
+            try:
+                with open(self._key_file, encoding="ascii") as f:
+                    self._key = f.read().strip()
+            except FileNotFoundError:
+                pass
+        if self._key:
+            token = self._key
         if not path:
             raise ValueError("no agent socket: set OPENSENTIENCE_SOCKET or pass socket_path; the gateway sets it when it launches the agent")
         if not token and token_source is None:
-            raise ValueError("no token: set OPENSENTIENCE_TOKEN or pass token; the gateway sets it when it launches the agent")
+            raise ValueError(
+                "no token: set OPENSENTIENCE_TOKEN or pass token; the gateway sets it when it launches the agent, "
+                "and moltgate agent token issues one for an agent it does not launch"
+            )
         delay = 0.5
         first = True
         while not self._stopping.is_set():
             if not first or not token:
-                token = token_source()  # type: ignore[misc]
+                token = self._key or token_source()  # type: ignore[misc]
             first = False
             started = time.monotonic()
             try:
@@ -223,9 +244,9 @@ class Agent:
                 self.serve(sock, token)
                 return
             except (ConnectionLost, GoodbyeError) as e:
-                if token_source is None or self._stopping.is_set():
+                if (token_source is None and not self._key) or self._stopping.is_set():
                     raise
-                if isinstance(e, GoodbyeError) and e.reason == "replaced":
+                if isinstance(e, GoodbyeError) and e.reason in ("replaced", "revoked"):
                     raise
                 wait = delay
                 if isinstance(e, GoodbyeError) and e.retry_after > 0:
@@ -238,6 +259,24 @@ class Agent:
                     return
             finally:
                 token = ""
+
+    def _keep_key(self, key: str) -> None:
+        """Remembers the key the gateway handed over, and writes it to the key file (0600)."""
+        self._key = key
+        if not self._key_file:
+            return
+        try:
+            d = os.path.dirname(os.path.abspath(self._key_file))
+            tmp = os.path.join(d, f".agent-key-{os.getpid()}")
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(key + "\n")
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, self._key_file)
+        except OSError:
+            # The key still serves this run; a restart would need a new token.
+            self.log.exception("cannot keep the agent key in %s; after a restart the agent needs a new token", self._key_file)
 
     def serve(self, sock: socket.socket, token: str) -> None:
         """Runs the agent over an established connection, authenticating with token.
@@ -519,6 +558,8 @@ class _Session:
             raise ProtocolError(str(err.get("code", "")), str(err.get("message", "")))
         w = welcome["payload"]
         self.session_id = str(w.get("session_id", ""))
+        if isinstance(w.get("agent_key"), str) and w["agent_key"]:
+            self.agent._keep_key(w["agent_key"])
         if isinstance(w.get("max_frame_bytes"), int) and w["max_frame_bytes"] > 0:
             self.max_frame = w["max_frame_bytes"]
         self.reader.limit = self.max_frame

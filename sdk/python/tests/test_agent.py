@@ -38,11 +38,14 @@ class Gateway:
                 continue
             return msg
 
-    def welcome(self, interval_ms=5000):
+    def welcome(self, interval_ms=5000, agent_key=None):
         hello = self.recv()
-        self.send(p.WELCOME, {"accepted_version": 1, "session_id": "s-1", "heartbeat_interval_ms": interval_ms,
-                              "max_frame_bytes": p.DEFAULT_MAX_FRAME_BYTES,
-                              "server": {"core_version": "moltgate", "instance_id": "i-1"}}, in_reply_to=hello["id"])
+        w = {"accepted_version": 1, "session_id": "s-1", "heartbeat_interval_ms": interval_ms,
+             "max_frame_bytes": p.DEFAULT_MAX_FRAME_BYTES,
+             "server": {"core_version": "moltgate", "instance_id": "i-1"}}
+        if agent_key:
+            w["agent_key"] = agent_key
+        self.send(p.WELCOME, w, in_reply_to=hello["id"])
         reg = self.recv()
         self.send(p.TOOLS_REGISTERED, {"registered": [t["tool_id"] for t in reg["payload"]["tools"]]},
                   in_reply_to=reg["id"])
@@ -460,6 +463,38 @@ class RunTest(unittest.TestCase):
         self.assertIn("connecting again", logs.records[0].getMessage())
         for g in (second, third):
             g.sock.close()
+
+    def test_reconnects_with_its_key_and_keeps_it_across_restarts(self):
+        key_file = os.path.join(self.dir.name, "agent.key")
+        agent = make_agent()
+        errors = []
+        t = threading.Thread(target=lambda: self._run(agent, errors, {"key_file": key_file}), daemon=True)
+        watch = self.assertLogs("moltgate", "WARNING")
+        watch.__enter__()
+        t.start()
+        first = self.accept()
+        self.assertEqual(first.welcome(agent_key="oskey_bound")[0]["payload"]["session_token"], "ostok_first")
+        with open(key_file, encoding="ascii") as f:
+            self.assertEqual(f.read(), "oskey_bound\n")
+        self.assertEqual(os.stat(key_file).st_mode & 0o777, 0o600)
+        first.sock.close()  # lost without a goodbye: the key connects again, no token source needed
+        second = self.accept()
+        self.assertEqual(second.welcome()[0]["payload"]["session_token"], "oskey_bound")
+        second.send(p.GOODBYE, {"reason": "revoked"})  # the operator revoked it: no retry
+        t.join(TIMEOUT)
+        watch.__exit__(None, None, None)
+        self.assertEqual([(type(e).__name__, getattr(e, "reason", "")) for e in errors], [("GoodbyeError", "revoked")])
+        second.sock.close()
+
+        # A new process of the agent finds the key in its file and needs no token.
+        again = make_agent()
+        t = threading.Thread(target=lambda: again.run(self.path, "", key_file=key_file), daemon=True)
+        t.start()
+        third = self.accept()
+        self.assertEqual(third.welcome()[0]["payload"]["session_token"], "oskey_bound")
+        again.stop()
+        t.join(TIMEOUT)
+        third.sock.close()
 
     def _run(self, agent, errors, kw):
         try:
