@@ -26,6 +26,7 @@ type Config struct {
 	Limits    LimitsConfig    `toml:"limits"`
 	Security  SecurityConfig  `toml:"security"`
 	Rate      RateConfig      `toml:"rate"`
+	Local     LocalConfig     `toml:"local"`
 	Storage   StorageConfig   `toml:"storage"`
 	Directory DirectoryConfig `toml:"directory"`
 	Peers     PeersConfig     `toml:"peers"`
@@ -395,12 +396,20 @@ func valueMistake(t reflect.Type, v any) string {
 		default:
 			return "must be a number"
 		}
-	case reflect.Slice: // of strings, the only lists the file has
+	case reflect.Slice: // of strings, or of whole numbers (local.agent_uids)
 		list, ok := v.([]any)
 		for _, e := range list {
-			if _, isString := e.(string); !isString {
+			switch e.(type) {
+			case string:
+				ok = ok && t.Elem().Kind() == reflect.String
+			case int64:
+				ok = ok && t.Elem().Kind() == reflect.Int64
+			default:
 				ok = false
 			}
+		}
+		if !ok && t.Elem().Kind() == reflect.Int64 {
+			return "must be a list of whole numbers, e.g. [1001, 1002]"
 		}
 		if !ok {
 			return `must be a list of strings, e.g. ["10.0.0.0/8"]`
@@ -475,6 +484,7 @@ func defaultConfig() Config {
 			PeerOrgPerSecond: 200, PeerOrgBurst: 400, AgentPerSecond: 50, AgentBurst: 100,
 			PeerConcurrency: 64, DiscoveryPerMinute: 600, LocalQueries: 3, LocalRequestsPerSecond: 100,
 		},
+		Local:   defaultLocal(),
 		Storage: StorageConfig{Driver: "sqlite"},
 		Directory: DirectoryConfig{
 			MinTTL: Duration(time.Minute), MaxTTL: Duration(24 * time.Hour), SyncInterval: Duration(5 * time.Minute),

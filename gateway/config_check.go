@@ -118,7 +118,7 @@ func (c *Config) Validate() error {
 		key, msg, _ := strings.Cut(err.Error(), ": ")
 		return bad(key, "%s", msg)
 	}
-	return nil
+	return c.checkLocal()
 }
 
 // A settingRange is the range a number in the file must lie in. The
@@ -169,6 +169,7 @@ func settingRanges() []settingRange {
 		{key: "rate.discovery_per_minute", lo: 1, hi: 1_000_000},
 		{key: "rate.local_queries", lo: 1, hi: 10_000},
 		{key: "rate.local_requests_per_second", lo: 1, hi: 1_000_000, off: "negative for no limit"},
+		{key: "local.withdraw_after", lo: d(time.Second), hi: d(24 * time.Hour)},
 		{key: "directory.min_ttl", lo: d(10 * time.Second), hi: d(24 * time.Hour)},
 		{key: "directory.max_ttl", lo: d(time.Minute), hi: d(30 * 24 * time.Hour)},
 		{key: "directory.sync_interval", lo: d(10 * time.Second), hi: d(24 * time.Hour), off: "negative to turn scheduled sync off"},

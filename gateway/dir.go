@@ -422,6 +422,18 @@ local_queries = 3
 # or negative for no limit.
 local_requests_per_second = 100
 
+[local]
+# Agents this gateway does not launch (added without --exec; see moltgate
+# agent token). The directory of the agent socket, core.sock: "" is DIR/run,
+# private to this user; another (absolute) directory, owned by this user and
+# writable by nobody else, can be shared with a container.
+agent_socket_dir = ""
+# User ids besides this gateway's own whose processes may connect to it.
+agent_uids = []
+# How long such an agent may stay disconnected before its directory entry
+# is withdrawn: {{bounds "local.withdraw_after"}}.
+withdraw_after = "2m"
+
 [storage]
 # "sqlite" keeps everything in data/moltgate.db. "postgres" shares the
 # directory, replay window, revocations and rate state between replicas;

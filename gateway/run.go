@@ -65,8 +65,8 @@ func (s *Server) Listen() (*Listeners, error) {
 	if ls.GRPC, err = listenTCP("listen.grpc", s.cfg.Listen.GRPC); err != nil {
 		return fail(err)
 	}
-	if ls.Core, err = localbridge.ListenUnix(s.dir.CoreSocket()); err != nil {
-		return fail(socketError("run/core.sock", err))
+	if ls.Core, err = s.listenCore(); err != nil {
+		return fail(err)
 	}
 	if ls.RPC, err = localbridge.ListenUnix(s.dir.RPCSocket()); err != nil {
 		return fail(socketError("run/rpc.sock", err))

@@ -104,8 +104,9 @@ type Server struct {
 	// withdrawn for a removed agent is not written again by a late report
 	// of the local bridge.
 	publishMu  sync.Mutex
-	passphrase []byte // unlocks the keys of agents added while serving
-	agentsSeen string // agentsStamp of the records last read; the watch loop's own
+	away       awayAgents // agents started elsewhere while disconnected
+	passphrase []byte     // unlocks the keys of agents added while serving
+	agentsSeen string     // agentsStamp of the records last read; the watch loop's own
 
 	replay   *replay.Window
 	hsCfg    *handshake.Config
@@ -432,6 +433,8 @@ func Open(opts Options) (*Server, error) {
 	s.core = localbridge.NewCore(localbridge.Config{
 		Logger: s.log.With("component", "localbridge"), Approver: s.approvals,
 		OnAgentChange: s.agentChanged, Environ: opts.Environ, Rand: s.rand, Now: s.now,
+		Credentials: s.credentials(d),
+		PeerUIDs:    cfg.agentUIDs(os.Getuid()),
 		// An agent's tools are its capabilities in the directory and in its pong, which
 		// list no more than this.
 		MaxTools: directory.MaxCapabilities,

@@ -125,6 +125,10 @@ func TestConfigMistakeLines(t *testing.T) {
 		{"[rate]\nagent_per_second = \"5\"", `rate.agent_per_second: must be a number`},
 		{"[listen]\nmetrics_from = \"10.0.0.0/8\"", `listen.metrics_from: must be a list of strings, e.g. ["10.0.0.0/8"]`},
 		{"[listen]\nmetrics_from = [\"10.0.0.0/8\", 1]", `listen.metrics_from: must be a list of strings, e.g. ["10.0.0.0/8"]`},
+		{"[local]\nagent_uids = [\"1001\"]", `local.agent_uids: must be a list of whole numbers, e.g. [1001, 1002]`},
+		{"[local]\nagent_uids = [-1]", `local.agent_uids: -1 is not a user id (0 to 4294967294)`},
+		{"[local]\nagent_socket_dir = \"run/agents\"", `local.agent_socket_dir: must be an absolute path, not "run/agents"`},
+		{"[local]\nwithdraw_after = \"500ms\"", `local.withdraw_after: must be between 1s and 24h; leave it out for the default 2m`},
 		// Durations name their key, whatever is wrong with them.
 		{"[security]\nreplay_window = \"forever\"", `security.replay_window: "forever" is not a duration; write e.g. "30s", "5m" or "1h"`},
 		{"[listen]\nread_header_timeout = 5", `listen.read_header_timeout: must be a duration in quotes, e.g. "30s"`},

@@ -129,5 +129,8 @@ func newAsyncReplies() *asyncReplies { return &asyncReplies{} }
 // disconnects or changes its tools or health.
 func (s *Server) agentChanged(info localbridge.AgentInfo) {
 	s.log.Info("agent changed", "agent", info.ID, "connected", info.Connected, "healthy", info.Healthy, "tools", len(info.Tools))
+	if s.noteAway(info) {
+		return
+	}
 	s.publishAgent(info)
 }

@@ -17,6 +17,7 @@
 //	moltgate agent add --dir DIR --id AGENT --exec "CMD ARGS" [--capability C]... [--max-cls LEVEL] [--replace]
 //	moltgate agent remove --dir DIR --id AGENT
 //	moltgate agent revoke --dir DIR --id AGENT [--reason TEXT] | agent rotate --dir DIR --id AGENT
+//	moltgate agent token --dir DIR --id AGENT [--ttl D] | agent token --dir DIR --id AGENT --revoke
 //	moltgate register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG]
 //	moltgate discover --dir DIR (--capability C... | --any C... | --id AGENT) [--org ORG] [--limit N] [--require JSON|@FILE|-] [--cursor C] [--json]
 //	moltgate agents --dir DIR [--capability C] [--org ORG] [--json]
@@ -152,6 +153,7 @@ func commands() []command {
 			"agent remove --dir DIR --id AGENT",
 			"agent revoke --dir DIR --id AGENT [--reason TEXT]",
 			"agent rotate --dir DIR --id AGENT",
+			"agent token --dir DIR --id AGENT [--ttl D] | agent token --dir DIR --id AGENT --revoke",
 		}, runAgent},
 		{"register", []string{"register --dir DIR --agent ID --capability C... [--action create|update|renew|delete] [--registry ORG] [--json]"}, runRegister},
 		{"discover", []string{"discover --dir DIR (--capability C... | --any C... | --id AGENT) [--org ORG] [--limit N] [--require JSON|@FILE|-] [--cursor C] [--json]"}, runDiscover},

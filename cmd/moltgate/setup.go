@@ -13,6 +13,7 @@ import (
 
 	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/localbridge/credential"
 )
 
 // stringList is a repeatable flag.
@@ -148,6 +149,7 @@ func runAgent(ctx context.Context, e *env, args []string) error {
 		subcommand{"remove", func(args []string) error { return runAgentRemove(e, args) }},
 		subcommand{"revoke", func(args []string) error { return runAgentRevoke(e, "revoke", args) }},
 		subcommand{"rotate", func(args []string) error { return runAgentRevoke(e, "rotate", args) }},
+		subcommand{"token", func(args []string) error { return runAgentToken(e, args) }},
 	)
 }
 
@@ -236,6 +238,10 @@ func runAgentRemove(e *env, args []string) error {
 	}
 	r, err := gateway.RevokeAgent(d, gateway.RevokeOptions{ID: *id, Reason: "removed", Remove: true, Passphrase: pass, Now: e.now()})
 	if err != nil {
+		return err
+	}
+	// An agent added again under this id starts without the old one's credential.
+	if _, err := (&credential.Store{Dir: d.CredentialsDir()}).Revoke(r.Agent); err != nil {
 		return err
 	}
 	fmt.Fprintf(e.stdout, "Removed agent %s and its key\n", r.Agent)
