@@ -21,7 +21,20 @@ type StoreConfig struct {
 	MaxSessions int
 	// Now is the clock that expires sessions. Default time.Now.
 	Now func() time.Time
+	// Observe, if set, is told of each session the store takes and drops:
+	// SessionOpened, or SessionRenewed when the peer had a session already,
+	// and SessionClosed however it goes (removed, pruned, evicted). It is
+	// called with the store's lock held: it must be quick and must not call
+	// the Store. Default nil.
+	Observe func(sess *Session, state string)
 }
+
+// The states Observe is told of.
+const (
+	SessionOpened  = "opened"
+	SessionRenewed = "renewed"
+	SessionClosed  = "closed"
+)
 
 // Store holds a gateway's live sessions by id, both those it initiated and
 // those it answered, and finds the newest one with each peer. It is safe
@@ -31,7 +44,8 @@ type StoreConfig struct {
 // gone, and the peer must handshake again. Adding a session with a peer
 // does not end the older ones, so messages already under way still open.
 type Store struct {
-	now func() time.Time
+	now     func() time.Time
+	observe func(*Session, string)
 
 	mu     sync.Mutex
 	lru    *simplelru.LRU[string, *Session]
@@ -40,7 +54,7 @@ type Store struct {
 
 // NewStore makes an empty Store.
 func NewStore(cfg StoreConfig) *Store {
-	s := &Store{now: cfg.Now, byPeer: map[wire.Ref]*Session{}}
+	s := &Store{now: cfg.Now, observe: cfg.Observe, byPeer: map[wire.Ref]*Session{}}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -53,6 +67,9 @@ func NewStore(cfg StoreConfig) *Store {
 		if ref := sess.peer.Ref(); s.byPeer[ref] == sess {
 			delete(s.byPeer, ref)
 		}
+		if s.observe != nil {
+			s.observe(sess, SessionClosed)
+		}
 	})
 	return s
 }
@@ -61,8 +78,16 @@ func NewStore(cfg StoreConfig) *Store {
 func (s *Store) Add(sess *Session) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	prev, had := s.byPeer[sess.peer.Ref()]
 	s.lru.Add(sess.id, sess)
 	s.byPeer[sess.peer.Ref()] = sess
+	if s.observe != nil {
+		state := SessionOpened
+		if had && prev != sess && !prev.closed.Load() {
+			state = SessionRenewed
+		}
+		s.observe(sess, state)
+	}
 }
 
 // Get returns the live session with id. A session that is unknown, expired
