@@ -84,6 +84,7 @@ func (c *Core) RemoveAgent(id string) error {
 	var sess *session
 	if ok {
 		delete(c.agents, id)
+		delete(c.names, id)
 		sess = e.sess
 	}
 	c.mu.Unlock()
@@ -262,6 +263,9 @@ type AgentInfo struct {
 	RequireApproval bool
 	QueryTool       string
 
+	// Name is the display name the agent gave itself with agent.update; "" until it does.
+	Name string
+
 	Connected     bool
 	Healthy       bool   // connected, heartbeating and not reporting itself unhealthy: calls are routed
 	Status        string // StatusOK, StatusDegraded, StatusUnhealthy or StatusOffline
@@ -340,6 +344,7 @@ func (c *Core) info(e *agentEntry) AgentInfo {
 		QueryTool:       e.spec.QueryTool,
 		Status:          StatusOffline,
 		MaxInFlight:     c.cfg.MaxInFlight,
+		Name:            c.displayName(e.spec.ID),
 	}
 	if sup != nil {
 		a.Supervised = true

@@ -246,6 +246,7 @@ type Core struct {
 
 	mu         sync.Mutex
 	agents     map[string]*agentEntry
+	names      map[string]string // display names agents gave themselves (agent.update)
 	listeners  map[net.Listener]struct{}
 	pending    map[net.Conn]struct{} // connections still in the handshake
 	socketPath string

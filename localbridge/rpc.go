@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/internal/coalesce"
 	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/internal/workers"
@@ -56,13 +57,14 @@ type ConsentAsker interface {
 
 // RPCConfig configures the JSON-RPC face. A method whose dependency is nil is not offered.
 type RPCConfig struct {
-	Query     Querier       // agent.query and agent.cancel
-	Directory Discoverer    // directory.discover
-	Sync      Syncer        // directory.sync
-	Ping      Pinger        // agent.ping
-	Consent   ConsentIssuer // consent.issue
-	Asker     ConsentAsker  // consent.request
-	Approvals *Approvals    // tool.approve, approvals.list and the tool.request_approval notifications
+	Query     Querier        // agent.query and agent.cancel
+	Directory Discoverer     // directory.discover
+	Sync      Syncer         // directory.sync
+	Ping      Pinger         // agent.ping
+	Consent   ConsentIssuer  // consent.issue
+	Asker     ConsentAsker   // consent.request
+	Approvals *Approvals     // tool.approve, approvals.list and the tool.request_approval notifications
+	Events    *events.Stream // events.subscribe, events.unsubscribe and the event notifications
 
 	// ErrorOutcome says how an error from the dependencies above is reported. Default:
 	// OutcomeOf, which knows this package's errors; the gateway supplies one that knows its

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/internal/coalesce"
 	"github.com/moltgate/moltgate/internal/workers"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
@@ -33,6 +34,7 @@ type rpcConn struct {
 	announced   map[string]bool // held calls this client was told of and not yet of their end
 	queries     int
 	session     connSession
+	events      *events.Subscription // the event stream, once subscribed
 	closeOnce   sync.Once
 }
 
@@ -278,6 +280,11 @@ func (c *rpcConn) dispatch(r *jsonrpc.Request) (any, *jsonrpc.Error, func()) {
 	case r.Method == MethodConsentAsk && s.cfg.Asker != nil:
 		res, err := c.askConsent(r)
 		return res, err, nil
+	case r.Method == MethodEventsSubscribe && s.cfg.Events != nil:
+		return c.eventsSubscribe(r)
+	case r.Method == MethodEventsUnsubscribe && s.cfg.Events != nil:
+		res, err := c.eventsUnsubscribe(r)
+		return res, err, nil
 	case r.Method == MethodContextUpdate:
 		res, err := c.contextUpdate(r)
 		return res, err, nil
@@ -322,6 +329,10 @@ func (s *RPCServer) methods() (methods, caps []string) {
 	}
 	methods = append(methods, MethodContextUpdate)
 	caps = append(caps, "context_aware")
+	if s.cfg.Events != nil {
+		methods = append(methods, MethodEventsSubscribe, MethodEventsUnsubscribe)
+		caps = append(caps, "events")
+	}
 	if s.cfg.SessionDir != "" {
 		methods = append(methods, MethodSessionSave, MethodSessionLoad)
 		caps = append(caps, "session_persistence")

@@ -241,6 +241,8 @@ func (s *session) dispatch(env *osp.Envelope) {
 		s.register(env)
 	case osp.TypeToolsUnregister:
 		s.unregister(env)
+	case osp.TypeAgentUpdate:
+		s.update(env)
 	case osp.TypePong:
 	case osp.TypeHello:
 		s.reject(env.ID, osp.Errorf(osp.CodeUnexpectedMessage, "agent.hello after the handshake"))

@@ -55,7 +55,8 @@ type Agent struct {
 
 	tools []Tool
 	keyMu sync.Mutex
-	key   string // the key handed by the gateway, once it was
+	key   string   // the key handed by the gateway, once it was
+	live  *session // the connection Serve runs, if any
 }
 
 // Tool is one tool of the agent.
@@ -184,6 +185,16 @@ func (a *Agent) Serve(ctx context.Context, conn net.Conn, token string) error {
 	defer conn.Close()
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
+	a.keyMu.Lock()
+	a.live = s
+	a.keyMu.Unlock()
+	defer func() {
+		a.keyMu.Lock()
+		if a.live == s {
+			a.live = nil
+		}
+		a.keyMu.Unlock()
+	}()
 	err = s.run(ctx, token)
 	if ctx.Err() != nil {
 		err = nil

@@ -7,6 +7,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/moltgate/moltgate/localbridge/osp"
 )
 
 func (a *Agent) keyFile() string {
@@ -69,4 +71,21 @@ func (a *Agent) keepKey(key string) error {
 		return err
 	}
 	return os.Rename(f.Name(), path)
+}
+
+// ErrNotConnected is returned by Rename when the agent has no connection to the gateway.
+var ErrNotConnected = errors.New("agent: not connected to the gateway")
+
+// Rename sets the agent's display name (agent.update): the gateway publishes it in its
+// directory, whence peers take it, and in its event stream as agent.updated. The gateway
+// keeps it until it restarts; a name it cannot take ends in a core.error, logged.
+func (a *Agent) Rename(name string) error {
+	a.keyMu.Lock()
+	s := a.live
+	a.keyMu.Unlock()
+	if s == nil {
+		return ErrNotConnected
+	}
+	h := s.header(osp.TypeAgentUpdate)
+	return s.send(&h, osp.AgentUpdate{ID: s.id, Name: name})
 }

@@ -23,6 +23,8 @@ const (
 	TypePing              = "core.ping"
 	TypePong              = "agent.pong"
 	TypeError             = "core.error"
+	TypeAgentUpdate       = "agent.update"       // the agent changes its own display metadata
+	TypeAgentUpdated      = "core.agent.updated" // the answer: what the gateway now holds
 )
 
 // Result statuses.
@@ -230,4 +232,11 @@ type Heartbeat struct {
 	InflightCalls int             `json:"inflight_calls"`
 	Status        string          `json:"status"`
 	Details       json.RawMessage `json:"details,omitempty"`
+}
+
+// AgentUpdate is the payload of agent.update, and of its answer core.agent.updated: the
+// agent's display name. ID must be the sender's own agent id.
+type AgentUpdate struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
 }
