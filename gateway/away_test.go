@@ -20,7 +20,7 @@ import (
 // connection ends, withdrawn after local.withdraw_after, and published again
 // when it connects with the key its first connection was handed.
 func TestAgentComesAndGoes(t *testing.T) {
-	d, ls := newTestDir(t, "globex", AddAgentOptions{ID: "handy", MaxCls: "int"})
+	d, ls := newTestDir(t, "globex")
 	cfg, err := os.ReadFile(d.ConfigPath())
 	if err != nil {
 		t.Fatal(err)
@@ -29,6 +29,13 @@ func TestAgentComesAndGoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := start(t, d, ls, TransportWebSocket)
+	// Added while serving, so that no agent of the test harness takes its place.
+	if _, err := AddAgent(d, AddAgentOptions{ID: "handy", MaxCls: "int"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.s.ReloadAgents(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	tok, err := (&credential.Store{Dir: d.CredentialsDir()}).Issue("handy", time.Minute)
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,8 @@ func (s *Server) httpFace(tlsCfg *tls.Config, ws *wsface.Face) *httpface.Face {
 	return httpface.New(httpface.Config{
 		Pipeline: s.pipe, Registry: registryFace{s}, Ready: s.ready, Late: s.deliverLate,
 		Routes: map[string]http.Handler{wsface.Pattern: ws,
-			"GET " + revocationsRoute: http.HandlerFunc(s.serveRevocations)},
+			"GET " + revocationsRoute: http.HandlerFunc(s.serveRevocations),
+			"GET /events":             s.eventsHandler(false), "GET /events/ws": s.eventsHandler(true)},
 		Metrics: s.metricsHandler(), MetricsFrom: l.MetricsNetworks(),
 		Org: s.cfg.Org, Version: Version, TLS: tlsCfg,
 		MaxConnections: l.MaxConnections, ReadHeaderTimeout: l.ReadHeaderTimeout.D(), RequestTimeout: l.RequestTimeout.D(),

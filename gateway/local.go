@@ -24,12 +24,13 @@ import (
 //	task create    an asynchronous call whose deadline becomes timeout_ms;
 //	task status    answered from the call's state; task cancel cancels it
 //	ping           pong from the agent's heartbeats
-func (s *Server) localOp(ctx context.Context, in *pipeline.Inbound, emit func([]byte) error) pipeline.Answer {
+func (s *Server) localOp(ctx context.Context, in *pipeline.Inbound, emit func([]byte) error) (ans pipeline.Answer) {
 	m := in.M
 	st := s.agent(m.To.Agent)
 	if st == nil {
 		return s.pipe.Refuse(m, in.Sess, wire.Errorf(wire.ErrAgentNotFound, "to.agent", "no agent %s at %s", m.To.Agent, s.cfg.Org))
 	}
+	defer s.inboundEvent(m, s.now(), &ans)
 	ctx, cancel := s.callContext(ctx, m)
 	defer cancel()
 	if s.calls.enter(m.ID, callEntry{hops: pipeline.Hops(m), org: m.From.Org, cancel: cancel}) {

@@ -58,7 +58,8 @@ func (s *Server) sender(from string) (*agentState, error) {
 
 // Query sends a local caller's query or tool call (the JSON-RPC face's
 // agent.query, and moltgate call) and streams the reply back.
-func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit func(localbridge.StreamEvent) error) (json.RawMessage, error) {
+func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit func(localbridge.StreamEvent) error) (res json.RawMessage, err error) {
+	defer s.queryEvent(req, s.now(), &err)
 	to, err := s.target(req.To)
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"net"
 	"net/http"
@@ -97,7 +98,7 @@ func (s *Server) publishAgent(info localbridge.AgentInfo) {
 	}
 	if len(caps) > 0 {
 		profile := &wire.Profile{
-			AgentID: info.ID, Name: info.ID,
+			AgentID: info.ID, Name: cmp.Or(info.Name, info.ID),
 			Endpoint:  &wire.Endpoint{URL: s.messageURL(), Transport: "https"},
 			PublicKey: st.id.Signing.Public(), EncryptionKey: st.id.Encryption.Public(),
 			Capabilities: caps, Visibility: vis,

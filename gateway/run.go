@@ -229,6 +229,7 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 	s.closing.Store(true)
 	s.log.Info("gateway shutting down", "in_flight", s.flight.Count())
 	s.quit()
+	s.events.Close() // its streams end, so that the faces' shutdown does not wait for them
 	s.lnMu.Lock()
 	servers := s.servers
 	s.lnMu.Unlock()

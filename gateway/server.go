@@ -23,6 +23,7 @@ import (
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/directory/pgstore"
 	"github.com/moltgate/moltgate/directory/sqlitestore"
+	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/pipeline"
@@ -105,8 +106,10 @@ type Server struct {
 	// of the local bridge.
 	publishMu  sync.Mutex
 	away       awayAgents // agents started elsewhere while disconnected
-	passphrase []byte     // unlocks the keys of agents added while serving
-	agentsSeen string     // agentsStamp of the records last read; the watch loop's own
+	events     *events.Stream
+	eventHooks eventHooks
+	passphrase []byte // unlocks the keys of agents added while serving
+	agentsSeen string // agentsStamp of the records last read; the watch loop's own
 
 	replay   *replay.Window
 	hsCfg    *handshake.Config
@@ -363,7 +366,8 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.replay = replay.New(rc)
 	s.verifier = keys.NewVerifier(0)
-	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now})
+	s.events = events.New(events.Config{Now: s.now, Rand: s.rand})
+	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now, Observe: s.sessionEvent})
 	s.hsCfg = &handshake.Config{
 		Identity: org, GetCert: s.orgCert.Load, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
 		Capabilities: []string{"query", "task", "stream", "tool.invoke", "consent", "registry"},
@@ -468,8 +472,9 @@ func Open(opts Options) (*Server, error) {
 		ErrorOutcome: outcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
 		MaxConns: cfg.Listen.MaxConnections, Rand: s.rand, Now: s.now,
 		MaxQueries: cfg.Rate.LocalQueries, RequestsPerSecond: cfg.Rate.LocalRequestsPerSecond,
-		SessionDir: filepath.Join(d.DataDir(), "sessions"),
+		SessionDir: filepath.Join(d.DataDir(), "sessions"), Events: s.events,
 	})
+	s.approvals.Subscribe(s.approvalEvent)
 	return s, nil
 }
 
