@@ -77,6 +77,8 @@ func agentPayload(typ string) any {
 		return new(osp.CancelAck)
 	case osp.TypeHeartbeat:
 		return new(osp.Heartbeat)
+	case osp.TypeAgentUpdate, osp.TypeAgentUpdated:
+		return new(osp.AgentUpdate)
 	case osp.TypePing, osp.TypePong, osp.TypeError:
 		return new(struct{})
 	}
