@@ -102,6 +102,10 @@ func (s *Server) callTool(ctx context.Context, in *pipeline.Inbound, st *agentSt
 		Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()},
 		Class:  m.Cls.String(), Context: s.consentContext(m, st.spec.ID),
 	}
+	var err error
+	if req.Context, err = extContext(m); err != nil {
+		return wire.Value{}, err
+	}
 	// A call that streams is answered with a stream, in order:
 	//
 	//	stream {action: start, stream_id: request id, chunk_size}

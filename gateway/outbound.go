@@ -136,6 +136,9 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		m.Ext = capabilityExt(st)
 	}
 	m.Ext = withHops(m.Ext, hops)
+	if m.Ext, err = withContext(m.Ext, req.Context); err != nil {
+		return nil, err
+	}
 	var out json.RawMessage
 	err = s.send(ctx, m, st, func(r *wire.Message) (bool, error) {
 		switch p := r.Payload.(type) {
@@ -315,7 +318,7 @@ func (s *Server) queryLocal(ctx context.Context, req localbridge.QueryRequest, t
 		}
 	}
 	res, err := s.core.Call(ctx, localbridge.CallRequest{Agent: st.spec.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
-		Caller: localbridge.Caller{Type: "human", ID: "local"}, Class: cls.String()}, onChunk)
+		Caller: localbridge.Caller{Type: "human", ID: "local"}, Class: cls.String(), Context: req.Context}, onChunk)
 	if err != nil {
 		return nil, err
 	}
