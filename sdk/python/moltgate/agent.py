@@ -299,6 +299,16 @@ class Agent:
             with self._lock:
                 self._session = None
 
+    def rename(self, name: str) -> None:
+        """Sets the agent's display name (agent.update): the gateway publishes it in its
+        directory, whence peers take it, and on its event stream as agent.updated. It keeps it
+        until it restarts. Raises ConnectionLost when the agent is not connected."""
+        with self._lock:
+            s = self._session
+        if s is None or not s.session_id:
+            raise ConnectionLost("the agent is not connected to the gateway")
+        s.send(p.envelope(p.AGENT_UPDATE, {"id": s.id, "name": name}))
+
     def stop(self) -> None:
         """Ends run or serve from another thread or a signal handler; running calls are cancelled."""
         self._stopping.set()

@@ -42,6 +42,8 @@ HEARTBEAT = "agent.heartbeat"
 PING = "core.ping"
 PONG = "agent.pong"
 ERROR = "core.error"
+AGENT_UPDATE = "agent.update"
+AGENT_UPDATED = "core.agent.updated"
 
 SUCCEEDED, FAILED, CANCELED = "succeeded", "failed", "canceled"
 CHANNELS = ("stdout", "stderr", "log", "status", "partial_result")

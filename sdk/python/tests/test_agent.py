@@ -10,7 +10,7 @@ import threading
 import time
 import unittest
 
-from moltgate import Agent, Cancelled, GoodbyeError, ProtocolError, RegistrationError, ToolError, Unauthorized
+from moltgate import Agent, Cancelled, ConnectionLost, GoodbyeError, ProtocolError, RegistrationError, ToolError, Unauthorized
 from moltgate import protocol as p
 
 TIMEOUT = 10
@@ -379,6 +379,19 @@ class ConcurrencyTest(unittest.TestCase):
         r.gw.send(p.TOOL_CANCEL, {"call_id": "c-1", "reason": "canceled"})
         _, res = r.gw.result("c-2")  # runs once the first is cancelled
         self.assertEqual(res["payload"]["output"], {"text": "x"})
+        r.gw.send(p.GOODBYE, {"reason": "shutting_down"})
+        self.assertIsNone(r.join())
+
+    def test_rename_sends_agent_update(self):
+        agent = make_agent()
+        with self.assertRaises(ConnectionLost):
+            agent.rename("Before")
+        r = Running(agent)
+        r.gw.welcome()
+        agent.rename("Greeter of Guests")
+        m = r.gw.recv()
+        self.assertEqual(m["type"], p.AGENT_UPDATE)
+        self.assertEqual(m["payload"], {"id": "a1", "name": "Greeter of Guests"})
         r.gw.send(p.GOODBYE, {"reason": "shutting_down"})
         self.assertIsNone(r.join())
 
