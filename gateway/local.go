@@ -103,7 +103,7 @@ func (s *Server) callTool(ctx context.Context, in *pipeline.Inbound, st *agentSt
 		Class:  m.Cls.String(), Context: s.consentContext(m, st.spec.ID),
 	}
 	var err error
-	if req.Context, err = extContext(m); err != nil {
+	if req.Context, err = extContext(m, req.Context); err != nil {
 		return wire.Value{}, err
 	}
 	// A call that streams is answered with a stream, in order:

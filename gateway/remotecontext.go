@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/moltgate/moltgate/wire"
 )
@@ -31,16 +32,37 @@ func withContext(ext wire.Value, callerCtx json.RawMessage) (wire.Value, error) 
 	return ext.With(ExtContext, v), nil
 }
 
-// extContext is the caller's context a peer's message carries, for the
-// agent's call (core.tool.call's context): nil when it carries none, and
-// an error when what it carries is not an object.
-func extContext(m *wire.Message) (json.RawMessage, error) {
+// extContext is the agent's call context (core.tool.call's context) for a
+// peer's message: the caller's context the message carries, and over it
+// what the gateway itself tells the agent (own, an object or nil: the
+// consent the call came under). The caller's members named "moltgate.…"
+// are dropped: those are the gateway's to say. It is an error when what the
+// message carries is not an object.
+func extContext(m *wire.Message, own json.RawMessage) (json.RawMessage, error) {
 	v := m.Ext.Get(ExtContext)
 	if v.IsAbsent() {
-		return nil, nil
+		return own, nil
 	}
 	if v.Kind() != wire.Object {
 		return nil, wire.Errorf(wire.ErrInvalidParam, "ext."+ExtContext, "must be an object")
 	}
-	return wire.AppendCanonical(nil, v), nil
+	out := wire.ObjectValue()
+	for _, mb := range v.Members() {
+		if !strings.HasPrefix(mb.Key, "moltgate.") {
+			out = out.With(mb.Key, mb.Value)
+		}
+	}
+	if len(own) > 0 {
+		g, err := wire.Parse(own, 0)
+		if err != nil {
+			return nil, err
+		}
+		for _, mb := range g.Members() {
+			out = out.With(mb.Key, mb.Value)
+		}
+	}
+	if len(out.Members()) == 0 {
+		return nil, nil
+	}
+	return wire.AppendCanonical(nil, out), nil
 }
