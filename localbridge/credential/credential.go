@@ -25,7 +25,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"syscall"
 	"time"
 )
 
@@ -290,10 +289,11 @@ func (s *Store) locked(fn func() error) error {
 		return err
 	}
 	defer l.Close()
-	if err := syscall.Flock(int(l.Fd()), syscall.LOCK_EX); err != nil {
+	unlock, err := lockFile(l)
+	if err != nil {
 		return fmt.Errorf("lock %s: %w", s.Dir, err)
 	}
-	defer syscall.Flock(int(l.Fd()), syscall.LOCK_UN)
+	defer unlock()
 	return fn()
 }
 
