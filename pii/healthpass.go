@@ -27,16 +27,21 @@ func (x *scanCtx) healthPass() {
 			if i+1 >= n {
 				continue
 			}
+			var k3 uint32 // fold3(s, i), from the term filter's load where there is one
 			if i+3 < n {
 				k := binary.LittleEndian.Uint32(b[i:]) | 0x20202020
-				if healthTab[(k*healthMul)>>22] == k || k&0xffffff == short0 || k&0xffffff == short1 ||
+				k3 = k & 0xffffff
+				if healthTab[(k*healthMul)>>22] == k || k3 == short0 || k3 == short1 ||
 					isUpper(s[i]) && isDigit(s[i+1]) {
 					x.healthWord(i)
 				}
-			} else if i+2 < n {
-				x.healthWord(i)
+			} else {
+				if i+2 < n {
+					x.healthWord(i)
+				}
+				k3 = fold3(s, i)
 			}
-			if vocabBloom.has(fold3(s, i)) {
+			if vocabBloom.has(k3) {
 				if e := vocabAt(s, i); e > i {
 					x.add(TypeHealth, i, e, 0.8, "health.vocabulary")
 				}
