@@ -578,8 +578,10 @@ const policyText = `## Policy
   before what people do or have ("Ingrid's kid", "Anna is from accounting", "Scott is a thoughtful
   person"), spoken to ("Mateo, can you send the figures?") or referred back to by a pronoun in the
   same or the next sentence. A surname known as a name counts where someone speaks ("says Kowalczyk",
-  "Nowak said"); otherwise a surname alone, names in lower case and names in scripts without capitals
-  in prose pass. The lists come from npm packages under the MIT licence (gender-detection-from-name,
+  "Nowak said"), and names of the lists joined by commas and "and" count beside a word for a group of
+  people ("our founders: Kowalczyk, Becker and Okafor", "Nowak and Okafor were precision engineers");
+  otherwise a surname alone, names in lower case and names in scripts without capitals in prose pass.
+  The lists come from npm packages under the MIT licence (gender-detection-from-name,
   @cspell/dict-people-names, humannames), not from the generators of the corpus; pii/names/README.md
   says how they are made.
   A sender that knows it sends names declares them in pii_meta.types, and then the consent must

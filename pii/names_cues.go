@@ -411,3 +411,90 @@ func (x *scanCtx) pairCounts(a, e, end int, surname string, ambiguous bool) bool
 	}
 	return x.personCueAfter(end) && (!strings.HasSuffix(surname, "s") || inNameList(surnames(), surname))
 }
+
+// personPlurals are groups of people: the capitalised words listed beside one are their names
+// ("our founders: Kónya, Becker and Vasquez", "Marrero and Murphy were precision engineers").
+var personPlurals = toSet(`founders cofounders co-founders engineers authors writers doctors nurses directors
+managers members employees colleagues friends brothers sisters parents siblings twins musicians singers
+players students teachers scientists researchers lawyers owners hosts guests speakers winners candidates
+applicants patients passengers tenants customers clients`)
+
+// personList reads two to five capitalised words joined by commas and "and" at a; when every
+// one is known as a name and a word for a group of people stands just before the list or
+// after "were" or "are" behind it, each is a person's name. It returns the end of the list, or a.
+func (x *scanCtx) personList(a int) int {
+	s := x.s
+	type item struct{ a, b int }
+	var items [5]item
+	n := 0
+	k := a
+	for n < len(items) {
+		e := titleWord(s, k)
+		if e-k < 2 || e < len(s) && isAlnum(s[e]) || !isNameWord(s[k:e]) || notNames.hasFold(s[k:e]) {
+			return a
+		}
+		items[n] = item{k, e}
+		n++
+		switch {
+		case strings.HasPrefix(s[e:], ", and "):
+			k = e + 6
+		case strings.HasPrefix(s[e:], ", "):
+			k = e + 2
+		case strings.HasPrefix(s[e:], " and "):
+			k = e + 5
+		default:
+			k = -1
+		}
+		if k < 0 {
+			break
+		}
+	}
+	if n < 2 {
+		return a
+	}
+	end := items[n-1].b
+	ok := false
+	// Before: "founders: A, B and C", "our three engineers A and B".
+	if pw, found := prevWord(s, a); found && personPlurals.hasFold(s[pw.a:pw.b]) {
+		ok = true
+	}
+	// After: "A and B were precision engineers".
+	if !ok && (strings.HasPrefix(s[end:], " were ") || strings.HasPrefix(s[end:], " are ")) {
+		q := end + 5
+		if s[end+1] == 'w' {
+			q = end + 6
+		}
+		for w := 0; w < 3; w++ {
+			v, found := wordAt(s, q, false)
+			if !found {
+				break
+			}
+			if personPlurals.hasFold(strings.TrimRight(s[v.a:v.b], ".")) {
+				ok = true
+				break
+			}
+			q = v.b
+		}
+	}
+	if !ok {
+		return a
+	}
+	for _, it := range items[:n] {
+		x.add(TypeName, it.a, it.b, 0.7, "name.list")
+	}
+	return end
+}
+
+// personPluralNear is personList's prefilter for the capitalised word s[i:j]: a word ending in
+// "s" or a colon just before it, or "were" or "are" in the next 60 bytes.
+func personPluralNear(s string, i, j int) bool {
+	k := i
+	for k > 0 && s[k-1] == ' ' {
+		k--
+	}
+	if k > 0 && (s[k-1] == ':' || s[k-1] == 's') {
+		return true
+	}
+	w := s[j:min(len(s), j+60)]
+	return strings.Contains(w, " were ") || strings.Contains(w, " are ")
+}

@@ -184,3 +184,25 @@ func TestNamesInStatesSpeechAndDiacritics(t *testing.T) {
 		}
 	}
 }
+
+func TestNamesListedAsAGroupOfPeople(t *testing.T) {
+	sc, _ := New(nil)
+	for _, text := range []string{
+		"The firm is the brainchild of our 3 founders: Kowalczyk, Becker and Okafor.",
+		"Nowak and Okafor were precision engineers.",
+		"Brandt, Okafor and Nowak are our new colleagues.",
+	} {
+		if !hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: name not found", text)
+		}
+	}
+	for _, text := range []string{
+		"Market share: Lopez, Robinson and Guerra 31%, others 45%.",
+		"Our supplier Curry, Gomez and Jackson raised prices.",
+		"Python and Ruby are our languages.",
+	} {
+		if fs := sc.ScanText(text); hasType(fs, TypeName) {
+			t.Errorf("%q: read as a name: %v", text, fs)
+		}
+	}
+}

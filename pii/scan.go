@@ -319,6 +319,12 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
+	if i == p && k&cUpper != 0 && j+5 < n && (s[j] == ',' || strings.HasPrefix(s[j:], " and ")) && personPluralNear(s, i, j) {
+		// "founders: Kónya, Becker and Vasquez", "Marrero and Murphy were engineers"?
+		if e := x.personList(p); e > j {
+			return e
+		}
+	}
 	if i == p && j+1 < n && s[j] == ' ' && (isUpper(s[j+1]) || s[j+1] >= 0x80 || s[j+1] == 'd' || s[j+1] == 'v') && k&(cUpper|cHigh) != 0 {
 		// Two capitalised words: a given name and a surname?
 		if e := x.namePair(p, j); e > j {
