@@ -341,3 +341,25 @@ func TestCallerTraceReachesPeer(t *testing.T) {
 	}
 	t.Fatal("globex exported no span of the call")
 }
+
+// TestTraceWithTracingOff: with neither gateway recording spans, a local
+// caller's trace context still reaches the agent, as its call's
+// causation_id.
+func TestTraceWithTracingOff(t *testing.T) {
+	acme, _ := twoGateways(t, TransportWebSocket)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
+	out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+		Input: json.RawMessage(`{"text":"hi","meta":true}`), TraceParent: "00-" + traceID + "-00f067aa0ba902b7-01"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res struct {
+		CausationID string `json:"causation_id"`
+	}
+	json.Unmarshal(out, &res)
+	if sc := tracing.Remote(tracing.Carrier{TraceParent: res.CausationID}); sc.TraceID().String() != traceID {
+		t.Fatalf("the agent's causation_id %q is not in the caller's trace", res.CausationID)
+	}
+}

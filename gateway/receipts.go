@@ -274,10 +274,10 @@ func (s *Server) takeReceipt(m *wire.Message) bool {
 	}
 	if err == nil {
 		// Only the countersignature is the caller's: everything else
-		// must be what this gateway signed.
+		// is what this gateway signed, so only it needs checking.
 		c := *mine
 		c.CallerSig = got.CallerSig
-		if err = c.Verify(s.keyOf); err == nil {
+		if err = c.VerifyCaller(s.keyOf); err == nil {
 			s.receipts.awaited.Remove(m.Re)
 			s.keepReceipt(&c)
 			return true

@@ -231,6 +231,17 @@ func (r *Receipt) Verify(keyOf KeyOf) error {
 	if err := r.VerifyCallee(keyOf); err != nil {
 		return err
 	}
+	return r.VerifyCaller(keyOf)
+}
+
+// VerifyCaller checks the caller's countersignature alone, against the key
+// keyOf gives for the caller's organisation. It is for the callee, which
+// signed the rest itself and holds the receipt it signed: anyone else checks
+// the whole receipt with Verify.
+func (r *Receipt) VerifyCaller(keyOf KeyOf) error {
+	if err := r.check(); err != nil {
+		return err
+	}
 	if r.CallerSig.IsZero() {
 		return bad("caller_sig", "the caller has not countersigned")
 	}

@@ -208,3 +208,26 @@ func TestSignRefusesBadMembers(t *testing.T) {
 		}
 	}
 }
+
+// TestVerifyCaller checks the countersignature alone: it holds on the
+// receipt as the caller countersigned it, and not once the countersignature
+// or anything it covers (the callee's signature included) is altered.
+func TestVerifyCaller(t *testing.T) {
+	r, keyOf := signed(t)
+	if err := r.VerifyCaller(keyOf); err != nil {
+		t.Fatal(err)
+	}
+	for name, alter := range map[string]func(r *Receipt){
+		"caller signature": func(r *Receipt) { r.CallerSig[3] ^= 1 },
+		"callee signature": func(r *Receipt) { r.CalleeSig[3] ^= 1 },
+		"reply id":         func(r *Receipt) { r.ReplyID = "8d2a0c90-3e4f-4051-8cbd-2e3f4a5b6c7d" },
+		"none":             func(r *Receipt) { r.CallerSig = keys.Signature{} },
+	} {
+		c := *r
+		alter(&c)
+		var e *Error
+		if err := c.VerifyCaller(keyOf); !errors.As(err, &e) || e.Field != "caller_sig" {
+			t.Errorf("%s: VerifyCaller = %v; want a receipt error on caller_sig", name, err)
+		}
+	}
+}

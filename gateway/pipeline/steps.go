@@ -7,10 +7,13 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/tracing"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -404,6 +407,13 @@ func classification(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool
 }
 
 func route(p *Pipeline, ctx context.Context, in *Inbound) (Answer, bool) {
+	if p.Tracing == nil {
+		// No span is recorded, but the trace the message carries goes
+		// on to the agent (and to the calls it makes), for it to join.
+		if sc := tracing.Remote(carrierOf(in.M)); sc.IsValid() {
+			ctx = trace.ContextWithRemoteSpanContext(ctx, sc)
+		}
+	}
 	if in.registry {
 		return p.Route.Registry(ctx, in), true
 	}
