@@ -122,7 +122,8 @@ func (x *scanCtx) joinScan(hits []jhit, v string, parts []jpart, offs []int, key
 				n++
 			}
 		}
-		if n < 2 || f.Type == TypeEmail && !splitAtSign(v, f, offs) || f.Type == TypeCard && !cardGroups(f, offs) {
+		if n < 2 || f.Type == TypeEmail && !splitAtSign(v, f, offs) || f.Type == TypeCard && !cardGroups(f, offs) ||
+			numberLike(f.Type) && !wholeParts(v, f, offs) {
 			continue
 		}
 		for i, p := range parts {
@@ -169,6 +170,39 @@ func cardGroups(f Finding, offs []int) bool {
 	for i := 0; i+1 < len(offs); i++ {
 		a, e := max(f.Start, offs[i]), min(f.End, offs[i+1])
 		if a < e && e-a < 3 && e < f.End {
+			return false
+		}
+	}
+	return true
+}
+
+// numberLike reports whether t is a number that a joined view finds only in parts taken whole.
+func numberLike(t Type) bool {
+	switch t {
+	case TypeCard, TypeIBAN, TypeSSN, TypeITIN, TypeNationalID, TypeNHS, TypeNINO:
+		return true
+	}
+	return false
+}
+
+// wholeParts reports whether the number f found in v takes every part it touches whole, but for
+// separators at a part's edges. A number split over fields is split into its groups, each a
+// field of its own; one that starts inside a part took the tail of something else, such as the
+// last group of a UUID beside a chunk size ({"stream_id":"…-123456789012","chunk_size":65536}),
+// which reads as a Luhn-valid card one time in ten.
+func wholeParts(v string, f Finding, offs []int) bool {
+	for i := 0; i+1 < len(offs); i++ {
+		a, e := offs[i], offs[i+1]
+		if f.End <= a || e <= f.Start {
+			continue
+		}
+		for a < e && !isDigit(v[a]) && !isUpper(v[a]) {
+			a++
+		}
+		for e > a && !isDigit(v[e-1]) && !isUpper(v[e-1]) {
+			e--
+		}
+		if a < f.Start || f.End < e {
 			return false
 		}
 	}

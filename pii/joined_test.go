@@ -191,3 +191,46 @@ func TestJoinedFractionsAreNoParts(t *testing.T) {
 		t.Fatal("a card number in four integer fields was not found")
 	}
 }
+
+// TestJoinedTakesPartsWhole: a number read across fields takes each field whole. The tail of a
+// UUID beside a chunk size, as in a stream's start, read as a Luhn-valid card one time in ten
+// when its last group was all digits; the gate refused such streams now and then.
+func TestJoinedTakesPartsWhole(t *testing.T) {
+	sc := mustNew(t, nil)
+	r := rand.New(rand.NewPCG(5, 13))
+	for i := range 3000 {
+		var u [16]byte
+		for k := range u {
+			u[k] = byte(r.IntN(256))
+		}
+		h := fmt.Sprintf("%x", u)
+		// Half the UUIDs end in twelve decimal digits, the case that joins.
+		if i%2 == 0 {
+			h = h[:20] + fmt.Sprintf("%012d", r.Int64N(1e12))
+		}
+		id := h[0:8] + "-" + h[8:12] + "-4" + h[13:16] + "-8" + h[17:20] + "-" + h[20:32]
+		payloads := []string{
+			fmt.Sprintf(`{"stream_id":%q,"chunk_size":65536}`, id),
+			fmt.Sprintf(`{"task":%q,"attempt":%d,"timeout_ms":%d}`, id, r.IntN(9)+1, 1000*(r.IntN(60)+1)),
+			fmt.Sprintf(`[%q,%d]`, id, r.IntN(1000000)),
+		}
+		for _, p := range payloads {
+			fs, err := sc.ScanJSON("p", []byte(p))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(fs) > 0 {
+				t.Fatalf("%s: %v", p, fs)
+			}
+		}
+	}
+	for _, p := range []string{
+		`{"a":"4111","b":"1111","c":"1111","d":"1111"}`,
+		`["4111 1111"," 1111 1111"]`,
+		`{"iban_1":"GB82 WEST","iban_2":"1234 5698 7654 32"}`,
+	} {
+		if fs, _ := sc.ScanJSON("p", []byte(p)); len(fs) == 0 {
+			t.Errorf("%s: a number split over fields was not found", p)
+		}
+	}
+}
