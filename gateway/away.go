@@ -69,7 +69,7 @@ func (s *Server) withdrawAway(id string) {
 	a.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s.withdrawAgent(ctx, id)
+	s.registry.Withdraw(ctx, id)
 	s.events.Emit(events.AgentRemoved, map[string]string{"id": id, "reason": "withdrawn"})
 	s.log.Info("agent withdrawn from the directory", "agent", id, "away", s.cfg.Local.WithdrawAfter.D().String())
 }

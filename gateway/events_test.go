@@ -104,7 +104,7 @@ func TestEventStream(t *testing.T) {
 		t.Fatalf("agent.updated %v", p)
 	}
 	eventually(t, "the new name in acme's directory", func() error {
-		if _, err := acme.s.SyncDirectory(ctx, localbridge.SyncRequest{Peer: "globex"}); err != nil {
+		if _, err := acme.s.registry.SyncDirectory(ctx, localbridge.SyncRequest{Peer: "globex"}); err != nil {
 			return err
 		}
 		out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "greet", Org: "globex"})

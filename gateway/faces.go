@@ -4,12 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
-	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/gateway/face/grpcface"
 	"github.com/moltgate/moltgate/gateway/face/httpface"
 	"github.com/moltgate/moltgate/gateway/face/wsface"
@@ -111,79 +109,22 @@ func (s *Server) deliverLate(a pipeline.Answer) {
 // registry, as anonymous callers see it.
 type registryFace struct{ s *Server }
 
-func (r registryFace) Allow(remote string) error {
-	return r.s.allowDiscovery(r.s.caller(directory.Viewer{}, remote))
-}
+func (r registryFace) Allow(remote string) error { return r.s.registry.AllowAnonymous(remote) }
 
 func (r registryFace) Discover(ctx context.Context, p *wire.DiscoverPayload) (wire.Value, error) {
-	if err := r.s.codec.ValidateStruct(p, "p"); err != nil {
-		return wire.Value{}, err
-	}
-	ans, err := r.s.registry.reg.Discover(ctx, p, directory.Viewer{}, false)
-	if err != nil {
-		return wire.Value{}, err
-	}
-	return ans.Value(), nil
+	return r.s.registry.DiscoverAnonymous(ctx, p)
 }
 
 func (r registryFace) Agent(ctx context.Context, id string) (wire.Value, error) {
-	aid, err := r.s.pathID(id)
-	if err != nil {
-		return wire.Value{}, err
-	}
-	rec, err := r.s.registry.reg.Lookup(ctx, aid, directory.Viewer{})
-	if err != nil {
-		return wire.Value{}, err
-	}
-	return wire.ValueOf(rec)
+	return r.s.registry.LookupAnonymous(ctx, id)
 }
 
 func (r registryFace) Capabilities(ctx context.Context, prefix string, verified bool) (wire.Value, error) {
-	return r.s.registry.reg.Capabilities(ctx, prefix, verified, directory.Viewer{})
+	return r.s.registry.CapabilitiesAnonymous(ctx, prefix, verified)
 }
 
-// Ping answers for this organisation's agents from their heartbeats now,
-// and for others from the latest observation on record.
 func (r registryFace) Ping(ctx context.Context, id, nonce string) (wire.Value, error) {
-	s := r.s
-	aid, err := s.pathID(id)
-	if err != nil {
-		return wire.Value{}, err
-	}
-	rec, err := s.registry.reg.Lookup(ctx, aid, directory.Viewer{})
-	if err != nil {
-		return wire.Value{}, err
-	}
-	pp := &wire.PongPayload{Nonce: nonce, Status: "offline", CapabilitiesActive: []string{}}
-	if aid.Org == s.cfg.Org && s.agent(aid.Agent) != nil {
-		pp = s.pongPayload(aid.Agent, nonce)
-	} else if rec.Status != "" {
-		pp.Status = string(rec.Status)
-		if lv, err := s.store.Liveness(ctx, aid); err == nil {
-			pp.Load, pp.QueueDepth = lv.Load, int64(lv.QueueDepth)
-			if lv.CapabilitiesActive != nil {
-				pp.CapabilitiesActive = lv.CapabilitiesActive
-			}
-		}
-	}
-	v, _ := wire.ValueOf(pp)
-	if rec.LastSeen > 0 {
-		v = v.With("last_seen", wire.IntValue(rec.LastSeen))
-	}
-	return v, nil
-}
-
-// pathID reads an agent's id from a route's path: "agent" of this
-// organisation, or "agent@org".
-func (s *Server) pathID(p string) (directory.ID, error) {
-	if !strings.Contains(p, "@") {
-		p += "@" + s.cfg.Org
-	}
-	id, err := directory.ParseID(p)
-	if err != nil {
-		return id, wire.Errorf(wire.ErrInvalidParam, "id", "want agent or agent@org")
-	}
-	return id, nil
+	return r.s.registry.PingAnonymous(ctx, id, nonce)
 }
 
 // writeRefusal answers an HTTP request with a signed refusal of err under

@@ -10,6 +10,7 @@ import (
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
@@ -353,7 +354,8 @@ func (s *Server) Discover(ctx context.Context, req localbridge.DiscoverRequest) 
 		return nil, err
 	}
 	if req.Org == "" || req.Org == s.cfg.Org {
-		v, err := s.discoverLocal(ctx, p, query)
+		hidden, _ := query.Get("include_hidden").Bool()
+		v, err := s.registry.DiscoverLocal(ctx, p, hidden)
 		if err != nil {
 			return nil, err
 		}
@@ -371,7 +373,7 @@ func (s *Server) Discover(ctx context.Context, req localbridge.DiscoverRequest) 
 		if !ok {
 			return false, nil
 		}
-		if err := s.verifyAttestations(rp.Data, ps.p); err != nil {
+		if err := registry.VerifyAttestations(rp.Data, ps.p.Org, ps.p.OrgKey, s.now()); err != nil {
 			return true, err
 		}
 		out = wire.AppendCanonical(nil, rp.Data)

@@ -1,22 +1,18 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
 	"net"
 	"net/http"
 	"strings"
 	"time"
 
-	"github.com/moltgate/moltgate/crypto"
-	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -63,21 +59,9 @@ type RegisterOptions struct {
 	Now func() time.Time
 }
 
-// Registered is a registry's answer to a registration, checked: the
-// registry's signature on its reply, and its attestation of the record.
-type Registered struct {
-	Registry  string
-	Action    string
-	Agent     string    // agent@org
-	ExpiresAt time.Time // zero for a delete
-	// Record is the attested record, as discovery would return it; nil
-	// for a delete.
-	Record json.RawMessage
-}
-
 // Register sends a registration to a registry and checks its answer. A
 // refusal is returned as the registry's *wire.Error.
-func Register(ctx context.Context, d Dir, o RegisterOptions) (*Registered, error) {
+func Register(ctx context.Context, d Dir, o RegisterOptions) (*registry.Registered, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
@@ -117,38 +101,10 @@ func Register(ctx context.Context, d Dir, o RegisterOptions) (*Registered, error
 	}
 	now := o.Now()
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: now.UnixMilli(), Op: wire.OpRegister,
-		From: signer.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: reg.org}, Cls: wire.Pub, Payload: p}
+		From: signer.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: reg.Org}, Cls: wire.Pub, Payload: p}
 	// No enc_key: the registry answers in the clear, signed.
 	m.From.EncKey = keys.X25519Public{}
-	codec := wire.NewCodec(cfg.WireLimits())
-	body, err := crypto.Sign(codec, m, signer.Signing)
-	if err != nil {
-		// The same checks as the registry's, made before sending.
-		var we *wire.Error
-		if errors.As(err, &we) {
-			return nil, directory.ProfileError(we)
-		}
-		return nil, err
-	}
-	data, err := reg.post(ctx, codec, body)
-	if err != nil {
-		return nil, err
-	}
-	out := &Registered{Registry: reg.org, Action: o.Action, Agent: o.Agent + "@" + cfg.Org}
-	if o.Action == "delete" {
-		return out, nil
-	}
-	rec := data.Get("registry_attestation")
-	a, err := directory.VerifyAttestation(rec, reg.org, reg.key, now)
-	if err != nil {
-		return nil, fmt.Errorf("check the registry's attestation: %w", err)
-	}
-	if a.AgentID != o.Agent || a.Org != cfg.Org {
-		return nil, wire.Errorf(wire.ErrSignature, "registry_attestation", "the registry attested another agent")
-	}
-	out.ExpiresAt = time.UnixMilli(a.ExpiresAt)
-	out.Record = wire.AppendCanonical(nil, rec)
-	return out, nil
+	return reg.Register(ctx, wire.NewCodec(cfg.WireLimits()), m, signer.Signing, cfg.Org, now)
 }
 
 // fillProfile completes a create or update: keys, certificate, endpoint.
@@ -214,18 +170,10 @@ func (o *RegisterOptions) fillProfile(d Dir, cfg *Config, org *identity.Agent, p
 	return nil
 }
 
-// registryEndpoint is a registry to talk to over HTTPS.
-type registryEndpoint struct {
-	org    string
-	key    keys.Ed25519Public
-	base   string
-	client *http.Client
-}
-
 // registryTarget finds the registry of org (this gateway's when "") and how
 // to reach it: this gateway on its listen address, a peer at its exported
 // endpoint, either pinned to its TLS certificate.
-func registryTarget(d Dir, cfg *Config, own *identity.Agent, org string) (*registryEndpoint, error) {
+func registryTarget(d Dir, cfg *Config, own *identity.Agent, org string) (*registry.Endpoint, error) {
 	var base, pin string
 	var key keys.Ed25519Public
 	if org == "" || org == cfg.Org {
@@ -264,42 +212,5 @@ func registryTarget(d Dir, cfg *Config, own *identity.Agent, org string) (*regis
 		}
 		tr.TLSClientConfig = tcfg
 	}
-	return &registryEndpoint{org: org, key: key, base: base, client: &http.Client{Transport: tr, Timeout: 30 * time.Second}}, nil
-}
-
-// post sends a signed register message and returns the data of the
-// registry's signed answer, or its refusal as an error.
-func (r *registryEndpoint) post(ctx context.Context, codec *wire.Codec, body []byte) (wire.Value, error) {
-	defer r.client.CloseIdleConnections()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.base+"/registry/v1/register", bytes.NewReader(body))
-	if err != nil {
-		return wire.Value{}, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := r.client.Do(req)
-	if err != nil {
-		return wire.Value{}, wire.Errorf(wire.ErrRegistryUnavailable, "", "cannot reach the registry of %s at %s (is the gateway running?)", r.org, r.base)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(io.LimitReader(resp.Body, int64(codec.Limits().MaxMessage)+1))
-	if err != nil {
-		return wire.Value{}, wire.Errorf(wire.ErrRegistryUnavailable, "", "reading the registry's answer: %v", err)
-	}
-	m, err := codec.Decode(bytes.TrimSpace(b))
-	if err != nil {
-		return wire.Value{}, fmt.Errorf("read the registry's answer: %w", err)
-	}
-	if m.From.Org != r.org || !m.From.Key.Equal(r.key) {
-		return wire.Value{}, wire.Errorf(wire.ErrSignature, "from", "the answer is not signed by the registry of %s", r.org)
-	}
-	if err := crypto.VerifyWith(m, r.key); err != nil {
-		return wire.Value{}, err
-	}
-	switch p := m.Payload.(type) {
-	case *wire.ErrorPayload:
-		return wire.Value{}, p.Err()
-	case *wire.RespondPayload:
-		return p.Data, nil
-	}
-	return wire.Value{}, wire.Errorf(wire.ErrSchema, "op", "unexpected %s from the registry", m.Op)
+	return &registry.Endpoint{Org: org, Key: key, URL: base, Client: &http.Client{Transport: tr, Timeout: 30 * time.Second}}, nil
 }

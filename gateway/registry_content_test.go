@@ -185,7 +185,7 @@ func TestDirectoryWithholdsStoredPersonalData(t *testing.T) {
 	if pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("acme looks leaky up: %v", err)
 	}
-	stats, err := acme.s.SyncRegistry(ctx, "globex")
+	stats, err := acme.s.registry.Sync(ctx, "globex")
 	if err != nil || len(stats) != 1 || stats[0].Applied != 1 || stats[0].Refused != 0 {
 		t.Fatalf("sync: %+v, %v", stats, err)
 	}

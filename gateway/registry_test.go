@@ -16,6 +16,7 @@ import (
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -41,7 +42,7 @@ func TestDirectoryCrossOrgDiscovery(t *testing.T) {
 			}
 			v, _ := wire.Parse(out, 0)
 			r := v.Get("results").Index(0)
-			if u, _ := r.Get("endpoint").Str(); u != globex.s.messageURL() {
+			if u, _ := r.Get("endpoint").Str(); u != globex.s.registryConfig().Endpoint {
 				t.Fatalf("endpoint %s", r)
 			}
 			// The agent's tool, registered over the local bridge, is a
@@ -183,7 +184,7 @@ func TestDirectoryPerPeerDisclosure(t *testing.T) {
 		a, cert := globex.orgAgent(id)
 		pr := testProfile(id, "shared.cap")
 		pr.Visibility, pr.AllowedOrgs, pr.PublicKey = vis, allowed, a.Signing.Public()
-		if _, err := globex.s.registerAsOrg(ctx, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}); err != nil {
+		if _, err := globex.s.registry.RegisterAsOrg(ctx, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}); err != nil {
 			t.Fatalf("register %s: %v", id, err)
 		}
 	}
@@ -249,7 +250,10 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 	}
 	good, _ := wire.Parse(out, 0)
 	peer := acme.s.peer("globex").p
-	if err := acme.s.verifyAttestations(good, peer); err != nil {
+	verify := func(data wire.Value) error {
+		return registry.VerifyAttestations(data, peer.Org, peer.OrgKey, time.Now())
+	}
+	if err := verify(good); err != nil {
 		t.Fatalf("genuine answer: %v", err)
 	}
 	r := good.Get("results").Index(0)
@@ -261,7 +265,7 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 		"missing":    r.Without("attestation"),
 	} {
 		bad := good.With("results", wire.ArrayValue(alt))
-		if err := acme.s.verifyAttestations(bad, peer); pipeline.Code(err) != wire.ErrSignature {
+		if err := verify(bad); pipeline.Code(err) != wire.ErrSignature {
 			t.Errorf("%s altered: %v", name, err)
 		}
 	}
@@ -273,11 +277,13 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 	}
 	trust := identity.NewTrustStore()
 	trust.Add("globex", rogue.Signing.Public())
-	forger, err := directory.NewRegistry(directory.RegistryConfig{Store: globex.s.store, Org: "globex", Key: rogue.Signing, Trust: trust})
+	rc := globex.s.registryConfig()
+	rc.Signer, rc.Trust = rogue, trust
+	forger, err := registry.New(rc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	globex.s.registry.reg = forger
+	globex.s.registry = forger
 	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
 	if pipeline.Code(err) != wire.ErrSignature {
 		t.Fatalf("forged attestation: %v, want E_SIGNATURE", err)
@@ -286,7 +292,13 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 
 func TestDirectoryDiscoveryRateLimit(t *testing.T) {
 	acme, globex := twoGateways(t, TransportWebSocket)
-	acme.s.discoverLimit = limit.NewBuckets(0.001, 2, 16, time.Now)
+	rc := acme.s.registryConfig()
+	rc.Discovery = limit.NewBuckets(0.001, 2, 16, time.Now)
+	limited, err := registry.New(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	acme.s.registry = limited
 	for i := 0; i < 2; i++ {
 		if st, _, body := acme.do("POST", "/registry/v1/discover", []byte(`{}`)); st != 200 {
 			t.Fatalf("within the limit: %d %s", st, body)
@@ -299,7 +311,7 @@ func TestDirectoryDiscoveryRateLimit(t *testing.T) {
 	// A peer is limited as its organisation.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	var err error
+	err = nil
 	for i := 0; i < 3 && err == nil; i++ {
 		_, err = globex.s.Discover(ctx, localbridge.DiscoverRequest{Org: "acme"})
 	}
@@ -341,7 +353,7 @@ func TestDirectorySync(t *testing.T) {
 	uncertified, _ := identity.Generate(rand.Reader, wire.Ref{Agent: "shadow", Org: "globex"})
 	forge(uncertified, "shadow", "globex")
 
-	stats, err := acme.s.SyncRegistry(ctx, "globex")
+	stats, err := acme.s.registry.Sync(ctx, "globex")
 	if err != nil {
 		t.Fatalf("sync: %v", err)
 	}
@@ -366,11 +378,11 @@ func TestDirectorySync(t *testing.T) {
 		}
 	}
 	// A second sync asks from where the first ended and changes nothing.
-	if stats, err := acme.s.SyncRegistry(ctx, ""); err != nil || stats[0].Applied != 0 {
+	if stats, err := acme.s.registry.Sync(ctx, ""); err != nil || stats[0].Applied != 0 {
 		t.Fatalf("second sync: %+v, %v", stats, err)
 	}
 	// The liveness monitor pings globex's agent through the peer channel.
-	acme.s.monitorOnce(ctx)
+	acme.s.registry.MonitorOnce(ctx)
 	rec, err := acme.s.Registry().Lookup(ctx, directory.ID{Agent: "echo", Org: "globex"}, directory.Viewer{})
 	if err != nil || rec.Status != directory.StatusAlive || rec.Uptime30d == nil {
 		t.Fatalf("monitored: %+v, %v", rec, err)
@@ -409,18 +421,24 @@ func TestDirectoryCatchUp(t *testing.T) {
 	// Asked to sync now, acme reports the failure on globex's line.
 	sctx, scancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer scancel()
-	raw, err := acme.s.SyncDirectory(sctx, localbridge.SyncRequest{})
+	raw, err := acme.s.registry.SyncDirectory(sctx, localbridge.SyncRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep syncReport
+	// directory.sync's answer: a line per peer, with its error.
+	var rep struct {
+		Peers []struct {
+			Peer  string             `json:"peer"`
+			Error *wire.ErrorPayload `json:"error"`
+		} `json:"peers"`
+	}
 	if err := json.Unmarshal(raw, &rep); err != nil {
 		t.Fatal(err)
 	}
 	if len(rep.Peers) != 1 || rep.Peers[0].Peer != "globex" || rep.Peers[0].Error == nil || rep.Peers[0].Error.Code != wire.ErrPeerUnavailable {
 		t.Fatalf("sync while globex is down: %s", raw)
 	}
-	if _, err := acme.s.SyncDirectory(sctx, localbridge.SyncRequest{Peer: "initech"}); pipeline.Code(err) != wire.ErrInvalidParam {
+	if _, err := acme.s.registry.SyncDirectory(sctx, localbridge.SyncRequest{Peer: "initech"}); pipeline.Code(err) != wire.ErrInvalidParam {
 		t.Fatalf("sync with a stranger: %v", err)
 	}
 	if lb.HTTP, err = net.Listen("tcp", addrs[0]); err != nil {
@@ -441,9 +459,7 @@ func TestDirectoryCatchUp(t *testing.T) {
 		t.Fatalf("acme discovers %q", got)
 	}
 	for deadline := time.Now().Add(5 * time.Second); ; {
-		acme.s.registry.mu.Lock()
-		n := len(acme.s.registry.pending)
-		acme.s.registry.mu.Unlock()
+		n := acme.s.registry.PendingSyncs()
 		if n == 0 {
 			break
 		}
@@ -486,12 +502,13 @@ func TestDirectoryAnonymousRoutesAnswerInTime(t *testing.T) {
 	d, ls := newTestDir(t, "acme")
 	g := start(t, d, ls, TransportWebSocket, func(s *Server) {
 		s.cfg.Listen.RequestTimeout = Duration(300 * time.Millisecond)
-		reg, err := directory.NewRegistry(directory.RegistryConfig{Store: stalledStore{s.store}, Org: s.cfg.Org,
-			Key: s.org.Signing, Trust: s.trust, Codec: s.codec, Scanner: s.scanner, Logger: s.log, Now: s.now})
+		rc := s.registryConfig()
+		rc.Store = stalledStore{s.store}
+		reg, err := registry.New(rc)
 		if err != nil {
 			t.Fatal(err)
 		}
-		s.registry.reg = reg
+		s.registry = reg
 	})
 	for _, r := range []struct{ method, path, body string }{
 		{"POST", "/registry/v1/discover", `{"capability":"echo.text"}`},
@@ -524,20 +541,20 @@ func TestDirectorySyncWaitsOutRateLimit(t *testing.T) {
 	for i := range n {
 		pr := testProfile(fmt.Sprintf("pad%d", i), "pad.cap")
 		pr.PublicKey, pr.Metadata, pr.Description = globex.s.org.Signing.Public(), blob, strings.Repeat("cd", 2000)
-		if _, err := globex.s.registerAsOrg(ctx, &wire.RegisterPayload{Action: "create", Profile: pr}); err != nil {
+		if _, err := globex.s.registry.RegisterAsOrg(ctx, &wire.RegisterPayload{Action: "create", Profile: pr}); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// A wait longer than the pull may take fails it, but what it applied
 	// is not asked for again.
 	globex.s.pipe.AgentLimit = limit.NewBuckets(0.001, 1, 16, time.Now)
-	stats, err := acme.s.SyncRegistry(ctx, "globex")
+	stats, err := acme.s.registry.Sync(ctx, "globex")
 	if pipeline.Code(err) != wire.ErrRateLimit || stats[0].Applied == 0 {
 		t.Fatalf("sync against a long wait: %+v, %v", stats, err)
 	}
 	first := stats[0].Applied
 	globex.s.pipe.AgentLimit = limit.NewBuckets(5, 1, 16, time.Now)
-	stats, err = acme.s.SyncRegistry(ctx, "globex")
+	stats, err = acme.s.registry.Sync(ctx, "globex")
 	if err != nil {
 		t.Fatalf("sync: %+v, %v", stats, err)
 	}

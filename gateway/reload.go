@@ -86,7 +86,7 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 			s.purgeOrg(ctx, p.Org)
 			s.forgetPeerKeys(p.Org)
 		}
-		s.wantSync(p.Org)
+		s.registry.WantSync(p.Org)
 		if c.old == nil {
 			s.log.Info("peer added", "peer", p.Org, "endpoint", p.Endpoint, "max_cls", p.MaxCls.String())
 			continue
@@ -145,7 +145,7 @@ func (s *Server) peersStamp() string {
 // longer trusts (or trusts under another key), and forgets how far it had
 // synced with it. It returns how many entries it removed.
 func (s *Server) purgeOrg(ctx context.Context, org string) int {
-	s.registry.forget(org)
+	s.registry.Forget(org)
 	n, err := s.store.PurgeOrg(ctx, org)
 	if err != nil {
 		s.log.Warn("directory entries of a former peer not removed", "peer", org, "err", err.Error())
@@ -262,11 +262,11 @@ func (s *Server) ReloadAgents(ctx context.Context) error {
 	s.publishMu.Lock()
 	s.agents.Store(&next)
 	for _, st := range gone {
-		s.withdrawAgent(wctx, st.spec.ID)
+		s.registry.Withdraw(wctx, st.spec.ID)
 	}
 	for _, c := range changes {
 		if c.old != nil && c.old.id != c.st.id {
-			s.withdrawAgent(wctx, c.old.spec.ID) // made under the old key
+			s.registry.Withdraw(wctx, c.old.spec.ID) // made under the old key
 		}
 	}
 	s.publishMu.Unlock()
@@ -313,7 +313,7 @@ func (s *Server) republish(ctx context.Context, id string) {
 	if len(st.spec.Capabilities) == 0 && len(info.Tools) == 0 {
 		s.publishMu.Lock()
 		if s.agent(id) == st {
-			s.withdrawAgent(ctx, id)
+			s.registry.Withdraw(ctx, id)
 		}
 		s.publishMu.Unlock()
 		return

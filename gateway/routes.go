@@ -15,7 +15,7 @@ import (
 type routes struct{ s *Server }
 
 func (r routes) Registry(ctx context.Context, in *pipeline.Inbound) pipeline.Answer {
-	return r.s.registryOp(ctx, in)
+	return r.s.registryAnswer(ctx, in)
 }
 
 func (r routes) Local(ctx context.Context, in *pipeline.Inbound, emit func([]byte) error) pipeline.Answer {

@@ -388,7 +388,7 @@ func (s *Server) startBackground() {
 		}
 	})
 	tick(renewEvery(s.cfg.Security.CertTTL.D()), s.renewCerts)
-	s.registryBackground(tick)
+	s.registry.Background(tick)
 	// Peers and local agents added, changed or removed on disk take effect
 	// within seconds. A failed reload is reported once per change, not
 	// every tick.

@@ -27,6 +27,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
 	"github.com/moltgate/moltgate/handshake/replay/journal"
@@ -126,7 +127,7 @@ type Server struct {
 	holds consent.Holds
 
 	store    directory.Store
-	registry *registryService
+	registry *registry.Service
 	// keys is the revocation lists: this organisation's own, and its
 	// peers' that it enforces.
 	keys *keyState
@@ -307,10 +308,6 @@ func Open(opts Options) (*Server, error) {
 	if cfg.Audit.Receipts {
 		s.receipts = newReceipts(lastReceipt(context.Background(), s.audit.l, cfg.Org))
 	}
-	if s.registry, err = s.newRegistry(); err != nil {
-		s.closeStorage()
-		return nil, openErr(err)
-	}
 	if err := s.openKeys(); err != nil {
 		s.store.Close()
 		return nil, openErr(err)
@@ -401,6 +398,10 @@ func Open(opts Options) (*Server, error) {
 	s.writeTimeout = wsconn.WriteTimeout
 	s.pending = newPendingCalls()
 	s.async = newAsyncReplies()
+	if s.registry, err = registry.New(s.registryConfig()); err != nil {
+		s.closeStorage()
+		return nil, openErr(err)
+	}
 	s.pipe = pipeline.New(pipeline.Config{
 		Org: cfg.Org, MessageBytes: cfg.Limits.MessageBytes, MaxHops: cfg.Limits.MaxHops, Self: org,
 		Codec: s.codec, Box: s.box, Verifier: s.verifier, Trust: s.trust, Replay: s.replay,
@@ -414,7 +415,7 @@ func Open(opts Options) (*Server, error) {
 		Closing:           s.closing.Load,
 		IsPeer:            func(org string) bool { return s.peer(org) != nil },
 		HasAgent:          func(id string) bool { return s.agent(id) != nil },
-		CheckRegistration: func(m *wire.Message) error { return s.registry.reg.CheckContent(m) },
+		CheckRegistration: func(m *wire.Message) error { return s.registry.CheckContent(m) },
 		CheckPeer:         s.checkPeerMessage,
 		Replies:           receiptReplies{s, s.pending}, Route: routes{s},
 		Tracing:       s.tracing,
@@ -468,7 +469,7 @@ func Open(opts Options) (*Server, error) {
 		}
 	}
 	s.rpc = localbridge.NewRPCServer(localbridge.RPCConfig{
-		Query: s, Directory: s, Sync: s, Ping: s, Consent: s, Asker: s, Approvals: s.approvals,
+		Query: s, Directory: s, Sync: s.registry, Ping: s, Consent: s, Asker: s, Approvals: s.approvals,
 		ErrorOutcome: outcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
 		MaxConns: cfg.Listen.MaxConnections, Rand: s.rand, Now: s.now,
 		MaxQueries: cfg.Rate.LocalQueries, RequestsPerSecond: cfg.Rate.LocalRequestsPerSecond,

@@ -1,4 +1,4 @@
-package gateway
+package registry
 
 import (
 	"context"
@@ -27,34 +27,40 @@ type SyncStats struct {
 	Err       error  `json:"-"`         // why the pull stopped, if it did
 }
 
-// SyncRegistry pulls from the registry of peer org, or of every peer when
-// org is "", the entries written since the last sync (everything, the first
+// peer returns the peer of that name, if it is one.
+func (s *Service) peer(org string) (Peer, bool) {
+	for _, p := range s.cfg.Peers.Peers() {
+		if p.Org == org {
+			return p, true
+		}
+	}
+	return Peer{}, false
+}
+
+// Sync pulls from the registry of peer org, or of every peer when org is
+// "", the entries written since the last sync (everything, the first
 // time), and applies those that pass every check (see directory.Import). It
-// runs on the schedule of directory.sync_interval and may be called at any
+// runs on the schedule of Config.SyncInterval and may be called at any
 // time. It returns a line per peer, in the order of their names. A failure
 // with one peer does not stop the others: it is on that peer's line, and
 // the failures are joined in the error.
-func (s *Server) SyncRegistry(ctx context.Context, org string) ([]SyncStats, error) {
-	var peers []*peerState
+func (s *Service) Sync(ctx context.Context, org string) ([]SyncStats, error) {
+	var peers []Peer
 	if org != "" {
-		ps := s.peer(org)
-		if ps == nil {
+		p, ok := s.peer(org)
+		if !ok {
 			return nil, wire.Errorf(wire.ErrInvalidParam, "peer", "%s is not a peer of this gateway", org).
 				WithSuggestion(wire.Suggestion{Action: wire.ActionRetry, Fix: "import its peer document with moltgate peer import"})
 		}
-		peers = append(peers, ps)
+		peers = append(peers, p)
 	} else {
-		s.peersMu.RLock()
-		for _, ps := range s.peers {
-			peers = append(peers, ps)
-		}
-		s.peersMu.RUnlock()
-		slices.SortFunc(peers, func(a, b *peerState) int { return strings.Compare(a.p.Org, b.p.Org) })
+		peers = s.cfg.Peers.Peers()
+		slices.SortFunc(peers, func(a, b Peer) int { return strings.Compare(a.Org, b.Org) })
 	}
 	stats := make([]SyncStats, 0, len(peers))
 	var errs []error
-	for _, ps := range peers {
-		st, err := s.syncPeer(ctx, ps)
+	for _, p := range peers {
+		st, err := s.syncPeer(ctx, p)
 		st.Err = err
 		stats = append(stats, st)
 		if err != nil {
@@ -69,32 +75,31 @@ func (s *Server) SyncRegistry(ctx context.Context, org string) ([]SyncStats, err
 // costs a transfer but changes nothing that is already held. A pull that
 // stops part of the way keeps the position of the pages it applied, so
 // that the next one goes on from there.
-func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error) {
-	org := ps.p.Org
+func (s *Service) syncPeer(ctx context.Context, p Peer) (SyncStats, error) {
+	org := p.Org
 	st := SyncStats{Peer: org}
-	rs := s.registry
-	rs.mu.Lock()
-	since := rs.since[org]
-	rs.mu.Unlock()
+	s.mu.Lock()
+	since := s.since[org]
+	s.mu.Unlock()
 	q := directory.SyncRequest{IncludeRemoved: true, Limit: directory.MaxChangesLimit}
 	if !since.IsZero() {
 		q.Since = since.Add(-syncOverlap)
 	}
 	newest := since
 	defer func() {
-		rs.mu.Lock()
-		if newest.After(rs.since[org]) {
-			rs.since[org] = newest
+		s.mu.Lock()
+		if newest.After(s.since[org]) {
+			s.since[org] = newest
 		}
-		rs.mu.Unlock()
+		s.mu.Unlock()
 	}()
-	src := directory.Source{Org: org, Key: ps.p.OrgKey}
+	src := directory.Source{Org: org, Key: p.Key}
 	for waits := 0; st.Pages < maxSyncPages; {
-		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpQuery,
-			From: s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: org}, Cls: wire.Pub,
+		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpQuery,
+			From: s.cfg.Signer.Sender(), To: wire.Ref{Agent: Agent, Org: org}, Cls: wire.Pub,
 			Payload: &wire.QueryPayload{Domain: syncDomain, Intent: syncIntent, Params: q.Params()}}
 		var data wire.Value
-		err := s.callAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
+		err := s.cfg.Peers.CallAsGateway(ctx, org, m, func(r *wire.Message) (bool, error) {
 			rp, ok := r.Payload.(*wire.RespondPayload)
 			if !ok {
 				return false, nil
@@ -116,14 +121,14 @@ func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error)
 		if err != nil {
 			return st, err
 		}
-		res, err := rs.reg.Import(ctx, data, src)
+		res, err := s.reg.Import(ctx, data, src)
 		st.Pages++
 		st.Applied += res.Applied
 		st.Unchanged += res.Unchanged
 		st.Refused += len(res.Refused)
 		for _, r := range res.Refused {
 			we := pipeline.AsWire(r.Err)
-			s.log.Warn("registry sync refused an entry", "peer", org, "agent", r.ID, "code", string(we.Code), "field", we.Field, "reason", we.Message)
+			s.cfg.Log.Warn("registry sync refused an entry", "peer", org, "agent", r.ID, "code", string(we.Code), "field", we.Field, "reason", we.Message)
 		}
 		if err != nil {
 			return st, err
@@ -137,7 +142,7 @@ func (s *Server) syncPeer(ctx context.Context, ps *peerState) (SyncStats, error)
 		q.Cursor = res.Next
 	}
 	if st.Applied > 0 || st.Refused > 0 {
-		s.log.Info("registry synced", "peer", org, "applied", st.Applied, "unchanged", st.Unchanged, "refused", st.Refused)
+		s.cfg.Log.Info("registry synced", "peer", org, "applied", st.Applied, "unchanged", st.Unchanged, "refused", st.Refused)
 	}
 	return st, nil
 }
@@ -156,44 +161,38 @@ func retryAfter(ctx context.Context, err error) (time.Duration, bool) {
 	return wait, true
 }
 
-// monitorOnce records the health of the local agents, and pings the
+// MonitorOnce records the health of the local agents, and pings the
 // agents of each peer that this directory lists (a bounded number per
 // round), recording their pongs, or their silence as offline.
-func (s *Server) monitorOnce(ctx context.Context) {
-	for _, info := range s.core.Agents() {
-		s.recordLocal(ctx, info)
+func (s *Service) MonitorOnce(ctx context.Context) {
+	for _, info := range s.cfg.Locals.Agents() {
+		s.RecordLocal(ctx, info)
 	}
-	s.peersMu.RLock()
-	peers := make([]*peerState, 0, len(s.peers))
-	for _, ps := range s.peers {
-		peers = append(peers, ps)
-	}
-	s.peersMu.RUnlock()
-	for _, ps := range peers {
-		page, err := s.store.Search(ctx, &directory.Query{Orgs: []string{ps.p.Org}, Viewer: directory.Viewer{Local: true},
+	for _, p := range s.cfg.Peers.Peers() {
+		page, err := s.cfg.Store.Search(ctx, &directory.Query{Orgs: []string{p.Org}, Viewer: directory.Viewer{Local: true},
 			IncludeHidden: true, Limit: monitorPerPeer, Sort: directory.SortRecent})
 		if err != nil {
-			s.log.Warn("liveness monitor: directory search failed", "err", err.Error())
+			s.cfg.Log.Warn("liveness monitor: directory search failed", "err", err.Error())
 			return
 		}
 		for _, r := range page.Results {
 			if ctx.Err() != nil {
 				return
 			}
-			s.pingListed(ctx, ps, r.Entry.ID())
+			s.pingListed(ctx, p.Org, r.Entry.ID())
 		}
 	}
 }
 
 // pingListed pings one of a peer's agents and records the answer.
-func (s *Server) pingListed(ctx context.Context, ps *peerState, id directory.ID) {
+func (s *Service) pingListed(ctx context.Context, org string, id directory.ID) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	nonce := pipeline.NewMessageID(s.rand)
-	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpPing,
-		From: s.org.Sender(), To: wire.Ref{Agent: id.Agent, Org: id.Org}, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
+	nonce := pipeline.NewMessageID(s.cfg.Rand)
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpPing,
+		From: s.cfg.Signer.Sender(), To: wire.Ref{Agent: id.Agent, Org: id.Org}, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
 	var pong *wire.PongPayload
-	err := s.callAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
+	err := s.cfg.Peers.CallAsGateway(ctx, org, m, func(r *wire.Message) (bool, error) {
 		p, ok := r.Payload.(*wire.PongPayload)
 		if !ok {
 			return false, nil
@@ -206,38 +205,35 @@ func (s *Server) pingListed(ctx context.Context, ps *peerState, id directory.ID)
 	})
 	switch {
 	case err == nil:
-		err = s.registry.reg.RecordPong(ctx, id, pong)
+		err = s.reg.RecordPong(ctx, id, pong)
 	case pipeline.Code(err) == wire.ErrAgentNotFound || pipeline.Code(err) == wire.ErrTimeout || pipeline.Code(err) == wire.ErrPeerUnavailable:
-		err = s.registry.reg.RecordUnreachable(ctx, id)
+		err = s.reg.RecordUnreachable(ctx, id)
 	default:
 		return
 	}
 	if err != nil {
-		s.log.Warn("cannot record liveness", "agent", id.String(), "err", err.Error())
+		s.cfg.Log.Warn("cannot record liveness", "agent", id.String(), "err", err.Error())
 	}
 }
 
-// registryBackground starts the directory's loops on the gateway's
-// ticker: registry sync with every peer on directory.sync_interval (unless
-// it is negative), a first sync with each peer as soon as it answers, and
-// the liveness monitor.
-func (s *Server) registryBackground(tick func(time.Duration, func(context.Context))) {
-	if every := s.cfg.Directory.SyncInterval.D(); every > 0 {
-		s.peersMu.RLock()
-		for org := range s.peers {
-			s.wantSync(org)
+// Background starts the directory's loops on the gateway's ticker: registry
+// sync with every peer on Config.SyncInterval (unless it is off), a first
+// sync with each peer as soon as it answers, and the liveness monitor.
+func (s *Service) Background(tick func(time.Duration, func(context.Context))) {
+	if every := s.cfg.SyncInterval(); every > 0 {
+		for _, p := range s.cfg.Peers.Peers() {
+			s.WantSync(p.Org)
 		}
-		s.peersMu.RUnlock()
 		tick(catchUpEvery, s.catchUpOnce)
 		tick(every, func(ctx context.Context) {
 			ctx, cancel := context.WithTimeout(ctx, syncTimeout)
 			defer cancel()
-			if _, err := s.SyncRegistry(ctx, ""); err != nil {
-				s.log.Warn("registry sync failed", "err", err.Error())
+			if _, err := s.Sync(ctx, ""); err != nil {
+				s.cfg.Log.Warn("registry sync failed", "err", err.Error())
 			}
 		})
 	}
-	tick(monitorEvery, s.monitorOnce)
+	tick(monitorEvery, s.MonitorOnce)
 }
 
 const (
@@ -246,10 +242,10 @@ const (
 	// accepts connections and then says nothing cannot stall the loop.
 	syncTimeout    = 5 * time.Minute
 	catchUpTimeout = 30 * time.Second
-	// catchUpEvery is how often syncs asked for by wantSync are looked at.
+	// catchUpEvery is how often syncs asked for by WantSync are looked at.
 	catchUpEvery = time.Second
 	// catchUpFirst is the first wait after a failed catch-up sync; it
-	// doubles up to directory.sync_interval.
+	// doubles up to the sync interval.
 	catchUpFirst = 2 * time.Second
 )
 
@@ -259,62 +255,69 @@ type pendingSync struct {
 	wait time.Duration // the last wait after a failure
 }
 
-// wantSync asks for a sync with peer org as soon as it answers: when the
+// WantSync asks for a sync with peer org as soon as it answers: when the
 // gateway starts and when the peer is imported or changes, so that the
-// peer's agents can be discovered here at once rather than after
-// directory.sync_interval. It does nothing when scheduled sync is off.
-func (s *Server) wantSync(org string) {
-	if s.cfg.Directory.SyncInterval.D() <= 0 {
+// peer's agents can be discovered here at once rather than after the sync
+// interval. It does nothing when scheduled sync is off.
+func (s *Service) WantSync(org string) {
+	if s.cfg.SyncInterval() <= 0 {
 		return
 	}
-	rs := s.registry
-	rs.mu.Lock()
-	rs.pending[org] = &pendingSync{next: s.now()}
-	rs.mu.Unlock()
+	s.mu.Lock()
+	s.pending[org] = &pendingSync{next: s.cfg.Now()}
+	s.mu.Unlock()
 }
 
-// catchUpOnce runs the syncs wantSync asked for that are due. One that fails
+// PendingSyncs is how many peers a sync asked for by WantSync is still
+// wanted with.
+func (s *Service) PendingSyncs() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending)
+}
+
+// catchUpOnce runs the syncs WantSync asked for that are due. One that fails
 // (the peer is not up yet, say) is tried again after a wait that doubles
 // from catchUpFirst up to the sync interval; one that succeeds is done.
-func (s *Server) catchUpOnce(ctx context.Context) {
-	rs := s.registry
-	now := s.now()
+func (s *Service) catchUpOnce(ctx context.Context) {
+	now := s.cfg.Now()
 	due := map[string]*pendingSync{}
-	rs.mu.Lock()
-	for org, p := range rs.pending {
+	s.mu.Lock()
+	for org, p := range s.pending {
 		if !now.Before(p.next) {
 			due[org] = p
 		}
 	}
-	rs.mu.Unlock()
+	s.mu.Unlock()
 	for org, p := range due {
 		sctx, cancel := context.WithTimeout(ctx, catchUpTimeout)
-		_, err := s.SyncRegistry(sctx, org)
+		_, err := s.Sync(sctx, org)
 		cancel()
-		rs.mu.Lock()
+		_, isPeer := s.peer(org)
+		s.mu.Lock()
 		// A newer request made while this sync ran stays for the next round.
-		if rs.pending[org] == p {
-			if err == nil || s.peer(org) == nil || ctx.Err() != nil {
-				delete(rs.pending, org)
+		if s.pending[org] == p {
+			if err == nil || !isPeer || ctx.Err() != nil {
+				delete(s.pending, org)
 			} else {
-				p.wait = min(max(2*p.wait, catchUpFirst), s.cfg.Directory.SyncInterval.D())
-				p.next = s.now().Add(p.wait)
+				p.wait = min(max(2*p.wait, catchUpFirst), s.cfg.SyncInterval())
+				p.next = s.cfg.Now().Add(p.wait)
 			}
 		}
-		rs.mu.Unlock()
+		s.mu.Unlock()
 		if err != nil && ctx.Err() == nil {
-			s.log.Info("registry sync with a new peer failed; retrying", "peer", org, "retry_in", p.wait.String(), "err", err.Error())
+			s.cfg.Log.Info("registry sync with a new peer failed; retrying", "peer", org, "retry_in", p.wait.String(), "err", err.Error())
 		}
 	}
 }
 
-// forget drops what is held about syncing with a peer that is gone, so that
+// Forget drops what is held about syncing with a peer that is gone, so that
 // one imported again under the same name starts from the beginning.
-func (rs *registryService) forget(org string) {
-	rs.mu.Lock()
-	delete(rs.since, org)
-	delete(rs.pending, org)
-	rs.mu.Unlock()
+func (s *Service) Forget(org string) {
+	s.mu.Lock()
+	delete(s.since, org)
+	delete(s.pending, org)
+	s.mu.Unlock()
 }
 
 // syncReport is the answer to directory.sync: one line per peer, with the
@@ -331,8 +334,8 @@ type syncLine struct {
 // SyncDirectory answers directory.sync for a local caller: it pulls the
 // registry of req.Peer, or of every peer, now. A peer that fails is
 // reported on its line; the others are still pulled.
-func (s *Server) SyncDirectory(ctx context.Context, req localbridge.SyncRequest) (json.RawMessage, error) {
-	stats, err := s.SyncRegistry(ctx, req.Peer)
+func (s *Service) SyncDirectory(ctx context.Context, req localbridge.SyncRequest) (json.RawMessage, error) {
+	stats, err := s.Sync(ctx, req.Peer)
 	if stats == nil && err != nil {
 		return nil, err
 	}
