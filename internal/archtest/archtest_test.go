@@ -124,6 +124,17 @@ func rules() []rule {
 			forbidden: isAny("keys", "crypto", "directory"),
 		},
 		{
+			// The registry uses the directory through directory.Store,
+			// and reaches peers and local agents through its own
+			// interfaces: it knows no transport beyond the HTTP client
+			// it is given.
+			name:   "the registry knows no storage backend, no face, no peer and not the gateway",
+			covers: isAny("gateway/registry"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || d == "gateway" || isAny("gateway/face", "gateway/peers")(d)
+			},
+		},
+		{
 			name:      "the layers below the gateway never import it",
 			covers:    isAny("keys", "wire", "crypto", "identity", "handshake", "classify", "pii", "directory", "localbridge"),
 			forbidden: isAny("gateway"),
@@ -133,7 +144,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
@@ -174,6 +185,7 @@ func TestRulesCatch(t *testing.T) {
 		"gateway/face/mcp":      "keys",
 		"gateway/face/a2a":      "gateway/face/httpface",
 		"gateway/face/grpcface": "directory/pgstore",
+		"gateway/registry":      "directory/pgstore",
 		"classify":              "gateway",
 	}
 	for pkg, dep := range bad {
