@@ -94,7 +94,7 @@ func TestAuditTrail(t *testing.T) {
 	if err := call(""); err == nil {
 		t.Fatal("personal data without a consent left")
 	}
-	tok, err := acme.s.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: "echo@globex", Purpose: "support", DataTypes: []string{"email"}, TTL: time.Hour})
+	tok, err := acme.s.local.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: "echo@globex", Purpose: "support", DataTypes: []string{"email"}, TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

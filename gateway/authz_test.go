@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
@@ -327,18 +328,16 @@ func TestTaskIDsAreEachOrgs(t *testing.T) {
 	b := newSender(t, initech, "b")
 	ci.as = b
 	m := b.task(&wire.TaskPayload{Action: "create", TaskID: "nightly", Type: "sleep", Params: sleep})
-	m.Ext = withHops(m.Ext, 4)
+	m.Ext = local.WithHops(m.Ext, 4)
 	taskState(t, send(ctx, ci, b, m))
 	a := newSender(t, r.acme, "a")
 	ca.as = a
 	taskState(t, send(ctx, ca, a, a.task(&wire.TaskPayload{Action: "create", TaskID: "nightly", Type: "sleep", Params: sleep})))
 
 	held := map[string]int64{}
-	r.g.s.calls.mu.Lock()
-	for _, e := range r.g.s.calls.m {
-		held[e.org] = e.hops
+	for _, e := range r.g.s.local.Calls().Held() {
+		held[e.Org] = e.Hops
 	}
-	r.g.s.calls.mu.Unlock()
 	if held["acme"] != 1 || held["initech"] != 4 {
 		t.Fatalf("the loop guard holds the tasks' chains as %v, want acme at 1 and initech at 4", held)
 	}

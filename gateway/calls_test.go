@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -16,14 +17,11 @@ import (
 func hopsSeen(t *testing.T, g *testGateway, hops int64) {
 	t.Helper()
 	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(2 * time.Millisecond) {
-		g.s.calls.mu.Lock()
-		for _, e := range g.s.calls.m {
-			if e.hops == hops {
-				g.s.calls.mu.Unlock()
+		for _, e := range g.s.local.Calls().Held() {
+			if e.Hops == hops {
 				return
 			}
 		}
-		g.s.calls.mu.Unlock()
 	}
 	t.Fatalf("no call with %d hops reached %s", hops, g.s.cfg.Org)
 }
@@ -53,7 +51,7 @@ func TestLoopGuard(t *testing.T) {
 		{"call-at-hop-3", 3, 4},
 	} {
 		if c.in > 0 {
-			acme.s.calls.enter(c.corr, callEntry{hops: c.in, org: "globex"})
+			acme.s.local.Calls().Enter(c.corr, local.Call{Hops: c.in, Org: "globex"})
 		}
 		done := make(chan error, 1)
 		go func() { done <- sleep(c.corr) }()
@@ -61,18 +59,18 @@ func TestLoopGuard(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Fatalf("%s: %v", c.corr, err)
 		}
-		acme.s.calls.leave(c.corr)
+		acme.s.local.Calls().Leave(c.corr)
 	}
 
-	acme.s.calls.enter("call-at-hop-4", callEntry{hops: 4, org: "globex"})
+	acme.s.local.Calls().Enter("call-at-hop-4", local.Call{Hops: 4, Org: "globex"})
 	err := sleep("call-at-hop-4")
 	var we *wire.Error
 	if !errors.As(err, &we) || we.Code != wire.ErrInvalidParam || we.Field != "correlation_id" {
 		t.Fatalf("a fifth hop: %v", err)
 	}
-	acme.s.calls.leave("call-at-hop-4")
+	acme.s.local.Calls().Leave("call-at-hop-4")
 	// The call it named has ended: the id starts no chain now.
-	if _, ok := acme.s.calls.hops("call-at-hop-4"); ok {
+	if _, ok := acme.s.local.Calls().Hops("call-at-hop-4"); ok {
 		t.Fatal("an ended call's hops are still held")
 	}
 	if err := sleep("call-at-hop-4"); err != nil {
@@ -101,15 +99,13 @@ func TestCallerCancelReachesThePeer(t *testing.T) {
 				if time.Now().After(end) {
 					t.Fatal("the call never reached globex")
 				}
-				globex.s.calls.mu.Lock()
-				for k, e := range globex.s.calls.m {
-					if e.org == "acme" && e.cancel != nil {
+				for k, e := range globex.s.local.Calls().Held() {
+					if e.Org == "acme" && e.Cancel != nil {
 						id = k
 					}
 				}
-				globex.s.calls.mu.Unlock()
 			}
-			if globex.s.calls.cancel("initech", id) {
+			if globex.s.local.Calls().Cancel("initech", id) {
 				t.Fatal("another organisation cancelled acme's call")
 			}
 			start := time.Now()
@@ -123,7 +119,7 @@ func TestCallerCancelReachesThePeer(t *testing.T) {
 				}
 				time.Sleep(5 * time.Millisecond)
 			}
-			if _, ok := globex.s.calls.hops(id); ok {
+			if _, ok := globex.s.local.Calls().Hops(id); ok {
 				t.Fatal("the call is still held at globex")
 			}
 		})

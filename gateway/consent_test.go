@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
@@ -182,7 +183,7 @@ func TestCheckGrant(t *testing.T) {
 		}
 		return tok
 	}
-	if err := g.s.checkGrant(peerKey.Public(), grantee, ask, issue(peerKey, nil)); err != nil {
+	if err := local.CheckGrant(peerKey.Public(), grantee, ask, issue(peerKey, nil), g.s.now()); err != nil {
 		t.Fatalf("a proper grant: %v", err)
 	}
 	for name, proof := range map[string]string{
@@ -195,7 +196,7 @@ func TestCheckGrant(t *testing.T) {
 			c.IssuedAt, c.Expires = now.Add(-2*time.Hour).UnixMilli(), now.Add(-time.Minute).UnixMilli()
 		}),
 	} {
-		err := g.s.checkGrant(peerKey.Public(), grantee, ask, proof)
+		err := local.CheckGrant(peerKey.Public(), grantee, ask, proof, g.s.now())
 		var we *wire.Error
 		if !errors.As(err, &we) || we.Code != wire.ErrConsent || we.Field != "p.proof" {
 			t.Errorf("%s: %v, want E_CONSENT on p.proof", name, err)

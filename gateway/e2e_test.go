@@ -249,7 +249,7 @@ func TestCrossOrgRefusals(t *testing.T) {
 	// Personal data without a consent is stopped before it leaves.
 	wantCode(call(localbridge.QueryRequest{Input: json.RawMessage(`{"text":"write to jane.doe@example.com"}`)}), wire.ErrConsent)
 	// With a consent from acme for globex's agent it goes through.
-	tok, err := acme.s.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: "echo@globex", Purpose: "support", DataTypes: []string{"email"}, TTL: time.Hour})
+	tok, err := acme.s.local.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: "echo@globex", Purpose: "support", DataTypes: []string{"email"}, TTL: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/events"
+	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/localbridge"
@@ -125,7 +126,7 @@ func (s *Server) queryEvent(req localbridge.QueryRequest, start time.Time, err *
 	if !strings.Contains(to, "@") {
 		to += "@" + s.cfg.Org
 	}
-	s.callEvent(req.QueryID, "outbound", from, to, req.Tool, outcomeOf(*err), start)
+	s.callEvent(req.QueryID, "outbound", from, to, req.Tool, local.OutcomeOf(*err), start)
 }
 
 // eventsHandler serves the event stream on the HTTP face, as Server-Sent

@@ -16,6 +16,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/gateway/face/grpcface"
+	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
@@ -254,7 +255,7 @@ func scenarios() []scenario {
 		}},
 		{name: "too many hops", code: wire.ErrInvalidParam, run: func(ctx context.Context, t *testing.T, r *faceRig, c *faceClient, s *sender) faceAnswer {
 			m := s.tool("echo", `{"text":"round and round"}`, wire.Conf)
-			m.Ext = withHops(m.Ext, 5)
+			m.Ext = local.WithHops(m.Ext, 5)
 			return send(ctx, c, s, m)
 		}, check: func(t *testing.T, r *faceRig, face string, a faceAnswer) {
 			if f := a.final.Payload.(*wire.ErrorPayload).Field; f != "ext" {

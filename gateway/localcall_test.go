@@ -36,7 +36,7 @@ func TestLocalCallRules(t *testing.T) {
 		t.Fatalf("a malformed consent: %v", err)
 	}
 	issue := func(grantee string) string {
-		tok, err := g.s.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: grantee, Purpose: "support", DataTypes: []string{"email"}, TTL: time.Hour})
+		tok, err := g.s.local.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: grantee, Purpose: "support", DataTypes: []string{"email"}, TTL: time.Hour})
 		if err != nil {
 			t.Fatal(err)
 		}

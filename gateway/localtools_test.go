@@ -95,7 +95,7 @@ func TestAgentToolsFitItsEntry(t *testing.T) {
 	if strings.Contains(g.logs(), "cannot publish agent") {
 		t.Fatalf("an entry was not published:\n%s", g.logs())
 	}
-	pong := g.s.pongPayload("many", "n")
+	pong := g.s.local.Pong("many", "n")
 	if err := g.s.codec.ValidateStruct(pong, "p"); err != nil {
 		t.Fatalf("the agent's pong is not valid: %v", err)
 	}

@@ -31,7 +31,7 @@ func TestLoopGuardAcrossOrganisations(t *testing.T) {
 	bounce := func(self int, org, other string) agent.Tool {
 		return agent.Tool{Name: "bounce", Handler: func(ctx context.Context, c *agent.Call) (any, error) {
 			s := servers[self].Load()
-			if h, ok := s.calls.hops(c.CorrelationID); ok && h > maxSeen.Load() {
+			if h, ok := s.local.Calls().Hops(c.CorrelationID); ok && h > maxSeen.Load() {
 				maxSeen.Store(h)
 			}
 			out, err := s.Query(ctx, localbridge.QueryRequest{From: "bouncer", To: "bouncer@" + other, Tool: "bounce",

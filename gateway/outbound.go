@@ -9,6 +9,7 @@ import (
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/identity"
@@ -115,7 +116,7 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		}
 		return s.queryLocal(ctx, req, to, m.Cls, input, emit)
 	}
-	hops, err := s.nextHops(req.CorrelationID)
+	hops, err := s.local.NextHops(req.CorrelationID)
 	if err != nil {
 		return nil, err
 	}
@@ -136,7 +137,7 @@ func (s *Server) Query(ctx context.Context, req localbridge.QueryRequest, emit f
 		// a tool call does, and so the agent's capability certificates.
 		m.Ext = capabilityExt(st)
 	}
-	m.Ext = withHops(m.Ext, hops)
+	m.Ext = local.WithHops(m.Ext, hops)
 	if m.Ext, err = withContext(m.Ext, req.Context); err != nil {
 		return nil, err
 	}
@@ -417,7 +418,7 @@ func (s *Server) Ping(ctx context.Context, req localbridge.PingRequest) (json.Ra
 		if s.agent(to.Agent) == nil {
 			return nil, wire.Errorf(wire.ErrAgentNotFound, "agent", "no agent %s", to)
 		}
-		v, _ := wire.ValueOf(s.pongPayload(to.Agent, nonce))
+		v, _ := wire.ValueOf(s.local.Pong(to.Agent, nonce))
 		return wire.AppendCanonical(nil, v), nil
 	}
 	ps := s.peer(to.Org)
@@ -440,29 +441,4 @@ func (s *Server) Ping(ctx context.Context, req localbridge.PingRequest) (json.Ra
 		return true, nil
 	})
 	return out, err
-}
-
-// IssueConsent answers consent.issue: a consent token signed with the org
-// key.
-func (s *Server) IssueConsent(ctx context.Context, req localbridge.ConsentRequest) (string, error) {
-	grantee, err := wire.ParseRef(req.Grantee)
-	if err != nil {
-		return "", wire.Errorf(wire.ErrInvalidParam, "grantee", "want agent@org")
-	}
-	id, err := consent.NewID(s.rand)
-	if err != nil {
-		return "", err
-	}
-	ttl := req.TTL
-	if ttl <= 0 {
-		ttl = time.Hour
-	}
-	now := s.now()
-	granted := req.GrantedBy
-	if granted == "" {
-		granted = "operator@" + s.cfg.Org
-	}
-	return consent.Issue(s.org.Signing, consent.Claims{ID: id, Issuer: s.org.Signing.Public(), GrantedBy: granted,
-		Grantee: grantee.String(), Purpose: req.Purpose, DataTypes: req.DataTypes,
-		IssuedAt: now.UnixMilli(), Expires: now.Add(ttl).UnixMilli()})
 }

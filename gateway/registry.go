@@ -67,7 +67,7 @@ func (l registryLocals) Pong(agent, nonce string) (*wire.PongPayload, bool) {
 	if l.s.agent(agent) == nil {
 		return nil, false
 	}
-	return l.s.pongPayload(agent, nonce), true
+	return l.s.local.Pong(agent, nonce), true
 }
 
 // Registry returns the gateway's registry.

@@ -19,7 +19,12 @@ func (r routes) Registry(ctx context.Context, in *pipeline.Inbound) pipeline.Ans
 }
 
 func (r routes) Local(ctx context.Context, in *pipeline.Inbound, emit func([]byte) error) pipeline.Answer {
-	return r.s.localOp(ctx, in, emit)
+	return r.s.local.Answer(ctx, in, emit)
+}
+
+// Seal seals what the local room answers: see reply.
+func (r routes) Seal(in *pipeline.Inbound, m *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
+	return r.s.reply(in, m, sk)
 }
 
 // reply seals a reply to an inbound message, signed by sk, the way the

@@ -26,6 +26,7 @@ import (
 	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/limit"
+	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/handshake"
@@ -134,7 +135,7 @@ type Server struct {
 
 	core      *localbridge.Core
 	approvals *localbridge.Approvals
-	calls     callTable       // the calls local agents are handling for peers
+	local     *local.Room     // what the gateway answers for its own agents
 	grants    classify.Grants // what replies may carry back under their requests' consents
 	tlsCert   tls.Certificate // the faces' certificate, when TLS is on
 	rpc       *localbridge.RPCServer
@@ -468,9 +469,16 @@ func Open(opts Options) (*Server, error) {
 			return nil, fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
 		}
 	}
+	s.local = local.New(local.Config{
+		Org: cfg.Org, Signer: org, Core: s.core, Agents: localAgents{s}, Pipe: s.pipe, Seal: routes{s},
+		Gate: s.gate, Grants: s.grants, Scanner: s.scanner, Approvals: s.approvals, CallContext: s.consentContext, Inbound: s.inboundEvent, ExtContext: extContext,
+		Observe:        localObserver{s},
+		RequestTimeout: cfg.Listen.RequestTimeout.D(), SessionTTL: cfg.Security.SessionTTL.D(),
+		ChunkBytes: cfg.Limits.ChunkBytes, MaxHops: cfg.Limits.MaxHops, Log: s.log, Now: s.now, Rand: s.rand,
+	})
 	s.rpc = localbridge.NewRPCServer(localbridge.RPCConfig{
-		Query: s, Directory: s, Sync: s.registry, Ping: s, Consent: s, Asker: s, Approvals: s.approvals,
-		ErrorOutcome: outcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
+		Query: s, Directory: s, Sync: s.registry, Ping: s, Consent: s.local, Asker: s, Approvals: s.approvals,
+		ErrorOutcome: local.OutcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
 		MaxConns: cfg.Listen.MaxConnections, Rand: s.rand, Now: s.now,
 		MaxQueries: cfg.Rate.LocalQueries, RequestsPerSecond: cfg.Rate.LocalRequestsPerSecond,
 		SessionDir: filepath.Join(d.DataDir(), "sessions"), Events: s.events,

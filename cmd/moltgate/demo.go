@@ -395,7 +395,7 @@ func (d *demo) personalData(ctx context.Context) error {
 	if err := d.showBlock(ctx, d.acme, mark); err != nil {
 		return err
 	}
-	tok, err := d.acme.s.IssueConsent(ctx, localbridge.ConsentRequest{Grantee: "concierge@globex", Purpose: "scheduling",
+	tok, err := d.acme.s.Local().IssueConsent(ctx, localbridge.ConsentRequest{Grantee: "concierge@globex", Purpose: "scheduling",
 		DataTypes: []string{"email"}, GrantedBy: "customer-4711", TTL: time.Hour})
 	if err != nil {
 		return err

@@ -135,6 +135,16 @@ func rules() []rule {
 			},
 		},
 		{
+			// The local room answers for the organisation's own agents
+			// through the local bridge; peers, faces and storage are
+			// the gateway's to wire.
+			name:   "the local room knows no storage, no face, no peer, no registry and not the gateway",
+			covers: isAny("gateway/local"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || d == "gateway" || isAny("gateway/face", "gateway/peers", "gateway/registry")(d)
+			},
+		},
+		{
 			name:      "the layers below the gateway never import it",
 			covers:    isAny("keys", "wire", "crypto", "identity", "handshake", "classify", "pii", "directory", "localbridge"),
 			forbidden: isAny("gateway"),
@@ -144,7 +154,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
@@ -186,6 +196,7 @@ func TestRulesCatch(t *testing.T) {
 		"gateway/face/a2a":      "gateway/face/httpface",
 		"gateway/face/grpcface": "directory/pgstore",
 		"gateway/registry":      "directory/pgstore",
+		"gateway/local":         "gateway/peers",
 		"classify":              "gateway",
 	}
 	for pkg, dep := range bad {

@@ -1,4 +1,4 @@
-package gateway
+package local
 
 import (
 	"slices"
@@ -323,4 +323,25 @@ func lastBytes(s string, n int) string {
 		i++
 	}
 	return s[i:]
+}
+
+// splitText cuts s into pieces of at most max bytes, between UTF-8
+// characters. The empty string is one empty piece.
+func splitText(s string, max int) []string {
+	if len(s) <= max {
+		return []string{s}
+	}
+	var out []string
+	for len(s) > max {
+		cut := max
+		for cut > 0 && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if cut == 0 { // not UTF-8 at all: cut where the limit falls
+			cut = max
+		}
+		out = append(out, s[:cut])
+		s = s[cut:]
+	}
+	return append(out, s)
 }

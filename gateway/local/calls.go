@@ -1,7 +1,8 @@
-package gateway
+package local
 
 import (
 	"context"
+	"maps"
 	"sync"
 
 	"github.com/moltgate/moltgate/gateway/pipeline"
@@ -17,30 +18,31 @@ import (
 // limits.max_hops is refused before it leaves, and on arrival. A message id
 // seen twice from a sender is dropped by the replay window.
 
-// callTable holds the calls local agents are handling for peers, by the
+// Calls holds the calls local agents are handling for peers, by the
 // correlation id the agent was given: the hops of the message that made
 // each (for the loop guard), the organisation that asked, and how to
 // cancel it (for a peer's cancel). An entry lives as long as its call: the
 // calls an agent makes for it are made while it runs.
-type callTable struct {
+type Calls struct {
 	mu sync.Mutex
-	m  map[string]callEntry
+	m  map[string]Call
 }
 
-type callEntry struct {
-	hops   int64
-	org    string             // the organisation that asked
-	cancel context.CancelFunc // nil when it is not cancelled this way (a task)
+// Call is one call a local agent is handling for a peer.
+type Call struct {
+	Hops   int64
+	Org    string             // the organisation that asked
+	Cancel context.CancelFunc // nil when it is not cancelled this way (a task)
 }
 
-// enter records a call, and reports whether it did: another call may hold
-// the id (a retried task id), and keeps it. What enter recorded, leave
+// Enter records a call, and reports whether it did: another call may hold
+// the id (a retried task id), and keeps it. What Enter recorded, Leave
 // removes.
-func (t *callTable) enter(correlation string, e callEntry) bool {
+func (t *Calls) Enter(correlation string, e Call) bool {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.m == nil {
-		t.m = make(map[string]callEntry)
+		t.m = make(map[string]Call)
 	}
 	if _, taken := t.m[correlation]; taken {
 		return false
@@ -49,52 +51,60 @@ func (t *callTable) enter(correlation string, e callEntry) bool {
 	return true
 }
 
-func (t *callTable) leave(correlation string) {
+// Leave removes the call of that correlation id.
+func (t *Calls) Leave(correlation string) {
 	t.mu.Lock()
 	delete(t.m, correlation)
 	t.mu.Unlock()
 }
 
-// hops returns the hops of the call of that correlation id.
-func (t *callTable) hops(correlation string) (int64, bool) {
+// Hops returns the hops of the call of that correlation id.
+func (t *Calls) Hops(correlation string) (int64, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	e, ok := t.m[correlation]
-	return e.hops, ok
+	return e.Hops, ok
 }
 
-// cancel cancels the call of that id if org asked for it, and reports
+// Cancel cancels the call of that id if org asked for it, and reports
 // whether there was one to cancel.
-func (t *callTable) cancel(org, id string) bool {
+func (t *Calls) Cancel(org, id string) bool {
 	t.mu.Lock()
 	e, ok := t.m[id]
 	t.mu.Unlock()
-	if !ok || e.org != org || e.cancel == nil {
+	if !ok || e.Org != org || e.Cancel == nil {
 		return false
 	}
-	e.cancel()
+	e.Cancel()
 	return true
 }
 
-// nextHops is the hops a call going out for correlation makes: one more
+// Held returns the calls held now, by correlation id.
+func (t *Calls) Held() map[string]Call {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return maps.Clone(t.m)
+}
+
+// NextHops is the hops a call going out for correlation makes: one more
 // than the inbound call it is part of, or one.
-func (s *Server) nextHops(correlation string) (int64, error) {
+func (s *Room) NextHops(correlation string) (int64, error) {
 	hops := int64(1)
 	if correlation != "" {
-		if h, ok := s.calls.hops(correlation); ok {
+		if h, ok := s.calls.Hops(correlation); ok {
 			hops = h + 1
 		}
 	}
-	if hops > int64(s.cfg.Limits.MaxHops) {
+	if hops > int64(s.cfg.MaxHops) {
 		return 0, wire.Errorf(wire.ErrInvalidParam, "correlation_id",
-			"the chain of calls this one belongs to would cross %d gateways; limits.max_hops allows %d", hops, s.cfg.Limits.MaxHops)
+			"the chain of calls this one belongs to would cross %d gateways; limits.max_hops allows %d", hops, s.cfg.MaxHops)
 	}
 	return hops, nil
 }
 
-// withHops sets the route extension of ext, which a first hop goes
+// WithHops sets the route extension of ext, which a first hop goes
 // without.
-func withHops(ext wire.Value, hops int64) wire.Value {
+func WithHops(ext wire.Value, hops int64) wire.Value {
 	if hops <= 1 {
 		return ext
 	}

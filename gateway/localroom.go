@@ -1,0 +1,49 @@
+package gateway
+
+import (
+	"context"
+
+	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/gateway/local"
+	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// The gateway's side of its local room (gateway/local): the agents it
+// answers for.
+
+// Local returns the gateway's local room: what it answers for its own
+// agents, and the consent tokens it issues.
+func (s *Server) Local() *local.Room { return s.local }
+
+// localObserver records what the local room does: spans, the audit trail
+// and receipts.
+type localObserver struct{ s *Server }
+
+func (o localObserver) BridgeCall(ctx context.Context, agent, tool string) (context.Context, string, func(error)) {
+	ctx, span, traceparent := o.s.startBridgeCall(ctx, agent, tool)
+	return ctx, traceparent, func(err error) { endSpan(span, err) }
+}
+
+func (o localObserver) Outbound(ctx context.Context, r *wire.Message, d classify.Decision) error {
+	return o.s.auditOut(ctx, r, d)
+}
+
+func (o localObserver) Receipt(in *pipeline.Inbound, r *wire.Message) error {
+	return o.s.signReceipt(in, r)
+}
+
+func (o localObserver) CallerTrace(ctx context.Context, parent, state string) context.Context {
+	return withCallerTrace(ctx, parent, state)
+}
+
+// localAgents are the local agents as the local room sees them.
+type localAgents struct{ s *Server }
+
+func (a localAgents) Agent(id string) (local.Agent, bool) {
+	st := a.s.agent(id)
+	if st == nil {
+		return local.Agent{}, false
+	}
+	return local.Agent{ID: st.spec.ID, QueryTool: st.spec.QueryTool, Identity: st.id}, true
+}
