@@ -29,7 +29,7 @@ func TestHungAgentLeavesRoomForOthers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	// The first call makes the session, so that the others do not race to.
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 		Input: json.RawMessage(`{"text":"hello"}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func TestHungAgentLeavesRoomForOthers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, err := acme.s.Query(hung, localbridge.QueryRequest{From: "client", To: "slow@globex", Tool: "sleep",
+			_, err := acme.s.local.Query(hung, localbridge.QueryRequest{From: "client", To: "slow@globex", Tool: "sleep",
 				Input: json.RawMessage(`{"ms":60000}`)}, nil)
 			codes <- pipeline.Code(err)
 		}()
@@ -59,7 +59,7 @@ func TestHungAgentLeavesRoomForOthers(t *testing.T) {
 		}
 	}
 	within(t, 5*time.Second, "the hung agent's share in flight", func() bool { return globex.s.flight.Count() == 8 })
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 		Input: json.RawMessage(`{"text":"still here"}`)}, nil); err != nil {
 		t.Fatalf("a call to another agent beside the hung one: %v", err)
 	}

@@ -87,7 +87,7 @@ func TestAuditTrail(t *testing.T) {
 	defer cancel()
 	const email = "jane.doe@example.com"
 	call := func(token string) error {
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 			Input: json.RawMessage(`{"text":"write to ` + email + `"}`), Consent: token}, nil)
 		return err
 	}
@@ -143,10 +143,10 @@ func TestAuditBlockedByDefault(t *testing.T) {
 	acme, globex := twoGateways(t, TransportWebSocket)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"hi"}`)}, nil); err != nil {
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"hi"}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"mail jane.doe@example.com"}`)}, nil); err == nil {
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"mail jane.doe@example.com"}`)}, nil); err == nil {
 		t.Fatal("personal data without a consent left")
 	}
 	for _, g := range []*testGateway{acme, globex} {

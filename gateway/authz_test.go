@@ -159,7 +159,7 @@ func TestReplyToAnotherAgent(t *testing.T) {
 	var out json.RawMessage
 	go func() {
 		var err error
-		out, err = acme.s.Query(ctx, localbridge.QueryRequest{From: "low", To: "echo@globex", Tool: "sleep", Input: json.RawMessage(`{"ms":1000}`), Class: "int"}, nil)
+		out, err = acme.s.local.Query(ctx, localbridge.QueryRequest{From: "low", To: "echo@globex", Tool: "sleep", Input: json.RawMessage(`{"ms":1000}`), Class: "int"}, nil)
 		done <- err
 	}()
 	id := pendingID(t, acme)
@@ -362,7 +362,7 @@ func TestLateConsentAnswer(t *testing.T) {
 	}
 	done := make(chan result, 1)
 	go func() {
-		ans, err := acme.s.AskConsent(ctx, localbridge.ConsentAsk{From: "client", To: "echo@globex", DataTypes: []string{"email"}, Purpose: "support"})
+		ans, err := acme.s.local.AskConsent(ctx, localbridge.ConsentAsk{From: "client", To: "echo@globex", DataTypes: []string{"email"}, Purpose: "support"})
 		done <- result{ans, err}
 	}()
 	time.Sleep(500 * time.Millisecond) // past the reply wait: the answer will come later

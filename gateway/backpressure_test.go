@@ -22,7 +22,7 @@ func TestSlowCallerGetsWholeStream(t *testing.T) {
 			defer cancel()
 			const chunks = 4 * replyBuffer
 			n := 0
-			out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+			out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 				Input: json.RawMessage(`{"text":"slow ","repeat":256}`)},
 				func(ev localbridge.StreamEvent) error {
 					n++
@@ -60,7 +60,7 @@ func TestStuckCallerIsAbandoned(t *testing.T) {
 			holding := make(chan struct{})
 			go func() {
 				first := true
-				_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+				_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 					Input: json.RawMessage(`{"text":"stuck ","repeat":1000}`)},
 					func(localbridge.StreamEvent) error {
 						if first {
@@ -83,7 +83,7 @@ func TestStuckCallerIsAbandoned(t *testing.T) {
 				t.Fatalf("the stuck call ended before its first chunk: %v", err)
 			}
 			time.Sleep(300 * time.Millisecond)
-			if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+			if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 				Input: json.RawMessage(`{"text":"other"}`)}, nil); err != nil {
 				t.Fatalf("a call beside the stuck one: %v", err)
 			}

@@ -54,7 +54,7 @@ func benchPair(b *testing.B, transport string) (rt func(), raw func(), signed in
 	req := localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: input, Class: "conf"}
 	ctx := context.Background()
 	rt = func() {
-		if _, err := acme.s.Query(ctx, req, nil); err != nil {
+		if _, err := acme.s.local.Query(ctx, req, nil); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -65,7 +65,7 @@ func benchPair(b *testing.B, transport string) (rt func(), raw func(), signed in
 	in, _ := wire.Parse(input, 0)
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpTool,
 		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Conf, Exp: time.Now().Add(time.Minute).UnixMilli(),
-		Payload: &wire.ToolPayload{Action: "invoke", Tool: "echo", Input: in}, Cap: []string{"tool.invoke"}, Ext: capabilityExt(st)}
+		Payload: &wire.ToolPayload{Action: "invoke", Tool: "echo", Input: in}, Cap: []string{"tool.invoke"}, Ext: st.local().CapabilityExt()}
 	body, err := crypto.Sign(acme.s.codec, m, st.id.Signing)
 	if err != nil {
 		b.Fatal(err)

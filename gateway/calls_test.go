@@ -36,7 +36,7 @@ func TestLoopGuard(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	sleep := func(corr string) error {
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep",
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep",
 			Input: json.RawMessage(`{"ms":300}`), CorrelationID: corr}, nil)
 		return err
 	}
@@ -90,7 +90,7 @@ func TestCallerCancelReachesThePeer(t *testing.T) {
 			defer cancel()
 			done := make(chan error, 1)
 			go func() {
-				_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep",
+				_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep",
 					Input: json.RawMessage(`{"ms":20000}`), TimeoutMS: 30000}, nil)
 				done <- err
 			}()

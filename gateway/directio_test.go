@@ -17,7 +17,7 @@ func TestPeerConnectionReadsDirectly(t *testing.T) {
 	acme, _ := twoGateways(t, TransportWebSocket)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 		Input: json.RawMessage(`{"text":"x"}`), Class: "conf"}, nil); err != nil {
 		t.Fatalf("call: %v", err)
 	}

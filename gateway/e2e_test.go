@@ -192,7 +192,7 @@ func TestCrossOrgToolCall(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			var events []localbridge.StreamEvent
-			out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+			out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 				Input: json.RawMessage(`{"text":"hello across orgs","repeat":3,"meta":true}`), Class: "conf"},
 				func(ev localbridge.StreamEvent) error { events = append(events, ev); return nil })
 			if err != nil {
@@ -220,7 +220,7 @@ func TestCrossOrgToolCall(t *testing.T) {
 				t.Fatalf("streamed %q in %d chunks", streamed.String(), len(events))
 			}
 			// A second call reuses the session.
-			if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+			if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 				Input: json.RawMessage(`{"text":"again"}`)}, nil); err != nil {
 				t.Fatalf("second call: %v", err)
 			}
@@ -237,7 +237,7 @@ func TestCrossOrgRefusals(t *testing.T) {
 		if req.Tool == "" {
 			req.Tool = "echo"
 		}
-		_, err := acme.s.Query(ctx, req, nil)
+		_, err := acme.s.local.Query(ctx, req, nil)
 		return err
 	}
 	wantCode := func(err error, c wire.Code) {
@@ -260,7 +260,7 @@ func TestCrossOrgRefusals(t *testing.T) {
 	// level 4 as a tool call does; the capability certificates go with it,
 	// and it reaches the agent, whose echo tool wants its text at the top
 	// of the input rather than in the query's params.
-	_, err = acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex",
+	_, err = acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex",
 		Input: json.RawMessage(`{"text":"write to jane.doe@example.com"}`), Consent: tok}, nil)
 	if we := pipeline.AsWire(err); we == nil || we.Code != wire.ErrInvalidParam || we.Field != "p.input.text" {
 		t.Fatalf("a query with consent: %v, want the agent's E_INVALID_PARAM on p.input.text", err)
@@ -292,12 +292,12 @@ func TestGracefulShutdown(t *testing.T) {
 			defer cancel()
 			// Open the session first so that the slow call is the only
 			// thing in flight.
-			if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"warm"}`)}, nil); err != nil {
+			if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"warm"}`)}, nil); err != nil {
 				t.Fatal(err)
 			}
 			done := make(chan error, 1)
 			go func() {
-				out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep", Input: json.RawMessage(`{"ms":800}`)}, nil)
+				out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep", Input: json.RawMessage(`{"ms":800}`)}, nil)
 				if err == nil && !strings.Contains(string(out), `"slept_ms":800`) {
 					err = errors.New("unexpected result " + string(out))
 				}
@@ -329,7 +329,7 @@ func TestGracefulShutdown(t *testing.T) {
 			// New calls are refused at once, not left hanging.
 			qctx, c3 := context.WithTimeout(context.Background(), 5*time.Second)
 			defer c3()
-			if _, err := acme.s.Query(qctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"late"}`)}, nil); err == nil {
+			if _, err := acme.s.local.Query(qctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"late"}`)}, nil); err == nil {
 				t.Fatal("a call to a gateway that shut down succeeded")
 			}
 		})
@@ -347,7 +347,7 @@ func TestShutdownRefusesOnlyTheNewCall(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			query := func(tool, input string) (json.RawMessage, error) {
-				return acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
+				return acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
 			}
 			if _, err := query("echo", `{"text":"warm"}`); err != nil {
 				t.Fatal(err)

@@ -44,7 +44,7 @@ func TestConcurrentCallsGetTheirOwnReplies(t *testing.T) {
 						// call's text, and they give it whole.
 						want := strings.Repeat(text, repeat)
 						var streamed strings.Builder
-						out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: in},
+						out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: in},
 							func(ev localbridge.StreamEvent) error {
 								if !strings.Contains(want, ev.Text) || len(ev.Block) > 0 {
 									return fmt.Errorf("caller %d call %d: a chunk of another call: %.80s", g, i, string(ev.Block)+ev.Text)

@@ -107,7 +107,7 @@ func TestEventStream(t *testing.T) {
 		if _, err := acme.s.registry.SyncDirectory(ctx, localbridge.SyncRequest{Peer: "globex"}); err != nil {
 			return err
 		}
-		out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "greet", Org: "globex"})
+		out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "greet", Org: "globex"})
 		if err != nil {
 			return err
 		}
@@ -117,7 +117,7 @@ func TestEventStream(t *testing.T) {
 		return nil
 	})
 
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "handy@globex", Tool: "greet", Input: json.RawMessage(`{}`), Class: "int"}, nil); err != nil {
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "handy@globex", Tool: "greet", Input: json.RawMessage(`{}`), Class: "int"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if p := next(events.SessionUpdate); p["peer"] != "acme" || p["state"] != "opened" || p["session_id"] == "" {
@@ -135,7 +135,7 @@ func TestEventStream(t *testing.T) {
 
 	held := make(chan error, 1)
 	go func() {
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "handy@globex", Tool: "delete", Input: json.RawMessage(`{}`), Class: "int"}, nil)
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "handy@globex", Tool: "delete", Input: json.RawMessage(`{}`), Class: "int"}, nil)
 		held <- err
 	}()
 	p = next(events.ApprovalRequested)

@@ -21,7 +21,7 @@ func TestDiscoveryPassesTheGate(t *testing.T) {
 	acme, _ := twoGateways(t, TransportWebSocket)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Capability: "echo.text"}); err != nil {
+	if _, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Capability: "echo.text"}); err != nil {
 		t.Fatalf("a plain query: %v", err)
 	}
 	for q, want := range map[string]struct {
@@ -32,7 +32,7 @@ func TestDiscoveryPassesTheGate(t *testing.T) {
 		`{"capability":"echo.text","requirements":{"note":"key AKIAZ3MSJV4WWNKWW5V2"}}`:  {wire.ErrClassification, classify.ReasonSecret},
 	} {
 		before := acme.s.blocks.Get(want.reason, classify.Outbound)
-		_, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(q)})
+		_, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(q)})
 		if pipeline.Code(err) != want.code {
 			t.Errorf("%s: %v, want %s", q, err, want.code)
 		}
@@ -80,7 +80,7 @@ func TestPartialResultsStreamedWholeToTheGate(t *testing.T) {
 	call := func(text string, n int) (string, error) {
 		var got strings.Builder
 		input, _ := json.Marshal(map[string]any{"text": text, "n": n})
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "writer@globex", Tool: "write", Input: input, Class: "conf"},
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "writer@globex", Tool: "write", Input: input, Class: "conf"},
 			func(ev localbridge.StreamEvent) error {
 				var p struct{ Delta string }
 				json.Unmarshal(ev.Block, &p)

@@ -22,7 +22,7 @@ func TestLocalCallRules(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	call := func(cls, token, input string) error {
-		_, err := g.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@acme", Tool: "echo", Class: cls, Consent: token,
+		_, err := g.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@acme", Tool: "echo", Class: cls, Consent: token,
 			Input: json.RawMessage(input)}, nil)
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -45,5 +46,51 @@ func (a localAgents) Agent(id string) (local.Agent, bool) {
 	if st == nil {
 		return local.Agent{}, false
 	}
-	return local.Agent{ID: st.spec.ID, QueryTool: st.spec.QueryTool, Identity: st.id}, true
+	return st.local(), true
+}
+
+func (a localAgents) Only() (local.Agent, bool) {
+	if agents := a.s.localAgents(); len(agents) == 1 {
+		for _, st := range agents {
+			return st.local(), true
+		}
+	}
+	return local.Agent{}, false
+}
+
+// local is the agent as the local room sees it.
+func (st *agentState) local() local.Agent {
+	return local.Agent{ID: st.spec.ID, QueryTool: st.spec.QueryTool, Identity: st.id, Caps: st.caps}
+}
+
+// localPeers are the peers as local callers reach them.
+type localPeers struct{ s *Server }
+
+func (p localPeers) Send(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+	ps, err := p.s.peerFor(m.To.Org)
+	if err != nil {
+		return err
+	}
+	return p.s.sendVia(ctx, ps, m, sk, onMsg)
+}
+
+func (p localPeers) Key(org string) (keys.Ed25519Public, bool) {
+	ps := p.s.peer(org)
+	if ps == nil {
+		return keys.Ed25519Public{}, false
+	}
+	return ps.p.OrgKey, true
+}
+
+// background runs f with the background context, tracked by the
+// background loops' wait group, unless the gateway is closing.
+func (s *Server) background(f func(ctx context.Context)) {
+	if s.closing.Load() {
+		return
+	}
+	s.bg.Add(1)
+	go func() {
+		defer s.bg.Done()
+		f(s.bgCtx)
+	}()
 }

@@ -34,7 +34,7 @@ func TestLoopGuardAcrossOrganisations(t *testing.T) {
 			if h, ok := s.local.Calls().Hops(c.CorrelationID); ok && h > maxSeen.Load() {
 				maxSeen.Store(h)
 			}
-			out, err := s.Query(ctx, localbridge.QueryRequest{From: "bouncer", To: "bouncer@" + other, Tool: "bounce",
+			out, err := s.local.Query(ctx, localbridge.QueryRequest{From: "bouncer", To: "bouncer@" + other, Tool: "bounce",
 				Input: json.RawMessage(`{}`), Class: "int", CorrelationID: c.CorrelationID}, nil)
 			var we *wire.Error
 			switch {
@@ -53,7 +53,7 @@ func TestLoopGuardAcrossOrganisations(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "bouncer@globex", Tool: "bounce",
+	out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "bouncer@globex", Tool: "bounce",
 		Input: json.RawMessage(`{}`), Class: "int"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -84,7 +84,7 @@ func TestTraceAcrossGateways(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	const text = "quarterly numbers for the board"
-	out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+	out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 		Input: json.RawMessage(`{"text":"` + text + `","meta":true}`), Class: "conf"}, nil)
 	if err != nil {
 		t.Fatalf("call: %v", err)
@@ -324,7 +324,7 @@ func TestCallerTraceReachesPeer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	const traceID, parent = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 		Input: json.RawMessage(`{"text":"hi"}`), TraceParent: "00-" + traceID + "-" + parent + "-01"}, nil); err != nil {
 		t.Fatal(err)
 	}
@@ -350,7 +350,7 @@ func TestTraceWithTracingOff(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	const traceID = "4bf92f3577b34da6a3ce929d0e0e4736"
-	out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+	out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 		Input: json.RawMessage(`{"text":"hi","meta":true}`), TraceParent: "00-" + traceID + "-00f067aa0ba902b7-01"}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -173,7 +173,7 @@ func TestDrainDelay(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	call := func(text string) error {
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 			Input: json.RawMessage(`{"text":"` + text + `"}`)}, nil)
 		return err
 	}

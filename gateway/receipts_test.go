@@ -34,7 +34,7 @@ func TestReceiptInBothLedgers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for i := range 2 {
-		if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+		if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 			Input: json.RawMessage(`{"text":"hello"}`)}, nil); err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}

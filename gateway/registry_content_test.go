@@ -174,14 +174,14 @@ func TestDirectoryWithholdsStoredPersonalData(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
+	out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
 	if err != nil {
 		t.Fatalf("acme discovers at globex: %v", err)
 	}
 	if got := strings.Join(resultIDs(t, out), ","); got != "echo@globex" {
 		t.Fatalf("acme finds %s at globex", got)
 	}
-	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"leaky"}`)})
+	_, err = acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"leaky"}`)})
 	if pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("acme looks leaky up: %v", err)
 	}
@@ -202,7 +202,7 @@ func TestDirectoryWithholdsStoredPersonalData(t *testing.T) {
 		t.Fatalf("anonymous lookup: %d %s", st, body)
 	}
 	// globex's own callers still see it, to fix it; its operator is told.
-	out, err = globex.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text"})
+	out, err = globex.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text"})
 	if err != nil || strings.Join(resultIDs(t, out), ",") != "echo@globex,leaky@globex" {
 		t.Fatalf("globex's local discovery: %s, %v", out, err)
 	}

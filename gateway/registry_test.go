@@ -32,7 +32,7 @@ func TestDirectoryCrossOrgDiscovery(t *testing.T) {
 			acme.waitListed("client@acme")
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
+			out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
 			if err != nil {
 				t.Fatalf("acme discovers at globex: %v", err)
 			}
@@ -51,12 +51,12 @@ func TestDirectoryCrossOrgDiscovery(t *testing.T) {
 				t.Fatal(err)
 			}
 			// And the other way.
-			out, err = globex.s.Discover(ctx, localbridge.DiscoverRequest{Org: "acme"})
+			out, err = globex.s.local.Discover(ctx, localbridge.DiscoverRequest{Org: "acme"})
 			if err != nil || strings.Join(resultIDs(t, out), ",") != "client@acme" {
 				t.Fatalf("globex discovers at acme: %s, %v", out, err)
 			}
 			// The local directory, for local callers.
-			out, err = globex.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text"})
+			out, err = globex.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text"})
 			if err != nil || strings.Join(resultIDs(t, out), ",") != "echo@globex" {
 				t.Fatalf("local discovery: %s, %v", out, err)
 			}
@@ -194,19 +194,19 @@ func TestDirectoryPerPeerDisclosure(t *testing.T) {
 	reg("partners", "public", "acme")
 	reg("others", "public", "initech")
 	// acme, in a session with globex.
-	out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "shared.cap", Org: "globex"})
+	out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "shared.cap", Org: "globex"})
 	if err != nil || strings.Join(resultIDs(t, out), ",") != "partners@globex,pub@globex" {
 		t.Fatalf("acme sees %s, %v", out, err)
 	}
 	// Unlisted by exact id; private never.
-	if out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"hidden"}`)}); err != nil || strings.Join(resultIDs(t, out), ",") != "hidden@globex" {
+	if out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"hidden"}`)}); err != nil || strings.Join(resultIDs(t, out), ",") != "hidden@globex" {
 		t.Fatalf("unlisted by id: %s, %v", out, err)
 	}
-	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"secret"}`)})
+	_, err = acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"secret"}`)})
 	if pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("private by id: %v", err)
 	}
-	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"others"}`)})
+	_, err = acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Query: json.RawMessage(`{"agent_id":"others"}`)})
 	if pipeline.Code(err) != wire.ErrAgentNotFound {
 		t.Fatalf("restricted to another org by id: %v", err)
 	}
@@ -244,7 +244,7 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 	globex.waitListed("echo@globex")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
+	out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,7 +284,7 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 		t.Fatal(err)
 	}
 	globex.s.registry = forger
-	_, err = acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
+	_, err = acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text", Org: "globex"})
 	if pipeline.Code(err) != wire.ErrSignature {
 		t.Fatalf("forged attestation: %v, want E_SIGNATURE", err)
 	}
@@ -313,7 +313,7 @@ func TestDirectoryDiscoveryRateLimit(t *testing.T) {
 	defer cancel()
 	err = nil
 	for i := 0; i < 3 && err == nil; i++ {
-		_, err = globex.s.Discover(ctx, localbridge.DiscoverRequest{Org: "acme"})
+		_, err = globex.s.local.Discover(ctx, localbridge.DiscoverRequest{Org: "acme"})
 	}
 	if pipeline.Code(err) != wire.ErrRateLimitDiscovery {
 		t.Fatalf("peer over the limit: %v", err)
@@ -364,7 +364,7 @@ func TestDirectorySync(t *testing.T) {
 		t.Error("refusals not logged")
 	}
 	// acme now lists echo@globex itself, attested by acme; not the forgeries.
-	out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{})
+	out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -451,7 +451,7 @@ func TestDirectoryCatchUp(t *testing.T) {
 	acme.waitListed("echo@globex")
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text"})
+	out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: "echo.text"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func TestSessionRenewalUnderLoad(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for range calls {
-						_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: in},
+						_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: in},
 							func(localbridge.StreamEvent) error { return nil })
 						if err != nil {
 							errs <- err

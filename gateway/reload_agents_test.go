@@ -106,13 +106,13 @@ func TestReloadAgents(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
 	call := func(tool, input, cls string) error {
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Tool: tool,
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Tool: tool,
 			Input: json.RawMessage(input), Class: cls}, nil)
 		return err
 	}
 	hello := func() error { return call("echo", `{"text":"hi"}`, "int") }
 	discover := func(capability string) ([]string, error) {
-		out, err := acme.s.Discover(ctx, localbridge.DiscoverRequest{Capability: capability, Org: "globex"})
+		out, err := acme.s.local.Discover(ctx, localbridge.DiscoverRequest{Capability: capability, Org: "globex"})
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +153,7 @@ func TestReloadAgents(t *testing.T) {
 	if err := call("echo", `{"text":"hi"}`, "conf"); pipeline.Code(err) != wire.ErrClassification {
 		t.Fatalf("conf above the new agent's ceiling of int: %v", err)
 	}
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Message: "hi", Class: "int"}, nil); pipeline.Code(err) != wire.ErrCapability {
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Message: "hi", Class: "int"}, nil); pipeline.Code(err) != wire.ErrCapability {
 		t.Fatalf("query to an agent without a query tool: %v", err)
 	}
 	if !strings.Contains(globex.logs(), `"msg":"agent added","agent":"calc"`) {
@@ -173,7 +173,7 @@ func TestReloadAgents(t *testing.T) {
 	}
 	// The query now reaches the echo tool, whose schema wants a text the
 	// query does not have.
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Message: "hi", Class: "int"}, nil); pipeline.Code(err) != wire.ErrInvalidParam || !strings.Contains(err.Error(), "p.input.text") {
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "calc@globex", Message: "hi", Class: "int"}, nil); pipeline.Code(err) != wire.ErrInvalidParam || !strings.Contains(err.Error(), "p.input.text") {
 		t.Fatalf("query after setting a query tool: %v", err)
 	}
 	if got, err := discover("calc.sub"); err != nil || !slices.Equal(got, []string{"calc@globex"}) {
@@ -308,7 +308,7 @@ func TestReloadAgents(t *testing.T) {
 		t.Fatalf("the removed agent is still in the directory: %v", err)
 	}
 	// The other agent was never disturbed.
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"hi"}`)}, nil); err != nil {
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"hi"}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
 }

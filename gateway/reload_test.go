@@ -33,7 +33,7 @@ func TestReloadPeers(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	call := func(cls string) error {
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 			Input: json.RawMessage(`{"text":"hi"}`), Class: cls}, nil)
 		return err
 	}

@@ -37,7 +37,7 @@ func TestContextReachesThePeersAgent(t *testing.T) {
 		if callerCtx != "" {
 			q.Context = json.RawMessage(callerCtx)
 		}
-		out, err := acme.s.Query(ctx, q, nil)
+		out, err := acme.s.local.Query(ctx, q, nil)
 		return string(out), err
 	}
 
@@ -52,7 +52,7 @@ func TestContextReachesThePeersAgent(t *testing.T) {
 	}
 	<-called
 	// To an agent of the caller's own organisation, it is the call's context too.
-	out, err := globex.s.Query(ctx, localbridge.QueryRequest{From: "probe", To: "probe", Tool: "whatctx", Input: json.RawMessage(`{}`),
+	out, err := globex.s.local.Query(ctx, localbridge.QueryRequest{From: "probe", To: "probe", Tool: "whatctx", Input: json.RawMessage(`{}`),
 		Context: json.RawMessage(`{"cwd":"/home/grace"}`)}, nil)
 	if err != nil || !sameJSONText(t, out, `{"context":{"cwd":"/home/grace"}}`) {
 		t.Fatalf("a local call: %s %v", out, err)

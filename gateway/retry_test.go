@@ -49,11 +49,11 @@ func TestRetriesOnlyIdempotent(t *testing.T) {
 		}
 	}
 	call := func() error {
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"x"}`)}, nil)
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"x"}`)}, nil)
 		return err
 	}
 
-	_, err := acme.s.Ping(ctx, localbridge.PingRequest{Agent: "echo@globex"})
+	_, err := acme.s.local.Ping(ctx, localbridge.PingRequest{Agent: "echo@globex"})
 	unavailable("ping", err)
 	if n := accepted.Swap(0); n != 3 {
 		t.Fatalf("ping connected %d times, want 3", n)
@@ -86,7 +86,7 @@ func TestInFlightCeiling(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	call := func(tool, input string) error {
-		_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
+		_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
 		return err
 	}
 	if err := call("echo", `{"text":"warm"}`); err != nil {
@@ -125,7 +125,7 @@ func TestSessionForgottenByThePeer(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			call := func(text string) error {
-				out, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
+				out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 					Input: json.RawMessage(`{"text":"` + text + `"}`)}, nil)
 				if err == nil && !strings.Contains(string(out), text) {
 					err = errors.New("unexpected answer " + string(out))
@@ -173,7 +173,7 @@ func TestRefusalInSessionNamesItsCall(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			query := func(ctx context.Context, tool, input string) error {
-				_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
+				_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: tool, Input: json.RawMessage(input)}, nil)
 				return err
 			}
 			if err := query(ctx, "echo", `{"text":"warm"}`); err != nil {
@@ -205,7 +205,7 @@ func TestRefusedReplyFailsItsCall(t *testing.T) {
 	acme, globex := twoGateways(t, TransportWebSocket)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if _, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"warm"}`)}, nil); err != nil {
+	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"warm"}`)}, nil); err != nil {
 		t.Fatal(err)
 	}
 	sess, err := globex.s.sessions.Peer(wire.Ref{Agent: GatewayAgent, Org: "acme"})

@@ -472,12 +472,14 @@ func Open(opts Options) (*Server, error) {
 	s.local = local.New(local.Config{
 		Org: cfg.Org, Signer: org, Core: s.core, Agents: localAgents{s}, Pipe: s.pipe, Seal: routes{s},
 		Gate: s.gate, Grants: s.grants, Scanner: s.scanner, Approvals: s.approvals, CallContext: s.consentContext, Inbound: s.inboundEvent, ExtContext: extContext,
-		Observe:        localObserver{s},
+		Observe: localObserver{s},
+		Peers:   localPeers{s}, Directory: s.registry, Policy: s.policy, Consents: s.consents, Codec: s.codec,
+		Background: s.background, QueryDone: s.queryEvent, WithContext: withContext,
 		RequestTimeout: cfg.Listen.RequestTimeout.D(), SessionTTL: cfg.Security.SessionTTL.D(),
 		ChunkBytes: cfg.Limits.ChunkBytes, MaxHops: cfg.Limits.MaxHops, Log: s.log, Now: s.now, Rand: s.rand,
 	})
 	s.rpc = localbridge.NewRPCServer(localbridge.RPCConfig{
-		Query: s, Directory: s, Sync: s.registry, Ping: s, Consent: s.local, Asker: s, Approvals: s.approvals,
+		Query: s.local, Directory: s.local, Sync: s.registry, Ping: s.local, Consent: s.local, Asker: s.local, Approvals: s.approvals,
 		ErrorOutcome: local.OutcomeOf, Logger: s.log.With("component", "rpc"), ServerVersion: "moltgate " + Version,
 		MaxConns: cfg.Listen.MaxConnections, Rand: s.rand, Now: s.now,
 		MaxQueries: cfg.Rate.LocalQueries, RequestsPerSecond: cfg.Rate.LocalRequestsPerSecond,

@@ -332,7 +332,7 @@ func TestGRPCPeerThatStopsReadingFailsTheCalls(t *testing.T) {
 		go func() {
 			ctx, cancel := context.WithTimeout(context.Background(), deadline)
 			defer cancel()
-			_, err := acme.s.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: input}, nil)
+			_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: input}, nil)
 			errs <- err
 		}()
 	}

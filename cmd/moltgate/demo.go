@@ -241,7 +241,7 @@ type discoveryPage struct {
 // capability, with its tools among its capabilities.
 func (g *demoGateway) awaitEntry(ctx context.Context, id, capability string, tools []string) (discoveryResult, error) {
 	for {
-		raw, err := g.s.Discover(ctx, localbridge.DiscoverRequest{Capability: capability})
+		raw, err := g.s.Local().Discover(ctx, localbridge.DiscoverRequest{Capability: capability})
 		if err != nil {
 			return discoveryResult{}, err
 		}
@@ -270,7 +270,7 @@ func (g *demoGateway) awaitEntry(ctx context.Context, id, capability string, too
 func (d *demo) discover(ctx context.Context) error {
 	d.say("Discovery and the handshake. acme's assistant needs a weather forecast: acme's gateway asks\n" +
 		"   globex's directory for capability weather.forecast.")
-	raw, err := d.acme.s.Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Capability: "weather.forecast"})
+	raw, err := d.acme.s.Local().Discover(ctx, localbridge.DiscoverRequest{Org: "globex", Capability: "weather.forecast"})
 	if err != nil {
 		return fmt.Errorf("discover at globex: %w", err)
 	}
@@ -316,7 +316,7 @@ func (d *demo) showSession(ctx context.Context, peer string) error {
 }
 
 func (d *demo) call(ctx context.Context, g *demoGateway, from, tool, input, cls, token string, emit func(localbridge.StreamEvent) error) (json.RawMessage, error) {
-	return g.s.Query(ctx, localbridge.QueryRequest{From: from, To: demoagent.ConciergeID + "@globex", Tool: tool,
+	return g.s.Local().Query(ctx, localbridge.QueryRequest{From: from, To: demoagent.ConciergeID + "@globex", Tool: tool,
 		Input: json.RawMessage(input), Class: cls, Consent: token}, emit)
 }
 

@@ -134,7 +134,7 @@ type pong struct {
 // its tools, and returns them.
 func (g *demoGateway) awaitAgent(ctx context.Context, id string) ([]string, error) {
 	for {
-		raw, err := g.s.Ping(ctx, localbridge.PingRequest{Agent: id})
+		raw, err := g.s.Local().Ping(ctx, localbridge.PingRequest{Agent: id})
 		if err != nil {
 			return nil, err
 		}

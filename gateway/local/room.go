@@ -24,6 +24,7 @@ import (
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii"
+	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -33,14 +34,42 @@ type Agent struct {
 	ID string
 	// QueryTool is the tool that answers its queries; "" for none.
 	QueryTool string
-	// Identity is its key pair: its replies are signed with it.
+	// Identity is its key pair: its replies and calls are signed with it.
 	Identity *identity.Agent
+	// Caps are the organisation's capability certificates for it, which
+	// its calls to peers' tools carry.
+	Caps []*identity.CapabilityCert
 }
 
 // Agents are the local agents the gateway holds.
 type Agents interface {
 	// Agent returns the agent of that id, and false if there is none.
 	Agent(id string) (Agent, bool)
+	// Only returns the one local agent, and false unless there is
+	// exactly one: a local caller that names none speaks for it.
+	Only() (Agent, bool)
+}
+
+// Peers are the gateway's peers, as local callers reach them.
+type Peers interface {
+	// Send passes m, signed with sk, through the gate outbound and sends
+	// it to the gateway of m.To.Org, handing each message that comes back
+	// to onMsg until it returns true or an error. An organisation that is
+	// no peer is E_AGENT_NOT_FOUND.
+	Send(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error
+	// Key returns the org key held for peer org, and false if org is no
+	// peer.
+	Key(org string) (keys.Ed25519Public, bool)
+}
+
+// Directory is the gateway's registry, as local callers search it.
+type Directory interface {
+	// DiscoverLocal answers a discovery as a local caller sees the
+	// directory; hidden adds unlisted and offline entries.
+	DiscoverLocal(ctx context.Context, p *wire.DiscoverPayload, hidden bool) (wire.Value, error)
+	// VerifyAttestations checks a peer's discovery answer against key,
+	// the org key held for org.
+	VerifyAttestations(data wire.Value, org string, key keys.Ed25519Public) error
 }
 
 // Observer records what the room does: the spans of its calls to agents,
@@ -94,6 +123,13 @@ type Config struct {
 	Scanner *pii.Scanner
 	// Approvals is the queue a person decides consent requests in.
 	Approvals *localbridge.Approvals
+	// QueryDone records a local caller's call once it is answered (the
+	// gateway's event stream). Default none.
+	QueryDone func(req localbridge.QueryRequest, start time.Time, err *error)
+	// WithContext puts a local caller's context for the call into the ext
+	// of the message that carries it to a peer, or refuses it. Default
+	// ext alone.
+	WithContext func(ext wire.Value, callerCtx json.RawMessage) (wire.Value, error)
 	// Inbound records a peer's call of an agent once it is answered (the
 	// gateway's event stream). Default none.
 	Inbound func(m *wire.Message, start time.Time, ans *pipeline.Answer)
@@ -103,6 +139,22 @@ type Config struct {
 	// CallContext is the context a call to agent carries for m (the
 	// consent it comes under, say), or nil. Default none.
 	CallContext func(m *wire.Message, agent string) json.RawMessage
+	// Peers carry local callers' calls to peers.
+	Peers Peers
+	// Directory answers local callers' discovery.
+	Directory Directory
+	// Policy holds each agent's ceiling, which a call between two local
+	// agents keeps.
+	Policy *classify.Policy
+	// Consents checks the consents local callers attach to calls between
+	// local agents.
+	Consents *consent.Verifier
+	// Codec checks local callers' discovery queries.
+	Codec *wire.Codec
+	// Background runs f in the background, with a context that ends when
+	// the gateway stops, unless the gateway is closing already. It carries
+	// the cancel of a call a local caller gave up on to the peer.
+	Background func(f func(ctx context.Context))
 	// RequestTimeout bounds a call to an agent, besides the request's exp.
 	RequestTimeout time.Duration
 	// SessionTTL is how long a consent asked for "session" lasts.
@@ -135,6 +187,7 @@ type Room struct {
 	log       *slog.Logger
 	now       func() time.Time
 	rand      io.Reader
+	peers     Peers
 	calls     Calls // the calls local agents are handling for peers
 }
 
@@ -153,7 +206,7 @@ func New(cfg Config) *Room {
 		cfg.Observe = unobserved{}
 	}
 	return &Room{cfg: cfg, pipe: cfg.Pipe, core: cfg.Core, agents: cfg.Agents, seal: cfg.Seal, observe: cfg.Observe, gate: cfg.Gate,
-		grants: cfg.Grants, scanner: cfg.Scanner, approvals: cfg.Approvals, log: cfg.Log, now: cfg.Now, rand: cfg.Rand}
+		grants: cfg.Grants, scanner: cfg.Scanner, approvals: cfg.Approvals, peers: cfg.Peers, log: cfg.Log, now: cfg.Now, rand: cfg.Rand}
 }
 
 // callContextOf is the context of the call m makes of agent.

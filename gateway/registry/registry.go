@@ -413,6 +413,11 @@ func (s *Service) DiscoverLocal(ctx context.Context, p *wire.DiscoverPayload, hi
 	return ans.Value(), nil
 }
 
+// VerifyAttestations is VerifyAttestations on the service's clock.
+func (s *Service) VerifyAttestations(data wire.Value, org string, key keys.Ed25519Public) error {
+	return VerifyAttestations(data, org, key, s.cfg.Now())
+}
+
 // VerifyAttestations checks the registry's signature on every result of
 // a peer's discovery answer, with key, the key held for org: a result that
 // was forged or altered on the way, or has expired, is refused with the
