@@ -2,11 +2,9 @@ package gateway
 
 import (
 	"context"
-	"net/http"
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
-	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
@@ -97,44 +95,6 @@ func (s *Server) publishAgent(info localbridge.AgentInfo) {
 		ID: info.ID, Capabilities: st.spec.Capabilities, Visibility: st.spec.Visibility,
 		Key: st.id.Signing.Public(), EncKey: st.id.Encryption.Public(), Cert: st.cert.Value(),
 	}, info)
-}
-
-// registryAnswer answers what the pipeline routes to registry@org, signed
-// with the org key and sealed the way the request came.
-func (s *Server) registryAnswer(ctx context.Context, in *pipeline.Inbound) pipeline.Answer {
-	if p, ok := in.M.Payload.(*wire.SecurityAlertPayload); ok {
-		// A peer's revocation list: taken here, and applied once the
-		// answer is sealed, since applying it may end the session the
-		// answer goes back in.
-		data, apply, err := s.securityAlert(ctx, in, p)
-		if err != nil {
-			return s.pipe.Refuse(in.M, in.Sess, err)
-		}
-		ans := s.sealRegistry(in, s.registry.Reply(in.M.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: data})))
-		apply()
-		return ans
-	}
-	v := directory.Viewer{}
-	if s.pipe.OrgShown(in) {
-		v.Org = in.M.From.Org
-	}
-	r, err := s.registry.Answer(ctx, in, v)
-	if err != nil {
-		return s.pipe.Refuse(in.M, in.Sess, err)
-	}
-	return s.sealRegistry(in, r)
-}
-
-// sealRegistry signs the registry's reply r with the org key, whose sender
-// it then is, and seals it the way the request came.
-func (s *Server) sealRegistry(in *pipeline.Inbound, r *wire.Message) pipeline.Answer {
-	r.From = s.org.Sender()
-	r.From.Agent = RegistryAgent
-	body, err := s.reply(in, r, s.org.Signing)
-	if err != nil {
-		return s.pipe.Refuse(in.M, in.Sess, err)
-	}
-	return pipeline.Answer{Body: body, Status: http.StatusOK}
 }
 
 // VerifyAttestation checks one discovery result against the registry key

@@ -2,8 +2,10 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/keys"
@@ -14,8 +16,44 @@ import (
 // of this organisation's agents.
 type routes struct{ s *Server }
 
-func (r routes) Registry(ctx context.Context, in *pipeline.Inbound) pipeline.Answer {
-	return r.s.registryAnswer(ctx, in)
+// Registry answers what the pipeline routes to registry@org, signed with
+// the org key and sealed the way the request came.
+func (rt routes) Registry(ctx context.Context, in *pipeline.Inbound) pipeline.Answer {
+	s := rt.s
+	if p, ok := in.M.Payload.(*wire.SecurityAlertPayload); ok {
+		// A peer's revocation list: taken here, and applied once the
+		// answer is sealed, since applying it may end the session the
+		// answer goes back in.
+		data, apply, err := s.securityAlert(ctx, in, p)
+		if err != nil {
+			return s.pipe.Refuse(in.M, in.Sess, err)
+		}
+		ans := rt.sealRegistry(in, s.registry.Reply(in.M.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: data})))
+		apply()
+		return ans
+	}
+	v := directory.Viewer{}
+	if s.pipe.OrgShown(in) {
+		v.Org = in.M.From.Org
+	}
+	r, err := s.registry.Answer(ctx, in, v)
+	if err != nil {
+		return s.pipe.Refuse(in.M, in.Sess, err)
+	}
+	return rt.sealRegistry(in, r)
+}
+
+// sealRegistry signs the registry's reply r with the org key, whose sender
+// it then is, and seals it the way the request came.
+func (rt routes) sealRegistry(in *pipeline.Inbound, r *wire.Message) pipeline.Answer {
+	s := rt.s
+	r.From = s.org.Sender()
+	r.From.Agent = RegistryAgent
+	body, err := s.reply(in, r, s.org.Signing)
+	if err != nil {
+		return s.pipe.Refuse(in.M, in.Sess, err)
+	}
+	return pipeline.Answer{Body: body, Status: http.StatusOK}
 }
 
 func (r routes) Local(ctx context.Context, in *pipeline.Inbound, emit func([]byte) error) pipeline.Answer {
