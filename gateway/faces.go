@@ -76,6 +76,9 @@ func (s *Server) ready(ctx context.Context) string {
 		s.log.Warn("readiness check: storage does not answer", "err", err)
 		return "storage_unavailable"
 	}
+	if reason := storageFailing(s.outages); reason != "" {
+		return reason
+	}
 	return ""
 }
 

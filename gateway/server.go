@@ -33,6 +33,7 @@ import (
 	"github.com/moltgate/moltgate/handshake/replay"
 	"github.com/moltgate/moltgate/handshake/replay/journal"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/outage"
 	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
@@ -128,6 +129,7 @@ type Server struct {
 	holds consent.Holds
 
 	store    directory.Store
+	outages  *outage.Watch // the stores failing while serving
 	registry *registry.Service
 	// keys is the revocation lists: this organisation's own, and its
 	// peers' that it enforces.
@@ -302,6 +304,8 @@ func Open(opts Options) (*Server, error) {
 	if err := s.openStorage(); err != nil {
 		return nil, openErr(err)
 	}
+	s.outages = newOutages(s.metrics.reg, s.log, s.now)
+	s.store = outage.WatchStore(s.store, s.outages)
 	if s.audit, err = openAudit(d, cfg, s.db, s.log, audit.Config{Source: "moltgate://" + cfg.Org, Rand: s.rand, Now: s.now}); err != nil {
 		s.closeStorage()
 		return nil, openErr(err)
@@ -362,6 +366,7 @@ func Open(opts Options) (*Server, error) {
 			return nil, openErr(err)
 		}
 	}
+	rc.Storage = outage.WatchReplay(rc.Storage, s.outages)
 	s.replay = replay.New(rc)
 	s.verifier = keys.NewVerifier(0)
 	s.events = events.New(events.Config{Now: s.now, Rand: s.rand})
