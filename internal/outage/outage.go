@@ -7,7 +7,9 @@ package outage
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -96,6 +98,11 @@ func Cause(err error, isRefusal func(error) bool) string {
 		return IOError
 	case errors.As(err, &ce), errors.As(err, &ne), pgconn.SafeToRetry(err):
 		return Unreachable
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF), errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, syscall.EPIPE), errors.Is(err, syscall.ECONNREFUSED):
+		// A connection to the database server cut in the middle of an
+		// answer: the server stopped, crashed or was cut off.
+		return Unreachable
 	}
 	// Drivers that flatten their errors to text still say what happened.
 	msg := strings.ToLower(err.Error())
@@ -104,6 +111,8 @@ func Cause(err error, isRefusal func(error) bool) string {
 		return DiskFull
 	case strings.Contains(msg, "readonly database"), strings.Contains(msg, "read-only"):
 		return ReadOnly
+	case strings.Contains(msg, "conn closed"), strings.Contains(msg, "connection refused"), strings.Contains(msg, "unexpected eof"):
+		return Unreachable
 	}
 	return Failed
 }
