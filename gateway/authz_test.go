@@ -104,12 +104,9 @@ func pendingID(t *testing.T, g *testGateway) string {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		g.s.pending.mu.Lock()
-		for id := range g.s.pending.m {
-			g.s.pending.mu.Unlock()
-			return id
+		if ids := g.s.peers.Waiting(); len(ids) > 0 {
+			return ids[0]
 		}
-		g.s.pending.mu.Unlock()
 		time.Sleep(5 * time.Millisecond)
 	}
 	t.Fatal("no call in flight")
@@ -134,8 +131,8 @@ func postAs(t *testing.T, ctx context.Context, from, to *testGateway, r *wire.Me
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps := from.s.peer(to.s.cfg.Org)
-	resp, err := ps.post(ctx, env, "")
+	ps := from.s.peers.Get(to.s.cfg.Org)
+	resp, err := ps.Post(ctx, env)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,8 +190,8 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 					From: acme.s.agent("client").id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 					Payload: &wire.PingPayload{Nonce: "n"}}
 			}
-			old := acme.s.peer("globex")
-			if err := old.call(ctx, tr, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
+			old := acme.s.peers.Get("globex")
+			if err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
 				t.Fatalf("call while globex is a peer: %v", err)
 			}
 			if err := os.Remove(filepath.Join(acme.dir.PeersDir(), "globex.json")); err != nil {
@@ -204,7 +201,7 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 				t.Fatal(err)
 			}
 			before := globex.s.sessions.Len()
-			err := old.call(ctx, tr, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil })
+			err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil })
 			if err == nil {
 				t.Fatal("a call went to a former peer")
 			}
@@ -216,18 +213,7 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 			}
 			// Nor does a connection made anew on it, as a renewal under way
 			// would make one, keep a session.
-			var derr error
-			switch tr {
-			case TransportWebSocket:
-				_, derr = old.dialWS(ctx)
-			case TransportGRPC:
-				_, derr = old.dialGRPC(ctx)
-			default:
-				old.hsMu.Lock()
-				_, derr = old.handshakeHTTP(ctx)
-				old.hsMu.Unlock()
-			}
-			if derr == nil {
+			if derr := old.Handshake(ctx, tr); derr == nil {
 				t.Fatal("a connection to a former peer was made and kept")
 			}
 			if _, err := acme.s.sessions.Peer(wire.Ref{Agent: GatewayAgent, Org: "globex"}); err == nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -20,7 +21,7 @@ func TestSlowCallerGetsWholeStream(t *testing.T) {
 			acme, _ := twoGateways(t, tr)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			const chunks = 4 * replyBuffer
+			const chunks = 4 * peers.ReplyBuffer
 			n := 0
 			out, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 				Input: json.RawMessage(`{"text":"slow ","repeat":256}`)},

@@ -21,14 +21,10 @@ func TestPeerConnectionReadsDirectly(t *testing.T) {
 		Input: json.RawMessage(`{"text":"x"}`), Class: "conf"}, nil); err != nil {
 		t.Fatalf("call: %v", err)
 	}
-	ps := acme.s.peer("globex")
-	ps.ws.mu.Lock()
-	wc, has := ps.ws.cur, ps.ws.has
-	ps.ws.mu.Unlock()
-	if !has || wc.conn.NetConn() == nil {
+	c := acme.s.peers.Get("globex").WebSocketConn()
+	if c == nil {
 		t.Fatal("no WebSocket connection to globex after a call over it")
 	}
-	c := wc.conn.NetConn()
 	if _, ok := c.(*sockio.Conn); !ok {
 		t.Fatalf("the connection to globex is a %T, not a *sockio.Conn", c)
 	}

@@ -85,14 +85,14 @@ func (s *Server) ready(ctx context.Context) string {
 // deliverLate sends a reply that was not ready in time to the gateway of
 // the organisation that asked.
 func (s *Server) deliverLate(a pipeline.Answer) {
-	ps := s.peer(a.Peer)
+	ps := s.peers.Get(a.Peer)
 	if ps == nil {
 		return
 	}
 	ctx, cancel := context.WithTimeout(s.bgCtx, s.cfg.Listen.RequestTimeout.D())
 	defer cancel()
 	for i := 0; i < 3; i++ {
-		resp, err := ps.post(ctx, a.Body, "")
+		resp, err := ps.Post(ctx, a.Body)
 		if err == nil {
 			resp.Body.Close()
 			if resp.StatusCode < 500 {

@@ -28,6 +28,7 @@ import (
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/grpcconn"
+	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -245,7 +246,7 @@ func (r *faceRig) tryDial(ctx context.Context, t *testing.T, face string) (*face
 		}
 		resp.Body.Close()
 		c.ws = ws
-		tr = wsTransport{ws}
+		tr = wsconn.Transport{C: ws}
 	case pipeline.FaceStream:
 		c.grpcConn()
 		sctx, cancel := context.WithCancel(context.Background())
@@ -255,7 +256,7 @@ func (r *faceRig) tryDial(ctx context.Context, t *testing.T, face string) (*face
 			t.Fatal(err)
 		}
 		c.st, c.stop = st, cancel
-		tr = grpcTransport{st}
+		tr = grpcconn.Transport{Stream: st}
 	}
 	sess, err := handshake.NewInitiator(r.hs, handshake.Peer{Ref: wire.Ref{Agent: GatewayAgent, Org: "globex"}, Key: r.peer.OrgKey}).Run(ctx, tr)
 	if err != nil {

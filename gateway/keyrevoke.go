@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/peerstatus"
 	"github.com/moltgate/moltgate/revocation"
@@ -138,7 +139,7 @@ func (s *Server) learnRevocations(ctx context.Context, org string) error {
 	if l.ok {
 		return nil
 	}
-	ps := s.peer(org)
+	ps := s.peers.Get(org)
 	if ps == nil {
 		return nil
 	}
@@ -174,14 +175,14 @@ func (l *learning) take(s *Server, org string, err error) {
 
 // pullRevocations fetches ps's revocation list from its registry and takes
 // it if it is newer. A gateway that serves none (404) has revoked nothing.
-func (s *Server) pullRevocations(ctx context.Context, ps *peerState) error {
+func (s *Server) pullRevocations(ctx context.Context, ps *peers.Remote) error {
 	ctx, cancel := context.WithTimeout(ctx, fetchTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ps.p.Endpoint+revocationsRoute, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, ps.Peer().Endpoint+revocationsRoute, nil)
 	if err != nil {
 		return err
 	}
-	resp, err := ps.client.Do(req)
+	resp, err := ps.Client().Do(req)
 	if err != nil {
 		return err
 	}
@@ -219,12 +220,12 @@ func (e *badListError) Unwrap() error { return e.err }
 // the peer end (they may have carried the revoked agents' messages; new
 // ones are made on next use), and the revoked agents' entries leave the
 // directory.
-func (s *Server) takeRevocations(ctx context.Context, ps *peerState, l *revocation.List) (bool, error) {
-	if l.Org != ps.p.Org {
-		return false, wire.Errorf(wire.ErrAuthFailed, "revocation_list.org", "the list of %s came from %s", l.Org, ps.p.Org)
+func (s *Server) takeRevocations(ctx context.Context, ps *peers.Remote, l *revocation.List) (bool, error) {
+	if l.Org != ps.Peer().Org {
+		return false, wire.Errorf(wire.ErrAuthFailed, "revocation_list.org", "the list of %s came from %s", l.Org, ps.Peer().Org)
 	}
 	prev := s.keys.book.List(l.Org)
-	changed, err := s.keys.book.Accept(l, ps.p.OrgKey)
+	changed, err := s.keys.book.Accept(l, ps.Peer().OrgKey)
 	if err != nil || !changed {
 		return false, err
 	}
@@ -243,7 +244,7 @@ func (s *Server) takeRevocations(ctx context.Context, ps *peerState, l *revocati
 	n := s.sessions.RemoveOrg(l.Org)
 	// The connections made for those sessions go too: the next call
 	// makes new ones, with new sessions.
-	ps.close()
+	ps.Close()
 	s.metrics.sessions.Set(float64(s.sessions.Len()))
 	removed := 0
 	for _, e := range l.Entries {
@@ -267,7 +268,7 @@ func (s *Server) takeRevocations(ctx context.Context, ps *peerState, l *revocati
 // it carries, signed by the peer's org key, is what counts.
 func (s *Server) securityAlert(ctx context.Context, in *pipeline.Inbound, p *wire.SecurityAlertPayload) (wire.Value, func(), error) {
 	m := in.M
-	ps := s.peer(m.From.Org)
+	ps := s.peers.Get(m.From.Org)
 	if !in.FromPeer || ps == nil || m.From.Agent != GatewayAgent {
 		return wire.Value{}, nil, wire.Errorf(wire.ErrAuthFailed, "from", "a security_alert comes from the gateway of a peer organisation")
 	}
@@ -278,7 +279,7 @@ func (s *Server) securityAlert(ctx context.Context, in *pipeline.Inbound, p *wir
 	if l.Org != m.From.Org {
 		return wire.Value{}, nil, wire.Errorf(wire.ErrAuthFailed, "p.revocation_list.org", "the list of %s came from %s", l.Org, m.From.Org)
 	}
-	if err := l.Verify(ps.p.OrgKey); err != nil {
+	if err := l.Verify(ps.Peer().OrgKey); err != nil {
 		s.log.Warn("forged revocation list refused", "peer", m.From.Org, "err", err.Error())
 		return wire.Value{}, nil, wire.Errorf(wire.ErrSignature, "p.revocation_list.sig", "%v", err)
 	}
@@ -356,31 +357,25 @@ func (s *Server) pushRevocations(ctx context.Context, l *revocation.List) {
 	if err != nil {
 		return
 	}
-	s.peersMu.RLock()
-	peers := make([]*peerState, 0, len(s.peers))
-	for _, ps := range s.peers {
-		peers = append(peers, ps)
-	}
-	s.peersMu.RUnlock()
-	for _, ps := range peers {
+	for _, ps := range s.peers.All() {
 		s.bg.Add(1)
 		go func() {
 			defer s.bg.Done()
 			for try, wait := 0, time.Second; try < 5; try, wait = try+1, wait*3 {
 				m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpSecurityAlert,
-					From: s.org.Sender(), To: wire.Ref{Agent: GatewayAgent, Org: ps.p.Org}, Cls: wire.Int,
+					From: s.org.Sender(), To: wire.Ref{Agent: GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
 					Payload: &wire.SecurityAlertPayload{AlertType: "key_revocation", AffectedAgent: last.Agent, Effective: last.Effective,
 						ActionRequired: "terminate_sessions", RevocationList: lv}}
-				err := s.callAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
+				err := s.peers.CallAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
 					_, ok := r.Payload.(*wire.RespondPayload)
 					return ok, nil
 				})
 				if err == nil {
-					s.log.Info("revocation list pushed", "peer", ps.p.Org, "serial", l.Serial)
+					s.log.Info("revocation list pushed", "peer", ps.Peer().Org, "serial", l.Serial)
 					return
 				}
 				if we := pipeline.AsWire(err); !we.Code.Recoverable() && we.Code != wire.ErrPeerUnavailable {
-					s.log.Warn("revocation list refused by peer", "peer", ps.p.Org, "serial", l.Serial, "err", err.Error())
+					s.log.Warn("revocation list refused by peer", "peer", ps.Peer().Org, "serial", l.Serial, "err", err.Error())
 					return
 				}
 				select {
@@ -389,7 +384,7 @@ func (s *Server) pushRevocations(ctx context.Context, l *revocation.List) {
 				case <-time.After(wait):
 				}
 			}
-			s.log.Warn("revocation list not pushed; the peer fetches it on its next contact", "peer", ps.p.Org, "serial", l.Serial)
+			s.log.Warn("revocation list not pushed; the peer fetches it on its next contact", "peer", ps.Peer().Org, "serial", l.Serial)
 		}()
 	}
 }
@@ -397,18 +392,12 @@ func (s *Server) pushRevocations(ctx context.Context, l *revocation.List) {
 // pullAll fetches every peer's list: what a push missed arrives within
 // pullEvery.
 func (s *Server) pullAll(ctx context.Context) {
-	s.peersMu.RLock()
-	peers := make([]*peerState, 0, len(s.peers))
-	for _, ps := range s.peers {
-		peers = append(peers, ps)
-	}
-	s.peersMu.RUnlock()
-	for _, ps := range peers {
+	for _, ps := range s.peers.All() {
 		if err := s.pullRevocations(ctx, ps); err != nil {
-			s.log.Debug("peer revocation list not fetched", "peer", ps.p.Org, "err", err.Error())
+			s.log.Debug("peer revocation list not fetched", "peer", ps.Peer().Org, "err", err.Error())
 			continue
 		}
-		if v, ok := s.keys.learnt.Load(ps.p.Org); ok {
+		if v, ok := s.keys.learnt.Load(ps.Peer().Org); ok {
 			l := v.(*learning)
 			l.mu.Lock()
 			l.ok = true
@@ -433,15 +422,14 @@ func (s *Server) forgetPeerKeys(org string) {
 func (s *Server) writePeerStatus() {
 	sessions := s.sessions.CountByOrg()
 	f := &peerstatus.File{}
-	s.peersMu.RLock()
-	for org := range s.peers {
+	for _, ps := range s.peers.All() {
+		org := ps.Peer().Org
 		p := peerstatus.Peer{Org: org, Sessions: sessions[org], RevocationSerial: s.keys.book.Serial(org)}
 		if v, ok := s.keys.contacts.Load(org); ok {
 			p.LastContact = time.UnixMilli(v.(*atomic.Int64).Load()).UTC()
 		}
 		f.Peers = append(f.Peers, p)
 	}
-	s.peersMu.RUnlock()
 	key := fmt.Sprint(f.Peers)
 	now := s.now()
 	if key == s.keys.statusOut && now.Sub(s.keys.statusAt) < 30*time.Second {

@@ -67,19 +67,19 @@ func (st *agentState) local() local.Agent {
 type localPeers struct{ s *Server }
 
 func (p localPeers) Send(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
-	ps, err := p.s.peerFor(m.To.Org)
+	ps, err := p.s.peers.For(m.To.Org)
 	if err != nil {
 		return err
 	}
-	return p.s.sendVia(ctx, ps, m, sk, onMsg)
+	return p.s.peers.SendVia(ctx, ps, m, sk, onMsg)
 }
 
 func (p localPeers) Key(org string) (keys.Ed25519Public, bool) {
-	ps := p.s.peer(org)
+	ps := p.s.peers.Get(org)
 	if ps == nil {
 		return keys.Ed25519Public{}, false
 	}
-	return ps.p.OrgKey, true
+	return ps.Peer().OrgKey, true
 }
 
 // background runs f with the background context, tracked by the

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 )
@@ -74,12 +75,21 @@ func newMetrics() *metrics {
 	return m
 }
 
-func (m *metrics) setBreaker(peer string, s breakerState) {
-	for _, st := range []breakerState{breakerClosed, breakerOpen, breakerHalfOpen} {
+func (m *metrics) setBreaker(peer string, s peers.BreakerState) {
+	for _, st := range []peers.BreakerState{peers.BreakerClosed, peers.BreakerOpen, peers.BreakerHalfOpen} {
 		v := 0.0
 		if st == s {
 			v = 1
 		}
 		m.breaker.WithLabelValues(peer, st.String()).Set(v)
+	}
+}
+
+// peers are the hooks the calls to peers report through.
+func (m *metrics) peers() peers.Metrics {
+	return peers.Metrics{
+		Breaker:  m.setBreaker,
+		Renewed:  func(org, way string) { m.renewals.WithLabelValues(org, way).Inc() },
+		Sessions: func(n int) { m.sessions.Set(float64(n)) },
 	}
 }

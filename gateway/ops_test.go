@@ -190,7 +190,7 @@ func TestDrainDelay(t *testing.T) {
 	}
 	// acme's HTTP client opens what connections it needs: new ones are
 	// still accepted.
-	acme.s.peer("globex").client.CloseIdleConnections()
+	acme.s.peers.Get("globex").CloseIdle()
 	if err := call("while draining"); err != nil {
 		t.Fatalf("a new call while draining: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -143,16 +144,14 @@ func inPeerDoc(err error) error {
 }
 
 // Peer is an imported peer organisation.
-type Peer struct {
-	Org        string             `json:"org"`
-	OrgKey     keys.Ed25519Public `json:"org_key"`
-	EncKey     keys.X25519Public  `json:"enc_key"`
-	Endpoint   string             `json:"endpoint"`
-	GRPC       string             `json:"grpc"`
-	TLSPin     string             `json:"tls_pin,omitempty"`
-	MaxCls     wire.Class         `json:"max_cls"`
-	ImportedAt time.Time          `json:"imported_at"`
-}
+type Peer = peers.Peer
+
+// Transports for calls to peers.
+const (
+	TransportWebSocket = peers.TransportWebSocket
+	TransportGRPC      = peers.TransportGRPC
+	TransportHTTP      = peers.TransportHTTP
+)
 
 // ImportOptions are the choices of moltgate peer import.
 type ImportOptions struct {

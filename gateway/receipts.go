@@ -10,6 +10,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/moltgate/moltgate/audit"
+	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/keys"
@@ -70,8 +71,8 @@ func (s *Server) keyOf(org string) (keys.Ed25519Public, bool) {
 	if org == s.cfg.Org {
 		return s.org.Signing.Public(), true
 	}
-	if ps := s.peer(org); ps != nil {
-		return ps.p.OrgKey, true
+	if ps := s.peers.Get(org); ps != nil {
+		return ps.Peer().OrgKey, true
 	}
 	return keys.Ed25519Public{}, false
 }
@@ -166,7 +167,7 @@ func requestDigest(m *wire.Message) (string, error) {
 // sends it back to the callee's gateway. A reply without a receipt, or
 // with one that does not hold, is still the reply: the receipt is proof of
 // the exchange, not a condition of it; a bad one is logged.
-func (s *Server) countersign(ps *peerState, req, r *wire.Message, sess *handshake.Session) {
+func (s *Server) countersign(ps *peers.Remote, req, r *wire.Message, sess *handshake.Session) {
 	if s.receipts == nil || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
 		return
 	}
@@ -185,7 +186,7 @@ func (s *Server) countersign(ps *peerState, req, r *wire.Message, sess *handshak
 		err = rc.Countersign(s.org.Signing)
 	}
 	if err != nil {
-		s.log.Error("receipt refused", "peer", ps.p.Org, "message_id", r.ID, "err", err.Error())
+		s.log.Error("receipt refused", "peer", ps.Peer().Org, "message_id", r.ID, "err", err.Error())
 		return
 	}
 	s.keepReceipt(rc)
@@ -227,7 +228,7 @@ func (s *Server) matches(rc *receipt.Receipt, req, r *wire.Message) error {
 // respond to the reply, from this gateway, sealed in the session the reply
 // came in (or, for a reply outside one, in a session with the peer) and
 // posted, as a late reply is.
-func (s *Server) returnReceipt(ps *peerState, r *wire.Message, rc *receipt.Receipt, sess *handshake.Session) {
+func (s *Server) returnReceipt(ps *peers.Remote, r *wire.Message, rc *receipt.Receipt, sess *handshake.Session) {
 	v, err := receiptValue(rc)
 	if err != nil {
 		return
@@ -238,19 +239,19 @@ func (s *Server) returnReceipt(ps *peerState, r *wire.Message, rc *receipt.Recei
 		From: s.org.Sender(), To: r.From.Ref(), Cls: wire.Pub, Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()},
 		Ext: wire.ObjectValue(wire.Member{Key: ExtReceipt, Value: v})}
 	if sess == nil {
-		sess, err = ps.session(ctx)
+		sess, err = ps.Session(ctx)
 	}
 	if err == nil {
 		var body []byte
 		if body, err = sess.SignAndSeal(m, s.org.Signing); err == nil {
-			resp, perr := ps.post(ctx, body, "")
+			resp, perr := ps.Post(ctx, body)
 			if err = perr; err == nil {
 				resp.Body.Close()
 				return
 			}
 		}
 	}
-	s.log.Warn("countersigned receipt not returned", "peer", ps.p.Org, "message_id", r.ID, "err", err.Error())
+	s.log.Warn("countersigned receipt not returned", "peer", ps.Peer().Org, "message_id", r.ID, "err", err.Error())
 }
 
 // takeReceipt is the callee's half: a respond from a peer's gateway to one

@@ -39,21 +39,20 @@ func (s *Server) registryConfig() registry.Config {
 type registryPeers struct{ s *Server }
 
 func (r registryPeers) Peers() []registry.Peer {
-	r.s.peersMu.RLock()
-	defer r.s.peersMu.RUnlock()
-	out := make([]registry.Peer, 0, len(r.s.peers))
-	for _, ps := range r.s.peers {
-		out = append(out, registry.Peer{Org: ps.p.Org, Key: ps.p.OrgKey})
+	all := r.s.peers.All()
+	out := make([]registry.Peer, 0, len(all))
+	for _, ps := range all {
+		out = append(out, registry.Peer{Org: ps.Peer().Org, Key: ps.Peer().OrgKey})
 	}
 	return out
 }
 
 func (r registryPeers) CallAsGateway(ctx context.Context, org string, m *wire.Message, onMsg func(*wire.Message) (bool, error)) error {
-	ps := r.s.peer(org)
+	ps := r.s.peers.Get(org)
 	if ps == nil {
 		return wire.Errorf(wire.ErrPeerUnavailable, "to.org", "%s is no longer a peer of this gateway", org)
 	}
-	return r.s.callAsGateway(ctx, ps, m, onMsg)
+	return r.s.peers.CallAsGateway(ctx, ps, m, onMsg)
 }
 
 // registryLocals are the local agents as the directory service sees them.

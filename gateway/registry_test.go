@@ -249,7 +249,7 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 		t.Fatal(err)
 	}
 	good, _ := wire.Parse(out, 0)
-	peer := acme.s.peer("globex").p
+	peer := acme.s.peers.Get("globex").Peer()
 	verify := func(data wire.Value) error {
 		return registry.VerifyAttestations(data, peer.Org, peer.OrgKey, time.Now())
 	}

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/moltgate/moltgate/gateway/peers"
 )
 
 // watchEvery is how often a serving gateway looks for peers and local
@@ -33,7 +35,7 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 	defer s.reloadMu.Unlock()
 	// The peers first: they are read with a pin file of their own, so a
 	// mistake in either leaves the pins in use as they were.
-	peers, err := LoadPeers(s.dir, s.cfg.Org)
+	imported, err := LoadPeers(s.dir, s.cfg.Org)
 	if err != nil {
 		return fmt.Errorf("reload peers: %w", err)
 	}
@@ -43,15 +45,15 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 	// First everything that can fail, then the changes.
 	type change struct {
 		p       *Peer
-		old, ps *peerState // ps nil: the connections serve as they are
+		old, ps *peers.Remote // ps nil: the connections serve as they are
 	}
 	var changes []change
-	seen := make(map[string]bool, len(peers))
-	for _, p := range peers {
+	seen := make(map[string]bool, len(imported))
+	for _, p := range imported {
 		seen[p.Org] = true
-		c := change{p: p, old: s.peer(p.Org)}
-		if c.old == nil || !sameTransport(c.old.p, p) {
-			if c.ps, err = s.newPeerState(p); err != nil {
+		c := change{p: p, old: s.peers.Get(p.Org)}
+		if c.old == nil || !peers.SameTransport(c.old.Peer(), p) {
+			if c.ps, err = s.peers.Prepare(p); err != nil {
 				return fmt.Errorf("reload peers: %w", err)
 			}
 		} else if s.policy.PeerCeiling(p.Org) == p.MaxCls {
@@ -69,14 +71,12 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 			s.log.Info("peer updated", "peer", p.Org, "max_cls", p.MaxCls.String())
 			continue
 		}
-		rekeyed := c.old != nil && !c.old.p.OrgKey.Equal(p.OrgKey)
+		rekeyed := c.old != nil && !c.old.Peer().OrgKey.Equal(p.OrgKey)
 		if rekeyed {
 			s.trust.Remove(p.Org)
 		}
 		s.trust.Add(p.Org, p.OrgKey)
-		s.peersMu.Lock()
-		s.peers[p.Org] = c.ps
-		s.peersMu.Unlock()
+		s.peers.Put(c.ps)
 		if rekeyed {
 			// Sessions and directory entries made under the old key end
 			// with it. After the swap: a handshake that a call on the old
@@ -91,43 +91,21 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 			s.log.Info("peer added", "peer", p.Org, "endpoint", p.Endpoint, "max_cls", p.MaxCls.String())
 			continue
 		}
-		c.old.close()
+		c.old.Close()
 		s.log.Info("peer updated", "peer", p.Org, "endpoint", p.Endpoint, "max_cls", p.MaxCls.String())
 	}
 
-	s.peersMu.Lock()
-	var gone []*peerState
-	for org, ps := range s.peers {
-		if !seen[org] {
-			delete(s.peers, org)
-			gone = append(gone, ps)
-		}
-	}
-	s.peersMu.Unlock()
-	for _, ps := range gone {
-		s.trust.Remove(ps.p.Org)
-		s.policy.RemovePeer(ps.p.Org)
-		n := s.sessions.RemoveOrg(ps.p.Org)
-		s.forgetPeerKeys(ps.p.Org)
-		ps.close()
-		s.log.Info("peer removed", "peer", ps.p.Org, "sessions_ended", n, "entries_removed", s.purgeOrg(ctx, ps.p.Org))
+	for _, ps := range s.peers.Keep(func(org string) bool { return seen[org] }) {
+		org := ps.Peer().Org
+		s.trust.Remove(org)
+		s.policy.RemovePeer(org)
+		n := s.sessions.RemoveOrg(org)
+		s.forgetPeerKeys(org)
+		ps.Close()
+		s.log.Info("peer removed", "peer", org, "sessions_ended", n, "entries_removed", s.purgeOrg(ctx, org))
 	}
 	s.metrics.sessions.Set(float64(s.sessions.Len()))
 	return nil
-}
-
-// sameTransport reports whether a and b reach and authenticate the same
-// gateway the same way, so that connections made for a serve b.
-func sameTransport(a, b *Peer) bool {
-	return a.OrgKey.Equal(b.OrgKey) && a.EncKey.Equal(b.EncKey) && a.Endpoint == b.Endpoint &&
-		a.GRPC == b.GRPC && a.TLSPin == b.TLSPin
-}
-
-// close ends the connections made to the peer.
-func (ps *peerState) close() {
-	ps.closeWS()
-	ps.closeGRPC()
-	ps.client.CloseIdleConnections()
 }
 
 // peersStamp is what changes on disk when a peer is imported, removed or

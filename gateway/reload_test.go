@@ -123,7 +123,7 @@ func TestReloadPeers(t *testing.T) {
 	if n := globex.s.sessions.Len(); n != 0 {
 		t.Fatalf("globex holds %d sessions after removing acme", n)
 	}
-	if globex.s.trust.Known("acme") || globex.s.peer("acme") != nil {
+	if globex.s.trust.Known("acme") || globex.s.peers.Get("acme") != nil {
 		t.Fatal("acme still trusted after its removal")
 	}
 	if _, err := globex.s.Registry().Lookup(ctx, directory.ID{Agent: "client", Org: "acme"}, directory.Viewer{Local: true}); pipeline.Code(err) != wire.ErrAgentNotFound {
@@ -146,7 +146,7 @@ func TestReloadPeers(t *testing.T) {
 	if err := globex.s.ReloadPeers(ctx); !errors.As(err, &ce) || ce.Key != "peers/initech.json" {
 		t.Fatalf("reload of a broken peer file: %v, want a ConfigError naming it", err)
 	}
-	if globex.s.peer("acme") == nil {
+	if globex.s.peers.Get("acme") == nil {
 		t.Fatal("a failed reload dropped a peer")
 	}
 	// A mistake in a field is named by it, on reload as at start; the
@@ -164,7 +164,7 @@ func TestReloadPeers(t *testing.T) {
 		}
 		return nil
 	})
-	if globex.s.peer("acme") == nil || globex.s.policy.PeerCeiling("acme") != wire.Int {
+	if globex.s.peers.Get("acme") == nil || globex.s.policy.PeerCeiling("acme") != wire.Int {
 		t.Fatal("a failed reload changed a peer")
 	}
 	writeFile(t, db.PinsPath(), "{")

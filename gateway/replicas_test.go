@@ -82,14 +82,21 @@ func TestReplicasShareReplayWindow(t *testing.T) {
 		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 		Payload: &wire.PingPayload{Nonce: "n-1"},
 		Ext:     wire.ObjectValue(wire.Member{Key: pipeline.ExtIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.cert.Value()})})}
-	peer := acme.s.peer("globex")
-	env, err := crypto.SealMessage(acme.s.codec, m, st.id.Signing, acme.s.box, peer.p.EncKey)
+	peer := acme.s.peers.Get("globex").Peer()
+	env, err := crypto.SealMessage(acme.s.codec, m, st.id.Signing, acme.s.box, peer.EncKey)
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The replicas share globex's certificate, and so its pin.
+	tcfg, err := pinnedClientTLS(peer.TLSPin, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := &http.Client{Transport: &http.Transport{TLSClientConfig: tcfg}}
+	defer client.CloseIdleConnections()
 	post := func(g *testGateway) (int, wire.Code) {
 		url := "https://" + g.ls.HTTP.Addr().String() + "/moltspeak/v0.1/message"
-		resp, err := peer.client.Post(url, "application/json", bytes.NewReader(env))
+		resp, err := client.Post(url, "application/json", bytes.NewReader(env))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,11 +2,9 @@ package gateway
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -195,50 +193,5 @@ func TestRefusalInSessionNamesItsCall(t *testing.T) {
 				t.Fatalf("the other call on the connection: %v", err)
 			}
 		})
-	}
-}
-
-// TestRefusedReplyFailsItsCall: a reply that opens in its session but
-// cannot be taken (here, its exp had passed) fails the call it answers at
-// once, with the reason, rather than leaving the caller to its deadline.
-func TestRefusedReplyFailsItsCall(t *testing.T) {
-	acme, globex := twoGateways(t, TransportWebSocket)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: json.RawMessage(`{"text":"warm"}`)}, nil); err != nil {
-		t.Fatal(err)
-	}
-	sess, err := globex.s.sessions.Peer(wire.Ref{Agent: GatewayAgent, Org: "acme"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	req := &wire.Message{ID: pipeline.NewMessageID(rand.Reader), Op: wire.OpTool}
-	now := time.Now()
-	late := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: now.Add(-2 * time.Second).UnixMilli(),
-		Exp: now.Add(-time.Second).UnixMilli(), Op: wire.OpRespond, Re: req.ID, From: globex.s.org.Sender(),
-		To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Pub, Payload: &wire.RespondPayload{Status: "success"}}
-	b, err := sess.SignAndSeal(late, globex.s.org.Signing)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := acme.s.peer("globex")
-	pc, done := acme.s.pending.wait(req.ID)
-	defer done()
-	frames := [][]byte{b}
-	mine, err := acme.s.sessions.Peer(wire.Ref{Agent: GatewayAgent, Org: "globex"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	go acme.s.readReplies(ps, newPooled(mine, func() {}), func() ([]byte, error) {
-		if len(frames) == 0 {
-			return nil, io.EOF
-		}
-		f := frames[0]
-		frames = frames[1:]
-		return f, nil
-	})
-	err = acme.s.awaitStream(ctx, ps, req, pc, nil, func(*wire.Message) (bool, error) { return true, nil })
-	if pipeline.Code(err) != wire.ErrExpired || ctx.Err() != nil {
-		t.Fatalf("the call of a refused reply: %v, want E_EXPIRED at once", err)
 	}
 }

@@ -266,13 +266,7 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 	if err := s.core.Shutdown(ctx); err != nil {
 		errs = append(errs, err)
 	}
-	s.peersMu.RLock()
-	for _, ps := range s.peers {
-		ps.closeWS()
-		ps.closeGRPC()
-		ps.client.CloseIdleConnections()
-	}
-	s.peersMu.RUnlock()
+	s.peers.Close()
 	s.stopBG()
 	s.bg.Wait()
 	if err := s.audit.close(ctx); err != nil {

@@ -27,6 +27,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/local"
+	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/handshake"
@@ -98,8 +99,8 @@ type Server struct {
 
 	// reloadMu serialises ReloadPeers and ReloadAgents.
 	reloadMu sync.Mutex
-	peersMu  sync.RWMutex
-	peers    map[string]*peerState // by org
+	// peers are the imported peers and the calls to them.
+	peers *peers.Table
 	// agents holds the local agents by id. The map is never changed once
 	// stored: ReloadAgents stores a new one, so that calls read it without
 	// a lock.
@@ -147,7 +148,7 @@ type Server struct {
 	db            *sql.DB          // the PostgreSQL handle, if any
 	replayJournal *journal.Journal // the replay window on disk; nil with PostgreSQL
 	wsWriteBufs   sync.Pool        // write buffers of the WebSocket face's connections
-	corkBufs      sync.Pool        // batches being written to WebSocket connections
+	corkBufs      sync.Pool        // batches being written to the WebSocket face's connections
 	wsQueues      sync.Pool        // messages queued for WebSocket connections
 	flight        *limit.Ceiling
 	metrics       *metrics
@@ -161,7 +162,6 @@ type Server struct {
 	// connection or stream is given up: wsconn.WriteTimeout.
 	writeTimeout time.Duration
 
-	pending *pendingCalls
 	async   *asyncReplies
 	tracing *tracing.Tracing // nil with [tracing] exporter none
 	audit   *auditTrail
@@ -249,7 +249,7 @@ func Open(opts Options) (*Server, error) {
 		cfg: cfg, cfgSeen: cfgText, dir: d, now: opts.Now, rand: opts.Rand,
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
-		peers: map[string]*peerState{}, passphrase: bytes.Clone(opts.Passphrase),
+		passphrase: bytes.Clone(opts.Passphrase),
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	s.quitting, s.quit = context.WithCancel(context.Background())
@@ -281,11 +281,11 @@ func Open(opts Options) (*Server, error) {
 	if s.pins, err = openPins(d); err != nil {
 		return nil, openErr(err)
 	}
-	peers, err := LoadPeers(d, cfg.Org)
+	imported, err := LoadPeers(d, cfg.Org)
 	if err != nil {
 		return nil, openErr(err)
 	}
-	s.trust = TrustStore(org, peers)
+	s.trust = TrustStore(org, imported)
 	// Stamped before reading, so that a record written meanwhile is read
 	// again once serving.
 	s.agentsSeen = s.agentsStamp()
@@ -322,7 +322,7 @@ func Open(opts Options) (*Server, error) {
 	peerDef, _ := wire.ParseClass(cfg.Security.PeerMaxCls)
 	agentDef, _ := wire.ParseClass(cfg.Security.AgentMaxCls)
 	pc := classify.Config{PeerDefault: peerDef, AgentDefault: agentDef, Peers: map[string]wire.Class{}, Agents: map[string]wire.Class{}}
-	for _, p := range peers {
+	for _, p := range imported {
 		pc.Peers[p.Org] = p.MaxCls
 	}
 	for _, a := range agents {
@@ -402,8 +402,17 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.flight = limit.NewCeiling(cfg.Limits.MaxInFlight)
 	s.writeTimeout = wsconn.WriteTimeout
-	s.pending = newPendingCalls()
 	s.async = newAsyncReplies()
+	s.peers = peers.New(peers.Config{
+		Handshake: s.hsCfg, Sessions: s.sessions, Codec: s.codec, Verifier: s.verifier, Gate: peerGate{s}, Key: org.Signing,
+		Transport:        func() string { return s.cfg.Peers.Transport },
+		EnvelopeLimit:    func() int { return s.pipe.EnvelopeLimit() },
+		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() },
+		RequestTimeout:   func() time.Duration { return s.cfg.Listen.RequestTimeout.D() },
+		WriteTimeout:     func() time.Duration { return s.writeTimeout },
+		Base:             s.quitting, Metrics: s.metrics.peers(), Trace: s.tracePeerCall, Replied: s.countersign,
+		Log: s.log, Now: s.now, Rand: s.rand,
+	})
 	if s.registry, err = registry.New(s.registryConfig()); err != nil {
 		s.closeStorage()
 		return nil, openErr(err)
@@ -419,11 +428,11 @@ func Open(opts Options) (*Server, error) {
 		HandshakeLimit: limit.NewBuckets(10, 40, 65536, s.now), OrgLimit: orgLimit, AgentLimit: agentLimit,
 		PeerGates: limit.NewGates(cfg.Rate.PeerConcurrency), Flight: s.flight,
 		Closing:           s.closing.Load,
-		IsPeer:            func(org string) bool { return s.peer(org) != nil },
+		IsPeer:            func(org string) bool { return s.peers.Get(org) != nil },
 		HasAgent:          func(id string) bool { return s.agent(id) != nil },
 		CheckRegistration: func(m *wire.Message) error { return s.registry.CheckContent(m) },
 		CheckPeer:         s.checkPeerMessage,
-		Replies:           receiptReplies{s, s.pending}, Route: routes{s},
+		Replies:           receiptReplies{s, s.peers}, Route: routes{s},
 		Tracing:       s.tracing,
 		Audit:         s.audit,
 		SuccessSample: cfg.Log.SuccessSample,
@@ -432,8 +441,8 @@ func Open(opts Options) (*Server, error) {
 		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() }})
 	s.pipe.Owners = s.frames
 
-	for _, p := range peers {
-		if err := s.addPeer(p); err != nil {
+	for _, p := range imported {
+		if err := s.peers.Add(p); err != nil {
 			s.closeStorage()
 			return nil, err
 		}

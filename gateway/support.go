@@ -10,11 +10,9 @@ import (
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/gateway/pipeline"
-	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii"
 	"github.com/moltgate/moltgate/tracing"
-	"github.com/moltgate/moltgate/wire"
 )
 
 // RegistryAgent is the agent name the directory answers to.
@@ -107,16 +105,6 @@ func (b blockCollector) Collect(ch chan<- prometheus.Metric) {
 	b.c.Each(func(r classify.Reason, d classify.Direction, n uint64) {
 		ch <- prometheus.MustNewConstMetric(blockDesc, prometheus.CounterValue, float64(n), r.String(), d.String())
 	})
-}
-
-// delivered is one opened reply on its way to the call it answers.
-type delivered struct {
-	m      *wire.Message
-	sess   *handshake.Session // the session it came in, if any
-	sealed bool
-	// refused is why a reply that opened in its session could not be
-	// taken; m then holds only its re and sender's org.
-	refused error
 }
 
 // asyncReplies remembers nothing yet beyond what pending holds; replies made

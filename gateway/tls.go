@@ -4,14 +4,10 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
-	"encoding/base64"
 	"encoding/pem"
-	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -19,12 +15,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/tlspin"
 	"github.com/moltgate/moltgate/keys"
 )
 
 // PinPrefix introduces a TLS pin: the SHA-256 of the certificate's
 // SubjectPublicKeyInfo, as in HTTP public key pinning.
-const PinPrefix = "sha256:"
+const PinPrefix = tlspin.Prefix
 
 // WriteTLSCert writes a self-signed ECDSA P-256 certificate for the given
 // hosts (IP addresses or names) to certPath and its key (0600) to keyPath,
@@ -72,10 +69,7 @@ func WriteTLSCert(certPath, keyPath, org string, hosts []string, now time.Time) 
 	return spkiPin(cert), nil
 }
 
-func spkiPin(c *x509.Certificate) string {
-	sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
-	return PinPrefix + base64.StdEncoding.EncodeToString(sum[:])
-}
+func spkiPin(c *x509.Certificate) string { return tlspin.Of(c) }
 
 // loadTLSCert reads the gateway's certificate and key, refusing a key file
 // that others can read. Content that is not a certificate or its key is a
@@ -117,49 +111,15 @@ func loadTLSCert(d Dir) (tls.Certificate, string, error) {
 }
 
 // parsePin returns the SHA-256 a TLS pin holds.
-func parsePin(pin string) ([]byte, error) {
-	b64, ok := strings.CutPrefix(pin, PinPrefix)
-	want, err := base64.StdEncoding.Strict().DecodeString(b64)
-	if !ok || err != nil || len(want) != sha256.Size {
-		return nil, errors.New("must be " + PinPrefix + " followed by the base64 of 32 bytes")
-	}
-	return want, nil
-}
+func parsePin(pin string) ([]byte, error) { return tlspin.Parse(pin) }
 
 // ErrPinMismatch is returned when a peer's TLS certificate is not the one
 // pinned for it.
-var ErrPinMismatch = errors.New("peer TLS certificate does not match its pin")
+var ErrPinMismatch = tlspin.ErrMismatch
 
 // pinnedClientTLS returns a client TLS configuration that accepts exactly
 // the certificate whose SPKI hash is pin, whatever its name or issuer: the
 // pin came from the peer's signed export, which is the trust decision.
 func pinnedClientTLS(pin string, own *tls.Certificate) (*tls.Config, error) {
-	want, err := parsePin(pin)
-	if err != nil {
-		return nil, fmt.Errorf("TLS pin: %w", err)
-	}
-	cfg := &tls.Config{
-		MinVersion: tls.VersionTLS13,
-		// Chain and name verification are replaced by the pin check
-		// below, which runs on every handshake.
-		InsecureSkipVerify: true,
-		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
-			if len(raw) == 0 {
-				return ErrPinMismatch
-			}
-			c, err := x509.ParseCertificate(raw[0])
-			if err != nil {
-				return ErrPinMismatch
-			}
-			sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
-			if subtle.ConstantTimeCompare(sum[:], want) != 1 {
-				return ErrPinMismatch
-			}
-			return nil
-		},
-	}
-	if own != nil {
-		cfg.Certificates = []tls.Certificate{*own}
-	}
-	return cfg, nil
+	return tlspin.Client(pin, own)
 }

@@ -116,6 +116,15 @@ func rules() []rule {
 			},
 		},
 		{
+			// The framing layer the stream faces share is below both.
+			name:   "peers never reach a face, storage, the local bridge or the gateway",
+			covers: isAny("gateway/peers"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || d == "gateway" || isAny("localbridge")(d) ||
+					(isAny("gateway/face")(d) && d != "gateway/face/frames")
+			},
+		},
+		{
 			// What they need of the pipeline, they get through an
 			// interface of their own.
 			name:      "faces import no keys, crypto or directory of their own",
@@ -154,7 +163,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}

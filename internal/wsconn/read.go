@@ -1,6 +1,7 @@
 package wsconn
 
 import (
+	"context"
 	"io"
 	"slices"
 	"sync"
@@ -73,4 +74,24 @@ func ReadMessage(c *websocket.Conn, buf func() []byte) ([]byte, error) {
 			b = slices.Grow(b, len(b))
 		}
 	}
+}
+
+// Transport carries a handshake over a WebSocket before anything else
+// uses it: each message is one WebSocket message.
+type Transport struct{ C *websocket.Conn }
+
+func (t Transport) Send(ctx context.Context, b []byte) error {
+	d, ok := ctx.Deadline()
+	if !ok {
+		d = time.Now().Add(WriteTimeout)
+	}
+	t.C.SetWriteDeadline(d)
+	return t.C.WriteMessage(websocket.TextMessage, b)
+}
+
+func (t Transport) Receive(ctx context.Context) ([]byte, error) {
+	if d, ok := ctx.Deadline(); ok {
+		t.C.SetReadDeadline(d)
+	}
+	return ReadMessage(t.C, nil)
 }

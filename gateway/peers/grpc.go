@@ -1,15 +1,10 @@
-package gateway
+package peers
 
 import (
 	"context"
 	"errors"
 	"net"
 	"strings"
-
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/keepalive"
 
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
@@ -18,6 +13,10 @@ import (
 	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/keepalive"
 )
 
 // The client half of the gRPC transport: this gateway's stream to a peer
@@ -34,38 +33,14 @@ type grpcClient struct {
 // write timeout for it, which fails that write and every call on it.
 func (c *grpcClient) send(ctx context.Context, b []byte) error { return c.w.Send(ctx, b) }
 
-// grpcTransport carries the handshake over the stream.
-type grpcTransport struct{ st grpc.ClientStream }
-
-func (t grpcTransport) Send(ctx context.Context, b []byte) error { return t.st.SendMsg(&b) }
-
-func (t grpcTransport) Receive(ctx context.Context) ([]byte, error) {
-	type res struct {
-		b   []byte
-		err error
-	}
-	ch := make(chan res, 1)
-	go func() {
-		var b []byte
-		err := t.st.RecvMsg(&b)
-		ch <- res{b, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.b, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-}
-
 // grpcFor returns the peer's gRPC stream, with a call counted on it,
 // opening it and running the handshake on it if there is none.
-func (ps *peerState) grpcFor(ctx context.Context) (*grpcClient, error) {
+func (ps *Remote) grpcFor(ctx context.Context) (*grpcClient, error) {
 	return ps.gc.get(ctx, &ps.slots, ps.dialGRPC)
 }
 
 // dialGRPC opens a gRPC stream to the peer and runs the handshake on it.
-func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
+func (ps *Remote) dialGRPC(ctx context.Context) (*grpcClient, error) {
 	creds := insecure.NewCredentials()
 	if ps.tls != nil {
 		creds = credentials.NewTLS(ps.tls)
@@ -80,7 +55,7 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		}
 		return c, err
 	}),
-		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(grpcconn.Codec{}), grpc.MaxCallRecvMsgSize(ps.s.pipe.EnvelopeLimit()), grpc.MaxCallSendMsgSize(ps.s.pipe.EnvelopeLimit())),
+		grpc.WithDefaultCallOptions(grpc.ForceCodecV2(grpcconn.Codec{}), grpc.MaxCallRecvMsgSize(ps.t.cfg.EnvelopeLimit()), grpc.MaxCallSendMsgSize(ps.t.cfg.EnvelopeLimit())),
 		grpc.WithKeepaliveParams(keepalive.ClientParameters{Time: wsconn.PingEvery, Timeout: grpcconn.PingTimeout, PermitWithoutStream: true}),
 		grpc.WithInitialWindowSize(grpcconn.Window), grpc.WithInitialConnWindowSize(grpcconn.Window))
 	if err != nil {
@@ -93,8 +68,8 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		cc.Close()
 		return nil, errors.Join(errTransport, err)
 	}
-	hctx, hcancel := context.WithTimeout(ctx, ps.s.cfg.Security.HandshakeTimeout.D())
-	sess, err := handshake.NewInitiator(ps.s.hsCfg, handshake.Peer{Ref: ps.ref, Key: ps.p.OrgKey}).Run(hctx, grpcTransport{st})
+	hctx, hcancel := context.WithTimeout(ctx, ps.t.cfg.HandshakeTimeout())
+	sess, err := handshake.NewInitiator(ps.t.cfg.Handshake, handshake.Peer{Ref: ps.ref, Key: ps.p.OrgKey}).Run(hctx, grpcconn.Transport{Stream: st})
 	hcancel()
 	if err != nil {
 		cancel()
@@ -110,24 +85,24 @@ func (ps *peerState) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		return nil, err
 	}
 	gc := &grpcClient{pooled: newPooled(sess, func() { cancel(); cc.Close() })}
-	gc.w = grpcconn.NewWriter(st.SendMsg, ps.s.writeTimeout, func() {
-		ps.s.log.Warn("peer stopped reading the calls sent to it: the connection is closed", "peer", ps.p.Org, "transport", TransportGRPC)
+	gc.w = grpcconn.NewWriter(st.SendMsg, ps.t.cfg.WriteTimeout(), func() {
+		ps.t.log.Warn("peer stopped reading the calls sent to it: the connection is closed", "peer", ps.p.Org, "transport", TransportGRPC)
 		gc.close()
 	})
-	go ps.s.readReplies(ps, gc.pooled, func() ([]byte, error) {
+	go ps.t.readReplies(ps, gc.pooled, func() ([]byte, error) {
 		var b grpcconn.Frame // given back by readReplies once opened
 		err := st.RecvMsg(&b)
 		return b, err
 	})
-	go func() { <-gc.dead; ps.s.sessions.Remove(sess.ID()) }()
+	go func() { <-gc.dead; ps.t.cfg.Sessions.Remove(sess.ID()) }()
 	return gc, nil
 }
 
-func (ps *peerState) closeGRPC() { ps.gc.close() }
+func (ps *Remote) closeGRPC() { ps.gc.close() }
 
 // callGRPC sends a message on the peer's gRPC stream and waits for its
 // replies.
-func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+func (ps *Remote) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
 	gc, err := ps.grpcFor(ctx)
 	if err != nil {
 		return err
@@ -138,7 +113,7 @@ func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25
 	if err != nil {
 		return notSent(err)
 	}
-	pc, done := ps.s.pending.wait(m.ID)
+	pc, done := ps.t.pending.wait(m.ID)
 	defer done()
 	if err := gc.send(ctx, body); err != nil {
 		if errors.Is(err, grpcconn.ErrNoTurn) {
@@ -146,5 +121,5 @@ func (ps *peerState) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25
 		}
 		return gc.writeFailed(err)
 	}
-	return gc.lost(ps.s.awaitStream(ctx, ps, m, pc, gc.dead, onMsg))
+	return gc.lost(ps.t.awaitStream(ctx, ps, m, pc, gc.dead, onMsg))
 }

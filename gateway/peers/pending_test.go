@@ -1,13 +1,10 @@
-package gateway
+package peers
 
 import (
-	"context"
-	"crypto/rand"
 	"strconv"
 	"testing"
 	"time"
 
-	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -51,22 +48,22 @@ func TestPendingCallsOrder(t *testing.T) {
 	}
 }
 
-// A call with replyBuffer replies untaken holds up the next delivery until it
+// A call with ReplyBuffer replies untaken holds up the next delivery until it
 // takes one; nothing is dropped.
 func TestPendingCallsBackpressure(t *testing.T) {
 	p := newPendingCalls()
 	pc, done := p.wait("q1")
 	defer done()
-	for i := range replyBuffer {
+	for i := range ReplyBuffer {
 		if !p.deliverTo(reply("q1", i)) {
 			t.Fatalf("reply %d not delivered", i)
 		}
 	}
 	delivered := make(chan bool, 1)
-	go func() { delivered <- p.deliverTo(reply("q1", replyBuffer)) }()
+	go func() { delivered <- p.deliverTo(reply("q1", ReplyBuffer)) }()
 	select {
 	case <-delivered:
-		t.Fatal("a delivery past replyBuffer did not wait")
+		t.Fatal("a delivery past ReplyBuffer did not wait")
 	case <-time.After(50 * time.Millisecond):
 	}
 	if d, ok := pc.next(); !ok || d.m.ID != "r0" {
@@ -75,7 +72,7 @@ func TestPendingCallsBackpressure(t *testing.T) {
 	if !<-delivered {
 		t.Fatal("the waiting delivery failed once there was room")
 	}
-	for i := 1; i <= replyBuffer; i++ {
+	for i := 1; i <= ReplyBuffer; i++ {
 		if d, ok := pc.next(); !ok || d.m.ID != "r"+strconv.Itoa(i) {
 			t.Fatalf("reply %d: %v, %v", i, d.m, ok)
 		}
@@ -86,11 +83,11 @@ func TestPendingCallsBackpressure(t *testing.T) {
 func TestPendingCallsEndWhileFull(t *testing.T) {
 	p := newPendingCalls()
 	_, done := p.wait("q1")
-	for i := range replyBuffer {
+	for i := range ReplyBuffer {
 		p.deliverTo(reply("q1", i))
 	}
 	delivered := make(chan bool, 1)
-	go func() { delivered <- p.deliverTo(reply("q1", replyBuffer)) }()
+	go func() { delivered <- p.deliverTo(reply("q1", ReplyBuffer)) }()
 	time.Sleep(20 * time.Millisecond)
 	done()
 	select {
@@ -100,40 +97,5 @@ func TestPendingCallsEndWhileFull(t *testing.T) {
 		}
 	case <-time.After(stallLimit / 2):
 		t.Fatal("the delivery still waits for an ended call")
-	}
-}
-
-// TestRepliesFromTheCalledOrgOnly: replies that arrive as messages of
-// their own are matched to calls by re; one from an organisation other than
-// the one called is dropped, and the call goes on waiting for its own.
-func TestRepliesFromTheCalledOrgOnly(t *testing.T) {
-	acme, _ := twoGateways(t, TransportHTTP)
-	ps := acme.s.peer("globex")
-	pc, done := acme.s.pending.wait("00000000-0000-4000-8000-000000000001")
-	defer done()
-	answer := func(org, text string) delivered {
-		data, _ := wire.ValueOf(map[string]string{"text": text})
-		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRespond,
-			From: wire.Sender{Agent: "echo", Org: org}, To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Pub,
-			Re: "00000000-0000-4000-8000-000000000001", Payload: &wire.RespondPayload{Status: "success", Data: data}}
-		if err := acme.s.codec.Check(m); err != nil {
-			t.Fatal(err)
-		}
-		return delivered{m: m, sealed: true}
-	}
-	if !acme.s.pending.deliverTo(answer("initech", "forged")) || !acme.s.pending.deliverTo(answer("globex", "genuine")) {
-		t.Fatal("not delivered")
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	var got []string
-	req := &wire.Message{ID: "00000000-0000-4000-8000-000000000001", From: acme.s.agent("client").id.Sender()}
-	err := acme.s.awaitStream(ctx, ps, req, pc, nil, func(r *wire.Message) (bool, error) {
-		txt, _ := r.Payload.(*wire.RespondPayload).Data.Get("text").Str()
-		got = append(got, txt)
-		return true, nil
-	})
-	if err != nil || len(got) != 1 || got[0] != "genuine" {
-		t.Fatalf("the call took %v (%v), want only globex's answer", got, err)
 	}
 }

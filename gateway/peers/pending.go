@@ -1,16 +1,26 @@
-package gateway
+package peers
 
 import (
-	"github.com/moltgate/moltgate/handshake"
-	"github.com/moltgate/moltgate/wire"
-
 	"sync"
 	"time"
+
+	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/wire"
 )
 
-// replyBuffer is how many replies (stream chunks, mostly) wait for a call
+// delivered is one opened reply on its way to the call it answers.
+type delivered struct {
+	m      *wire.Message
+	sess   *handshake.Session // the session it came in, if any
+	sealed bool
+	// refused is why a reply that opened in its session could not be
+	// taken; m then holds only its re and sender's org.
+	refused error
+}
+
+// ReplyBuffer is how many replies (stream chunks, mostly) wait for a call
 // that has not yet taken them before delivery waits for it.
-const replyBuffer = 64
+const ReplyBuffer = 64
 
 // stallLimit is how long the delivery of a reply waits for a call that
 // does not take it. Replies of every call on a connection come through one
@@ -30,7 +40,7 @@ func newPendingCalls() *pendingCalls { return &pendingCalls{m: map[string]*pendi
 // pendingCall is one call's end of the delivery: its replies, in order,
 // and the signal that it fell so far behind that delivery gave up on it.
 // Most calls have one reply, so the queue holds what has come, not room
-// for replyBuffer of them.
+// for ReplyBuffer of them.
 type pendingCall struct {
 	mu    sync.Mutex
 	queue []delivered // delivered and not yet taken, oldest first
@@ -78,11 +88,11 @@ func (pc *pendingCall) next() (delivered, bool) {
 	return d, true
 }
 
-// put queues d unless replyBuffer replies wait already; then it returns
+// put queues d unless ReplyBuffer replies wait already; then it returns
 // the channel on which the call says it took one.
 func (pc *pendingCall) put(d delivered) (bool, chan struct{}) {
 	pc.mu.Lock()
-	if len(pc.queue) >= replyBuffer {
+	if len(pc.queue) >= ReplyBuffer {
 		if pc.room == nil {
 			pc.room = make(chan struct{}, 1)
 		}
@@ -111,7 +121,7 @@ func (p *pendingCalls) Deliver(m *wire.Message, sess *handshake.Session, sealed 
 }
 
 // deliverTo hands a reply to the call it answers, in order. When the call
-// has replyBuffer replies it has not taken, delivery waits for it: the
+// has ReplyBuffer replies it has not taken, delivery waits for it: the
 // sender is slowed down (the connection's reader stops, and the peer's
 // writes wait), and nothing is dropped. A call that takes nothing for
 // stallLimit is abandoned: it fails, and its later replies are discarded.

@@ -1,4 +1,4 @@
-package gateway
+package peers
 
 import (
 	"errors"
@@ -62,7 +62,7 @@ func TestPooledLossCountedOnce(t *testing.T) {
 			br.record(false)
 		}
 	}
-	if br.current() != breakerClosed {
+	if br.current() != BreakerClosed {
 		t.Fatal("one lost connection opened the circuit")
 	}
 	other := wire.Errorf(wire.ErrTimeout, "", "late")

@@ -1,4 +1,4 @@
-package gateway
+package peers
 
 import (
 	"testing"
@@ -12,8 +12,8 @@ func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 
 func TestBreaker(t *testing.T) {
 	clk := &fakeClock{time.Unix(1800000000, 0)}
-	var states []breakerState
-	b := newBreaker(3, time.Second, clk.now, func(s breakerState) { states = append(states, s) })
+	var states []BreakerState
+	b := newBreaker(3, time.Second, clk.now, func(s BreakerState) { states = append(states, s) })
 	for i := 0; i < 3; i++ {
 		if ok, _ := b.allow(); !ok {
 			t.Fatal("closed breaker refused")
@@ -40,10 +40,10 @@ func TestBreaker(t *testing.T) {
 		t.Fatal("no trial after the doubled cool-down")
 	}
 	b.record(true)
-	if b.current() != breakerClosed {
+	if b.current() != BreakerClosed {
 		t.Fatal("successful trial did not close")
 	}
-	want := []breakerState{breakerOpen, breakerHalfOpen, breakerOpen, breakerHalfOpen, breakerClosed}
+	want := []BreakerState{BreakerOpen, BreakerHalfOpen, BreakerOpen, BreakerHalfOpen, BreakerClosed}
 	if len(states) != len(want) {
 		t.Fatalf("transitions %v, want %v", states, want)
 	}
@@ -75,12 +75,12 @@ func TestBreakerTrialWithoutOutcome(t *testing.T) {
 		t.Fatal("two trials at once")
 	}
 	b.record(true)
-	if b.current() != breakerClosed {
+	if b.current() != BreakerClosed {
 		t.Fatal("successful trial did not close")
 	}
 	// Closed, an unrecorded call changes nothing.
 	b.unrecorded()
-	if ok, _ := b.allow(); !ok || b.current() != breakerClosed {
+	if ok, _ := b.allow(); !ok || b.current() != BreakerClosed {
 		t.Fatal("closed breaker changed")
 	}
 }

@@ -1,20 +1,20 @@
-package gateway
+package peers
 
 import (
 	"sync"
 	"time"
 )
 
-// breakerState is the state of a peer's circuit breaker.
-type breakerState int
+// BreakerState is the state of a peer's circuit breaker.
+type BreakerState int
 
 const (
-	breakerClosed   breakerState = iota // calls flow
-	breakerOpen                         // calls fail fast until the cool-down ends
-	breakerHalfOpen                     // one trial call is let through
+	BreakerClosed   BreakerState = iota // calls flow
+	BreakerOpen                         // calls fail fast until the cool-down ends
+	BreakerHalfOpen                     // one trial call is let through
 )
 
-func (s breakerState) String() string {
+func (s BreakerState) String() string {
 	return [...]string{"closed", "open", "half_open"}[s]
 }
 
@@ -27,17 +27,17 @@ type breaker struct {
 	cooldown    time.Duration
 	maxCooldown time.Duration
 	now         func() time.Time
-	onChange    func(breakerState)
+	onChange    func(BreakerState)
 
 	mu       sync.Mutex
-	state    breakerState
+	state    BreakerState
 	failures int
 	openedAt time.Time
 	wait     time.Duration
 	trial    bool
 }
 
-func newBreaker(threshold int, cooldown time.Duration, now func() time.Time, onChange func(breakerState)) *breaker {
+func newBreaker(threshold int, cooldown time.Duration, now func() time.Time, onChange func(BreakerState)) *breaker {
 	return &breaker{threshold: threshold, cooldown: cooldown, maxCooldown: 32 * cooldown, now: now, wait: cooldown, onChange: onChange}
 }
 
@@ -47,15 +47,15 @@ func (b *breaker) allow() (bool, time.Duration) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	switch b.state {
-	case breakerOpen:
+	case BreakerOpen:
 		left := b.wait - b.now().Sub(b.openedAt)
 		if left > 0 {
 			return false, left
 		}
-		b.set(breakerHalfOpen)
+		b.set(BreakerHalfOpen)
 		b.trial = true
 		return true, 0
-	case breakerHalfOpen:
+	case BreakerHalfOpen:
 		if b.trial {
 			return false, b.cooldown
 		}
@@ -73,19 +73,19 @@ func (b *breaker) record(ok bool) {
 		b.failures = 0
 		b.wait = b.cooldown
 		b.trial = false
-		b.set(breakerClosed)
+		b.set(BreakerClosed)
 		return
 	}
 	b.failures++
 	switch {
-	case b.state == breakerHalfOpen:
+	case b.state == BreakerHalfOpen:
 		b.wait = min(2*b.wait, b.maxCooldown)
 		b.openedAt = b.now()
 		b.trial = false
-		b.set(breakerOpen)
+		b.set(BreakerOpen)
 	case b.failures >= b.threshold:
 		b.openedAt = b.now()
-		b.set(breakerOpen)
+		b.set(BreakerOpen)
 	}
 }
 
@@ -97,18 +97,18 @@ func (b *breaker) record(ok bool) {
 func (b *breaker) unrecorded() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.state == breakerHalfOpen {
+	if b.state == BreakerHalfOpen {
 		b.trial = false
 	}
 }
 
-func (b *breaker) current() breakerState {
+func (b *breaker) current() BreakerState {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.state
 }
 
-func (b *breaker) set(s breakerState) {
+func (b *breaker) set(s BreakerState) {
 	if b.state != s {
 		b.state = s
 		if b.onChange != nil {

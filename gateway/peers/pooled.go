@@ -1,4 +1,4 @@
-package gateway
+package peers
 
 import (
 	"errors"
@@ -98,8 +98,8 @@ func (p *pooled) retire() {
 // minute left), and if so whether it may still take calls while a new one
 // is made (less than three quarters of its bytes carried, and more than ten
 // seconds left).
-func (ps *peerState) sessionDue(sess *handshake.Session) (renew, room bool) {
-	now := ps.s.now()
+func (ps *Remote) sessionDue(sess *handshake.Session) (renew, room bool) {
+	now := ps.t.now()
 	renew = sess.Worn() || !sess.Expires().After(now.Add(time.Minute))
 	room = sess.Wear() < 0.75 && sess.Expires().After(now.Add(10*time.Second))
 	return renew, room

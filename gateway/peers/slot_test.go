@@ -1,4 +1,4 @@
-package gateway
+package peers
 
 import (
 	"context"

@@ -1,0 +1,286 @@
+package peers
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+const (
+	// headerDeadline carries a call's deadline to the peer's HTTP face, in
+	// unix milliseconds on this gateway's clock.
+	headerDeadline = "X-Moltgate-Deadline"
+	contentNDJSON  = "application/x-ndjson"
+)
+
+// Send passes m, signed with sk, through the gate outbound and sends it to
+// the gateway of its organisation, passing each message of the reply to
+// onMsg, stream chunks first, until onMsg says it is done or the final one
+// (respond, pong or error) came.
+func (t *Table) Send(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (done bool, err error)) error {
+	ps, err := t.For(m.To.Org)
+	if err != nil {
+		return err
+	}
+	return t.SendVia(ctx, ps, m, sk, onMsg)
+}
+
+// For is the peer of org, for a message a local caller sends there: an
+// org that is not a peer is E_AGENT_NOT_FOUND, naming the way out.
+func (t *Table) For(org string) (*Remote, error) {
+	ps := t.Get(org)
+	if ps == nil {
+		return nil, wire.Errorf(wire.ErrAgentNotFound, "to.org", "%s is not a peer of this gateway (import it with moltgate peer import)", org)
+	}
+	return ps, nil
+}
+
+// SendVia is Send to ps: every message for a peer goes this way, whoever
+// it speaks for.
+func (t *Table) SendVia(ctx context.Context, ps *Remote, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (done bool, err error)) (err error) {
+	if t.cfg.Trace != nil {
+		var end func(error)
+		ctx, end = t.cfg.Trace(ctx, m)
+		defer func() { end(err) }()
+	}
+	tree, err := t.prepareOutbound(ctx, m)
+	if err != nil {
+		return err
+	}
+	sess, _ := t.cfg.Sessions.Peer(ps.ref)
+	if err := t.cfg.Gate.Outbound(ctx, m, tree, m.To.Org, sess); err != nil {
+		return err
+	}
+	return ps.call(ctx, t.cfg.Transport(), m, sk, onMsg)
+}
+
+// CallAsGateway is SendVia for a message the gateway sends in its own
+// name, signed with Config.Key, under RequestTimeout if ctx has no
+// deadline.
+func (t *Table) CallAsGateway(ctx context.Context, ps *Remote, m *wire.Message, onMsg func(*wire.Message) (done bool, err error)) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, t.cfg.RequestTimeout())
+		defer cancel()
+	}
+	// What the gateway sends in its own name may still carry a local
+	// caller's text (a discovery query's requirements): the same gate.
+	return t.SendVia(ctx, ps, m, t.cfg.Key, onMsg)
+}
+
+// prepareOutbound gives a message for a peer the caller's deadline as its
+// exp, then checks it and returns its tree. The deadline goes in first, so
+// that the message checked, gated and signed is one and the same: signing
+// finds it checked.
+func (t *Table) prepareOutbound(ctx context.Context, m *wire.Message) (wire.Value, error) {
+	if d, ok := ctx.Deadline(); ok && m.Exp == 0 {
+		// exp is on the gateway's clock, as ts is; the deadline on the
+		// process's.
+		m.Exp = t.now().Add(time.Until(d)).UnixMilli()
+	}
+	return t.cfg.Codec.CheckTree(m)
+}
+
+// call sends m, signed with sk, to the peer and passes each message of the
+// reply to onMsg, stream chunks first, until the final one (respond, pong
+// or error). It retries idempotent operations on transport failures, and
+// any operation once when the peer no longer knows the session. m has been
+// through prepareOutbound.
+func (ps *Remote) call(ctx context.Context, transport string, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (done bool, err error)) error {
+	s := ps.t
+	attempts := 1
+	if idempotent(m) {
+		attempts = 3
+	}
+	var last error
+	for i := 0; ; i++ {
+		if !ps.current() {
+			// Not retried: another attempt would go to what was trusted
+			// when the call began.
+			return ps.notCurrent()
+		}
+		if ok, wait := ps.br.allow(); !ok {
+			return pipeline.WithRetry(wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s is failing; calls paused", ps.p.Org), wait)
+		}
+		err := ps.callOnce(ctx, transport, m, sk, onMsg)
+		retryable := errors.Is(err, errTransport) || pipeline.Code(err) == wire.ErrPeerUnavailable
+		if !errors.As(err, new(lossCounted)) {
+			ps.br.record(err == nil || !retryable)
+		} else {
+			ps.br.unrecorded()
+		}
+		if err == nil {
+			return nil
+		}
+		last = err
+		if pipeline.Code(err) == wire.ErrSessionExpired && i == 0 {
+			// The peer restarted or dropped the session: a new
+			// handshake, and the same message again (it was not
+			// opened, so it cannot have been acted on). A stream
+			// connection whose session went is closed already; closing
+			// the peer's connections again would end the new one that
+			// another call resent on.
+			if !errors.As(err, new(sessionGone)) {
+				ps.dropSession(transport)
+			}
+			m.Sig = keys.Signature{}
+			continue
+		}
+		if !retryable || i+1 >= attempts || ctx.Err() != nil {
+			break
+		}
+		select {
+		case <-time.After(time.Duration(100<<(2*i)) * time.Millisecond):
+		case <-ctx.Done():
+			return pipeline.AsWire(ctx.Err())
+		}
+		// A retry is a new message: the peer remembers ids.
+		m.ID, m.Sig = pipeline.NewMessageID(s.cfg.Rand), keys.Signature{}
+	}
+	if errors.Is(last, errTransport) {
+		return wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s: %v", ps.p.Org, last)
+	}
+	return last
+}
+
+var errTransport = errors.New("transport failure")
+
+func idempotent(m *wire.Message) bool {
+	switch m.Op {
+	case wire.OpPing, wire.OpDiscover, wire.OpQuery:
+		return true
+	case wire.OpTask:
+		p, _ := m.Payload.(*wire.TaskPayload)
+		return p != nil && p.Action == "status"
+	}
+	return false
+}
+
+func (ps *Remote) dropSession(transport string) {
+	if sess, err := ps.t.cfg.Sessions.Peer(ps.ref); err == nil {
+		ps.t.cfg.Sessions.Remove(sess.ID())
+	}
+	switch transport {
+	case TransportWebSocket:
+		ps.closeWS()
+	case TransportGRPC:
+		ps.closeGRPC()
+	}
+}
+
+func (ps *Remote) callOnce(ctx context.Context, transport string, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+	switch transport {
+	case TransportWebSocket:
+		return ps.callWS(ctx, m, sk, onMsg)
+	case TransportGRPC:
+		return ps.callGRPC(ctx, m, sk, onMsg)
+	}
+	return ps.callHTTP(ctx, m, sk, onMsg)
+}
+
+// callHTTP posts the message sealed in the session and reads the reply as
+// newline-separated envelopes. A 202 means the reply will be delivered to
+// this gateway later; it is then awaited among the pending calls.
+func (ps *Remote) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
+	sess, err := ps.session(ctx)
+	if err != nil {
+		return err
+	}
+	m.Sig = keys.Signature{}
+	body, err := sess.SignAndSeal(m, sk)
+	if err != nil {
+		return notSent(err)
+	}
+	pc, done := ps.t.pending.wait(m.ID)
+	defer done()
+	resp, err := ps.post(ctx, body, contentNDJSON)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusAccepted {
+		return ps.t.awaitStream(ctx, ps, m, pc, nil, onMsg)
+	}
+	br := bufio.NewReaderSize(resp.Body, 64<<10)
+	limit := ps.t.cfg.EnvelopeLimit()
+	for {
+		line, err := readLine(br, limit)
+		if err == io.EOF {
+			return wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s ended its reply early", ps.p.Org)
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %v", errTransport, err)
+		}
+		if len(line) == 0 {
+			continue
+		}
+		d, err := ps.t.openFrame(ps, line)
+		if err != nil {
+			return err
+		}
+		if d.m.Re == "" && d.m.Op == wire.OpError {
+			// The peer could not open the request (it no longer knows
+			// the session, say), so its error names no message; on this
+			// exchange it can only be about this one.
+			if p, ok := d.m.Payload.(*wire.ErrorPayload); ok {
+				err := p.Err()
+				if pipeline.Code(err) == wire.ErrSessionExpired {
+					// This session goes, and the call is sent again in a
+					// new one. Only this one: another call may have made
+					// a new session meanwhile.
+					ps.t.cfg.Sessions.Remove(sess.ID())
+					return sessionGone{err}
+				}
+				return err
+			}
+		}
+		if d.m.Re != m.ID {
+			continue
+		}
+		if !ps.t.addressedTo(ps, m, d) {
+			continue
+		}
+		r, err := ps.t.checkReply(ctx, ps, m, d)
+		if err != nil {
+			return err
+		}
+		if fin, err := onMsg(r); err != nil || fin {
+			return err
+		}
+	}
+}
+
+// readLine reads one line of at most limit bytes.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var out []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		out = append(out, chunk...)
+		if len(out) > limit {
+			return nil, errors.New("reply line too long")
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		if err != nil {
+			if err == io.EOF && len(out) > 0 {
+				return bytes.TrimSpace(out), nil
+			}
+			return nil, err
+		}
+		return bytes.TrimSpace(out), nil
+	}
+}
+
+// awaitStream waits for the replies of a call: they arrive among the
+// pending calls from a stream connection's reader, or from the pipeline
+// when the peer delivers them later. dead, if not nil, closes when the
