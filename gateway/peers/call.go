@@ -108,10 +108,19 @@ func (ps *Remote) call(ctx context.Context, transport string, m *wire.Message, s
 			// when the call began.
 			return ps.notCurrent()
 		}
+		if err := ps.pinError(); err != nil {
+			return err
+		}
 		if ok, wait := ps.br.allow(); !ok {
 			return pipeline.WithRetry(wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s is failing; calls paused", ps.p.Org), wait)
 		}
 		err := ps.callOnce(ctx, transport, m, sk, onMsg)
+		if perr := ps.pinError(); err != nil && perr != nil {
+			// Not a passing fault: nothing is retried until the peer is
+			// imported again.
+			ps.br.record(false)
+			return perr
+		}
 		retryable := errors.Is(err, errTransport) || pipeline.Code(err) == wire.ErrPeerUnavailable
 		if !errors.As(err, new(lossCounted)) {
 			ps.br.record(err == nil || !retryable)

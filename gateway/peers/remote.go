@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/tlspin"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -28,6 +30,11 @@ type Remote struct {
 	client *http.Client
 
 	hsMu sync.Mutex // one handshake at a time per peer
+
+	// badPin is set once the peer's address answered with a TLS
+	// certificate other than its pin: no call goes to it from then on.
+	// A peer document imported again (another pin) makes a new Remote.
+	badPin atomic.Pointer[tlspin.MismatchError]
 
 	slots slotPolicy
 	ws    streamSlot[*wsClient]
@@ -203,3 +210,33 @@ func (ps *Remote) Client() *http.Client { return ps.client }
 // if there is none, for what the gateway sends the peer outside a call (a
 // countersigned receipt).
 func (ps *Remote) Session(ctx context.Context) (*handshake.Session, error) { return ps.session(ctx) }
+
+// pinMismatch records that a TLS handshake with the peer's address met a
+// certificate other than its pin. That is a security event, not a passing
+// fault: the certificate changed without a new peer document, or something
+// else answers at the peer's address. It is logged once, at ERROR, and
+// every call to the peer fails from then on (pinError).
+func (ps *Remote) pinMismatch(me *tlspin.MismatchError) {
+	if ps.badPin.CompareAndSwap(nil, me) {
+		ps.t.log.Error("peer presented a TLS certificate other than its pin: no more calls go to it until its peer document is imported again",
+			"peer", ps.p.Org, "endpoint", ps.p.Endpoint, "expected_pin", me.Expected, "presented_pin", me.Presented)
+	}
+}
+
+// pinError is the failure of every call to a peer whose certificate did
+// not match its pin, or nil. The way out is a new peer document, checked
+// with the peer out of band; waiting does not help, so it carries no
+// retry_after.
+func (ps *Remote) pinError() error {
+	me := ps.badPin.Load()
+	if me == nil {
+		return nil
+	}
+	presented := me.Presented
+	if presented == "" {
+		presented = "no readable certificate"
+	}
+	return wire.Errorf(wire.ErrAuthFailed, "tls_pin", "peer %s presented a TLS certificate other than its pin (expected %s, presented %s); calls to it are stopped", ps.p.Org, me.Expected, presented).
+		WithSuggestion(wire.Suggestion{Action: wire.ActionRetry,
+			Fix: "check the certificate with " + ps.p.Org + " out of band, then import its new peer document with moltgate peer import"})
+}

@@ -2,6 +2,8 @@ package peers
 
 import (
 	"context"
+	"crypto/x509"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -245,6 +247,17 @@ func (t *Table) Prepare(p *Peer) (*Remote, error) {
 		cfg, err := tlspin.Client(p.TLSPin, nil)
 		if err != nil {
 			return nil, fmt.Errorf("peer %s: %w", p.Org, err)
+		}
+		// Every handshake, whichever transport makes it, reports a
+		// certificate other than the pin to ps.
+		verify := cfg.VerifyPeerCertificate
+		cfg.VerifyPeerCertificate = func(raw [][]byte, chains [][]*x509.Certificate) error {
+			err := verify(raw, chains)
+			var me *tlspin.MismatchError
+			if errors.As(err, &me) {
+				ps.pinMismatch(me)
+			}
+			return err
 		}
 		ps.tls = cfg
 		// A copy: the HTTP transport adds "h2" to the config's NextProtos
