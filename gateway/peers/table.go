@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -20,8 +21,6 @@ import (
 	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
-
-	"fmt"
 )
 
 // Gate is the data protection gate as calls to peers meet it. The gateway's
