@@ -197,9 +197,7 @@ func (t *Table) Keep(keep func(org string) bool) []*Remote {
 
 // Close ends the connections made to every peer, with the calls on them.
 func (t *Table) Close() {
-	t.mu.RLock()
-	defer t.mu.RUnlock()
-	for _, ps := range t.peers {
+	for _, ps := range t.All() {
 		ps.Close()
 	}
 }
