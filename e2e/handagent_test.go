@@ -155,8 +155,16 @@ func TestAgentStartedByHand(t *testing.T) {
 
 	first := start("OPENSENTIENCE_TOKEN=" + token)
 	alive("with the token")
-	if b, err := os.ReadFile(keyFile); err != nil || !strings.HasPrefix(string(b), "oskey_") {
-		t.Fatalf("the agent's key file: %q, %v", b, err)
+	// The agent writes its key file once core.welcome hands it the key, which
+	// may be a moment after the gateway counts it alive.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		b, err := os.ReadFile(keyFile)
+		if err == nil && strings.HasPrefix(string(b), "oskey_") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the agent's key file: %q, %v", b, err)
+		}
 	}
 	if asRoot && !strings.Contains(globex.log.String(), fmt.Sprintf(`"event":"agent_connected","agent":"handy"`)) {
 		t.Fatal("no audit event of the agent's connection")
