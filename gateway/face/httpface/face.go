@@ -239,17 +239,6 @@ func (f *Face) Handler() http.Handler {
 	return f.withRequestID(f.routesOnly(mux))
 }
 
-// Patterns are the routes the face serves itself, as ServeMux patterns.
-func Patterns() []string {
-	return []string{
-		"POST /moltspeak/v0.1/message", "POST /moltspeak/v0.1/batch",
-		"POST /registry/v1/register", "POST /registry/v1/discover",
-		"GET /registry/v1/agents/{id}", "DELETE /registry/v1/agents/{id}",
-		"GET /registry/v1/capabilities", "POST /registry/v1/ping/{id}",
-		"GET /registry/v1/health", "GET /healthz", "GET /readyz", "GET /metrics",
-	}
-}
-
 // routesOnly answers a request that matches no route the way the face
 // answers any refusal, with a signed error, though with the status the
 // mux gives it (404, or 405 with Allow) rather than a line of plain text.
