@@ -246,50 +246,66 @@ func (c *Client) Query(ctx context.Context, req QueryRequest, onEvent func(Strea
 		return nil, rpcError(err)
 	}
 	var streamErr *RPCError
+	// take handles one event; done says the query is over, with out and err.
+	take := func(p *queryNotice) (out json.RawMessage, err error, done bool) {
+		if p.method == "" {
+			return nil, rpcError(p.err), true
+		}
+		if p.err != nil {
+			return nil, fmt.Errorf("read %s: %w", p.method, p.err), true
+		}
+		switch p.method {
+		case NotifyToken:
+			if onEvent != nil {
+				err = onEvent(StreamEvent{Text: p.Token, Channel: p.Metadata.Channel})
+			}
+		case NotifyBlock:
+			if onEvent != nil {
+				err = onEvent(StreamEvent{Block: p.Block.Content, Channel: p.Block.Metadata.Channel})
+			}
+		case NotifyError:
+			if p.Error != nil {
+				streamErr, _ = rpcError(p.Error).(*RPCError)
+			}
+		case NotifyComplete:
+			completed = true
+			switch p.Status {
+			case OutcomeSuccess:
+				return p.Result, nil, true
+			case OutcomeCancelled:
+				return nil, &RPCError{Code: jsonrpc.CodeCancelled, Message: "the query was cancelled", Status: OutcomeCancelled}, true
+			}
+			if streamErr == nil {
+				streamErr = &RPCError{Code: jsonrpc.CodeAgentError, Message: "the query failed"}
+			}
+			streamErr.Status = p.Status
+			return nil, streamErr, true
+		}
+		return nil, err, err != nil
+	}
 	for {
 		select {
 		case p := <-q.events:
-			if p.method == "" {
-				return nil, rpcError(p.err)
-			}
-			if p.err != nil {
-				return nil, fmt.Errorf("read %s: %w", p.method, p.err)
-			}
-			var err error
-			switch p.method {
-			case NotifyToken:
-				if onEvent != nil {
-					err = onEvent(StreamEvent{Text: p.Token, Channel: p.Metadata.Channel})
-				}
-			case NotifyBlock:
-				if onEvent != nil {
-					err = onEvent(StreamEvent{Block: p.Block.Content, Channel: p.Block.Metadata.Channel})
-				}
-			case NotifyError:
-				if p.Error != nil {
-					streamErr, _ = rpcError(p.Error).(*RPCError)
-				}
-			case NotifyComplete:
-				completed = true
-				switch p.Status {
-				case OutcomeSuccess:
-					return p.Result, nil
-				case OutcomeCancelled:
-					return nil, &RPCError{Code: jsonrpc.CodeCancelled, Message: "the query was cancelled", Status: OutcomeCancelled}
-				}
-				if streamErr == nil {
-					streamErr = &RPCError{Code: jsonrpc.CodeAgentError, Message: "the query failed"}
-				}
-				streamErr.Status = p.Status
-				return nil, streamErr
-			}
-			if err != nil {
-				return nil, err
+			if out, err, done := take(p); done {
+				return out, err
 			}
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-c.conn.Done():
 			completed = true // nothing is left at the face to cancel
+			// The reading goroutine queued every event it read before the
+			// connection ended; select may have chosen the end first, and
+			// what streamed must still reach the caller, in order.
+			for drained := false; !drained; {
+				select {
+				case p := <-q.events:
+					if out, err, done := take(p); done {
+						return out, err
+					}
+				default:
+					drained = true
+				}
+			}
 			return nil, fmt.Errorf("connection to gateway lost: %w", c.conn.Err())
 		}
 	}
