@@ -23,9 +23,9 @@ package handover
 import (
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/tlspin"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -55,7 +55,9 @@ type Statement struct {
 	Type string `json:"type"`
 	Org  string `json:"org"`
 	Kind string `json:"kind"`
-	// Old and New are "ed25519:…" org keys, or "sha256:…" TLS pins.
+	// Old and New are "ed25519:…" org keys, or "sha256:…" TLS pins (the base64 of
+	// the SHA-256 of the certificate's SubjectPublicKeyInfo, as peer
+	// documents spell them).
 	Old string `json:"old"`
 	New string `json:"new"`
 	// NewEncKey is the encryption key that goes with a new org key.
@@ -143,9 +145,8 @@ func (s *Statement) check() error {
 		}
 	case KindTLSPin:
 		for _, f := range []struct{ name, v string }{{"old", s.Old}, {"new", s.New}} {
-			h, ok := strings.CutPrefix(f.v, "sha256:")
-			if !ok || len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
-				return bad(f.name, "a tls_pin handover names sha256: pins of 64 lower-case hex digits")
+			if _, err := tlspin.Parse(f.v); err != nil {
+				return bad(f.name, "a tls_pin handover names TLS pins as peer documents spell them: %v", err)
 			}
 		}
 		if s.NewEncKey != "" {

@@ -2,8 +2,8 @@ package handover
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
-	"strings"
 	"testing"
 	"time"
 
@@ -125,7 +125,7 @@ func TestEveryByte(t *testing.T) {
 
 func TestTLSPinHandover(t *testing.T) {
 	org := key(t, 1)
-	oldPin, newPin := "sha256:"+strings.Repeat("ab", 32), "sha256:"+strings.Repeat("cd", 32)
+	oldPin, newPin := "sha256:"+base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xab}, 32)), "sha256:"+base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xcd}, 32))
 	s, err := TLSPin("acme", org, oldPin, newPin, t0, 24*time.Hour, t0)
 	if err != nil {
 		t.Fatal(err)

@@ -19,6 +19,15 @@ type Pin struct {
 	Key      Ed25519Public `json:"key"`
 	EncKey   X25519Public  `json:"enc_key,omitzero"`
 	PinnedAt time.Time     `json:"pinned_at"`
+	// Next is a key the peer handed Key over to in a signed handover,
+	// not yet seen in use (see Handover).
+	Next *HandedKey `json:"next,omitempty"`
+	// Previous is the key Key replaced by a handover, still accepted
+	// until Until.
+	Previous *HandedKey `json:"previous,omitempty"`
+	// Until ends the overlap of a handover: from then on only the newer
+	// key is accepted.
+	Until time.Time `json:"until,omitzero"`
 }
 
 // MismatchError is returned when a peer presents a key other than its pin.
@@ -119,10 +128,13 @@ func (e *PinFileError) Unwrap() error { return e.Err }
 // pinText is a pin as the file spells it; each field is parsed on its own,
 // so that a mistake names it.
 type pinText struct {
-	Name     string `json:"name"`
-	Key      string `json:"key"`
-	EncKey   string `json:"enc_key"`
-	PinnedAt string `json:"pinned_at"`
+	Name     string      `json:"name"`
+	Key      string      `json:"key"`
+	EncKey   string      `json:"enc_key"`
+	PinnedAt string      `json:"pinned_at"`
+	Next     *handedText `json:"next"`
+	Previous *handedText `json:"previous"`
+	Until    string      `json:"until"`
 }
 
 // parsePins reads a pin file strictly: a field it does not know is a
@@ -175,6 +187,9 @@ func parsePins(b []byte) ([]Pin, *PinFileError) {
 				return nil, bad("pinned_at", "must be an RFC 3339 time", err)
 			}
 		}
+		if err := parseHanded(&p, t, bad); err != nil {
+			return nil, err
+		}
 		out = append(out, p)
 	}
 	return out, nil
@@ -205,10 +220,13 @@ func (s *PinStore) Check(name string, key Ed25519Public) error {
 	if !ok {
 		return fmt.Errorf("check pin %s: %w", name, ErrNotPinned)
 	}
-	if !p.Key.Equal(key) {
-		return &MismatchError{Name: name, Pinned: p.Key, Got: key}
+	if p.Next == nil && p.Previous == nil {
+		if !p.Key.Equal(key) {
+			return &MismatchError{Name: name, Pinned: p.Key, Got: key}
+		}
+		return nil
 	}
-	return nil
+	return s.checkHanded(name, key)
 }
 
 // Pin records key (and enc, which may be zero) for name. Pinning the same
@@ -221,12 +239,21 @@ func (s *PinStore) Pin(name string, key Ed25519Public, enc X25519Public) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if p, ok := s.pins[name]; ok {
+		if p.Next != nil && p.Next.Key.Equal(key) {
+			// The key a handover named, now presented by the peer
+			// itself: it is in use.
+			p = promoted(p, s.now())
+		}
 		if !p.Key.Equal(key) {
 			return &MismatchError{Name: name, Pinned: p.Key, Got: key}
 		}
-		if enc.IsZero() || p.EncKey.Equal(enc) {
+		if (enc.IsZero() || p.EncKey.Equal(enc)) && p.Equal(s.pins[name]) {
 			return nil
 		}
+		if !enc.IsZero() {
+			p.EncKey = enc
+		}
+		return s.setLocked(p)
 	}
 	return s.setLocked(Pin{Name: name, Key: key, EncKey: enc, PinnedAt: s.now().UTC()})
 }

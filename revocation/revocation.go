@@ -22,6 +22,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/tlspin"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -43,7 +44,8 @@ const (
 	KindIdentityCert Kind = "identity_cert"
 	// KindCapabilityCert is a capability certificate, named the same way.
 	KindCapabilityCert Kind = "capability_cert"
-	// KindTLSPin is a TLS certificate pin ("sha256:…").
+	// KindTLSPin is a TLS certificate pin, as peer documents spell it
+	// ("sha256:" and the base64 of 32 bytes).
 	KindTLSPin Kind = "tls_pin"
 )
 
@@ -114,7 +116,11 @@ func (e *Entry) check() *Error {
 		if _, err := keys.ParseEd25519Public(e.Value); err != nil {
 			return bad("value", "an agent_key entry holds an ed25519: public key")
 		}
-	case KindIdentityCert, KindCapabilityCert, KindTLSPin:
+	case KindTLSPin:
+		if _, err := tlspin.Parse(e.Value); err != nil {
+			return bad("value", "a tls_pin entry holds the pin as peer documents spell it: %v", err)
+		}
+	case KindIdentityCert, KindCapabilityCert:
 		h, ok := strings.CutPrefix(e.Value, "sha256:")
 		if !ok || len(h) != 64 || strings.Trim(h, "0123456789abcdef") != "" {
 			return bad("value", "a %s entry holds sha256: and 64 lower-case hex digits", e.Kind)

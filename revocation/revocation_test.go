@@ -2,6 +2,7 @@ package revocation
 
 import (
 	"bytes"
+	"encoding/base64"
 	"errors"
 	"strings"
 	"testing"
@@ -94,7 +95,7 @@ func TestForgedList(t *testing.T) {
 
 func TestReplaces(t *testing.T) {
 	l1, org, _ := revoked(t)
-	l2, err := l1.Revoke(org, t0.Add(time.Minute), Entry{Kind: KindTLSPin, Value: "sha256:" + strings.Repeat("ab", 32)})
+	l2, err := l1.Revoke(org, t0.Add(time.Minute), Entry{Kind: KindTLSPin, Value: "sha256:" + base64.StdEncoding.EncodeToString(bytes.Repeat([]byte{0xab}, 32))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +148,7 @@ func TestBadEntries(t *testing.T) {
 		{Entry{Kind: "password", Value: "x"}, "entries[0].kind"},
 		{Entry{Kind: KindAgentKey, Value: "ed25519:short"}, "entries[0].value"},
 		{Entry{Kind: KindTLSPin, Value: "sha1:00"}, "entries[0].value"},
-		{Entry{Kind: KindTLSPin, Value: "sha256:" + strings.Repeat("AB", 32)}, "entries[0].value"},
+		{Entry{Kind: KindTLSPin, Value: "sha256:" + strings.Repeat("ab", 32)}, "entries[0].value"},
 		{Entry{Kind: KindAgentKey, Value: org.Public().String(), Agent: "no spaces"}, "entries[0].agent"},
 	} {
 		_, err := New("globex").Revoke(org, t0, tc.e)

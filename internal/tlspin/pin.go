@@ -26,7 +26,8 @@ var ErrMismatch = errors.New("peer TLS certificate does not match its pin")
 // one: a security event (the peer's certificate changed, or something
 // else answered at its address), not a passing fault.
 type MismatchError struct {
-	// Expected is the pin the peer was imported with.
+	// Expected is the pin the peer was imported with ("A or B" while it
+	// rotates its certificate).
 	Expected string
 	// Presented is the pin of the certificate presented, or "" if none
 	// could be read.
@@ -62,10 +63,26 @@ func Parse(pin string) ([]byte, error) {
 // certificate whose pin is pin, and presents own if it is not nil. A
 // handshake with another certificate fails with a *MismatchError.
 func Client(pin string, own *tls.Certificate) (*tls.Config, error) {
-	want, err := Parse(pin)
-	if err != nil {
-		return nil, fmt.Errorf("TLS pin: %w", err)
+	return ClientSet([]string{pin}, own)
+}
+
+// ClientSet is Client accepting the certificate of any of pins: a peer's
+// current pin and, while it rotates its certificate, the one it announced
+// next (or the one it replaced). The first pin is the one a mismatch names
+// as expected, with the others after it.
+func ClientSet(pins []string, own *tls.Certificate) (*tls.Config, error) {
+	if len(pins) == 0 {
+		return nil, errors.New("TLS pin: none given")
 	}
+	want := make([][]byte, 0, len(pins))
+	for _, pin := range pins {
+		w, err := Parse(pin)
+		if err != nil {
+			return nil, fmt.Errorf("TLS pin: %w", err)
+		}
+		want = append(want, w)
+	}
+	expected := strings.Join(pins, " or ")
 	cfg := &tls.Config{
 		MinVersion: tls.VersionTLS13,
 		// Chain and name verification are replaced by the pin check
@@ -73,15 +90,21 @@ func Client(pin string, own *tls.Certificate) (*tls.Config, error) {
 		InsecureSkipVerify: true,
 		VerifyPeerCertificate: func(raw [][]byte, _ [][]*x509.Certificate) error {
 			if len(raw) == 0 {
-				return &MismatchError{Expected: pin}
+				return &MismatchError{Expected: expected}
 			}
 			c, err := x509.ParseCertificate(raw[0])
 			if err != nil {
-				return &MismatchError{Expected: pin}
+				return &MismatchError{Expected: expected}
 			}
 			sum := sha256.Sum256(c.RawSubjectPublicKeyInfo)
-			if subtle.ConstantTimeCompare(sum[:], want) != 1 {
-				return &MismatchError{Expected: pin, Presented: Of(c)}
+			ok := 0
+			for _, w := range want {
+				// Every pin is compared, so that the time taken does not
+				// say which matched.
+				ok |= subtle.ConstantTimeCompare(sum[:], w)
+			}
+			if ok != 1 {
+				return &MismatchError{Expected: expected, Presented: Of(c)}
 			}
 			return nil
 		},

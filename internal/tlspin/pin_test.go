@@ -73,3 +73,36 @@ func TestParse(t *testing.T) {
 		t.Error("Client took a malformed pin")
 	}
 }
+
+// While a peer rotates its certificate, both pins are accepted, and
+// nothing else; a mismatch names both.
+func TestClientSetAcceptsEitherPin(t *testing.T) {
+	old, next, other := selfSigned(t), selfSigned(t), selfSigned(t)
+	pins := []string{Of(next.Leaf), Of(old.Leaf)}
+	cfg, err := ClientSet(pins, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handshake := func(cert tls.Certificate) error {
+		a, b := net.Pipe()
+		defer a.Close()
+		defer b.Close()
+		go tls.Server(b, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS13}).Handshake()
+		return tls.Client(a, cfg.Clone()).Handshake()
+	}
+	for name, c := range map[string]tls.Certificate{"old": old, "next": next} {
+		if err := handshake(c); err != nil {
+			t.Fatalf("the %s certificate: %v", name, err)
+		}
+	}
+	var me *MismatchError
+	if err := handshake(other); !errors.As(err, &me) || me.Expected != pins[0]+" or "+pins[1] || me.Presented != Of(other.Leaf) {
+		t.Fatalf("another certificate: %v", err)
+	}
+	if _, err := ClientSet(nil, nil); err == nil {
+		t.Fatal("ClientSet took no pin")
+	}
+	if _, err := ClientSet([]string{pins[0], "sha256:AAAA"}, nil); err == nil {
+		t.Fatal("ClientSet took a malformed pin")
+	}
+}
