@@ -12,6 +12,10 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
+// RevocationsPath is DIR/revocations.json, the organisation's own signed
+// revocation list (moltgate agent revoke writes it).
+func (d Dir) RevocationsPath() string { return d.path("revocations.json") }
+
 // RevokeOptions are the choices of moltgate agent revoke, rotate and
 // remove.
 type RevokeOptions struct {

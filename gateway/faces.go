@@ -12,6 +12,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/face/httpface"
 	"github.com/moltgate/moltgate/gateway/face/wsface"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/gateway/revoke"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -25,8 +26,8 @@ func (s *Server) httpFace(tlsCfg *tls.Config, ws *wsface.Face) *httpface.Face {
 	return httpface.New(httpface.Config{
 		Pipeline: s.pipe, Registry: registryFace{s}, Ready: s.ready, Late: s.deliverLate,
 		Routes: map[string]http.Handler{wsface.Pattern: ws,
-			"GET " + revocationsRoute: http.HandlerFunc(s.serveRevocations),
-			"GET /events":             s.eventsHandler(false), "GET /events/ws": s.eventsHandler(true)},
+			"GET " + revoke.Route: s.revoked,
+			"GET /events":         s.eventsHandler(false), "GET /events/ws": s.eventsHandler(true)},
 		Metrics: s.metricsHandler(), MetricsFrom: l.MetricsNetworks(),
 		Org: s.cfg.Org, Version: Version, TLS: tlsCfg,
 		MaxConnections: l.MaxConnections, ReadHeaderTimeout: l.ReadHeaderTimeout.D(), RequestTimeout: l.RequestTimeout.D(),

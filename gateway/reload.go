@@ -84,7 +84,7 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 			// kept before this, and then it ends here (see adopt).
 			s.sessions.RemoveOrg(p.Org)
 			s.purgeOrg(ctx, p.Org)
-			s.forgetPeerKeys(p.Org)
+			s.revoked.Forget(p.Org)
 		}
 		s.registry.WantSync(p.Org)
 		if c.old == nil {
@@ -100,7 +100,7 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 		s.trust.Remove(org)
 		s.policy.RemovePeer(org)
 		n := s.sessions.RemoveOrg(org)
-		s.forgetPeerKeys(org)
+		s.revoked.Forget(org)
 		ps.Close()
 		s.log.Info("peer removed", "peer", org, "sessions_ended", n, "entries_removed", s.purgeOrg(ctx, org))
 	}

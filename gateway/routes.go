@@ -24,7 +24,7 @@ func (rt routes) Registry(ctx context.Context, in *pipeline.Inbound) pipeline.An
 		// A peer's revocation list: taken here, and applied once the
 		// answer is sealed, since applying it may end the session the
 		// answer goes back in.
-		data, apply, err := s.securityAlert(ctx, in, p)
+		data, apply, err := s.revoked.Alert(ctx, in, p)
 		if err != nil {
 			return s.pipe.Refuse(in.M, in.Sess, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/face/grpcface"
 	"github.com/moltgate/moltgate/gateway/face/httpface"
+	"github.com/moltgate/moltgate/gateway/revoke"
 	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/localbridge"
 )
@@ -387,10 +388,10 @@ func (s *Server) startBackground() {
 	// within seconds. A failed reload is reported once per change, not
 	// every tick.
 	lastPeers := s.peersStamp()
-	tick(pullEvery, s.pullAll)
+	tick(revoke.PullEvery, s.revoked.PullAll)
 	tick(watchEvery, func(ctx context.Context) {
-		s.ownListChanged(ctx)
-		s.writePeerStatus()
+		s.revoked.PushChanged(ctx)
+		s.revoked.WriteStatus()
 		if st := s.peersStamp(); st != lastPeers {
 			lastPeers = st
 			if err := s.ReloadPeers(ctx); err != nil {

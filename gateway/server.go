@@ -30,6 +30,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
+	"github.com/moltgate/moltgate/gateway/revoke"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
 	"github.com/moltgate/moltgate/handshake/replay/journal"
@@ -39,6 +40,7 @@ import (
 	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/peerstatus"
 	"github.com/moltgate/moltgate/pii"
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/tracing"
@@ -132,9 +134,9 @@ type Server struct {
 	store    directory.Store
 	outages  *outage.Watch // the stores failing while serving
 	registry *registry.Service
-	// keys is the revocation lists: this organisation's own, and its
+	// revoked is the revocation lists: this organisation's own, and its
 	// peers' that it enforces.
-	keys *keyState
+	revoked *revoke.Lists
 
 	core      *localbridge.Core
 	approvals *localbridge.Approvals
@@ -313,10 +315,6 @@ func Open(opts Options) (*Server, error) {
 	if cfg.Audit.Receipts {
 		s.receipts = newReceipts(lastReceipt(context.Background(), s.audit.l, cfg.Org))
 	}
-	if err := s.openKeys(); err != nil {
-		s.store.Close()
-		return nil, openErr(err)
-	}
 
 	// Policy: ceilings per peer and per local agent.
 	peerDef, _ := wire.ParseClass(cfg.Security.PeerMaxCls)
@@ -413,6 +411,22 @@ func Open(opts Options) (*Server, error) {
 		Base:             s.quitting, Metrics: s.metrics.peers(), Trace: s.tracePeerCall, Replied: s.countersign,
 		Log: s.log, Now: s.now, Rand: s.rand,
 	})
+	s.revoked, err = revoke.New(revoke.Config{
+		Self: org, OwnPath: d.RevocationsPath(), BookDir: filepath.Join(d.DataDir(), "revocations"),
+		StatusPath: filepath.Join(d.DataDir(), peerstatus.FileName), MessageBytes: cfg.Limits.MessageBytes,
+		Peers: s.peers, Sessions: s.sessions, Store: s.store,
+		SessionsChanged: func(n int) { s.metrics.sessions.Set(float64(n)) },
+		Go:              func(f func()) { s.bg.Add(1); go func() { defer s.bg.Done(); f() }() },
+		Base:            s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
+	})
+	var le *revoke.ListError
+	if errors.As(err, &le) {
+		err = &ConfigError{Key: "revocations.json", Msg: le.Err.Error(), Err: le.Err}
+	}
+	if err != nil {
+		s.closeStorage()
+		return nil, openErr(err)
+	}
 	if s.registry, err = registry.New(s.registryConfig()); err != nil {
 		s.closeStorage()
 		return nil, openErr(err)
@@ -431,7 +445,7 @@ func Open(opts Options) (*Server, error) {
 		IsPeer:            func(org string) bool { return s.peers.Get(org) != nil },
 		HasAgent:          func(id string) bool { return s.agent(id) != nil },
 		CheckRegistration: func(m *wire.Message) error { return s.registry.CheckContent(m) },
-		CheckPeer:         s.checkPeerMessage,
+		CheckPeer:         s.revoked.CheckPeer,
 		Replies:           receiptReplies{s, s.peers}, Route: routes{s},
 		Tracing:       s.tracing,
 		Audit:         s.audit,

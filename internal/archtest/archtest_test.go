@@ -154,6 +154,26 @@ func rules() []rule {
 			},
 		},
 		{
+			// Revocation enforcement reaches peers through the peer
+			// table and the directory through directory.Store.
+			name:   "the revocation room knows no storage, no face, no local bridge, no registry and not the gateway",
+			covers: isAny("gateway/revoke"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || d == "gateway" || isAny("localbridge", "gateway/registry", "gateway/local")(d) ||
+					(isAny("gateway/face")(d) && d != "gateway/face/frames")
+			},
+		},
+		{
+			// A face is the edge: the rooms behind it are given what
+			// they need, and never call into one. The framing layer the
+			// stream faces share is below them all.
+			name:   "the rooms behind the faces never import a face",
+			covers: func(p string) bool { return under(p, "gateway") && p != "gateway" && !under(p, "gateway/face") },
+			forbidden: func(d string) bool {
+				return under(d, "gateway/face") && !under(d, "gateway/face/frames")
+			},
+		},
+		{
 			name:      "the layers below the gateway never import it",
 			covers:    isAny("keys", "wire", "crypto", "identity", "handshake", "classify", "pii", "directory", "localbridge"),
 			forbidden: isAny("gateway"),
@@ -163,7 +183,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
@@ -206,6 +226,8 @@ func TestRulesCatch(t *testing.T) {
 		"gateway/face/grpcface": "directory/pgstore",
 		"gateway/registry":      "directory/pgstore",
 		"gateway/local":         "gateway/peers",
+		"gateway/revoke":        "directory/sqlitestore",
+		"gateway/limit":         "gateway/face/wsface",
 		"classify":              "gateway",
 	}
 	for pkg, dep := range bad {

@@ -1,0 +1,238 @@
+package revoke
+
+import (
+	"context"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/peers"
+	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/revocation"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// Route is where a gateway serves its own revocation list.
+const Route = "/registry/v1/revocations"
+
+// Retrying a peer's revocation list that could not be fetched: not more
+// often than this, and in any case every PullEvery.
+const (
+	refetchAfter = 30 * time.Second
+	// PullEvery is how often every peer's list is fetched (PullAll):
+	// what a push missed arrives within it.
+	PullEvery    = time.Minute
+	fetchTimeout = 5 * time.Second
+)
+
+// Sessions are the handshake sessions held with peers.
+type Sessions interface {
+	// RemoveOrg ends the sessions with org and says how many ended.
+	RemoveOrg(org string) int
+	// Len is the number of sessions held.
+	Len() int
+	// CountByOrg is the number of sessions held with each organisation.
+	CountByOrg() map[string]int
+}
+
+// Peers are the imported peers and the calls to them (a *peers.Table).
+type Peers interface {
+	Get(org string) *peers.Remote
+	All() []*peers.Remote
+	CallAsGateway(ctx context.Context, ps *peers.Remote, m *wire.Message, onMsg func(*wire.Message) (done bool, err error)) error
+}
+
+// Config is what the room needs. Every field is required unless it says
+// otherwise.
+type Config struct {
+	// Self is gateway@org: its org key signs the organisation's list and
+	// it sends the security_alerts.
+	Self *identity.Agent
+	// OwnPath is the organisation's own list, DIR/revocations.json.
+	OwnPath string
+	// BookDir is where the peers' lists are kept, DIR/data/revocations.
+	BookDir string
+	// StatusPath is the file moltgate peer list reads,
+	// DIR/data/peers.json.
+	StatusPath string
+	// MessageBytes bounds a peer's list as fetched.
+	MessageBytes int
+	// Peers are the imported peers and the calls to them.
+	Peers Peers
+	// Sessions are the handshake sessions, ended for a peer whose list
+	// revokes something new.
+	Sessions Sessions
+	// Store is the directory the revoked agents' entries leave.
+	Store directory.Store
+	// SessionsChanged is told the number of sessions held after some
+	// ended. Default: nothing.
+	SessionsChanged func(n int)
+	// Go runs f in the background, tracked so that shutdown waits for it.
+	Go func(f func())
+	// Base is the context of the background fetches, cancelled at
+	// shutdown.
+	Base context.Context
+	Log  *slog.Logger
+	// Rand is the source of the security_alerts' ids.
+	Rand io.Reader
+	// Now is the clock. Default time.Now.
+	Now func() time.Time
+}
+
+// Lists is what the gateway holds of revocations: its own list, which it
+// serves and pushes, and the book of its peers' lists, which it enforces;
+// and what peer list reports of each peer.
+type Lists struct {
+	cfg      Config
+	own      atomic.Pointer[revocation.List]
+	ownMu    sync.Mutex
+	ownStamp fileStamp // of the file own was read from
+	// pushed is the serial of the list last pushed to the peers; the
+	// watch loop's own.
+	pushed    int64
+	book      *revocation.Book
+	contacts  sync.Map // org → *atomic.Int64, unix ms of the last message
+	learnt    sync.Map // org → *learning
+	statusOut string   // the status last written, less its time
+	statusAt  time.Time
+}
+
+// ListError is the organisation's own list at Config.OwnPath that could
+// not be read.
+type ListError struct{ Err error }
+
+func (e *ListError) Error() string { return e.Err.Error() }
+func (e *ListError) Unwrap() error { return e.Err }
+
+// New reads the organisation's own revocation list and the book of its
+// peers' lists. A list that does not read is a *ListError.
+func New(cfg Config) (*Lists, error) {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.SessionsChanged == nil {
+		cfg.SessionsChanged = func(int) {}
+	}
+	k := &Lists{cfg: cfg}
+	own, err := revocation.LoadFile(cfg.OwnPath, cfg.Self.Ref.Org, cfg.Self.Signing.Public())
+	if err != nil {
+		return nil, &ListError{err}
+	}
+	if own.Serial == 0 {
+		// Nothing revoked yet: the empty list is served signed all the
+		// same, so that a peer can tell it from a forgery.
+		if err := own.Sign(cfg.Self.Signing); err != nil {
+			return nil, err
+		}
+	}
+	k.own.Store(own)
+	k.ownStamp = stampOf(cfg.OwnPath)
+	k.pushed = own.Serial
+	if k.book, err = revocation.OpenBook(cfg.BookDir); err != nil {
+		return nil, err
+	}
+	return k, nil
+}
+
+// CheckPeer is the pipeline's hook for every message of a peer
+// organisation: it notes the contact, learns the peer's revocation list
+// first if it has not since it started, and refuses a message signed with
+// a key the list revokes, in a session or not.
+func (k *Lists) CheckPeer(ctx context.Context, m *wire.Message, inSession bool) error {
+	org := m.From.Org
+	k.noteContact(org)
+	var bad *badListError
+	if err := k.learn(ctx, org); errors.As(err, &bad) && !inSession {
+		// Outside a session anyone holding a stolen key can send; a list
+		// the peer's registry serves that does not hold (forged, older
+		// than the one held, two lists of one serial) may be hiding a
+		// revocation. In a session the peer's own gateway sends, and it
+		// enforces its own list. A registry that cannot be reached is
+		// tried again after refetchAfter, and every PullEvery; meanwhile
+		// messages are taken against the list held.
+		return wire.Errorf(wire.ErrSignature, "from.org", "the revocation list %s serves does not hold (%v): send in a session", org, bad.err)
+	}
+	if e, ok := k.book.AgentKey(org, m.From.Key); ok {
+		return wire.Errorf(wire.ErrAuthFailed, "from.key", "the key of %s is revoked by %s (revocation list serial %d, since %s)",
+			m.From.Ref(), org, k.book.Serial(org), time.UnixMilli(e.Effective).UTC().Format(time.RFC3339))
+	}
+	return nil
+}
+
+func (k *Lists) noteContact(org string) {
+	v, ok := k.contacts.Load(org)
+	if !ok {
+		v, _ = k.contacts.LoadOrStore(org, new(atomic.Int64))
+	}
+	v.(*atomic.Int64).Store(k.cfg.Now().UnixMilli())
+}
+
+// ServeHTTP serves the gateway's own signed list.
+func (k *Lists) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	raw, err := k.Own().Marshal()
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.Write(append(raw, '\n'))
+}
+
+// Own returns the organisation's own list as Config.OwnPath has it now:
+// moltgate agent revoke writes the file, and a peer that asks right after
+// must get what it says.
+func (k *Lists) Own() *revocation.List {
+	k.ownMu.Lock()
+	defer k.ownMu.Unlock()
+	st := stampOf(k.cfg.OwnPath)
+	if st.same(k.ownStamp) {
+		return k.own.Load()
+	}
+	k.ownStamp = st
+	l, err := revocation.LoadFile(k.cfg.OwnPath, k.cfg.Self.Ref.Org, k.cfg.Self.Signing.Public())
+	if err != nil {
+		k.cfg.Log.Error("own revocation list not taken up", "err", err.Error())
+		return k.own.Load()
+	}
+	if old := k.own.Load(); l.Serial <= old.Serial {
+		return old
+	}
+	k.own.Store(l)
+	k.cfg.Log.Warn("revocation list updated", "serial", l.Serial, "entries", len(l.Entries))
+	return l
+}
+
+// Forget drops what is held of a peer that is removed, or whose org key
+// changed: its list was signed by a key no longer trusted.
+func (k *Lists) Forget(org string) {
+	if err := k.book.Forget(org); err != nil {
+		k.cfg.Log.Warn("peer revocation list not forgotten", "peer", org, "err", err.Error())
+	}
+	k.learnt.Delete(org)
+}
+
+// fileStamp is what changes on disk when a file is written again.
+type fileStamp struct {
+	mod  time.Time
+	size int64
+	ok   bool
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+}
+
+func (a fileStamp) same(b fileStamp) bool {
+	return a.ok == b.ok && a.mod.Equal(b.mod) && a.size == b.size
+}
