@@ -69,6 +69,14 @@ func (s *Room) taskOp(ctx context.Context, in *pipeline.Inbound, st Agent, p *wi
 		req := localbridge.CallRequest{Agent: st.ID, Tool: tool, Input: wire.AppendCanonical(nil, input),
 			RequestID: m.ID, CorrelationID: corr, IdempotencyKey: id,
 			Caller: localbridge.Caller{Type: "agent", ID: m.From.Ref().String()}, Class: m.Cls.String(), Context: s.callContextOf(m, st.ID)}
+		// The caller's context reaches a task's call as it does a tool
+		// call's or a query's.
+		if s.cfg.ExtContext != nil {
+			var err error
+			if req.Context, err = s.cfg.ExtContext(m, req.Context); err != nil {
+				return s.pipe.Refuse(m, in.Sess, err)
+			}
+		}
 		entered := s.calls.Enter(corr, Call{Hops: pipeline.Hops(m), Org: m.From.Org})
 		t, err := s.core.Start(req, localbridge.TaskOptions{ID: id, Deadline: deadline})
 		switch {
