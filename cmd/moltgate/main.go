@@ -14,6 +14,7 @@
 //	moltgate peer export --dir DIR | peer import --dir DIR [--max-cls LEVEL] [--expect-fingerprint FP] < them.json
 //	moltgate peer list --dir DIR [--json] | peer remove --dir DIR --org ORG
 //	moltgate serve --dir DIR
+//	moltgate key rotate --dir DIR [--overlap D] | tls rotate --dir DIR [--overlap D]
 //	moltgate agent add --dir DIR --id AGENT --exec "CMD ARGS" [--capability C]... [--max-cls LEVEL] [--replace]
 //	moltgate agent remove --dir DIR --id AGENT
 //	moltgate agent revoke --dir DIR --id AGENT [--reason TEXT] | agent rotate --dir DIR --id AGENT
@@ -148,6 +149,8 @@ func commands() []command {
 			"peer remove --dir DIR --org ORG",
 		}, runPeer},
 		{"serve", []string{"serve --dir DIR"}, runServe},
+		{"key", []string{"key rotate --dir DIR [--overlap D]"}, runKey},
+		{"tls", []string{"tls rotate --dir DIR [--overlap D]"}, runTLS},
 		{"agent", []string{
 			"agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL] [--replace]",
 			"agent remove --dir DIR --id AGENT",

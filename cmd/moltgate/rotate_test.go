@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/handover"
+)
+
+func runCmd(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	e := &env{stdin: strings.NewReader(""), stdout: &out, stderr: &errOut, getenv: func(string) string { return "" }, now: time.Now}
+	code := run(context.Background(), e, args)
+	return code, out.String(), errOut.String()
+}
+
+func TestKeyAndTLSRotate(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "globex")
+	if code, _, stderr, _ := initWith(t, nil, "--dir", dir, "--org", "globex", "--listen", "127.0.0.1:17643"); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	before, _ := gateway.LoadOrg(gateway.Dir(dir), nil)
+	code, stdout, stderr := runCmd(t, "key", "rotate", "--dir", dir, "--overlap", "3s")
+	if code != 0 {
+		t.Fatalf("key rotate: exit %d: %s", code, stderr)
+	}
+	after, _ := gateway.LoadOrg(gateway.Dir(dir), nil)
+	for _, want := range []string{before.Signing.Public().Fingerprint(), after.Signing.Public().Fingerprint(), "restart it before"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("key rotate said:\n%s\nwant %q", stdout, want)
+		}
+	}
+	code, stdout, stderr = runCmd(t, "tls", "rotate", "--dir", dir)
+	if code != 0 || !strings.Contains(stdout, "pin sha256:") {
+		t.Fatalf("tls rotate: exit %d: %s%s", code, stdout, stderr)
+	}
+	set, err := handover.LoadFile(gateway.Dir(dir).HandoversPath())
+	if err != nil || len(set.Handovers) != 2 || set.Handovers[1].Kind != handover.KindTLSPin {
+		t.Fatalf("handovers: %v %v", set, err)
+	}
+	// The TLS statement is signed by the org key of now, the new one.
+	if err := set.Handovers[1].Verify(after.Signing.Public()); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"key", "rotate", "--dir", dir, "--overlap", "-1s"}, 2, "--overlap"},
+		{[]string{"key", "rotate", "--dir", dir, "--overlap", "1ms"}, 1, "--overlap"},
+		{[]string{"key", "rotate"}, 2, "--dir"},
+		{[]string{"tls", "spin", "--dir", dir}, 2, "rotate"},
+	} {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want exit %d naming %s on one line", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}
