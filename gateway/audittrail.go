@@ -3,46 +3,22 @@ package gateway
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"sort"
 
 	"github.com/moltgate/moltgate/audit"
-	"github.com/moltgate/moltgate/classify"
-	"github.com/moltgate/moltgate/gateway/pipeline"
-	"github.com/moltgate/moltgate/pii/consent"
-	"github.com/moltgate/moltgate/tracing"
-	"github.com/moltgate/moltgate/wire"
+	"github.com/moltgate/moltgate/gateway/trail"
 )
 
 // AuditFileName is the audit ledger's file in the data directory when the
 // gateway keeps its state in SQLite.
 const AuditFileName = "audit.db"
 
-// auditPending bounds the decisions waiting to be committed. Past it, a
-// message waits for room: the trail is never cut short to keep a call fast.
-const auditPending = 4096
-
-// auditTrail appends the gateway's boundary decisions to its ledger as
-// CloudEvents, and offers a copy to the HTTP sink if one is configured.
-// Decisions are committed in the background, batched by the ledger; "PII
-// transmitted" on the way out is committed before the message leaves, and
-// a message whose transmission cannot be recorded does not leave.
-type auditTrail struct {
-	l     *audit.Ledger
-	ev    audit.Config
-	sink  *audit.Sink // nil without [audit] sink_url
-	all   bool        // [audit] decisions = "all": allowed messages too
-	log   *slog.Logger
-	slots chan struct{}
-}
-
 // openAudit opens the ledger beside the gateway's other state: the SQLite
 // file DATA/data/audit.db, or the tables of the PostgreSQL database the
 // replicas share, so that they keep one chain.
-func openAudit(d Dir, cfg *Config, db *sql.DB, log *slog.Logger, src audit.Config) (*auditTrail, error) {
+func openAudit(d Dir, cfg *Config, db *sql.DB, log *slog.Logger, src audit.Config) (*trail.Trail, error) {
 	ctx := context.Background()
 	var (
 		l   *audit.Ledger
@@ -56,191 +32,12 @@ func openAudit(d Dir, cfg *Config, db *sql.DB, log *slog.Logger, src audit.Confi
 	if err != nil {
 		return nil, fmt.Errorf("audit ledger: %w", err)
 	}
-	a := &auditTrail{l: l, ev: src, all: cfg.Audit.Decisions == AuditAll, log: log, slots: make(chan struct{}, auditPending)}
+	var sink *audit.Sink
 	if cfg.Audit.SinkURL != "" {
-		if a.sink, err = audit.NewSink(audit.SinkConfig{URL: cfg.Audit.SinkURL, Log: log}); err != nil {
+		if sink, err = audit.NewSink(audit.SinkConfig{URL: cfg.Audit.SinkURL, Log: log}); err != nil {
 			l.Close()
 			return nil, &ConfigError{Key: "audit.sink_url", Msg: err.Error()}
 		}
 	}
-	return a, nil
-}
-
-// close waits for the decisions under way, then closes the sink and the
-// ledger.
-func (a *auditTrail) close(ctx context.Context) error {
-	for range cap(a.slots) {
-		a.slots <- struct{}{}
-	}
-	var err error
-	if a.sink != nil {
-		err = a.sink.Close(ctx)
-	}
-	return errors.Join(err, a.l.Close())
-}
-
-// Inbound records the pipeline's decision on a message from another
-// organisation.
-func (a *auditTrail) Inbound(ctx context.Context, in *pipeline.Inbound, ans pipeline.Answer) {
-	m := in.M
-	d := audit.Decision{Direction: "inbound", Face: in.Origin.Face, Peer: m.From.Org}
-	code := ans.Code
-	if in.Gate != nil {
-		d.PIITypes = in.Gate.Types
-		if in.Gate.Allow {
-			code = "" // the boundary let it in; what the agent made of it is not its decision
-		}
-	}
-	a.decide(ctx, m, d, code, reasonOf(in.Gate, code), false)
-}
-
-// Reply records the gate's decision on a reply to one of this gateway's
-// own calls.
-func (a *auditTrail) Reply(ctx context.Context, m *wire.Message, g classify.Decision) {
-	d := audit.Decision{Direction: "inbound", Face: "peer", Peer: m.From.Org, PIITypes: g.Types}
-	var code wire.Code
-	if !g.Allow && g.Err != nil {
-		code = g.Err.Code
-	}
-	a.decide(ctx, m, d, code, reasonOf(&g, code), false)
-}
-
-// Outbound records the gate's decision on a message leaving for a peer.
-// When it lets personal data go, the record is committed before it returns,
-// and an error means the message must not leave.
-func (a *auditTrail) Outbound(ctx context.Context, m *wire.Message, g classify.Decision) error {
-	d := audit.Decision{Direction: "outbound", Face: "peer", Peer: m.To.Org, PIITypes: g.Types}
-	var code wire.Code
-	if !g.Allow && g.Err != nil {
-		code = g.Err.Code
-	}
-	return a.decide(ctx, m, d, code, reasonOf(&g, code), true)
-}
-
-// decide appends the decision on m and, when m carried personal data under
-// a consent and passed, the transmission. wait commits the transmission
-// before returning.
-func (a *auditTrail) decide(ctx context.Context, m *wire.Message, d audit.Decision, code wire.Code, reason string, wait bool) error {
-	d.Op, d.MessageID, d.From, d.To, d.Class = string(m.Op), m.ID, m.From.Ref().String(), m.To.String(), m.Cls.String()
-	d.Code, d.Reason = string(code), reason
-	if m.PIIMeta != nil {
-		d.PIITypes = mergeTypes(d.PIITypes, m.PIIMeta.Types)
-		d.ConsentID, d.NoStorage = consentOf(m)
-	}
-	trace := tracing.Inject(ctx).TraceParent
-	// Every block is recorded; what is allowed with "all", but a
-	// stream's chunks only when they carry personal data (the call's
-	// request and answer record the rest).
-	if code != "" || a.all && m.Op != wire.OpStream {
-		typ := audit.TypeAllowed
-		if code != "" {
-			typ = audit.TypeBlocked
-		}
-		a.append(ctx, typ, m.ID, trace, d, false)
-	}
-	if code == "" && len(d.PIITypes) > 0 && d.ConsentID != "" {
-		return a.append(ctx, audit.TypePIITransmitted, m.ID, trace, d, wait)
-	}
-	return nil
-}
-
-// append makes the event and appends it, waiting for its commit if wait
-// is set, and otherwise in the background.
-func (a *auditTrail) append(ctx context.Context, typ, subject, trace string, d audit.Decision, wait bool) error {
-	ev, err := a.ev.NewEvent(typ, subject, d)
-	if err != nil {
-		a.log.Error("audit event not made", "type", typ, "err", err.Error())
-		return err
-	}
-	ev.TraceParent = trace
-	if wait {
-		if a.sink != nil {
-			a.sink.Offer(ev)
-		}
-		if _, err := a.l.Append(ctx, ev); err != nil {
-			a.log.Error("audit event not recorded", "type", typ, "message_id", subject, "err", err.Error())
-			return wire.Errorf(wire.ErrInternal, "", "the audit trail cannot record this transmission")
-		}
-		return nil
-	}
-	return a.appendEvent(ctx, ev)
-}
-
-// appendEvent offers ev to the sink and appends it in the background,
-// waiting only while auditPending events are already on their way.
-func (a *auditTrail) appendEvent(ctx context.Context, ev audit.Event) error {
-	if a.sink != nil {
-		a.sink.Offer(ev)
-	}
-	select {
-	case a.slots <- struct{}{}:
-	case <-ctx.Done():
-		a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", ctx.Err().Error())
-		return ctx.Err()
-	}
-	go func() {
-		defer func() { <-a.slots }()
-		if _, err := a.l.Append(context.Background(), ev); err != nil {
-			a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", err.Error())
-		}
-	}()
-	return nil
-}
-
-// consentOf is the id of the consent m travels under, and whether it
-// forbids storage; "" if it has none that parses.
-func consentOf(m *wire.Message) (id string, noStorage bool) {
-	if m.PIIMeta == nil || m.PIIMeta.Consent == nil {
-		return "", false
-	}
-	tok, err := consent.Parse(m.PIIMeta.Consent.Proof)
-	if err != nil {
-		return "", false
-	}
-	return tok.Claims.ID, tok.Claims.Constraints != nil && tok.Claims.Constraints.NoStorage
-}
-
-// reasonOf is why a message was blocked: the gate's reason, or the
-// refusal's code for a refusal before the gate.
-func reasonOf(g *classify.Decision, code wire.Code) string {
-	if code == "" {
-		return ""
-	}
-	if g != nil && !g.Allow {
-		return g.Reason.String()
-	}
-	return string(code)
-}
-
-// mergeTypes is the union of two lists of types, sorted.
-func mergeTypes(a, b []string) []string {
-	if len(b) == 0 {
-		return a
-	}
-	seen := map[string]bool{}
-	var out []string
-	for _, t := range append(append([]string(nil), a...), b...) {
-		if !seen[t] {
-			seen[t] = true
-			out = append(out, t)
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
-// auditOut records the gate's decision d on m, leaving for m.To.Org; an
-// error means m must not leave.
-func (s *Server) auditOut(ctx context.Context, m *wire.Message, d classify.Decision) error {
-	if s.audit == nil {
-		return nil
-	}
-	return s.audit.Outbound(ctx, m, d)
-}
-
-// auditReply records the gate's decision d on a reply from a peer.
-func (s *Server) auditReply(ctx context.Context, m *wire.Message, d classify.Decision) {
-	if s.audit != nil {
-		s.audit.Reply(ctx, m, d)
-	}
+	return trail.New(trail.Config{Ledger: l, Sink: sink, Events: src, All: cfg.Audit.Decisions == AuditAll, Log: log}), nil
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/gateway/trail"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -22,20 +23,19 @@ func (s *Server) Local() *local.Room { return s.local }
 type localObserver struct{ s *Server }
 
 func (o localObserver) BridgeCall(ctx context.Context, agent, tool string) (context.Context, string, func(error)) {
-	ctx, span, traceparent := o.s.startBridgeCall(ctx, agent, tool)
-	return ctx, traceparent, func(err error) { endSpan(span, err) }
+	return o.s.spans.BridgeCall(ctx, agent, tool)
 }
 
 func (o localObserver) Outbound(ctx context.Context, r *wire.Message, d classify.Decision) error {
-	return o.s.auditOut(ctx, r, d)
+	return o.s.audit.Outbound(ctx, r, d)
 }
 
 func (o localObserver) Receipt(in *pipeline.Inbound, r *wire.Message) error {
-	return o.s.signReceipt(in, r)
+	return o.s.receipts.Sign(in, r)
 }
 
 func (o localObserver) CallerTrace(ctx context.Context, parent, state string) context.Context {
-	return withCallerTrace(ctx, parent, state)
+	return trail.CallerTrace(ctx, parent, state)
 }
 
 // localAgents are the local agents as the local room sees them.

@@ -213,6 +213,7 @@ func tracedRig(t *testing.T) *faceRig {
 			t.Fatal(err)
 		}
 		s.tracing, s.pipe.Tracing = tr, tr
+		s.spans.SetTracing(tr)
 	})
 }
 

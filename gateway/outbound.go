@@ -27,7 +27,7 @@ type peerGate struct{ s *Server }
 func (g peerGate) Outbound(ctx context.Context, m *wire.Message, tree wire.Value, org string, sess *handshake.Session) error {
 	d := g.s.gate.CheckTree(ctx, m, tree, gateOutbound, org, pipeline.GateSession(sess, true, true))
 	if !d.Allow {
-		g.s.auditOut(ctx, m, d)
+		g.s.audit.Outbound(ctx, m, d)
 		g.s.pipe.LogBlock(m, gateOutbound, d)
 		return d.Err
 	}
@@ -37,24 +37,15 @@ func (g peerGate) Outbound(ctx context.Context, m *wire.Message, tree wire.Value
 	// Recorded last, once nothing else can stop it: personal data is
 	// recorded as transmitted before it leaves, and does not leave if
 	// that cannot be recorded.
-	return g.s.auditOut(ctx, m, d)
+	return g.s.audit.Outbound(ctx, m, d)
 }
 
 func (g peerGate) Inbound(ctx context.Context, r *wire.Message, org string, sess *handshake.Session, sealed bool) error {
 	d := g.s.gate.Check(ctx, r, gateInbound, org, pipeline.GateSession(sess, sealed, false))
-	g.s.auditReply(ctx, r, d)
+	g.s.audit.Reply(ctx, r, d)
 	if !d.Allow {
 		g.s.pipe.LogBlock(r, gateInbound, d)
 		return d.Err
 	}
 	return nil
-}
-
-// tracePeerCall opens the span of a call to a peer, before its message is
-// checked (the trace context is signed with the rest), and closes it with
-// the call's outcome.
-func (s *Server) tracePeerCall(ctx context.Context, m *wire.Message) (context.Context, func(error)) {
-	ctx, span := s.startPeerCall(ctx, m)
-	start := s.now()
-	return ctx, func(err error) { s.outboundDone(ctx, span, m, s.now().Sub(start), err) }
 }

@@ -40,9 +40,9 @@ func TestReceiptInBothLedgers(t *testing.T) {
 		}
 	}
 	// The countersignatures go back in the background.
-	for deadline := time.Now().Add(10 * time.Second); globex.s.receipts.awaited.Len() > 0; time.Sleep(5 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); globex.s.receipts.Awaited() > 0; time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("%d receipts not countersigned", globex.s.receipts.awaited.Len())
+			t.Fatalf("%d receipts not countersigned", globex.s.receipts.Awaited())
 		}
 	}
 	for _, g := range []*testGateway{acme, globex} {

@@ -270,7 +270,7 @@ func (s *Server) shutdown(ctx context.Context, delay bool) error {
 	s.peers.Close()
 	s.stopBG()
 	s.bg.Wait()
-	if err := s.audit.close(ctx); err != nil {
+	if err := s.audit.Close(ctx); err != nil {
 		errs = append(errs, err)
 	}
 	if s.tracing != nil {

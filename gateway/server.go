@@ -31,6 +31,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/gateway/revoke"
+	"github.com/moltgate/moltgate/gateway/trail"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
 	"github.com/moltgate/moltgate/handshake/replay/journal"
@@ -166,10 +167,11 @@ type Server struct {
 
 	async   *asyncReplies
 	tracing *tracing.Tracing // nil with [tracing] exporter none
-	audit   *auditTrail
+	audit   *trail.Trail
+	spans   *trail.Spans // of the calls to peers and to local agents
 	// receipts, with [audit] receipts on: what the receipt exchange
 	// keeps between a reply and its countersignature.
-	receipts *receipts
+	receipts *trail.Receipts
 
 	// draining is set when Shutdown begins: /readyz answers 503 from then
 	// on, while closing, which refuses new work, waits for the drain delay.
@@ -263,6 +265,10 @@ func Open(opts Options) (*Server, error) {
 	if s.tracing, err = openTracing(d, cfg); err != nil {
 		return nil, openErr(err)
 	}
+	s.spans = trail.NewSpans(trail.SpansConfig{Tracing: s.tracing, Now: s.now, Done: func(org, op, outcome string, took time.Duration) {
+		s.metrics.outbound.WithLabelValues(org, op, outcome).Inc()
+		s.metrics.outboundLatency.WithLabelValues(org, op).Observe(took.Seconds())
+	}})
 	// Read here, not when serving, so that a missing or unreadable
 	// certificate or key stops the gateway before it claims any address.
 	if cfg.TLSEnabled() {
@@ -313,7 +319,20 @@ func Open(opts Options) (*Server, error) {
 		return nil, openErr(err)
 	}
 	if cfg.Audit.Receipts {
-		s.receipts = newReceipts(lastReceipt(context.Background(), s.audit.l, cfg.Org))
+		// The org key this gateway trusts for an organisation: its own,
+		// or an imported peer's.
+		keyOf := func(o string) (keys.Ed25519Public, bool) {
+			if o == cfg.Org {
+				return org.Signing.Public(), true
+			}
+			if ps := s.peers.Get(o); ps != nil {
+				return ps.Peer().OrgKey, true
+			}
+			return keys.Ed25519Public{}, false
+		}
+		s.receipts = trail.NewReceipts(context.Background(), trail.ReceiptsConfig{
+			Self: org, KeyOf: keyOf, Trail: s.audit, Go: s.bg.Go, Base: s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
+		})
 	}
 
 	// Policy: ceilings per peer and per local agent.
@@ -408,7 +427,7 @@ func Open(opts Options) (*Server, error) {
 		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() },
 		RequestTimeout:   func() time.Duration { return s.cfg.Listen.RequestTimeout.D() },
 		WriteTimeout:     func() time.Duration { return s.writeTimeout },
-		Base:             s.quitting, Metrics: s.metrics.peers(), Trace: s.tracePeerCall, Replied: s.countersign,
+		Base:             s.quitting, Metrics: s.metrics.peers(), Trace: s.spans.PeerCall, Replied: s.receipts.Countersign,
 		Log: s.log, Now: s.now, Rand: s.rand,
 	})
 	s.revoked, err = revoke.New(revoke.Config{
@@ -416,7 +435,7 @@ func Open(opts Options) (*Server, error) {
 		StatusPath: filepath.Join(d.DataDir(), peerstatus.FileName), MessageBytes: cfg.Limits.MessageBytes,
 		Peers: s.peers, Sessions: s.sessions, Store: s.store,
 		SessionsChanged: func(n int) { s.metrics.sessions.Set(float64(n)) },
-		Go:              func(f func()) { s.bg.Add(1); go func() { defer s.bg.Done(); f() }() },
+		Go:              s.bg.Go,
 		Base:            s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
 	})
 	var le *revoke.ListError
@@ -446,7 +465,7 @@ func Open(opts Options) (*Server, error) {
 		HasAgent:          func(id string) bool { return s.agent(id) != nil },
 		CheckRegistration: func(m *wire.Message) error { return s.registry.CheckContent(m) },
 		CheckPeer:         s.revoked.CheckPeer,
-		Replies:           receiptReplies{s, s.peers}, Route: routes{s},
+		Replies:           trail.Replies{Receipts: s.receipts, Next: s.peers}, Route: routes{s},
 		Tracing:       s.tracing,
 		Audit:         s.audit,
 		SuccessSample: cfg.Log.SuccessSample,
@@ -606,7 +625,7 @@ func (o orgPins) Check(name string, key keys.Ed25519Public) error {
 // closeStorage closes what openStorage opened, when Open fails after it.
 func (s *Server) closeStorage() {
 	if s.audit != nil {
-		s.audit.close(context.Background())
+		s.audit.Close(context.Background())
 	}
 	s.store.Close()
 	if s.replayJournal != nil {

@@ -164,6 +164,16 @@ func rules() []rule {
 			},
 		},
 		{
+			// The trail records what it is given; which store holds the
+			// ledger is the gateway's to choose.
+			name:   "the trail knows no storage backend, no face, no local bridge, no registry and not the gateway",
+			covers: isAny("gateway/trail"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || d == "gateway" || isAny("localbridge", "gateway/registry", "gateway/local")(d) ||
+					(isAny("gateway/face")(d) && d != "gateway/face/frames")
+			},
+		},
+		{
 			// A face is the edge: the rooms behind it are given what
 			// they need, and never call into one. The framing layer the
 			// stream faces share is below them all.
@@ -183,7 +193,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
@@ -227,6 +237,7 @@ func TestRulesCatch(t *testing.T) {
 		"gateway/registry":      "directory/pgstore",
 		"gateway/local":         "gateway/peers",
 		"gateway/revoke":        "directory/sqlitestore",
+		"gateway/trail":         "gateway",
 		"gateway/limit":         "gateway/face/wsface",
 		"classify":              "gateway",
 	}

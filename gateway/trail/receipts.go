@@ -1,8 +1,10 @@
-package gateway
+package trail
 
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -13,6 +15,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/receipt"
 	"github.com/moltgate/moltgate/wire"
@@ -27,8 +30,31 @@ const ExtReceipt = "moltgate.receipt"
 // countersignatures are on their way.
 const receiptsAwaited = 4096
 
-// receipts is both halves of the receipt exchange.
-type receipts struct {
+// ReceiptsConfig is what Receipts need. Every field is required.
+type ReceiptsConfig struct {
+	// Self is gateway@org, whose org key signs the receipts.
+	Self *identity.Agent
+	// KeyOf is the org key the gateway trusts for org: its own, or an
+	// imported peer's.
+	KeyOf func(org string) (keys.Ed25519Public, bool)
+	// Trail keeps the receipts in the ledger.
+	Trail *Trail
+	// Go runs f in the background, tracked so that shutdown waits for it.
+	Go func(f func())
+	// Base is the context of the receipts sent back, cancelled at
+	// shutdown.
+	Base context.Context
+	Log  *slog.Logger
+	Now  func() time.Time
+	// Rand is the source of the ids of the messages that return
+	// receipts.
+	Rand io.Reader
+}
+
+// Receipts are both halves of the receipt exchange. A nil *Receipts
+// ([audit] receipts off) signs, countersigns and takes nothing.
+type Receipts struct {
+	cfg  ReceiptsConfig
 	mu   sync.Mutex
 	prev string // Hash of the last receipt this gateway signed as callee
 	// awaited are the receipts this gateway signed, by reply id, until
@@ -36,14 +62,19 @@ type receipts struct {
 	awaited *lru.Cache[string, *receipt.Receipt]
 }
 
-func newReceipts(prev string) *receipts {
+// NewReceipts starts the exchange where the ledger's chain of receipts
+// this gateway signed as callee ends, so that it goes on across restarts.
+func NewReceipts(ctx context.Context, cfg ReceiptsConfig) *Receipts {
 	c, _ := lru.New[string, *receipt.Receipt](receiptsAwaited)
-	return &receipts{prev: prev, awaited: c}
+	return &Receipts{cfg: cfg, prev: lastReceipt(ctx, cfg.Trail.l, cfg.Self.Ref.Org), awaited: c}
 }
 
+// Awaited is the number of receipts signed whose countersignatures have
+// not come back.
+func (s *Receipts) Awaited() int { return s.awaited.Len() }
+
 // lastReceipt is the hash of the last receipt this gateway signed as
-// callee, from its ledger, so that its chain of receipts goes on across
-// restarts.
+// callee, from its ledger.
 func lastReceipt(ctx context.Context, l *audit.Ledger, org string) string {
 	es, err := l.Entries(ctx, audit.Filter{Type: audit.TypeReceipt, Limit: 1000})
 	if err != nil {
@@ -65,24 +96,12 @@ func lastReceipt(ctx context.Context, l *audit.Ledger, org string) string {
 	return ""
 }
 
-// keyOf is the org key this gateway trusts for org: its own, or an
-// imported peer's.
-func (s *Server) keyOf(org string) (keys.Ed25519Public, bool) {
-	if org == s.cfg.Org {
-		return s.org.Signing.Public(), true
-	}
-	if ps := s.peers.Get(org); ps != nil {
-		return ps.Peer().OrgKey, true
-	}
-	return keys.Ed25519Public{}, false
-}
-
-// signReceipt signs the receipt of the exchange of in.M and its final
-// reply r, before r is signed, and puts it in r's ext. r's digest is taken
-// before the receipt goes in: it is of r without ext moltgate.receipt, and
+// Sign signs the receipt of the exchange of in.M and its final reply r,
+// before r is signed, and puts it in r's ext. r's digest is taken before
+// the receipt goes in: it is of r without ext moltgate.receipt, and
 // without sig, which covers the receipt too.
-func (s *Server) signReceipt(in *pipeline.Inbound, r *wire.Message) error {
-	if s.receipts == nil || !in.FromPeer || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
+func (s *Receipts) Sign(in *pipeline.Inbound, r *wire.Message) error {
+	if s == nil || !in.FromPeer || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
 		return nil
 	}
 	req, err := in.M.Tree()
@@ -95,20 +114,20 @@ func (s *Server) signReceipt(in *pipeline.Inbound, r *wire.Message) error {
 	}
 	rc := &receipt.Receipt{Caller: in.M.From.Ref().String(), Callee: in.M.To.String(), RequestID: in.M.ID, ReplyID: r.ID,
 		RequestDigest: receipt.Digest(req), ReplyDigest: receipt.Digest(rep), Outcome: receipt.OutcomeSuccess,
-		ConsentID: consentID(in.M), TS: s.now().UnixMilli()}
+		ConsentID: consentID(in.M), TS: s.cfg.Now().UnixMilli()}
 	if r.Op == wire.OpError {
 		rc.Outcome = receipt.OutcomeError
 		if p, ok := r.Payload.(*wire.ErrorPayload); ok {
 			rc.Code = string(p.Code)
 		}
 	}
-	s.receipts.mu.Lock()
-	rc.Prev = s.receipts.prev
-	err = rc.Sign(s.org.Signing)
+	s.mu.Lock()
+	rc.Prev = s.prev
+	err = rc.Sign(s.cfg.Self.Signing)
 	if err == nil {
-		s.receipts.prev, err = rc.Hash()
+		s.prev, err = rc.Hash()
 	}
-	s.receipts.mu.Unlock()
+	s.mu.Unlock()
 	if err != nil {
 		return err
 	}
@@ -120,7 +139,7 @@ func (s *Server) signReceipt(in *pipeline.Inbound, r *wire.Message) error {
 		r.Ext = wire.ObjectValue()
 	}
 	r.Ext = r.Ext.With(ExtReceipt, v)
-	s.receipts.awaited.Add(r.ID, rc)
+	s.awaited.Add(r.ID, rc)
 	return nil
 }
 
@@ -161,14 +180,14 @@ func requestDigest(m *wire.Message) (string, error) {
 	return receipt.Digest(t), nil
 }
 
-// countersign checks the receipt of the exchange of req and its final
+// Countersign checks the receipt of the exchange of req and its final
 // reply r, as the caller: signed by the callee's organisation, naming what
 // was sent and received. It countersigns it, keeps it in the ledger and
 // sends it back to the callee's gateway. A reply without a receipt, or
 // with one that does not hold, is still the reply: the receipt is proof of
 // the exchange, not a condition of it; a bad one is logged.
-func (s *Server) countersign(ps *peers.Remote, req, r *wire.Message, sess *handshake.Session) {
-	if s.receipts == nil || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
+func (s *Receipts) Countersign(ps *peers.Remote, req, r *wire.Message, sess *handshake.Session) {
+	if s == nil || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
 		return
 	}
 	v := r.Ext.Get(ExtReceipt)
@@ -177,28 +196,24 @@ func (s *Server) countersign(ps *peers.Remote, req, r *wire.Message, sess *hands
 	}
 	rc, err := receipt.Parse(wire.AppendCanonical(nil, v))
 	if err == nil {
-		err = rc.VerifyCallee(s.keyOf)
+		err = rc.VerifyCallee(s.cfg.KeyOf)
 	}
 	if err == nil {
-		err = s.matches(rc, req, r)
+		err = matches(rc, req, r)
 	}
 	if err == nil {
-		err = rc.Countersign(s.org.Signing)
+		err = rc.Countersign(s.cfg.Self.Signing)
 	}
 	if err != nil {
-		s.log.Error("receipt refused", "peer", ps.Peer().Org, "message_id", r.ID, "err", err.Error())
+		s.cfg.Log.Error("receipt refused", "peer", ps.Peer().Org, "message_id", r.ID, "err", err.Error())
 		return
 	}
-	s.keepReceipt(rc)
-	s.bg.Add(1)
-	go func() {
-		defer s.bg.Done()
-		s.returnReceipt(ps, r, rc, sess)
-	}()
+	s.keep(rc)
+	s.cfg.Go(func() { s.send(ps, r, rc, sess) })
 }
 
 // matches checks that rc names the exchange of req and r.
-func (s *Server) matches(rc *receipt.Receipt, req, r *wire.Message) error {
+func matches(rc *receipt.Receipt, req, r *wire.Message) error {
 	rd, err := replyDigest(r)
 	if err != nil {
 		return err
@@ -224,26 +239,26 @@ func (s *Server) matches(rc *receipt.Receipt, req, r *wire.Message) error {
 	return nil
 }
 
-// returnReceipt sends the countersigned receipt to the callee's gateway: a
+// send returns the countersigned receipt to the callee's gateway: a
 // respond to the reply, from this gateway, sealed in the session the reply
 // came in (or, for a reply outside one, in a session with the peer) and
 // posted, as a late reply is.
-func (s *Server) returnReceipt(ps *peers.Remote, r *wire.Message, rc *receipt.Receipt, sess *handshake.Session) {
+func (s *Receipts) send(ps *peers.Remote, r *wire.Message, rc *receipt.Receipt, sess *handshake.Session) {
 	v, err := receiptValue(rc)
 	if err != nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(s.bgCtx, 10*time.Second)
+	ctx, cancel := context.WithTimeout(s.cfg.Base, 10*time.Second)
 	defer cancel()
-	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpRespond, Re: r.ID,
-		From: s.org.Sender(), To: r.From.Ref(), Cls: wire.Pub, Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()},
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpRespond, Re: r.ID,
+		From: s.cfg.Self.Sender(), To: r.From.Ref(), Cls: wire.Pub, Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()},
 		Ext: wire.ObjectValue(wire.Member{Key: ExtReceipt, Value: v})}
 	if sess == nil {
 		sess, err = ps.Session(ctx)
 	}
 	if err == nil {
 		var body []byte
-		if body, err = sess.SignAndSeal(m, s.org.Signing); err == nil {
+		if body, err = sess.SignAndSeal(m, s.cfg.Self.Signing); err == nil {
 			resp, perr := ps.Post(ctx, body)
 			if err = perr; err == nil {
 				resp.Body.Close()
@@ -251,21 +266,21 @@ func (s *Server) returnReceipt(ps *peers.Remote, r *wire.Message, rc *receipt.Re
 			}
 		}
 	}
-	s.log.Warn("countersigned receipt not returned", "peer", ps.Peer().Org, "message_id", r.ID, "err", err.Error())
+	s.cfg.Log.Warn("countersigned receipt not returned", "peer", ps.Peer().Org, "message_id", r.ID, "err", err.Error())
 }
 
-// takeReceipt is the callee's half: a respond from a peer's gateway to one
-// of this gateway's replies, carrying the receipt it signed countersigned.
+// Take is the callee's half: a respond from a peer's gateway to one of
+// this gateway's replies, carrying the receipt it signed countersigned.
 // It reports whether m was that.
-func (s *Server) takeReceipt(m *wire.Message) bool {
-	if s.receipts == nil || m.Op != wire.OpRespond || m.From.Agent != GatewayAgent {
+func (s *Receipts) Take(m *wire.Message) bool {
+	if s == nil || m.Op != wire.OpRespond || m.From.Agent != pipeline.GatewayAgent {
 		return false
 	}
 	v := m.Ext.Get(ExtReceipt)
 	if v.IsAbsent() {
 		return false
 	}
-	mine, ok := s.receipts.awaited.Peek(m.Re)
+	mine, ok := s.awaited.Peek(m.Re)
 	if !ok {
 		return false
 	}
@@ -278,30 +293,31 @@ func (s *Server) takeReceipt(m *wire.Message) bool {
 		// is what this gateway signed, so only it needs checking.
 		c := *mine
 		c.CallerSig = got.CallerSig
-		if err = c.VerifyCaller(s.keyOf); err == nil {
-			s.receipts.awaited.Remove(m.Re)
-			s.keepReceipt(&c)
+		if err = c.VerifyCaller(s.cfg.KeyOf); err == nil {
+			s.awaited.Remove(m.Re)
+			s.keep(&c)
 			return true
 		}
 	}
-	s.log.Warn("countersigned receipt refused", "peer", m.From.Org, "message_id", m.Re, "err", err.Error())
+	s.cfg.Log.Warn("countersigned receipt refused", "peer", m.From.Org, "message_id", m.Re, "err", err.Error())
 	return true
 }
 
-// keepReceipt appends a doubly signed receipt to the ledger.
-func (s *Server) keepReceipt(rc *receipt.Receipt) {
-	if s.audit == nil {
+// keep appends a doubly signed receipt to the ledger.
+func (s *Receipts) keep(rc *receipt.Receipt) {
+	a := s.cfg.Trail
+	if a == nil {
 		return
 	}
 	b, err := rc.Marshal()
 	if err != nil {
 		return
 	}
-	ev, err := s.audit.ev.NewEvent(audit.TypeReceipt, rc.RequestID, json.RawMessage(b))
+	ev, err := a.ev.NewEvent(audit.TypeReceipt, rc.RequestID, json.RawMessage(b))
 	if err != nil {
 		return
 	}
-	s.audit.appendEvent(context.Background(), ev)
+	a.appendEvent(context.Background(), ev)
 }
 
 // consentID is the id of the consent a message travels under, or "".
@@ -318,13 +334,14 @@ func orgOf(ref string) string {
 	return ""
 }
 
-// receiptReplies takes the countersigned receipts that come back among
-// the replies to this gateway's own calls.
-type receiptReplies struct {
-	s    *Server
-	next pipeline.Replies
+// Replies takes the countersigned receipts that come back among the
+// replies to this gateway's own calls, and hands the rest to Next.
+type Replies struct {
+	Receipts *Receipts
+	Next     pipeline.Replies
 }
 
-func (r receiptReplies) Deliver(m *wire.Message, sess *handshake.Session, sealed bool) bool {
-	return r.s.takeReceipt(m) || r.next.Deliver(m, sess, sealed)
+// Deliver implements pipeline.Replies.
+func (r Replies) Deliver(m *wire.Message, sess *handshake.Session, sealed bool) bool {
+	return r.Receipts.Take(m) || r.Next.Deliver(m, sess, sealed)
 }
