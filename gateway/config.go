@@ -73,6 +73,13 @@ type PeersConfig struct {
 	// before answering 202 and delivering the reply to the sender's
 	// gateway later. Default 10s.
 	ReplyWait Duration `toml:"reply_wait"`
+	// Policy is how calls to every peer handle failures: retries per
+	// OSSA class of failure and the circuit breaker. Default OSSA's
+	// default handling (see PeerPolicyConfig).
+	Policy PeerPolicyConfig `toml:"policy"`
+	// Org overrides Policy for the peer of one organisation, key by key
+	// ([peers.org.globex]). Default none.
+	Org map[string]PeerPolicyConfig `toml:"org"`
 }
 
 // ListenConfig sets where and how the gateway listens.
@@ -360,6 +367,9 @@ func lookup(raw map[string]any, key toml.Key) any {
 // known, rather than in UnmarshalText, whose error the decoder reports by
 // line only.
 func valueMistake(t reflect.Type, v any) string {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
 	if t == reflect.TypeFor[Duration]() {
 		s, ok := v.(string)
 		if !ok {
@@ -370,11 +380,8 @@ func valueMistake(t reflect.Type, v any) string {
 		}
 		return ""
 	}
-	if t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
 	switch t.Kind() {
-	case reflect.Struct:
+	case reflect.Struct, reflect.Map:
 		if _, ok := v.(map[string]any); !ok {
 			return "must be a table"
 		}
@@ -425,6 +432,11 @@ func valueMistake(t reflect.Type, v any) string {
 func settingType(key toml.Key) (t reflect.Type, ok bool) {
 	t = reflect.TypeFor[Config]()
 	for _, part := range key {
+		if t.Kind() == reflect.Map {
+			// A table of tables by name ([peers.org.ORG]): any name.
+			t = t.Elem()
+			continue
+		}
 		if t.Kind() != reflect.Struct {
 			return nil, false
 		}

@@ -104,6 +104,9 @@ func (c *Config) Validate() error {
 	default:
 		return bad("peers.transport", "must be \"websocket\", \"grpc\" or \"http\"")
 	}
+	if err := c.Peers.checkPeerPolicies(); err != nil {
+		return err
+	}
 	switch c.Log.Level {
 	case "debug", "info", "warn", "error":
 	default:

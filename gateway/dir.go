@@ -462,6 +462,25 @@ transport = "websocket"
 # {{bounds "peers.reply_wait"}}.
 reply_wait = "10s"
 
+# How calls to peers handle failures follows OSSA's default error handling
+# (docs/protocol.md, "Retries and the circuit breaker"): a peer that cannot
+# be reached or answers E_INTERNAL (TOOL_ERROR) is tried 3 more times, an
+# E_TIMEOUT (TOOL_TIMEOUT) 2, an E_RATE_LIMIT (RATE_LIMITED) 3 after its
+# retry_after, each only if the peer cannot have acted on the call or it is
+# idempotent; 5 failures in a row open the peer's breaker for 1s, doubling
+# to 32s. Every key may be set for all peers, or for one:
+# [peers.policy]
+# breaker_failures = 5
+# breaker_cooldown = "1s"
+# breaker_max_cooldown = "32s"
+# [peers.policy.retry.TOOL_ERROR]
+# retries = 3
+# backoff = "100ms"
+# max_backoff = "2s"
+# breaker = true
+# [peers.org.globex.retry.RATE_LIMITED]
+# retries = 0
+
 [log]
 # debug, info, warn or error. Logs never hold keys, tokens, secret-class
 # data, or unmasked personal data.

@@ -427,6 +427,7 @@ func Open(opts Options) (*Server, error) {
 		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() },
 		RequestTimeout:   func() time.Duration { return s.cfg.Listen.RequestTimeout.D() },
 		WriteTimeout:     func() time.Duration { return s.writeTimeout },
+		Policy:           cfg.Peers.PeerPolicy,
 		Base:             s.quitting, Metrics: s.metrics.peers(), Trace: s.spans.PeerCall, Replied: s.receipts.Countersign,
 		Log: s.log, Now: s.now, Rand: s.rand,
 	})

@@ -173,6 +173,12 @@ func (d *demo) setUp(ctx context.Context) error {
 		return err
 	}
 	d.line("globex lets each remote agent make 2 calls a second, in bursts of up to 6 ([rate] in its moltgate.toml).")
+	// By default a gateway waits out a peer's rate limit and retries (OSSA's
+	// RATE_LIMITED: 3 retries); the demo shows the refusal itself.
+	if err := d.acme.setConfig([2]string{`reply_wait = "10s"`, "reply_wait = \"10s\"\n[peers.org.globex.retry.RATE_LIMITED]\nretries = 0"}); err != nil {
+		return err
+	}
+	d.line("acme hands globex's rate limits back to its callers rather than retrying them ([peers.org.globex.retry.RATE_LIMITED] retries = 0).")
 	return nil
 }
 

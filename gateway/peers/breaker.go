@@ -21,7 +21,7 @@ func (s BreakerState) String() string {
 // breaker is a circuit breaker for one peer gateway: after threshold
 // consecutive failures it opens and fails calls at once for cooldown, then
 // lets one trial call through; its success closes it, its failure opens it
-// again for twice as long (up to maxCooldown).
+// again for twice as long (up to maxCooldown). Policy sets the three.
 type breaker struct {
 	threshold   int
 	cooldown    time.Duration
@@ -37,8 +37,8 @@ type breaker struct {
 	trial    bool
 }
 
-func newBreaker(threshold int, cooldown time.Duration, now func() time.Time, onChange func(BreakerState)) *breaker {
-	return &breaker{threshold: threshold, cooldown: cooldown, maxCooldown: 32 * cooldown, now: now, wait: cooldown, onChange: onChange}
+func newBreaker(threshold int, cooldown, maxCooldown time.Duration, now func() time.Time, onChange func(BreakerState)) *breaker {
+	return &breaker{threshold: threshold, cooldown: cooldown, maxCooldown: max(maxCooldown, cooldown), now: now, wait: cooldown, onChange: onChange}
 }
 
 // allow reports whether a call may go to the peer now, and if not, how long

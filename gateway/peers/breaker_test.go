@@ -13,7 +13,7 @@ func (c *fakeClock) advance(d time.Duration) { c.t = c.t.Add(d) }
 func TestBreaker(t *testing.T) {
 	clk := &fakeClock{time.Unix(1800000000, 0)}
 	var states []BreakerState
-	b := newBreaker(3, time.Second, clk.now, func(s BreakerState) { states = append(states, s) })
+	b := newBreaker(3, time.Second, 32*time.Second, clk.now, func(s BreakerState) { states = append(states, s) })
 	for i := 0; i < 3; i++ {
 		if ok, _ := b.allow(); !ok {
 			t.Fatal("closed breaker refused")
@@ -60,7 +60,7 @@ func TestBreaker(t *testing.T) {
 // for ever.
 func TestBreakerTrialWithoutOutcome(t *testing.T) {
 	clk := &fakeClock{time.Unix(1800000000, 0)}
-	b := newBreaker(1, time.Second, clk.now, nil)
+	b := newBreaker(1, time.Second, 32*time.Second, clk.now, nil)
 	b.allow()
 	b.record(false)
 	clk.advance(time.Second)

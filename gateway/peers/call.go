@@ -92,17 +92,16 @@ func (t *Table) prepareOutbound(ctx context.Context, m *wire.Message) (wire.Valu
 
 // call sends m, signed with sk, to the peer and passes each message of the
 // reply to onMsg, stream chunks first, until the final one (respond, pong
-// or error). It retries idempotent operations on transport failures, and
-// any operation once when the peer no longer knows the session. m has been
-// through prepareOutbound.
+// or error). A failed attempt is sent again as the peer's Policy says for
+// its OSSA class: any operation when the peer cannot have acted on it (a
+// rate limit, a session it no longer knows), otherwise only idempotent
+// ones, and never past ctx's deadline. m has been through prepareOutbound.
 func (ps *Remote) call(ctx context.Context, transport string, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (done bool, err error)) error {
 	s := ps.t
-	attempts := 1
-	if idempotent(m) {
-		attempts = 3
-	}
+	idem := idempotent(m)
+	var retried map[wire.OSSACode]int
 	var last error
-	for i := 0; ; i++ {
+	for {
 		if !ps.current() {
 			// Not retried: another attempt would go to what was trusted
 			// when the call began.
@@ -112,6 +111,7 @@ func (ps *Remote) call(ctx context.Context, transport string, m *wire.Message, s
 			return err
 		}
 		if ok, wait := ps.br.allow(); !ok {
+			// CIRCUIT_OPEN: fall back at once, with the time to wait.
 			return pipeline.WithRetry(wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s is failing; calls paused", ps.p.Org), wait)
 		}
 		err := ps.callOnce(ctx, transport, m, sk, onMsg)
@@ -121,17 +121,29 @@ func (ps *Remote) call(ctx context.Context, transport string, m *wire.Message, s
 			ps.br.record(false)
 			return perr
 		}
-		retryable := errors.Is(err, errTransport) || pipeline.Code(err) == wire.ErrPeerUnavailable
-		if !errors.As(err, new(lossCounted)) {
-			ps.br.record(err == nil || !retryable)
-		} else {
+		f, known := classify(err)
+		rule := ps.pol.Rules[f.class]
+		if errors.As(err, new(lossCounted)) {
 			ps.br.unrecorded()
+		} else {
+			ps.br.record(err == nil || !known || !rule.Breaker)
 		}
 		if err == nil {
 			return nil
 		}
 		last = err
-		if pipeline.Code(err) == wire.ErrSessionExpired && i == 0 {
+		if !known || (!f.safe && !idem) || retried[f.class] >= rule.Retries || ctx.Err() != nil {
+			break
+		}
+		wait, ok := rule.wait(retried[f.class], f.retryAfter)
+		if d, has := ctx.Deadline(); !ok || (has && time.Until(d) <= wait) {
+			break // the wait is the caller's, or would outlast its deadline
+		}
+		if retried == nil {
+			retried = make(map[wire.OSSACode]int, 2)
+		}
+		retried[f.class]++
+		if f.renew {
 			// The peer restarted or dropped the session: a new
 			// handshake, and the same message again (it was not
 			// opened, so it cannot have been acted on). A stream
@@ -141,19 +153,20 @@ func (ps *Remote) call(ctx context.Context, transport string, m *wire.Message, s
 			if !errors.As(err, new(sessionGone)) {
 				ps.dropSession(transport)
 			}
-			m.Sig = keys.Signature{}
-			continue
+		} else {
+			// A retry is a new message: the peer remembers ids.
+			m.ID = pipeline.NewMessageID(s.cfg.Rand)
 		}
-		if !retryable || i+1 >= attempts || ctx.Err() != nil {
-			break
+		m.Sig = keys.Signature{}
+		if wait > 0 {
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return pipeline.AsWire(ctx.Err())
+			}
 		}
-		select {
-		case <-time.After(time.Duration(100<<(2*i)) * time.Millisecond):
-		case <-ctx.Done():
-			return pipeline.AsWire(ctx.Err())
-		}
-		// A retry is a new message: the peer remembers ids.
-		m.ID, m.Sig = pipeline.NewMessageID(s.cfg.Rand), keys.Signature{}
 	}
 	if errors.Is(last, errTransport) {
 		return wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s: %v", ps.p.Org, last)
@@ -249,7 +262,7 @@ func (ps *Remote) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25519
 					ps.t.cfg.Sessions.Remove(sess.ID())
 					return sessionGone{err}
 				}
-				return err
+				return answered{err}
 			}
 		}
 		if d.m.Re != m.ID {

@@ -48,7 +48,7 @@ func TestPooledLossCountedOnce(t *testing.T) {
 		t.Fatal("a failure on a live connection is marked")
 	}
 	p.close()
-	br := newBreaker(5, 1e9, nil, nil)
+	br := newBreaker(5, 1e9, 32e9, nil, nil)
 	for i := range 16 {
 		err := p.lost(lostErr)
 		if pipeline.Code(err) != wire.ErrPeerUnavailable || err.Error() != lostErr.Error() {

@@ -26,6 +26,7 @@ type Remote struct {
 	p      *Peer
 	ref    wire.Ref // the peer's gateway agent
 	br     *breaker
+	pol    Policy
 	tls    *tls.Config
 	client *http.Client
 

@@ -121,7 +121,7 @@ func (t *Table) checkReply(ctx context.Context, ps *Remote, req *wire.Message, d
 	}
 	if r.Op == wire.OpError {
 		if p, ok := r.Payload.(*wire.ErrorPayload); ok {
-			return nil, p.Err()
+			return nil, answered{p.Err()}
 		}
 	}
 	if err := t.cfg.Gate.Inbound(ctx, r, ps.p.Org, d.sess, d.sealed); err != nil {

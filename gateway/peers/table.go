@@ -91,6 +91,10 @@ type Config struct {
 	// replies included, before anything else is done with it (the
 	// gateway countersigns the receipts replies carry). Default none.
 	Replied func(ps *Remote, req, r *wire.Message, sess *handshake.Session)
+	// Policy is how calls to the peer of org handle failures: retries
+	// and the breaker, read when the peer is imported. Default
+	// DefaultPolicy, OSSA's default error handling.
+	Policy func(org string) Policy
 	// Log receives warnings about peers. Default slog.Default().
 	Log *slog.Logger
 	// Now is the clock (default time.Now); Rand the source of message ids
@@ -221,7 +225,11 @@ func (t *Table) Prepare(p *Peer) (*Remote, error) {
 			t.log.Warn("session renewal with peer failed; calls stay on the current session", "peer", p.Org, "err", err.Error())
 		}
 	}}
-	ps.br = newBreaker(5, time.Second, t.now, func(st BreakerState) {
+	ps.pol = DefaultPolicy()
+	if t.cfg.Policy != nil {
+		ps.pol = t.cfg.Policy(p.Org)
+	}
+	ps.br = newBreaker(ps.pol.BreakerFailures, ps.pol.BreakerCooldown, ps.pol.BreakerMaxCooldown, t.now, func(st BreakerState) {
 		if breakerMetric != nil {
 			breakerMetric(p.Org, st)
 		}
