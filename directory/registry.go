@@ -539,9 +539,7 @@ func storeError(err error) error {
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	}
-	e := wire.Errorf(wire.ErrRegistryUnavailable, "", "the directory's storage failed")
-	e.Err = err
-	return e
+	return wire.StorageUnavailable("directory", err)
 }
 
 // wireField names an entry's field as the register message has it.

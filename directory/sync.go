@@ -220,7 +220,7 @@ func (r *Registry) Import(ctx context.Context, page wire.Value, src Source) (Imp
 			res.Applied++
 		case err == nil:
 			res.Unchanged++
-		case code(err) == wire.ErrRegistryUnavailable || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		case code(err) == wire.ErrStorageUnavailable || code(err) == wire.ErrRegistryUnavailable || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
 			return res, err
 		default:
 			agent, _ := it.Get("agent_id").Str()

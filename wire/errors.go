@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Code is a MoltSpeak error code, such as "E_SIGNATURE".
@@ -43,6 +44,10 @@ const (
 	ErrExpired         Code = "E_EXPIRED"          // the message's exp has passed
 	ErrSessionExpired  Code = "E_SESSION_EXPIRED"  // the session is gone: handshake again
 	ErrPeerUnavailable Code = "E_PEER_UNAVAILABLE" // the peer gateway cannot be reached now
+	// ErrStorageUnavailable: the storage the answering gateway depends on
+	// (its directory, replay window, consent records) is failing, whatever
+	// its backend; the same request may succeed once it is back.
+	ErrStorageUnavailable Code = "E_STORAGE_UNAVAILABLE"
 )
 
 // Category groups codes as the protocol's error payload does.
@@ -102,11 +107,12 @@ var codes = map[Code]codeInfo{
 	ErrRateLimitDiscovery:   {CatTransport, true, http.StatusTooManyRequests, ActionRetryAfter, "too many discovery queries"},
 	ErrInvalidProfile:       {CatValidation, true, http.StatusBadRequest, ActionRetry, "profile fails validation"},
 
-	ErrTooLarge:        {CatTransport, false, http.StatusRequestEntityTooLarge, "", "size limit exceeded"},
-	ErrReplay:          {CatAuth, false, http.StatusUnauthorized, "", "message replayed or outside the time window"},
-	ErrExpired:         {CatValidation, false, http.StatusBadRequest, "", "message has expired"},
-	ErrSessionExpired:  {CatAuth, true, http.StatusUnauthorized, ActionHandshake, "session expired or unknown"},
-	ErrPeerUnavailable: {CatTransport, true, http.StatusServiceUnavailable, ActionRetryAfter, "peer gateway unavailable"},
+	ErrTooLarge:           {CatTransport, false, http.StatusRequestEntityTooLarge, "", "size limit exceeded"},
+	ErrReplay:             {CatAuth, false, http.StatusUnauthorized, "", "message replayed or outside the time window"},
+	ErrExpired:            {CatValidation, false, http.StatusBadRequest, "", "message has expired"},
+	ErrSessionExpired:     {CatAuth, true, http.StatusUnauthorized, ActionHandshake, "session expired or unknown"},
+	ErrPeerUnavailable:    {CatTransport, true, http.StatusServiceUnavailable, ActionRetryAfter, "peer gateway unavailable"},
+	ErrStorageUnavailable: {CatTransport, true, http.StatusServiceUnavailable, ActionRetryAfter, "gateway storage unavailable"},
 }
 
 // Codes returns every known code.
@@ -203,6 +209,19 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// StorageRetry is the wait a storage outage's refusal suggests.
+const StorageRetry = time.Second
+
+// StorageUnavailable is the refusal of a request that this gateway cannot
+// answer because store, the storage it needs (the directory, the replay
+// window, the consent records), failed with err: E_STORAGE_UNAVAILABLE with
+// retry_after, whatever the backend. err stays in Err for the log, never in
+// the answer.
+func StorageUnavailable(store string, err error) *Error {
+	return (&Error{Code: ErrStorageUnavailable, Message: "the " + store + "'s storage is failing: retry later", Err: err}).
+		WithSuggestion(Suggestion{Action: ActionRetryAfter, DelayMS: StorageRetry.Milliseconds()})
+}
 
 // WithSuggestion returns e with s attached.
 func (e *Error) WithSuggestion(s Suggestion) *Error { e.Suggestion = &s; return e }

@@ -32,7 +32,7 @@ const (
 // SCHEMA_VIOLATION; anything the boundary refuses on authority (a key, a
 // signature, a capability, a class, a replay) is POLICY_VIOLATION; personal
 // data without a consent is CONTENT_FILTERED, since what fixes it is a
-// person's consent, reached by escalation; a peer or registry that cannot be
+// person's consent, reached by escalation; a peer, registry or storage that cannot be
 // reached is CIRCUIT_OPEN (the caller falls back rather than hammers it); a
 // remote agent's failure is DELEGATION_FAILED, the OSSA name for a child
 // agent that failed.
@@ -61,11 +61,12 @@ var ossaCodes = map[Code]OSSACode{
 	ErrRateLimitDiscovery:   OSSARateLimited,
 	ErrInvalidProfile:       OSSAValidation,
 
-	ErrTooLarge:        OSSAValidation,
-	ErrReplay:          OSSAPolicyViolation,
-	ErrExpired:         OSSAValidation,
-	ErrSessionExpired:  OSSAStateError,
-	ErrPeerUnavailable: OSSACircuitOpen,
+	ErrTooLarge:           OSSAValidation,
+	ErrReplay:             OSSAPolicyViolation,
+	ErrExpired:            OSSAValidation,
+	ErrSessionExpired:     OSSAStateError,
+	ErrPeerUnavailable:    OSSACircuitOpen,
+	ErrStorageUnavailable: OSSACircuitOpen,
 }
 
 // OSSA returns the OSSA code of c; an unknown code is TOOL_ERROR, as an

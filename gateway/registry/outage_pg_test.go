@@ -20,7 +20,7 @@ import (
 )
 
 // PostgreSQL stopped while serving: registrations fail with the code a full
-// SQLite disk gives (E_REGISTRY_UNAVAILABLE), the failure is logged at
+// SQLite disk gives (E_STORAGE_UNAVAILABLE), the failure is logged at
 // ERROR as "database unreachable", counted, and the directory is reported
 // failing until the server is back and a write goes through. The server is
 // a real one, stopped and started again.
@@ -60,8 +60,8 @@ func TestDatabaseOutageIsReported(t *testing.T) {
 
 	c.Stop()
 	err = register(1)
-	if c := pipeline.Code(err); c != wire.ErrRegistryUnavailable {
-		t.Fatalf("registration with the database stopped: %v, want E_REGISTRY_UNAVAILABLE", err)
+	if c := pipeline.Code(err); c != wire.ErrStorageUnavailable {
+		t.Fatalf("registration with the database stopped: %v, want E_STORAGE_UNAVAILABLE", err)
 	}
 	f := w.Failing()
 	if len(f) != 1 || f[0].Store != outage.Directory || f[0].Cause != outage.Unreachable {

@@ -19,7 +19,7 @@ import (
 )
 
 // A full disk while serving: registrations fail with
-// E_REGISTRY_UNAVAILABLE, the failure is logged at ERROR as "disk full",
+// E_STORAGE_UNAVAILABLE, the failure is logged at ERROR as "disk full",
 // counted, and the directory is reported failing until a write goes
 // through again. The disk is a real one: a small tmpfs, filled.
 func TestFullDiskIsReported(t *testing.T) {
@@ -58,8 +58,8 @@ func TestFullDiskIsReported(t *testing.T) {
 	if failed == nil {
 		t.Fatalf("%d registrations of 20 KB each fit on a 256 KiB disk", n)
 	}
-	if c := pipeline.Code(failed); c != wire.ErrRegistryUnavailable {
-		t.Fatalf("registration on a full disk: %v, want E_REGISTRY_UNAVAILABLE", failed)
+	if c := pipeline.Code(failed); c != wire.ErrStorageUnavailable {
+		t.Fatalf("registration on a full disk: %v, want E_STORAGE_UNAVAILABLE", failed)
 	}
 	f := w.Failing()
 	if len(f) != 1 || f[0].Store != outage.Directory || f[0].Cause != outage.DiskFull {

@@ -86,7 +86,7 @@ func TestDurableWriteFailure(t *testing.T) {
 	j := &mapJournal{recs: map[[2]string]time.Time{}, fail: errors.New("disk full")}
 	w := durableWindow(t, clk, j)
 	m := msg(sender(1), 1, t0)
-	wantCode(t, w.Check(context.Background(), m), wire.ErrInternal)
+	wantCode(t, w.Check(context.Background(), m), wire.ErrStorageUnavailable)
 	j.mu.Lock()
 	j.fail = nil
 	j.mu.Unlock()

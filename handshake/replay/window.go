@@ -138,8 +138,9 @@ func checkTime(now, skew, ts, exp int64) error {
 // Check applies every rule to m: the time rules, then the id rule for m's
 // sender. Call it once per message, after its signature has been verified,
 // so that nobody can spend another sender's ids. It refuses with E_REPLAY,
-// E_EXPIRED, E_RATE_LIMIT (the store is full: retry later) or E_INTERNAL
-// (the store failed).
+// E_EXPIRED, E_RATE_LIMIT (the store is full: retry later) or
+// E_STORAGE_UNAVAILABLE (the store failed: retry later). A sender is never
+// let through on a failing store, since its message could then run twice.
 func (w *Window) Check(ctx context.Context, m *wire.Message) error {
 	return w.check(ctx, m, senderNS(m.From), "")
 }
@@ -185,7 +186,7 @@ func (w *Window) check(ctx context.Context, m *wire.Message, ns, keyPrefix strin
 		return (&wire.Error{Code: wire.ErrRateLimit, Message: "too many recent messages to remember: retry later", Err: err}).
 			WithSuggestion(wire.Suggestion{Action: wire.ActionRetryAfter, DelayMS: 1000})
 	case err != nil:
-		return &wire.Error{Code: wire.ErrInternal, Message: "replay store unavailable", Err: fmt.Errorf("check replay: %w", err)}
+		return storeFailed(fmt.Errorf("check replay: %w", err))
 	case !fresh:
 		return wire.Errorf(wire.ErrReplay, "id", "message id already seen from this sender")
 	}
@@ -200,7 +201,7 @@ func senderNS(s wire.Sender) string {
 }
 
 // Challenge issues a fresh random 32-byte challenge, redeemable once within
-// ChallengeTTL.
+// ChallengeTTL. A failing store refuses with E_STORAGE_UNAVAILABLE.
 func (w *Window) Challenge(ctx context.Context) (wire.Bytes32, error) {
 	var c wire.Bytes32
 	if _, err := io.ReadFull(w.rand, c[:]); err != nil {
@@ -212,7 +213,7 @@ func (w *Window) Challenge(ctx context.Context) (wire.Bytes32, error) {
 		return wire.Bytes32{}, (&wire.Error{Code: wire.ErrRateLimit, Message: "too many outstanding challenges: retry later", Err: err}).
 			WithSuggestion(wire.Suggestion{Action: wire.ActionRetryAfter, DelayMS: 1000})
 	case err != nil:
-		return wire.Bytes32{}, fmt.Errorf("issue challenge: %w", err)
+		return wire.Bytes32{}, storeFailed(fmt.Errorf("issue challenge: %w", err))
 	case !fresh:
 		return wire.Bytes32{}, errors.New("issue challenge: random source repeated itself")
 	}
@@ -220,16 +221,24 @@ func (w *Window) Challenge(ctx context.Context) (wire.Bytes32, error) {
 }
 
 // Redeem consumes challenge c. It fails with E_AUTH_FAILED if c was never
-// issued, has expired or was redeemed before.
+// issued, has expired or was redeemed before, and E_STORAGE_UNAVAILABLE if
+// the store failed.
 func (w *Window) Redeem(ctx context.Context, c wire.Bytes32) error {
 	ok, err := w.store.Take(ctx, nsChallenge, string(c[:]))
 	if err != nil {
-		return &wire.Error{Code: wire.ErrInternal, Message: "replay store unavailable", Err: fmt.Errorf("redeem challenge: %w", err)}
+		return storeFailed(fmt.Errorf("redeem challenge: %w", err))
 	}
 	if !ok {
 		return wire.Errorf(wire.ErrAuthFailed, "challenge", "challenge unknown, expired or already used")
 	}
 	return nil
+}
+
+// storeFailed is the refusal of a message or handshake step whose store
+// failed: the same for every backend, so that a caller need not know which
+// one the gateway runs on.
+func storeFailed(err error) error {
+	return wire.StorageUnavailable("replay window", err)
 }
 
 // parseUUID turns a canonical UUID into its 16 bytes.

@@ -216,8 +216,11 @@ func TestVerifyFailsClosed(t *testing.T) {
 	good, _ := Issue(testKey(t, 1), testClaims())
 	_, err := v.Verify(context.Background(), good, testRequest())
 	var we *wire.Error
-	if !errors.As(err, &we) || we.Code != wire.ErrInternal {
-		t.Fatalf("unreadable revocation list: got %v", err)
+	if !errors.As(err, &we) || we.Code != wire.ErrStorageUnavailable {
+		t.Fatalf("unreadable revocation list: got %v, want E_STORAGE_UNAVAILABLE", err)
+	}
+	if s := we.Suggestion; s == nil || s.Action != wire.ActionRetryAfter || s.DelayMS <= 0 {
+		t.Fatalf("unreadable revocation list: suggestion %+v, want retry_after", we.Suggestion)
 	}
 }
 

@@ -74,8 +74,9 @@ func (v *Verifier) Use(ctx context.Context, c *Claims) error {
 	}
 	first, err := v.Spender.Spend(ctx, c.ID, time.UnixMilli(c.Expires))
 	if err != nil {
-		return &wire.Error{Code: wire.ErrInternal, Field: "pii_meta.consent.proof",
-			Message: "cannot record the use of a one-time consent", Err: err}
+		// The consent cannot be kept to one use: refused until the store
+		// is back, as every storage outage is.
+		return storeFailed("pii_meta.consent.proof", "cannot record the use of a one-time consent", err)
 	}
 	if !first {
 		return fail(ErrUsed, "consent was for one use and has been used")
@@ -84,8 +85,8 @@ func (v *Verifier) Use(ctx context.Context, c *Claims) error {
 }
 
 // Verify parses token and checks it against r. It returns the claims of a valid token. Every
-// failure is a *wire.Error with code E_CONSENT (E_INTERNAL if the revocation list cannot be
-// read: a consent that cannot be checked is not accepted), suggestion request_consent and the
+// failure is a *wire.Error with code E_CONSENT (E_STORAGE_UNAVAILABLE if the revocation list
+// cannot be read: a consent that cannot be checked is not accepted), suggestion request_consent and the
 // types still needed; errors.Is tells the reason (ErrExpired, ErrRevoked...).
 func (v *Verifier) Verify(ctx context.Context, token string, r Request) (*Claims, error) {
 	t, err := Parse(token)
@@ -137,14 +138,21 @@ func (v *Verifier) check(ctx context.Context, c *Claims, r Request) error {
 	if v.Revocations != nil {
 		revoked, err := v.Revocations.Revoked(ctx, c.ID)
 		if err != nil {
-			return &wire.Error{Code: wire.ErrInternal, Field: "pii_meta.consent.proof",
-				Message: "cannot read the consent revocation list", Err: err}
+			return storeFailed("pii_meta.consent.proof", "cannot read the consent revocation list", err)
 		}
 		if revoked {
 			return fail(ErrRevoked, all, "consent has been revoked")
 		}
 	}
 	return nil
+}
+
+// storeFailed is the refusal of a consent whose store failed: the code of
+// every storage outage, with retry_after.
+func storeFailed(field, msg string, err error) error {
+	e := wire.StorageUnavailable("consent records", err)
+	e.Field, e.Message = field, msg+": retry later"
+	return e
 }
 
 func withSuggestion(err error, types []string) error {
