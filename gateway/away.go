@@ -5,7 +5,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -70,6 +69,6 @@ func (s *Server) withdrawAway(id string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s.registry.Withdraw(ctx, id)
-	s.events.Emit(events.AgentRemoved, map[string]string{"id": id, "reason": "withdrawn"})
+	s.feed.Withdrawn(id)
 	s.log.Info("agent withdrawn from the directory", "agent", id, "away", s.cfg.Local.WithdrawAfter.D().String())
 }

@@ -25,6 +25,7 @@ import (
 	"github.com/moltgate/moltgate/directory/sqlitestore"
 	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/gateway/face/frames"
+	"github.com/moltgate/moltgate/gateway/feed"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/peers"
@@ -114,9 +115,9 @@ type Server struct {
 	publishMu  sync.Mutex
 	away       awayAgents // agents started elsewhere while disconnected
 	events     *events.Stream
-	eventHooks eventHooks
-	passphrase []byte // unlocks the keys of agents added while serving
-	agentsSeen string // agentsStamp of the records last read; the watch loop's own
+	feed       *feed.Feed // what the rooms report to the event stream
+	passphrase []byte     // unlocks the keys of agents added while serving
+	agentsSeen string     // agentsStamp of the records last read; the watch loop's own
 
 	replay   *replay.Window
 	hsCfg    *handshake.Config
@@ -387,7 +388,8 @@ func Open(opts Options) (*Server, error) {
 	s.replay = replay.New(rc)
 	s.verifier = keys.NewVerifier(0)
 	s.events = events.New(events.Config{Now: s.now, Rand: s.rand})
-	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now, Observe: s.sessionEvent})
+	s.feed = feed.New(feed.Config{Stream: s.events, Org: cfg.Org, Now: s.now})
+	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now, Observe: s.feed.Session})
 	s.hsCfg = &handshake.Config{
 		Identity: org, GetCert: s.orgCert.Load, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
 		Capabilities: []string{"query", "task", "stream", "tool.invoke", "consent", "registry"},
@@ -519,10 +521,10 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.local = local.New(local.Config{
 		Org: cfg.Org, Signer: org, Core: s.core, Agents: localAgents{s}, Pipe: s.pipe, Seal: routes{s},
-		Gate: s.gate, Grants: s.grants, Scanner: s.scanner, Approvals: s.approvals, CallContext: s.consentContext, Inbound: s.inboundEvent, ExtContext: extContext,
+		Gate: s.gate, Grants: s.grants, Scanner: s.scanner, Approvals: s.approvals, CallContext: s.consentContext, Inbound: s.feed.Inbound, ExtContext: extContext,
 		Observe: localObserver{s},
 		Peers:   localPeers{s}, Directory: s.registry, Policy: s.policy, Consents: s.consents, Codec: s.codec,
-		Background: s.background, QueryDone: s.queryEvent, WithContext: withContext,
+		Background: s.background, QueryDone: s.feed.Query, WithContext: withContext,
 		RequestTimeout: cfg.Listen.RequestTimeout.D(), SessionTTL: cfg.Security.SessionTTL.D(),
 		ChunkBytes: cfg.Limits.ChunkBytes, MaxHops: cfg.Limits.MaxHops, Log: s.log, Now: s.now, Rand: s.rand,
 	})
@@ -533,7 +535,7 @@ func Open(opts Options) (*Server, error) {
 		MaxQueries: cfg.Rate.LocalQueries, RequestsPerSecond: cfg.Rate.LocalRequestsPerSecond,
 		SessionDir: filepath.Join(d.DataDir(), "sessions"), Events: s.events,
 	})
-	s.approvals.Subscribe(s.approvalEvent)
+	s.approvals.Subscribe(s.feed.Approval)
 	return s, nil
 }
 

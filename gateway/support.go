@@ -117,7 +117,7 @@ func newAsyncReplies() *asyncReplies { return &asyncReplies{} }
 // disconnects or changes its tools or health.
 func (s *Server) agentChanged(info localbridge.AgentInfo) {
 	s.log.Info("agent changed", "agent", info.ID, "connected", info.Connected, "healthy", info.Healthy, "tools", len(info.Tools))
-	s.agentEvent(info)
+	s.feed.Agent(info)
 	if s.noteAway(info) {
 		return
 	}

@@ -174,6 +174,15 @@ func rules() []rule {
 			},
 		},
 		{
+			// The rooms are given the feed's methods as hooks; it only
+			// reports.
+			name:   "the feed knows no storage, no face, no peer, no registry and not the gateway",
+			covers: isAny("gateway/feed"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || d == "gateway" || isAny("gateway/face", "gateway/peers", "gateway/registry")(d)
+			},
+		},
+		{
 			// A face is the edge: the rooms behind it are given what
 			// they need, and never call into one. The framing layer the
 			// stream faces share is below them all.
@@ -193,7 +202,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
@@ -238,6 +247,7 @@ func TestRulesCatch(t *testing.T) {
 		"gateway/local":         "gateway/peers",
 		"gateway/revoke":        "directory/sqlitestore",
 		"gateway/trail":         "gateway",
+		"gateway/feed":          "gateway/peers",
 		"gateway/limit":         "gateway/face/wsface",
 		"classify":              "gateway",
 	}
