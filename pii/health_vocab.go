@@ -199,7 +199,8 @@ var obliquePronouns = []string{"mir ", "mich ", "m'", "m’", "me ", "mi ", "mí
 // firstPersonOpener reports whether the capitalised word s[i:j] and the next one say the
 // sentence is about its writer.
 func firstPersonOpener(s string, i, j int) bool {
-	if j+2 >= len(s) || s[j] != ' ' || !personOpeners.hasFold(s[i:j]) {
+	// The openers have at most four bytes, and every oblique pronoun starts with 'm' or 'h'.
+	if j-i > 4 || j+2 >= len(s) || s[j] != ' ' || s[j+1] != 'm' && s[j+1] != 'h' || !personOpeners.hasFold(s[i:j]) {
 		return false
 	}
 	for _, p := range obliquePronouns {

@@ -2,6 +2,7 @@ package pii
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -67,6 +68,27 @@ func TestHealthAboutNoOne(t *testing.T) {
 	} {
 		if fs := sc.ScanValue("p", v); len(fs) > 0 {
 			t.Errorf("%v: %v", v, fs)
+		}
+	}
+}
+
+// TestFirstPersonOpenerFilter holds the lists to what firstPersonOpener's byte tests assume, so
+// that a word added to either cannot be skipped by them unnoticed.
+func TestFirstPersonOpenerFilter(t *testing.T) {
+	for w := range personOpeners.m {
+		if len(w) > 4 {
+			t.Errorf("personOpeners: %q has more than four bytes; firstPersonOpener skips it", w)
+		}
+	}
+	for _, p := range obliquePronouns {
+		if p[0] != 'm' && p[0] != 'h' {
+			t.Errorf("obliquePronouns: %q starts with neither 'm' nor 'h'; firstPersonOpener skips it", p)
+		}
+	}
+	for _, c := range []string{"Bei mir wurde Asthma diagnostiziert", "On m'a diagnostiqué", "Mi hanno detto"} {
+		j := strings.IndexByte(c, ' ')
+		if !firstPersonOpener(c, 0, j) {
+			t.Errorf("firstPersonOpener(%q) = false", c)
 		}
 	}
 }

@@ -188,9 +188,16 @@ func (x *scanCtx) personCueBefore(a int) int {
 // speechAround reports "says X", "said X", "according to X", "X said" and "X says" around the
 // word s[a:e]: a few bytes compared, so that the step may ask before any lookup.
 func speechAround(s string, a, e int) bool {
-	before := s[max(0, a-13):a]
-	if strings.HasSuffix(before, "says ") || strings.HasSuffix(before, "said ") || hasFoldSuffix(before, "according to ") {
-		return true
+	// Every form has "sa" two bytes after the word or "s ", "d " or "o " just before it: most
+	// capitalised words are answered by those bytes alone.
+	if a >= 5 && s[a-1] == ' ' && (s[a-2] == 's' || s[a-2] == 'd' || s[a-2] == 'o' || s[a-2] == 'O') {
+		before := s[max(0, a-13):a]
+		if strings.HasSuffix(before, "says ") || strings.HasSuffix(before, "said ") || hasFoldSuffix(before, "according to ") {
+			return true
+		}
+	}
+	if e+5 > len(s) || s[e] != ' ' || s[e+1] != 's' || s[e+2] != 'a' {
+		return false
 	}
 	after := s[e:min(len(s), e+6)]
 	return (strings.HasPrefix(after, " said") || strings.HasPrefix(after, " says")) && (len(after) == 5 || !isAlpha(after[5]))
@@ -271,10 +278,12 @@ func (x *scanCtx) personCueAfter(e int) bool {
 // do or have, "is from", "is a ... person"; or, opening a sentence, a comma and words spoken
 // to someone ("Danial, can I speak to your boss?") or a pronoun that refers back to it. Only
 // names of the gazetteer that are no common word count. It returns the end of the name, or a.
-func (x *scanCtx) singleName(a, e int) int {
+//
+// speech is speechAround(s, a, e) and given isGivenName(s[a:e]), which the step asks of every
+// capitalised word first: most are neither, and pass for those two tests alone.
+func (x *scanCtx) singleName(a, e int, speech, given bool) int {
 	s := x.s
-	speech := speechAround(s, a, e)
-	if e-a < 3 || e-a > 20 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80) || !speech && !maybeGivenName(s[a:e]) {
+	if e-a < 3 || e-a > 20 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80) || !given && !speech {
 		return a
 	}
 	// The word is title case, or title case before a possessive ("Franciska's kid").
@@ -284,7 +293,7 @@ func (x *scanCtx) singleName(a, e int) int {
 	if namePairStop.hasFold(s[a:e]) || notNames.hasFold(s[a:e]) {
 		return a
 	}
-	if !isGivenName(s[a:e]) {
+	if !given {
 		// Whoever says something is a person: "says Hartvigsson", "Okafor said".
 		if !speech || !isNameWord(s[a:e]) {
 			return a

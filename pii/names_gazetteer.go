@@ -116,42 +116,6 @@ var givenFilter = sync.OnceValue(func() *nameFilter {
 	return f
 })
 
-// prefixFilter has a bit for each first three letters and length (up to 15) that a given name
-// of the list has; a word whose bit is clear is none, for a dozen instructions. A word that
-// does not start with three ASCII letters is not filtered.
-type prefixFilter [26 * 26 * 26 * 16 / 64]uint64
-
-func prefixKey(w string) (int, bool) {
-	if len(w) < 3 {
-		return 0, false
-	}
-	k := 0
-	for i := 0; i < 3; i++ {
-		c := lower(w[i])
-		if c < 'a' || c > 'z' {
-			return 0, false
-		}
-		k = k*26 + int(c-'a')
-	}
-	return k*16 + min(len(w), 15), true
-}
-
-var givenPrefixes = sync.OnceValue(func() *prefixFilter {
-	f := new(prefixFilter)
-	for w := range givenNames() {
-		if k, ok := prefixKey(w); ok {
-			f[k>>6] |= 1 << (k & 63)
-		}
-	}
-	return f
-})
-
-// maybeGivenName is false for a word that is certainly no given name of the list.
-func maybeGivenName(w string) bool {
-	k, ok := prefixKey(w)
-	return !ok || givenPrefixes()[k>>6]&(1<<(k&63)) != 0
-}
-
 // asciiFoldHash hashes w lower-cased (FNV-1a, then mixed); ok is false when w is not ASCII.
 func asciiFoldHash(w string) (uint64, bool) {
 	h := uint64(14695981039346656037)

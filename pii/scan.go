@@ -130,6 +130,8 @@ type scanCtx struct {
 
 	pwSeen int // end of the last token pwWord examined in the current string
 
+	farCue [2]farCue // see nextWord
+
 	second *scanCtx // see walker; pooled with this one
 
 	normState // see normalize
@@ -331,10 +333,12 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if i == p && k&(cUpper|cHigh) != 0 && j-i >= 3 && j-i <= 20 && (maybeGivenName(s[i:j]) || speechAround(s, i, j)) {
+	if i == p && k&(cUpper|cHigh) != 0 && j-i >= 3 && j-i <= 20 {
 		// A given name alone, with a cue that makes it a person's?
-		if e := x.singleName(p, j); e > p {
-			return e
+		if speech, given := speechAround(s, i, j), isGivenName(s[i:j]); speech || given {
+			if e := x.singleName(p, j, speech, given); e > p {
+				return e
+			}
 		}
 	}
 	if i == p && s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 9 && (m&cDigit != 0 || j+1 < n && s[j] == ' ' && isDigit(s[j+1])) {
@@ -440,20 +444,13 @@ func (x *scanCtx) nameBack(p int) int {
 		}
 		add(k, e)
 	}
-	win := s[lo:p]
-	for _, c := range [...]string{"name", "called"} {
-		for off := 0; ; {
-			r := strings.Index(win[off:], c)
-			if r < 0 {
-				break
-			}
-			a := lo + off + r
+	for ci, c := range [...]string{"name", "called"} {
+		for a := x.nextWord(ci, c, lo); a < p; a = x.nextWord(ci, c, a+1) {
 			e := a + len(c)
 			if e < p && s[e] == 'd' {
 				e++ // "named"
 			}
 			add(a, e)
-			off += r + 1
 		}
 	}
 	if nc == 0 {
@@ -470,6 +467,27 @@ func (x *scanCtx) nameBack(p int) int {
 		x.out = x.out[:before]
 	}
 	return p
+}
+
+// nextWord returns the first index at or after lo of c, the cue word of slot k of x.farCue, in
+// x.s (len(x.s) if there is none). Its answer is kept: capitals are met in text order, so the
+// string is searched for each word about once, not in a window at every capital.
+func (x *scanCtx) nextWord(k int, c string, lo int) int {
+	f := &x.farCue[k]
+	if f.s != x.s || lo < f.from || lo > f.at {
+		at := len(x.s)
+		if r := strings.Index(x.s[lo:], c); r >= 0 {
+			at = lo + r
+		}
+		*f = farCue{s: x.s, from: lo, at: at}
+	}
+	return f.at
+}
+
+// farCue is nextWord's answer for one word: no occurrence of it in s[from:at], and one at at.
+type farCue struct {
+	s        string
+	from, at int
 }
 
 // cueLens[c] has bit n set when a lower-case cue word of n letters starts with c: the words
