@@ -572,15 +572,21 @@ const policyText = `## Policy
   "spoke with", "leiten Sie das an") or before a verb of what people do ("called", "agreed", "is
   allergic", "tested positive", "prefers", "will cover", ", who", "; she", "'s performance review") it
   counts when one of its words is known as a name somewhere (a further list of 140,000 given names and
-  surnames less every dictionary word, looked up with its diacritics spelt in ASCII), and a plural
-  that is no name ("the Denver Broncos signed") does not. A given name alone counts after a relative
+  surnames less every dictionary word, looked up with its diacritics spelt in ASCII) or ends as
+  surnames do ("-sson", "-dóttir", "-ovich", "-ska", "-enko", "-shvili", "-nen": "Follow up with
+  Satsita Umkhayev"), and a plural that is no name ("the Denver Broncos signed") does not. A given name alone counts after a relative
   or a verb that takes a person ("my kid Lukas", "said Felix"), not after a greeting ("Hello, Ada!"),
   before what people do or have ("Ingrid's kid", "Anna is from accounting", "Scott is a thoughtful
   person"), spoken to ("Mateo, can you send the figures?") or referred back to by a pronoun in the
-  same or the next sentence. A surname known as a name counts where someone speaks ("says Kowalczyk",
-  "Nowak said"), and names of the lists joined by commas and "and" count beside a word for a group of
-  people ("our founders: Kowalczyk, Becker and Okafor", "Nowak and Okafor were precision engineers");
-  otherwise a surname alone, names in lower case and names in scripts without capitals in prose pass.
+  same or the next sentence. A surname alone, known as a name or with a surname's ending, counts
+  where someone speaks ("says Kowalczyk", "Nowak said"), after a role or "ex-" ("Passenger Okafor",
+  "ex-Zombie Kastner"), before what people do ("Rintanen began writing", "Nowak has to leave") and
+  between an article and a work ("the Jensen novel"); capitalised words joined by commas and "and"
+  count beside a word for a group of people, known or not ("our founders: Kowalczyk, Becker and
+  Okafor", "Dale and White were precision engineers"); a pair with a known or surname-shaped word
+  counts on a line of its own above an address. Prose written all in lower case is read again with
+  the words the lists know as names, and the two words after "my name is", capitalised ("follow up
+  with monika žilková"). Otherwise a surname alone and names in scripts without capitals pass.
   The lists come from npm packages under the MIT licence (gender-detection-from-name,
   @cspell/dict-people-names, humannames), not from the generators of the corpus; pii/names/README.md
   says how they are made.

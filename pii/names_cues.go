@@ -152,7 +152,8 @@ func (x *scanCtx) personCueBefore(a int) int {
 		return cueNone
 	}
 	w := s[pw.a:pw.b]
-	if roleWords.hasFold(w) || directVerbs.hasFold(w) || kinWords.hasFold(w) || greetWords.hasFold(w) {
+	if roleWords.hasFold(w) || directVerbs.hasFold(w) || kinWords.hasFold(w) || greetWords.hasFold(w) ||
+		len(w) > 3 && hasFoldPrefix(w, "ex-") {
 		return cueStrong
 	}
 	if weakVerbs.hasFold(w) {
@@ -216,13 +217,16 @@ func (x *scanCtx) greetingBefore(a int) bool {
 
 // weakVerbs take a person or a thing with nothing between: "add X as a guest", "send X".
 var weakVerbs = toSet(`add added send forward include includes included copy loop pay paid assign assigned
-reassign reassigned`)
+reassign reassigned features featuring starring`)
 
 // personCueAfter reports whether what follows a name that ends at e says it is a person's:
 // ", who", "; she", a verb of afterVerbs (past "will", "has", "just"), or a possessive before
 // a word of personNouns.
 func (x *scanCtx) personCueAfter(e int) bool {
 	s := x.s
+	if x.hasToAfter(e) {
+		return true
+	}
 	if strings.HasPrefix(s[e:], "'s ") || strings.HasPrefix(s[e:], "’s ") {
 		k := e + 3
 		if s[e] != '\'' {
@@ -279,11 +283,10 @@ func (x *scanCtx) personCueAfter(e int) bool {
 // to someone ("Danial, can I speak to your boss?") or a pronoun that refers back to it. Only
 // names of the gazetteer that are no common word count. It returns the end of the name, or a.
 //
-// speech is speechAround(s, a, e) and given isGivenName(s[a:e]), which the step asks of every
-// capitalised word first: most are neither, and pass for those two tests alone.
-func (x *scanCtx) singleName(a, e int, speech, given bool) int {
+// The step calls it for a given name of the gazetteer; a word that is none is loneSurname's.
+func (x *scanCtx) singleName(a, e int) int {
 	s := x.s
-	if e-a < 3 || e-a > 20 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80) || !given && !speech {
+	if e-a < 3 || e-a > 20 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80) {
 		return a
 	}
 	// The word is title case, or title case before a possessive ("Franciska's kid").
@@ -293,15 +296,8 @@ func (x *scanCtx) singleName(a, e int, speech, given bool) int {
 	if namePairStop.hasFold(s[a:e]) || notNames.hasFold(s[a:e]) {
 		return a
 	}
-	if !given {
-		// Whoever says something is a person: "says Hartvigsson", "Okafor said".
-		if !speech || !isNameWord(s[a:e]) {
-			return a
-		}
-		x.add(TypeName, a, e, 0.7, "name.single")
-		return e
-	}
-	if (x.personCueBefore(a) == cueNone || x.greetingBefore(a)) && !x.personCueAfter(e) && !x.singleCueAfter(a, e) {
+	if (x.personCueBefore(a) == cueNone || x.greetingBefore(a)) && !x.personCueAfter(e) && !x.singleCueAfter(a, e) &&
+		!workOf(s, a, e) {
 		// A first name in a greeting ("Hello, Ada!") addresses the reader and identifies no
 		// one; a full name after one does ("Hi Sofia Carranza").
 		return a
@@ -410,8 +406,11 @@ func (x *scanCtx) pairCounts(a, e, end int, surname string, ambiguous bool) bool
 	if ambiguous && inNameList(surnames(), surname) {
 		return true
 	}
-	firstKnown := ambiguous || isNameWord(s[a:e])
-	secondKnown := isNameWord(surname)
+	firstKnown := ambiguous || knownOrShaped(s[a:e])
+	secondKnown := knownOrShaped(surname)
+	if (firstKnown || secondKnown) && (workOf(s, a, end) || addressBlock(s, a, end)) {
+		return true // "a Eustachy Gorski concert", "Martin Karlsen\n\nLos Angeles\nUnited States"
+	}
 	if cue != cueNone && (secondKnown || !ambiguous && firstKnown) {
 		return true
 	}
@@ -428,9 +427,10 @@ managers members employees colleagues friends brothers sisters parents siblings 
 players students teachers scientists researchers lawyers owners hosts guests speakers winners candidates
 applicants patients passengers tenants customers clients`)
 
-// personList reads two to five capitalised words joined by commas and "and" at a; when every
-// one is known as a name and a word for a group of people stands just before the list or
-// after "were" or "are" behind it, each is a person's name. It returns the end of the list, or a.
+// personList reads two to five capitalised words joined by commas and "and" at a; when none is
+// a word of a firm, a place or a date and a word for a group of people stands just before the
+// list or after "were" or "are" behind it, each is a person's name, whether a list knows it
+// or not ("Dale and White were precision engineers"). It returns the end of the list, or a.
 func (x *scanCtx) personList(a int) int {
 	s := x.s
 	type item struct{ a, b int }
@@ -439,7 +439,8 @@ func (x *scanCtx) personList(a int) int {
 	k := a
 	for n < len(items) {
 		e := titleWord(s, k)
-		if e-k < 2 || e < len(s) && isAlnum(s[e]) || !isNameWord(s[k:e]) || notNames.hasFold(s[k:e]) {
+		if e-k < 2 || e < len(s) && isAlnum(s[e]) || notNames.hasFold(s[k:e]) || namePairStop.hasFold(s[k:e]) ||
+			orgWords.hasFold(s[k:e]) || orgNouns.hasFold(s[k:e]) || orgSuffixes[s[k:e]] {
 			return a
 		}
 		items[n] = item{k, e}

@@ -84,11 +84,36 @@ func nameList(gz []byte) map[string]struct{} {
 // isGivenName reports whether w, a capitalised word, is in the gazetteer. Most capitalised
 // words of prose are not ("The", "Latency", "Tool"); a filter of the ASCII names answers them
 // in a few instructions a byte, without the map.
+//
+// A name written with diacritics the list spells without ("Rafał", "Miłosz" for "rafal",
+// "milosz") is looked up in ASCII as well.
 func isGivenName(w string) bool {
-	if h, ok := asciiFoldHash(w); ok && !givenFilter().has(h) {
+	h, ascii := asciiFoldHash(w)
+	if ascii {
+		return givenFilter().has(h) && inNameList(givenNames(), w)
+	}
+	if inNameList(givenNames(), w) {
+		return true
+	}
+	if len(w) > 32 {
 		return false
 	}
-	return inNameList(givenNames(), w)
+	var buf [96]byte
+	f := latinLower(buf[:0], w)
+	if !isASCII(f) {
+		return false
+	}
+	_, ok := givenNames()[string(f)]
+	return ok
+}
+
+func isASCII(b []byte) bool {
+	for _, c := range b {
+		if c >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // nameFilter is a Bloom filter of 2^20 bits with two probes from one 64-bit hash: for the

@@ -78,7 +78,11 @@ func isNameWord(w string) bool {
 	// The list is in ASCII: "Sörös", "Kónya" and "Szczepańska" are looked up as "soros",
 	// "konya" and "szczepanska".
 	var buf [96]byte
-	b := buf[:0]
+	return nameWords().has(string(latinLower(buf[:0], w)))
+}
+
+// latinLower appends w to b in lower case with the diacritics of latinFold spelt in ASCII.
+func latinLower(b []byte, w string) []byte {
 	for i := 0; i < len(w); {
 		if c := w[i]; c < 0x80 {
 			b = append(b, lower(c))
@@ -94,7 +98,7 @@ func isNameWord(w string) bool {
 		}
 		i += n
 	}
-	return nameWords().has(string(b))
+	return b
 }
 
 // latinFold spells the lower-case letters with diacritics of the Latin alphabets of Europe

@@ -127,6 +127,11 @@ func (x *scanCtx) normalize(hm int) {
 			}
 		}
 		x.blobViews(hm)
+		if x.depth == 0 && x.room(len(s)) && lowerProse(s) {
+			if v, at := caseView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageCase, acceptCaseName)
+			}
+		}
 		if langs := sepCandidate(s, mk) | x.capLangs; langs != 0 {
 			for l := range sepLangs {
 				if langs&(1<<l) == 0 {

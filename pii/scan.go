@@ -321,7 +321,7 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if i == p && k&cUpper != 0 && j+5 < n && (s[j] == ',' || strings.HasPrefix(s[j:], " and ")) && personPluralNear(s, i, j) {
+	if i == p && k&(cUpper|cHigh) != 0 && j+5 < n && (s[j] == ',' || strings.HasPrefix(s[j:], " and ")) && personPluralNear(s, i, j) {
 		// "founders: Kónya, Becker and Vasquez", "Marrero and Murphy were engineers"?
 		if e := x.personList(p); e > j {
 			return e
@@ -335,10 +335,13 @@ func (x *scanCtx) step(p, done int) int {
 	}
 	if i == p && k&(cUpper|cHigh) != 0 && j-i >= 3 && j-i <= 20 {
 		// A given name alone, with a cue that makes it a person's?
-		if speech, given := speechAround(s, i, j), isGivenName(s[i:j]); speech || given {
-			if e := x.singleName(p, j, speech, given); e > p {
+		if isGivenName(s[i:j]) {
+			if e := x.singleName(p, j); e > p {
 				return e
 			}
+		} else if e := x.loneSurname(p, j, speechAround(s, i, j)); e > p {
+			// A surname alone, or a name no list knows?
+			return e
 		}
 	}
 	if i == p && s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 9 && (m&cDigit != 0 || j+1 < n && s[j] == ' ' && isDigit(s[j+1])) {

@@ -15,11 +15,12 @@ const (
 	StageHex                         // a hex blob
 	StageSeparators                  // "jane dot doe at example dot com", "j a n e", "4111/1111/1111/1111"
 	StageJoined                      // the values of sibling fields or array items read together
+	StageCase                        // prose written all in lower case, with its names capitalised ("my name is olga krylova")
 
 	numStages = iota
 )
 
-var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined"}
+var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case"}
 
 // String returns the stage's stable lower-case name, e.g. "base64".
 func (s Stage) String() string {

@@ -1,0 +1,111 @@
+package pii
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Prose written all in lower case ("my name is olga krylova", "follow up with monika žilková")
+// has lost the capitals that the name detectors start from, and the scan's loop, which skips
+// lower-case letters, never stops in it. Such a string is read again in a view in which the
+// words that the name lists know as names, or that have a surname's ending, are capitalised,
+// and only the names found in it count. The lists hold no word that the dictionary writes in
+// lower case ("frank", "will", "grace"), so a common word is never capitalised.
+
+// lowerProse reports whether s is prose written in lower case: at least three words, no ASCII
+// capital letter and no digit. Text with a capital is answered at its first one.
+func lowerProse(s string) bool {
+	if len(s) < 12 {
+		return false
+	}
+	spaces := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if isUpper(c) || isDigit(c) {
+			return false
+		}
+		if c == ' ' {
+			spaces++
+		}
+	}
+	return spaces >= 2
+}
+
+// caseView returns s with the first letter of each word that may be a name capitalised, and
+// the identity map of its offsets; at is nil when no word was changed.
+func caseView(s string) (string, []int32) {
+	var b []byte
+	for i := 0; i < len(s); {
+		if !isAlpha(s[i]) {
+			i++
+			continue
+		}
+		e := i
+		for e < len(s) && (isAlpha(s[e]) || s[e] == '\'' && e+1 < len(s) && isLower(s[e+1])) {
+			e++
+		}
+		if e-i >= 2 && e-i <= 32 && (i == 0 || !isAlnum(s[i-1]) && s[i-1] != '_' && s[i-1] != '-' && s[i-1] != '/') {
+			if c, n := capitalFirst(s[i:e]); n > 0 {
+				w := c + s[i+n:e]
+				if e-i >= 3 && (isGivenName(w) || knownSurname(w)) || afterNameIs(s, i) && !notNames.has(s[i:e]) && !namePairStop.has(s[i:e]) {
+					if b == nil {
+						b = []byte(s)
+					}
+					copy(b[i:], c)
+				}
+			}
+		}
+		i = e
+	}
+	if b == nil {
+		return "", nil
+	}
+	at := make([]int32, len(b)+1)
+	for k := range at {
+		at[k] = int32(k)
+	}
+	return string(b), at
+}
+
+// afterNameIs reports whether the word at i is one of the two after "name is " ("my name is
+// przemek kucharski"): the words a person gives as their name, whether a list knows them or not.
+func afterNameIs(s string, i int) bool {
+	k := i
+	for w := 0; w < 2; w++ {
+		if strings.HasSuffix(s[:k], "name is ") {
+			return true
+		}
+		// Back over one word and its space.
+		j := k - 1
+		for j > 0 && s[j-1] != ' ' {
+			j--
+		}
+		if j <= 0 || k-j > 33 || s[k-1] != ' ' {
+			return false
+		}
+		k = j
+	}
+	return false
+}
+
+// capitalFirst returns the capital of w's first letter and that letter's length in bytes, or
+// n == 0 when the capital is not as long (so that offsets keep) or there is none.
+func capitalFirst(w string) (string, int) {
+	if c := w[0]; c < 0x80 {
+		if !isLower(c) {
+			return "", 0
+		}
+		return string(rune(c - 32)), 1
+	}
+	r, n := utf8.DecodeRuneInString(w)
+	u := unicode.ToUpper(r)
+	if u == r || utf8.RuneLen(u) != n || !unicode.IsLetter(r) {
+		return "", 0
+	}
+	return string(u), n
+}
+
+// acceptCaseName keeps the names found in a case view; whatever else it holds was found in the
+// text as given.
+func acceptCaseName(_ string, f Finding) bool { return f.Type == TypeName }

@@ -1,0 +1,195 @@
+package pii
+
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Names that no list knows. The lists (names_gazetteer.go, names_words.go) hold the names of
+// the countries they were gathered in; a Slavic, Nordic, Caucasian or Balkan surname written
+// with its diacritics is often missing from them. What such surnames share is their ending:
+// patronymics and family suffixes ("-sson", "-dóttir", "-ovich", "-ska", "-enko", "-shvili").
+// A word with one of those endings is evidence, as a name of the lists is, never a name on its
+// own: a cue must still say that a person is meant ("Follow up with Satsita Umkhayev", "Producer
+// Vilhjálmur Georgsson explained"). Towns have such endings too ("Rostov", "Madison"), and the
+// cue is what tells them apart.
+
+// surnameSuffixes are the endings, in lower case, longest first within a family so that the
+// length check below reads the stem that is left.
+var surnameSuffixes = []string{
+	// Nordic patronymics and family names.
+	"sdóttir", "dóttir", "dottir", "sson", "ssen", "sen", "son",
+	// Slavic.
+	"ovich", "evich", "ovych", "evych", "vich", "ović", "ovic", "evic", "ević", "vić", "ić", "ič",
+	"owski", "ewski", "owska", "ewska", "ński", "ńska", "nski", "nska", "cki", "cka", "dzki", "dzka", "ski",
+	"ska", "sky", "skiy", "skaya", "skij", "ová", "ova", "ov", "ev", "eva", "yev", "yeva", "enko", "chuk",
+	"czuk", "czyk", "yshyn",
+	// Finnish and Swedish.
+	"nen", "lainen", "qvist", "kvist", "quist", "ström", "strom",
+	// Caucasus, Armenia, Turkey, Romania, Greece.
+	"shvili", "dze", "yan", "oğlu", "oglu", "escu", "eanu", "poulos", "opoulos", "akis", "idis",
+	// German and Dutch family names.
+	"mann", "meier", "meyer", "berger", "stein", "bauer",
+}
+
+// surnameShaped reports whether the title-case word w ends as surnames of many countries end,
+// with at least three letters before the ending ("Georgsson", "Szczepańska", "Musliyevich";
+// not "Son", "Ova", "Dev").
+func surnameShaped(w string) bool {
+	w = strings.TrimSuffix(w, "'s")
+	if len(w) < 5 || len(w) > 32 || !isUpper(w[0]) && w[0] < 0x80 {
+		return false
+	}
+	var buf [96]byte
+	lw := string(lowerRunes(buf[:0], w))
+	for _, suf := range surnameSuffixes {
+		if strings.HasSuffix(lw, suf) && utf8.RuneCountInString(lw[:len(lw)-len(suf)]) >= 3 {
+			return !notNames.has(lw) && !shapedWords.has(lw)
+		}
+	}
+	return false
+}
+
+// shapedWords are common words with a surname's ending.
+var shapedWords = toSet(`reason reasons season seasons person persons prison prisons poison lesson lessons comparison
+garrison bison mason chosen loosen whisky liechtenstein frankenstein hamburger hamburgers cheeseburger`)
+
+// lowerRunes appends s in lower case to b, rune by rune where it leaves ASCII.
+func lowerRunes(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		if c := s[i]; c < 0x80 {
+			b = append(b, lower(c))
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		b = utf8.AppendRune(b, unicode.ToLower(r))
+		i += n
+	}
+	return b
+}
+
+// knownOrShaped reports whether w is known as a name in one of the lists or has a surname's
+// ending: the evidence a cue needs to make a capitalised word a person's.
+func knownOrShaped(w string) bool {
+	return isNameWord(w) || surnameShaped(w)
+}
+
+// knownSurname is knownOrShaped less the given names that are also words ("Nation", "Walker"):
+// alone, such a word is more often the word.
+func knownSurname(w string) bool {
+	w = strings.TrimSuffix(w, "'s")
+	return inNameList(surnames(), w) || surnameShaped(w) || isNameWord(w) && !inNameList(ambiguousGiven(), w)
+}
+
+// exRole reports whether the word before a is "ex-" and something ("ex-Zombie Kastner",
+// "ex-wife Anna"): a former member, partner or holder, which only a person is.
+func exRole(s string, a int) bool {
+	pw, ok := prevWord(s, a)
+	return ok && pw.b-pw.a > 3 && hasFoldPrefix(s[pw.a:pw.b], "ex-") && isAlpha(s[pw.a+3])
+}
+
+// workNouns are works that bear their author's or performer's name before them: "the Jensen
+// novel", "a Eustachy Gorski concert".
+var workNouns = toSet(`novel novels concert concerts album albums biography memoir memoirs symphony sonata
+opera poem poems painting paintings sculpture recital songbook discography`)
+
+// workOf reports whether the capitalised words s[a:end] stand between an article and a work
+// of workNouns: "the Christiansen novel", "a Eustachy Gorski concert".
+func workOf(s string, a, end int) bool {
+	pw, ok := prevWord(s, a)
+	if !ok || pw.b != a-1 {
+		return false
+	}
+	if art := s[pw.a:pw.b]; art != "the" && art != "a" && art != "an" && art != "The" && art != "A" {
+		return false
+	}
+	w, ok := wordAt(s, end, false)
+	return ok && w.a == end+1 && workNouns.has(strings.TrimRight(s[w.a:w.b], ".,"))
+}
+
+// loneSurname tries a capitalised word s[a:e] that is no given name of the gazetteer, standing
+// alone: a surname, or a name that no list knows. It is a person's after "ex-" and what they
+// were ("ex-Zombie Kastner") or a role ("Passenger Okonkwo"); and, when it is known as a name
+// or has a surname's ending, where someone speaks ("says Hartvigsson", "Okafor said"), before
+// what people do ("Rintanen began writing", "Nowak has to leave") or between an article and a
+// work ("the Jensen novel"). It returns the end of the name, or a.
+func (x *scanCtx) loneSurname(a, e int, speech bool) int {
+	s := x.s
+	if e-a < 3 || e-a > 24 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80 && s[e] != 0xE2) {
+		return a
+	}
+	// Cheap tests of what is around first: most capitalised words open a sentence and have
+	// none of these next to them.
+	after := e+1 < len(s) && (s[e] == ' ' && isLower(s[e+1]) || s[e] == '\'' || s[e] == ',' || s[e] == ';' || s[e] == 0xE2)
+	mid := a > 0 && !afterStop(s, a) && !sentenceStart(s, a)
+	if !speech && !after && !mid {
+		return a
+	}
+	w := s[a:e]
+	if te := titleWord(s, a); te != e && (te != e+2 || !strings.HasPrefix(s[e:], "'s")) {
+		return a
+	}
+	if namePairStop.hasFold(w) || notNames.hasFold(w) || orgWords.hasFold(w) || orgNouns.hasFold(w) ||
+		titleWords.hasFold(w) || orgAfter.hasFold(w) {
+		return a
+	}
+	if mid && exRole(s, a) {
+		x.add(TypeName, a, e, 0.7, "name.single")
+		return e
+	}
+	cue := speech
+	if !cue && mid {
+		c := x.personCueBefore(a)
+		cue = c == cueStrong && !x.greetingBefore(a)
+	}
+	if !cue && after {
+		cue = x.personCueAfter(e) || workOf(s, a, e)
+	}
+	if !cue || !knownSurname(w) {
+		return a
+	}
+	if f := skipSpace(s, e); f > e && f < len(s) && orgAt(s, f) {
+		return a // "Gillet Holdings"
+	}
+	x.add(TypeName, a, e, 0.7, "name.single")
+	return e
+}
+
+// hasToAfter reports "has to", "had to" or "just has to" after e: an obligation, which a person
+// has ("Stanko just has to get out").
+func (x *scanCtx) hasToAfter(e int) bool {
+	s := x.s[e:]
+	s = strings.TrimPrefix(s, " just")
+	return strings.HasPrefix(s, " has to ") || strings.HasPrefix(s, " had to ")
+}
+
+// addressBlock reports whether the words s[a:end] fill the first line of an address block: a
+// line of their own, then (past blank lines) at least two short lines that each start with a
+// capital or a digit, as a postal address is written under the addressee's name.
+func addressBlock(s string, a, end int) bool {
+	if a > 0 && s[a-1] != '\n' || end >= len(s) || s[end] != '\n' && s[end] != '\r' {
+		return false
+	}
+	lines := 0
+	for k := end; k < len(s) && lines < 2; {
+		for k < len(s) && (s[k] == '\n' || s[k] == '\r' || s[k] == ' ') {
+			k++
+		}
+		if k >= len(s) {
+			break
+		}
+		e := k
+		for e < len(s) && s[e] != '\n' && s[e] != '\r' {
+			e++
+		}
+		line := s[k:e]
+		if len(line) > 48 || strings.Count(line, " ") > 4 || !isUpper(line[0]) && !isDigit(line[0]) && line[0] < 0x80 {
+			return false
+		}
+		lines++
+		k = e
+	}
+	return lines >= 2
+}
