@@ -314,6 +314,10 @@ func Open(opts Options) (*Server, error) {
 		return nil, openErr(err)
 	}
 	s.outages = newOutages(s.metrics.reg, s.log, s.now)
+	if s.replayJournal != nil { // SQLite: both stores' files are in the data directory
+		s.outages.Files(outage.Directory, d.DataDir())
+		s.outages.Files(outage.Replay, d.DataDir())
+	}
 	s.store = outage.WatchStore(s.store, s.outages)
 	if s.audit, err = openAudit(d, cfg, s.db, s.log, audit.Config{Source: "moltgate://" + cfg.Org, Rand: s.rand, Now: s.now}); err != nil {
 		s.closeStorage()

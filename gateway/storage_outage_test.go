@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -247,4 +248,86 @@ func fill(t *testing.T, path string) {
 			return
 		}
 	}
+}
+
+// TestReadOnlyDiskIsReported: globex's data on an ext4 filesystem that goes
+// read-only under the serving gateway, as ext4 does on an error when
+// mounted errors=remount-ro (here the error is triggered through sysfs).
+// SQLite says only "disk I/O error"; the gateway finds the filesystem
+// read-only and says so: the log at ERROR says "database read-only",
+// moltgate_storage_errors_total counts it, /readyz names it, and the
+// message is refused with E_STORAGE_UNAVAILABLE.
+func TestReadOnlyDiskIsReported(t *testing.T) {
+	var dev string
+	r := newOutageRig(t, func(globex Dir) { dev = mountExt4(t, globex.DataDir()) })
+	if a := r.post(r.ping()); a.status != http.StatusOK || a.code != "" {
+		t.Fatalf("with the disk writable: %d %s\n%s", a.status, a.code, r.globex.logs())
+	}
+	if err := os.WriteFile("/sys/fs/ext4/"+dev+"/trigger_fs_error", []byte("moltgate test\n"), 0); err != nil {
+		t.Skipf("cannot make ext4 fail through sysfs (%v)", err)
+	}
+	r.wantOutage(r.post(r.ping()), "a message on a read-only disk")
+	if !failing(r.globex.s, "replay window", "database read-only") {
+		t.Fatalf("failing stores %+v, want the replay window, database read-only\n%s", r.globex.s.outages.Failing(), r.globex.logs())
+	}
+	if status, reason := r.ready(); status != http.StatusServiceUnavailable || !strings.HasSuffix(reason, ": database read-only") {
+		t.Fatalf("/readyz on a read-only disk: %d %q", status, reason)
+	}
+	if l := r.globex.logs(); !strings.Contains(l, `"level":"ERROR","msg":"storage failing: database read-only"`) {
+		t.Fatalf("no ERROR line saying the database is read-only:\n%s", l)
+	}
+	resp, err := r.client.Get("https://" + r.globex.ls.HTTP.Addr().String() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `moltgate_storage_errors_total{cause="database read-only",store="replay window"}`) {
+		t.Fatalf("/metrics counts no read-only failure:\n%s", b)
+	}
+}
+
+// mountExt4 mounts a small ext4 filesystem, errors=remount-ro, on dir,
+// keeping what dir held, and returns its block device's name; it skips the
+// test where that cannot be done.
+func mountExt4(t *testing.T, dir string) string {
+	t.Helper()
+	img := filepath.Join(t.TempDir(), "disk.img")
+	if err := os.WriteFile(img, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(img, 32<<20); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mkfs.ext4", "-q", "-F", img).CombinedOutput(); err != nil {
+		t.Skipf("cannot make an ext4 filesystem (%v): %s", err, out)
+	}
+	saved := dir + ".saved"
+	if err := os.Rename(dir, saved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command("mount", "-o", "loop,errors=remount-ro", img, dir).CombinedOutput(); err != nil {
+		t.Skipf("cannot mount a loop device (%v): %s: the test needs CAP_SYS_ADMIN and /dev/loop*", err, out)
+	}
+	t.Cleanup(func() { syscall.Unmount(dir, syscall.MNT_DETACH) })
+	out, err := exec.Command("findmnt", "-n", "-o", "SOURCE", dir).Output()
+	if err != nil {
+		t.Skipf("cannot find the loop device: %v", err)
+	}
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.CopyFS(dir, os.DirFS(saved)); err != nil {
+		t.Fatal(err)
+	}
+	filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+		if err == nil && !e.IsDir() {
+			os.Chmod(p, 0o600)
+		}
+		return nil
+	})
+	return filepath.Base(strings.TrimSpace(string(out)))
 }

@@ -153,6 +153,7 @@ type Watch struct {
 	mu      sync.Mutex
 	failing map[string]*Failure
 	logged  map[string]time.Time // by store and cause: when it was last logged
+	dirs    map[string]string    // by store: the directory of its files (see Files)
 }
 
 // New makes a Watch with every store working.
@@ -166,14 +167,19 @@ func New(cfg Config) *Watch {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Watch{cfg: cfg, failing: map[string]*Failure{}, logged: map[string]time.Time{}}
+	return &Watch{cfg: cfg, failing: map[string]*Failure{}, logged: map[string]time.Time{}, dirs: map[string]string{}}
 }
 
 // Failed records that store failed with err, whose cause is cause (see
 // Cause): it counts it, and logs it at ERROR with the cause in plain words
-// and the error, unless the same failure was logged within LogEvery.
+// and the error, unless the same failure was logged within LogEvery. For a
+// store with files (see Files), a vague cause is told by the disk's state.
 func (w *Watch) Failed(store, cause string, err error) {
 	now := w.cfg.Now()
+	w.mu.Lock()
+	dir := w.dirs[store]
+	w.mu.Unlock()
+	cause = onDisk(cause, dir)
 	w.mu.Lock()
 	f := w.failing[store]
 	if f == nil || f.Cause != cause {
