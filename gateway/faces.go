@@ -13,6 +13,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/face/wsface"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/revoke"
+	"github.com/moltgate/moltgate/gateway/rotation"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -26,9 +27,9 @@ func (s *Server) httpFace(tlsCfg *tls.Config, ws *wsface.Face) *httpface.Face {
 	return httpface.New(httpface.Config{
 		Pipeline: s.pipe, Registry: registryFace{s}, Ready: s.ready, Late: s.deliverLate,
 		Routes: map[string]http.Handler{wsface.Pattern: ws,
-			"GET " + revoke.Route: s.revoked,
-			"GET /events":         s.feed.Handler(false, l.MetricsNetworks(), s.writeRefusal),
-			"GET /events/ws":      s.feed.Handler(true, l.MetricsNetworks(), s.writeRefusal)},
+			"GET " + revoke.Route: s.revoked, "GET " + rotation.Route: s.rotation,
+			"GET /events":    s.feed.Handler(false, l.MetricsNetworks(), s.writeRefusal),
+			"GET /events/ws": s.feed.Handler(true, l.MetricsNetworks(), s.writeRefusal)},
 		Metrics: s.metricsHandler(), MetricsFrom: l.MetricsNetworks(),
 		Org: s.cfg.Org, Version: Version, TLS: tlsCfg,
 		MaxConnections: l.MaxConnections, ReadHeaderTimeout: l.ReadHeaderTimeout.D(), RequestTimeout: l.RequestTimeout.D(),

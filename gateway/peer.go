@@ -45,8 +45,12 @@ type PeerDoc struct {
 	IssuedAt int64              `json:"issued_at"`
 	// Revocations is the organisation's signed revocation list, when it
 	// has revoked anything: an importer holds it from the start.
-	Revocations wire.Value     `json:"revocations,omitempty"`
-	Sig         keys.Signature `json:"sig"`
+	Revocations wire.Value `json:"revocations,omitempty"`
+	// Handovers are the organisation's signed handover statements, when
+	// it has rotated its org key or TLS certificate: an importer that
+	// pinned an earlier key follows them to this document's.
+	Handovers wire.Value     `json:"handovers,omitempty"`
+	Sig       keys.Signature `json:"sig"`
 }
 
 func (p *PeerDoc) signingBytes() ([]byte, error) {
@@ -79,6 +83,9 @@ func ExportPeer(d Dir, passphrase []byte, now time.Time) ([]byte, error) {
 		doc.TLSPin = ""
 	}
 	if doc.Revocations, err = exportRevocations(d, cfg.Org, org.Signing.Public()); err != nil {
+		return nil, err
+	}
+	if doc.Handovers, err = exportHandovers(d); err != nil {
 		return nil, err
 	}
 	msg, err := doc.signingBytes()
@@ -126,6 +133,9 @@ func ParsePeerDoc(b []byte) (*PeerDoc, error) {
 		return nil, wire.Errorf(wire.ErrSignature, "sig", "peer document signature does not verify")
 	}
 	if _, err := docRevocations(doc); err != nil {
+		return nil, err
+	}
+	if _, err := docHandovers(doc); err != nil {
 		return nil, err
 	}
 	return doc, nil
@@ -198,6 +208,13 @@ func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
 	if opts.Replace {
 		err = pins.Replace(doc.Org, doc.OrgKey, doc.EncKey)
 	} else {
+		// A peer that rotated its org key since it was imported carries
+		// the statements its old key signed: followed from the key
+		// pinned, they lead to the document's.
+		sts, _ := docHandovers(doc)
+		if _, err := followHandovers(pins, doc.Org, sts); err != nil {
+			return nil, err
+		}
 		err = pins.Pin(doc.Org, doc.OrgKey, doc.EncKey)
 	}
 	var mm *keys.MismatchError
@@ -220,6 +237,34 @@ func ImportPeer(d Dir, b []byte, opts ImportOptions) (*Peer, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// EditPeer rewrites the peer file of org with what edit changes, as a
+// serving gateway does when a peer hands over its org key or TLS pin;
+// edit reports whether it changed anything. The file is read as at start
+// but for its pin, which the handover moved on: edit makes the file agree
+// with it.
+func EditPeer(d Dir, org string, edit func(p *Peer) bool) error {
+	path := filepath.Join(d.PeersDir(), org+".json")
+	var f peerFile
+	if err := readRecord(path, "peers/"+org+".json", &f); err != nil {
+		return err
+	}
+	p, err := f.peer()
+	if err != nil {
+		return err
+	}
+	if !edit(p) {
+		return nil
+	}
+	out, err := json.MarshalIndent(p, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, append(out, '\n'), 0o600); err != nil {
+		return fmt.Errorf("peer %s: %w", org, err)
+	}
+	return nil
 }
 
 // LoadPeers reads every imported peer of the gateway of org own, checking
@@ -274,14 +319,17 @@ func pinsError(err error) error {
 // peerFile is a peer file as it is spelt. Each field is parsed on its own,
 // so that a mistake names it.
 type peerFile struct {
-	Org        string `json:"org"`
-	OrgKey     string `json:"org_key"`
-	EncKey     string `json:"enc_key"`
-	Endpoint   string `json:"endpoint"`
-	GRPC       string `json:"grpc"`
-	TLSPin     string `json:"tls_pin"`
-	MaxCls     string `json:"max_cls"`
-	ImportedAt string `json:"imported_at"`
+	Org      string `json:"org"`
+	OrgKey   string `json:"org_key"`
+	EncKey   string `json:"enc_key"`
+	Endpoint string `json:"endpoint"`
+	GRPC     string `json:"grpc"`
+	TLSPin   string `json:"tls_pin"`
+	// Written by a serving gateway that took the peer's TLS handover.
+	TLSPrevious string `json:"tls_pin_previous"`
+	TLSUntil    string `json:"tls_pin_until"`
+	MaxCls      string `json:"max_cls"`
+	ImportedAt  string `json:"imported_at"`
 }
 
 // readPeer reads and checks one peer file.
@@ -302,7 +350,17 @@ func readPeer(path, own string, pins *keys.PinStore) (*Peer, error) {
 	bad := func(key, format string, args ...any) error {
 		return &ConfigError{Key: file + ": " + key, Msg: fmt.Sprintf(format, args...)}
 	}
-	switch pin, pinned := pins.Lookup(p.Org); {
+	pin, pinned := pins.Lookup(p.Org)
+	if pinned && !pin.Key.Equal(p.OrgKey) && pin.Previous != nil && pin.Previous.Key.Equal(p.OrgKey) {
+		// The peer handed its org key over, and has been seen using the
+		// new one since this file was written: the pin holds it, and a
+		// serving gateway writes it here too within seconds.
+		p.OrgKey = pin.Key
+		if !pin.EncKey.IsZero() {
+			p.EncKey = pin.EncKey
+		}
+	}
+	switch {
 	case p.Org+".json" != filepath.Base(path):
 		return nil, bad("org", "%q does not match the file name", p.Org)
 	case p.Org == own:
@@ -338,6 +396,15 @@ func (f *peerFile) peer() (*Peer, error) {
 	}
 	if field, msg := checkReach(f.Endpoint, f.GRPC, f.TLSPin); field != "" {
 		return bad(field, msg, nil)
+	}
+	if f.TLSPrevious != "" {
+		if _, err := parsePin(f.TLSPrevious); err != nil {
+			return bad("tls_pin_previous", err.Error(), err)
+		}
+		if p.TLSUntil, err = time.Parse(time.RFC3339Nano, f.TLSUntil); err != nil {
+			return bad("tls_pin_until", "must be an RFC 3339 time, the end of the TLS handover's overlap", err)
+		}
+		p.TLSPrevious = f.TLSPrevious
 	}
 	var ok bool
 	if p.MaxCls, ok = wire.ParseClass(f.MaxCls); !ok {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/gateway/peers"
+	"github.com/moltgate/moltgate/keys"
 )
 
 // watchEvery is how often a serving gateway looks for peers and local
@@ -72,12 +73,14 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 			continue
 		}
 		rekeyed := c.old != nil && !c.old.Peer().OrgKey.Equal(p.OrgKey)
-		if rekeyed {
+		pin, _ := s.pins.Lookup(p.Org)
+		handed := c.old != nil && handedOver(c.old.Peer(), p, pin)
+		if rekeyed && !handed {
 			s.trust.Remove(p.Org)
 		}
 		s.trust.Add(p.Org, p.OrgKey)
 		s.peers.Put(c.ps)
-		if rekeyed {
+		if rekeyed && !handed {
 			// Sessions and directory entries made under the old key end
 			// with it. After the swap: a handshake that a call on the old
 			// peer was making meanwhile keeps its session only if it was
@@ -91,7 +94,14 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 			s.log.Info("peer added", "peer", p.Org, "endpoint", p.Endpoint, "max_cls", p.MaxCls.String())
 			continue
 		}
-		c.old.Close()
+		if handed {
+			// The peer moved to a key or certificate it had announced:
+			// the calls under way on the connections made before finish
+			// there, and new calls connect anew.
+			time.AfterFunc(s.cfg.Listen.RequestTimeout.D(), c.old.Close)
+		} else {
+			c.old.Close()
+		}
 		s.log.Info("peer updated", "peer", p.Org, "endpoint", p.Endpoint, "max_cls", p.MaxCls.String())
 	}
 
@@ -106,6 +116,22 @@ func (s *Server) ReloadPeers(ctx context.Context) error {
 	}
 	s.metrics.sessions.Set(float64(s.sessions.Len()))
 	return nil
+}
+
+// handedOver reports whether p differs from old only by what the peer
+// handed over in signed statements (package handover): its org key, now
+// the one pinned with old's kept during the overlap, or its TLS pin,
+// with old's kept as the previous one (or let go at the end of the
+// overlap). Sessions, trust and directory entries made under old's key
+// stay until the overlap ends.
+func handedOver(old, p *Peer, pin keys.Pin) bool {
+	if old.Endpoint != p.Endpoint || old.GRPC != p.GRPC {
+		return false
+	}
+	keyHanded := old.OrgKey.Equal(p.OrgKey) ||
+		(pin.Key.Equal(p.OrgKey) && pin.Previous != nil && pin.Previous.Key.Equal(old.OrgKey))
+	tlsHanded := old.TLSPin == p.TLSPin || old.TLSPin == p.TLSPrevious || old.TLSPrevious == p.TLSPin
+	return keyHanded && tlsHanded
 }
 
 // peersStamp is what changes on disk when a peer is imported, removed or

@@ -20,6 +20,14 @@ type routes struct{ s *Server }
 // the org key and sealed the way the request came.
 func (rt routes) Registry(ctx context.Context, in *pipeline.Inbound) pipeline.Answer {
 	s := rt.s
+	if p, ok := in.M.Payload.(*wire.SecurityAlertPayload); ok && p.AlertType == "key_rotation" {
+		// A peer's handover statement, which moves its pin on.
+		data, err := s.rotation.Alert(ctx, in, p)
+		if err != nil {
+			return s.pipe.Refuse(in.M, in.Sess, err)
+		}
+		return rt.sealRegistry(in, s.registry.Reply(in.M.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: data})))
+	}
 	if p, ok := in.M.Payload.(*wire.SecurityAlertPayload); ok {
 		// A peer's revocation list: taken here, and applied once the
 		// answer is sealed, since applying it may end the session the

@@ -15,6 +15,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/face/grpcface"
 	"github.com/moltgate/moltgate/gateway/face/httpface"
 	"github.com/moltgate/moltgate/gateway/revoke"
+	"github.com/moltgate/moltgate/gateway/rotation"
 	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/localbridge"
 )
@@ -389,7 +390,10 @@ func (s *Server) startBackground() {
 	// every tick.
 	lastPeers := s.peersStamp()
 	tick(revoke.PullEvery, s.revoked.PullAll)
+	tick(rotation.PullEvery, s.rotation.PullAll)
 	tick(watchEvery, func(ctx context.Context) {
+		s.rotation.Tick()
+		s.rotation.PushChanged(ctx)
 		s.revoked.PushChanged(ctx)
 		s.revoked.WriteStatus()
 		if st := s.peersStamp(); st != lastPeers {

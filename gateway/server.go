@@ -32,6 +32,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/gateway/revoke"
+	"github.com/moltgate/moltgate/gateway/rotation"
 	"github.com/moltgate/moltgate/gateway/trail"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
@@ -139,6 +140,9 @@ type Server struct {
 	// revoked is the revocation lists: this organisation's own, and its
 	// peers' that it enforces.
 	revoked *revoke.Lists
+	// rotation is the handovers: this organisation's own, which it
+	// serves and pushes, and its peers', which move their pins on.
+	rotation *rotation.Room
 
 	core      *localbridge.Core
 	approvals *localbridge.Approvals
@@ -450,6 +454,10 @@ func Open(opts Options) (*Server, error) {
 		err = &ConfigError{Key: "revocations.json", Msg: le.Err.Error(), Err: le.Err}
 	}
 	if err != nil {
+		s.closeStorage()
+		return nil, openErr(err)
+	}
+	if s.rotation, err = openRotation(s); err != nil {
 		s.closeStorage()
 		return nil, openErr(err)
 	}

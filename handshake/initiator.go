@@ -171,6 +171,13 @@ func (h *Initiator) readHelloAck(ctx context.Context, b []byte) (out []byte, err
 		return nil, c.refusal(ctx, b, err, h.hello.ID, want)
 	}
 	h.lastID = m.ID
+	if !want.Key.IsZero() && !m.From.Key.Equal(want.Key) && m.From.Ref() == want.Ref() && c.Pins != nil &&
+		c.Pins.Check(want.Ref().String(), m.From.Key) == nil {
+		// Another key than the one expected, which the pins accept for
+		// the peer: the key its organisation handed over to (or, during
+		// the overlap, from). assess checks the pin again with the rest.
+		want.Key = m.From.Key
+	}
 	if err := c.admit(ctx, m, h.hello.ID, want); err != nil {
 		return nil, err
 	}

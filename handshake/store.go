@@ -7,6 +7,7 @@ import (
 
 	"github.com/hashicorp/golang-lru/v2/simplelru"
 
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -168,6 +169,23 @@ func (s *Store) RemoveOrg(org string) int {
 	n := 0
 	for _, id := range s.lru.Keys() {
 		if sess, ok := s.lru.Peek(id); ok && sess.peer.Org == org {
+			sess.Close()
+			s.lru.Remove(id)
+			n++
+		}
+	}
+	return n
+}
+
+// RemoveKey closes and drops every session with a peer of org that
+// authenticated with key, such as an org key handed over to another whose
+// overlap ended, and reports how many.
+func (s *Store) RemoveKey(org string, key keys.Ed25519Public) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, id := range s.lru.Keys() {
+		if sess, ok := s.lru.Peek(id); ok && sess.peer.Org == org && sess.peer.Key.Equal(key) {
 			sess.Close()
 			s.lru.Remove(id)
 			n++

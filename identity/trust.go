@@ -38,6 +38,23 @@ func (t *TrustStore) Remove(org string) {
 	delete(t.orgs, org)
 }
 
+// RemoveKey stops trusting key for org, keeping its other keys: the end
+// of a handover's overlap.
+func (t *TrustStore) RemoveKey(org string, key keys.Ed25519Public) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	ks := t.orgs[org]
+	for i, k := range ks {
+		if k.Equal(key) {
+			t.orgs[org] = append(ks[:i:i], ks[i+1:]...)
+			break
+		}
+	}
+	if len(t.orgs[org]) == 0 {
+		delete(t.orgs, org)
+	}
+}
+
 // Trusts reports whether key is a trusted key of org.
 func (t *TrustStore) Trusts(org string, key keys.Ed25519Public) bool {
 	t.mu.RLock()

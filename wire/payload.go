@@ -243,17 +243,20 @@ type PongPayload struct {
 	CapabilitiesActive []string `json:"capabilities_active" validate:"max=256,dive,capability"`
 }
 
-// SecurityAlertPayload announces a revocation: AlertType key_revocation,
-// the agent it is about, when it took effect and what the receiver must
-// do. RevocationList carries the organisation's signed revocation list
-// (package revocation), which is what a receiver acts on: the alert's own
-// members say what happened, the list proves it.
+// SecurityAlertPayload announces a revocation (AlertType key_revocation,
+// ActionRequired terminate_sessions) or a rotation (key_rotation,
+// update_pin): the agent it is about, when it took effect and what the
+// receiver must do. RevocationList carries the organisation's signed
+// revocation list (package revocation), Handover its signed handover
+// statement (package handover); that is what a receiver acts on: the
+// alert's own members say what happened, the signed member proves it.
 type SecurityAlertPayload struct {
-	AlertType      string `json:"alert_type" validate:"required,oneof=key_revocation"`
+	AlertType      string `json:"alert_type" validate:"required,oneof=key_revocation key_rotation"`
 	AffectedAgent  string `json:"affected_agent,omitempty" validate:"omitempty,name"`
 	Effective      int64  `json:"effective" validate:"required,gt=0"`
-	ActionRequired string `json:"action_required" validate:"required,oneof=terminate_sessions"`
+	ActionRequired string `json:"action_required" validate:"required,oneof=terminate_sessions update_pin"`
 	RevocationList Value  `json:"revocation_list,omitempty"`
+	Handover       Value  `json:"handover,omitempty"`
 }
 
 // newPayload returns a pointer to a new payload of op's type, or nil for an

@@ -249,7 +249,7 @@ func (t *Table) Prepare(p *Peer) (*Remote, error) {
 		ResponseHeaderTimeout: 0, // bounded by each call's context
 	}
 	if strings.HasPrefix(p.Endpoint, "https://") {
-		cfg, err := tlspin.Client(p.TLSPin, nil)
+		cfg, err := tlspin.ClientSet(p.TLSPins(t.now()), nil)
 		if err != nil {
 			return nil, fmt.Errorf("peer %s: %w", p.Org, err)
 		}

@@ -183,6 +183,17 @@ func rules() []rule {
 			},
 		},
 		{
+			// Handovers reach peers through the peer table, pins and
+			// trust through keys and identity, and peer files through a
+			// hook the gateway gives.
+			name:   "the rotation room knows no storage, no face, no local bridge, no registry and not the gateway",
+			covers: isAny("gateway/rotation"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || d == "gateway" || isAny("localbridge", "gateway/registry", "gateway/local", "gateway/revoke")(d) ||
+					(isAny("gateway/face")(d) && d != "gateway/face/frames")
+			},
+		},
+		{
 			// A face is the edge: the rooms behind it are given what
 			// they need, and never call into one. The framing layer the
 			// stream faces share is below them all.
@@ -202,7 +213,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed", "gateway/rotation"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
@@ -248,6 +259,7 @@ func TestRulesCatch(t *testing.T) {
 		"gateway/revoke":        "directory/sqlitestore",
 		"gateway/trail":         "gateway",
 		"gateway/feed":          "gateway/peers",
+		"gateway/rotation":      "gateway/registry",
 		"gateway/limit":         "gateway/face/wsface",
 		"classify":              "gateway",
 	}
