@@ -612,8 +612,13 @@ const policyText = `## Policy
   "pw", "passphrase", "Kennwort", "mot de passe", "contraseña", "senha", "heslo", "пароль", "密码"
   and more, a login with a user, "use X to unlock"), before one with only small words between ("X
   is the password", "X ist das Passwort"), under a password or secret key in a payload or an
-  assignment (pwd, pass, passphrase, secret, credentials, "Password=" in a connection string), and
-  joined to a MySQL client's -p or after sshpass -p and redis-cli -a. The value must hold a digit or
+  assignment (pwd, pass, pw, passphrase, secret, credentials, "Password=" in a connection string,
+  "PW=x"), a user and a password joined by '/' or ':' under a login key ("login": "admin/s3cret",
+  "creds: deploy:hunter2"), and joined to a MySQL client's -p or after sshpass -p and redis-cli -a.
+  An access code of four to ten digits counts after a PIN or passcode cue ("Your PIN is 4821", "door
+  code: 7731#", "Zugangscode 884213") or under a pin or passcode key, unless its digits count up or
+  repeat ("1234", "0000") or it is six digits after "PIN code" (India's postal code). Otherwise the
+  value must hold a digit or
   a symbol, unless it is a passphrase of three to eight plain words after a password word and a
   colon or under a password key ("the passphrase we agreed: correct horse battery staple"); a single
   plain word ("my password is sunshine") is not reported, since "the password is incorrect" reads

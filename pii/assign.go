@@ -260,12 +260,12 @@ func (x *scanCtx) assignKey(i int) int {
 	for k > 0 && (isWordByte(s[k-1]) && s[k-1] < 0x80 || s[k-1] == '.' || s[k-1] == '-') {
 		k--
 	}
-	if ie-k < 3 || ie-k > 80 {
+	if ie-k < 2 || ie-k > 80 {
 		return i
 	}
 	ident := s[k:ie]
-	if !secretish(ident) {
-		return i
+	if pw := ie-k == 2 && lower(s[k]) == 'p' && lower(s[k+1]) == 'w'; !pw && !secretish(ident) {
+		return i // "PW=" and "pw:" are a password's key too, too short for the filter
 	}
 	kind := classifyKey(ident)
 	sidekiq := false
@@ -277,7 +277,7 @@ func (x *scanCtx) assignKey(i int) int {
 		}
 	}
 	switch kind {
-	case keyPassword, keyToken, keyPrivate, keySumoID:
+	case keyPassword, keyToken, keyPrivate, keySumoID, keyLogin:
 	default:
 		if !sidekiq {
 			return i
@@ -337,6 +337,9 @@ func (x *scanCtx) assignKey(i int) int {
 		return x.authHeader(a, b, i)
 	}
 	t, c, rule := x.secretValue(kind, a, b)
+	if t == 0 && (kind == keyLogin || kind == keyToken) && loginPair(s[a:b]) {
+		t, c, rule = TypePassword, 0.9, "secret.login-pair" // "login: admin/s3cret"
+	}
 	if t == 0 {
 		return i
 	}
@@ -516,6 +519,9 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 	}
 	switch kind {
 	case keyPassword:
+		if passcode(v) {
+			return TypePassword, 0.9, "secret.passcode"
+		}
 		if credential(v, 6) && !codeRef(v) {
 			return TypePassword, 0.9, "secret.password-assignment"
 		}

@@ -68,6 +68,12 @@ func (x *scanCtx) keyContext() {
 				c = 0.95
 			}
 			x.add(t, a, b, c, strings.Replace(rule, "assignment", "key", 1))
+		} else if x.key == keyToken && loginPair(v) {
+			x.add(TypePassword, a, b, 0.9, "secret.login-pair")
+		}
+	case keyLogin:
+		if loginPair(v) {
+			x.add(TypePassword, a, b, 0.9, "secret.login-pair")
 		}
 	case keySSN:
 		if d, ok := digits(); ok && len(d) == 9 {

@@ -34,6 +34,7 @@ const (
 	keyPublic  // key, public_key, enc_key: public key material, never a secret
 	keySumoID  // Sumo Logic access id
 	keyLabel   // order_id, invoice_number, tracking_number, sku: a business reference, not a person's number
+	keyLogin   // login, creds, userpass: a user and a password written as one value ("admin/s3cret")
 )
 
 // normKey lower-cases the letters of k and drops everything else ("Customer_Email2" -> "customeremail").
@@ -147,6 +148,8 @@ func classifyKey(k string) keyKind {
 			return keyPrivate
 		case containsAny(n, "password", "passwd", "passphrase", "passwort", "kennwort", "motdepasse", "contrasea",
 			"contrasena", "wachtwoord", "senha") || hasSuffixAny(n, "pwd") || inList(n, "passe", "mdp", "pw") ||
+			inList(n, "pin", "passcode", "accesscode", "doorcode", "gatecode", "entrycode", "alarmcode", "unlockcode",
+				"otp", "pinnumber", "devicepin", "simpin", "cardpin") ||
 			(strings.HasSuffix(n, "pass") && !hasSuffixAny(n, "bypass", "compass", "overpass", "class")):
 			return keyPassword
 		case hasSuffixAny(n, "token", "secret", "apikey", "accesskey", "authkey", "credentials",
@@ -154,6 +157,9 @@ func classifyKey(k string) keyKind {
 			"licensekey", "clientkey", "appkey", "accountkey", "bearer") ||
 			(strings.Contains(n, "sonar") && hasSuffixAny(n, "login")):
 			return keyToken
+		case inList(n, "login", "logon", "signin", "creds", "userpass", "userpassword", "usernamepassword",
+			"basicauth", "logininfo", "logindetails", "loginpair", "account", "accountlogin"):
+			return keyLogin
 		case strings.HasSuffix(n, "key") && !hasSuffixAny(n, "monkey", "turkey", "hotkey", "sortkey",
 			"primarykey", "foreignkey", "partitionkey", "cachekey", "bucketkey", "sequencekey",
 			"schemakey", "idempotencykey", "lookupkey", "mapkey", "hashkey", "rangekey", "routingkey",

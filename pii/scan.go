@@ -384,6 +384,12 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
+	if m == cDigit && j-i >= 4 && j-i <= 10 && i > 0 {
+		// Digits alone after "PIN", "passcode", "door code": an access code?
+		if e := x.passcodeAt(i, j); e > i {
+			return e
+		}
+	}
 	if m&cDigit != 0 {
 		if e := x.numeric(i, j); e > j {
 			return e
