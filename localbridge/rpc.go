@@ -120,7 +120,8 @@ type RPCConfig struct {
 	// Rand is the source of query ids. Default: crypto/rand.Reader.
 	Rand io.Reader
 
-	// Now tells the time. Default: time.Now.
+	// Now tells the time: of approvals, of the queries a session keeps, and the pace of
+	// RequestsPerSecond. Default: time.Now.
 	Now func() time.Time
 }
 
@@ -251,7 +252,7 @@ func (s *RPCServer) Serve(l net.Listener) error {
 		full = false
 		nc = sockio.Wrap(nc)
 		ctx, cancel := context.WithCancel(context.Background())
-		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests), rate: newRateGate(s.cfg.RequestsPerSecond, time.Now)}
+		c := &rpcConn{s: s, c: nc, ctx: ctx, cancel: cancel, sem: make(chan struct{}, s.cfg.MaxRequests), rate: newRateGate(s.cfg.RequestsPerSecond, s.cfg.Now)}
 		c.q = coalesce.NewWriter(c.flush, coalesce.Options{Yield: true})
 		c.lines = workers.New(ctx.Done(), rpcWorkerLinger, c.answer)
 		s.mu.Lock()
