@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -211,9 +213,12 @@ func TestSessionEvents(t *testing.T) {
 // TestAgentHealthEvents: an agent's status, as its heartbeats report its
 // health, is announced as agent.updated each time it changes (ok →
 // degraded → ok), and so is its going offline when its connection ends;
-// heartbeats that say nothing new are not announced.
+// heartbeats that say nothing new are not announced. Away for longer than
+// local.withdraw_after, it is announced removed (withdrawn), and registered
+// again when it comes back with its key.
 func TestAgentHealthEvents(t *testing.T) {
 	db, lb := newTestDir(t, "globex")
+	editConfig(t, db, `withdraw_after = "2m"`, `withdraw_after = "1s"`)
 	globex := start(t, db, lb, TransportWebSocket)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -233,7 +238,8 @@ func TestAgentHealthEvents(t *testing.T) {
 	var status atomic.Value
 	status.Store("ok")
 	beats := make(chan string, 64)
-	a := &agent.Agent{ID: "moody", Health: func() (string, map[string]any) {
+	keyFile := filepath.Join(t.TempDir(), "key")
+	a := &agent.Agent{ID: "moody", KeyFile: keyFile, Health: func() (string, map[string]any) {
 		s := status.Load().(string)
 		select {
 		case beats <- s:
@@ -242,14 +248,18 @@ func TestAgentHealthEvents(t *testing.T) {
 		return s, nil
 	}}
 	a.Add(agent.Tool{Name: "mood", Handler: func(ctx context.Context, c *agent.Call) (any, error) { return status.Load(), nil }})
-	conn, err := net.Dial("unix", db.CoreSocket())
-	if err != nil {
-		t.Fatal(err)
+	run := func(secret string) (stop func()) {
+		conn, err := net.Dial("unix", db.CoreSocket())
+		if err != nil {
+			t.Fatal(err)
+		}
+		actx, cancel := context.WithCancel(ctx)
+		served := make(chan struct{})
+		go func() { a.Serve(actx, conn, secret); close(served) }()
+		return func() { cancel(); <-served }
 	}
-	actx, stopAgent := context.WithCancel(ctx)
-	served := make(chan error, 1)
-	go func() { served <- a.Serve(actx, conn, tok) }()
-	defer func() { stopAgent(); <-served }()
+	stopAgent := run(tok)
+	defer func() { stopAgent() }()
 
 	_, p := ev.next(events.AgentRegistered)
 	if p["id"] != "moody" || p["status"] != "ok" {
@@ -286,6 +296,17 @@ func TestAgentHealthEvents(t *testing.T) {
 	stopAgent()
 	if _, p := ev.next(events.AgentUpdated); p["id"] != "moody" || p["status"] != "offline" {
 		t.Fatalf("agent.updated %v, want moody offline", p)
+	}
+	if _, p := ev.next(events.AgentRemoved); len(p) != 2 || p["id"] != "moody" || p["reason"] != "withdrawn" {
+		t.Fatalf("agent.removed %v, want moody withdrawn", p)
+	}
+	key, err := os.ReadFile(keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopAgent = run(strings.TrimSpace(string(key)))
+	if _, p := ev.next(events.AgentRegistered); p["id"] != "moody" || p["status"] != "ok" || fmt.Sprint(p["capabilities"]) != "[mood]" {
+		t.Fatalf("agent.registered %v, want moody back", p)
 	}
 }
 
