@@ -255,7 +255,8 @@ func TestRPCExamples(t *testing.T) {
 		localbridge.MethodSync, localbridge.MethodConsentIssue, localbridge.MethodConsentAsk, localbridge.MethodContextUpdate,
 		localbridge.NotifyToken, localbridge.NotifyBlock, localbridge.NotifyComplete, localbridge.NotifyError,
 		localbridge.NotifyRequestApproval, localbridge.NotifyApprovalResolved, localbridge.MethodSessionSave,
-		localbridge.MethodSessionLoad, localbridge.NotifyToolProgress, localbridge.NotifyToolComplete, localbridge.NotifyThinking} {
+		localbridge.MethodSessionLoad, localbridge.NotifyToolProgress, localbridge.NotifyToolComplete, localbridge.NotifyThinking,
+		localbridge.MethodEventsSubscribe, localbridge.MethodEventsUnsubscribe, localbridge.NotifyEvent} {
 		if !seen[method] {
 			t.Errorf("protocol.md has no example of %s", method)
 		}
