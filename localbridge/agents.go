@@ -188,17 +188,35 @@ func (c *Core) ProvisionToken(agentID string, ttl time.Duration) (Token, error) 
 	return t, nil
 }
 
-// attach makes s the live session of its agent, replacing an older one.
-func (c *Core) attach(e *agentEntry, s *session) bool {
+// The outcomes of attach.
+const (
+	attached     = iota
+	attachClosed // the Core is closing, or the agent's entry went
+	attachStale  // a session admitted after s is live already
+)
+
+// errReplaced ends the handshake of a session that a later one replaced before it was
+// attached.
+var errReplaced = errors.New("localbridge: a later connection of the agent replaced this one")
+
+// attach makes s the live session of its agent, replacing an older one. Sessions are
+// ordered by admission, not by attachment: a connection whose welcome went out before
+// another's may reach this point after it (its goroutine was slower), and must not replace
+// the agent's newer connection, say the one it made after this one dropped.
+func (c *Core) attach(e *agentEntry, s *session) int {
 	c.mu.Lock()
 	// The entry may have been replaced since the handshake looked it up: by a new policy, whose
 	// entry takes the session; or by a new launch, whose entry takes sessions of its own only.
 	cur := c.agents[e.spec.ID]
 	if c.closed || cur == nil || cur.gen != e.gen {
 		c.mu.Unlock()
-		return false
+		return attachClosed
 	}
 	old := cur.sess
+	if old != nil && old.seq > s.seq {
+		c.mu.Unlock()
+		return attachStale
+	}
 	cur.sess = s
 	c.mu.Unlock()
 	if s.launch != nil {
@@ -208,7 +226,7 @@ func (c *Core) attach(e *agentEntry, s *session) bool {
 		old.goodbye("replaced")
 	}
 	c.notify.changed(e.spec.ID)
-	return true
+	return attached
 }
 
 // detach forgets s if it is still its agent's live session, in the entry it attached to or

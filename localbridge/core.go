@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/moltgate/moltgate/internal/sockio"
@@ -240,6 +241,7 @@ type Core struct {
 	log      *slog.Logger
 	instance string
 	ids      *osp.IDSource
+	admitted atomic.Uint64 // sessions admitted so far: each session's seq
 	tokens   tokenStore
 	tasks    taskTable
 	notify   *notifier
@@ -574,9 +576,13 @@ func (c *Core) handshake(conn net.Conn, uid, pid int64) (*session, error) {
 	}
 	conn.SetDeadline(time.Time{})
 	fr.SetLimit(c.cfg.MaxFrameBytes)
-	if !c.attach(entry, s) {
+	switch c.attach(entry, s) {
+	case attachClosed:
 		s.goodbye("shutting_down")
 		return nil, ErrServerClosed
+	case attachStale:
+		s.goodbye("replaced")
+		return nil, errReplaced
 	}
 	c.audit(AuditEvent{Event: AuditAgentConnected, Agent: s.agentID, Session: s.id, PeerUID: uid, PeerPID: pid})
 	return s, nil

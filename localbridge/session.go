@@ -42,6 +42,7 @@ type session struct {
 	launch      *launch
 	credStamp   string // the key that admitted an agent started elsewhere, for Credentials.Holds
 	id          string
+	seq         uint64 // the order in which the Core admitted it among all sessions
 	agentID     string
 	version     string
 	uid, pid    int64
@@ -106,6 +107,7 @@ func newSession(c *Core, conn net.Conn, fr *osp.Reader, e *agentEntry, l *launch
 		entry:       e,
 		launch:      l,
 		id:          c.newID(),
+		seq:         c.admitted.Add(1),
 		agentID:     e.spec.ID,
 		version:     safeRef(version),
 		uid:         uid,
