@@ -31,15 +31,15 @@ func TestFacesServeUntilShutdown(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Shutdown(context.Background())
-	ws := s.wsFace()
+	ws := s.faces.ws()
 	for _, c := range []struct {
 		name   string
 		f      face
 		closed error
 	}{
-		{"https", s.httpFace(nil, ws), httpface.ErrServerClosed},
+		{"https", s.faces.http(nil, ws), httpface.ErrServerClosed},
 		{"websocket", ws, wsface.ErrServerClosed},
-		{"grpc", s.grpcFace(nil), grpcface.ErrServerClosed},
+		{"grpc", s.faces.grpc(nil), grpcface.ErrServerClosed},
 	} {
 		l, err := net.Listen("tcp", "127.0.0.1:0")
 		if err != nil {

@@ -24,7 +24,7 @@ import (
 
 // serveReady answers a request to /readyz as the HTTPS face does.
 func (s *Server) serveReady(w http.ResponseWriter, r *http.Request) {
-	s.httpFace(nil, s.wsFace()).Handler().ServeHTTP(w, r)
+	s.faces.http(nil, s.faces.ws()).Handler().ServeHTTP(w, r)
 }
 
 // TestReadiness: /readyz answers JSON, and when the gateway should not be
@@ -314,7 +314,7 @@ func TestMetricsFrom(t *testing.T) {
 		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
 		req.RemoteAddr = from
 		rec := httptest.NewRecorder()
-		s.httpFace(nil, s.wsFace()).Handler().ServeHTTP(rec, req)
+		s.faces.http(nil, s.faces.ws()).Handler().ServeHTTP(rec, req)
 		if rec.Code == http.StatusOK && !strings.Contains(rec.Body.String(), "moltgate_in_flight") {
 			t.Errorf("from %s: 200 without the metrics: %.200s", from, rec.Body)
 		}

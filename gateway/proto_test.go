@@ -51,7 +51,7 @@ func TestProtoIsWhatTheServerRegisters(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Shutdown(context.Background())
-	infos := s.grpcFace(nil).ServiceInfo()
+	infos := s.faces.grpc(nil).ServiceInfo()
 	info, ok := infos[string(svc.FullName())]
 	if !ok || len(infos) != 1 {
 		t.Fatalf("the .proto's service is %s; the face registers %v", svc.FullName(), infos)

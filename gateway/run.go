@@ -144,9 +144,9 @@ func (s *Server) Serve(ls *Listeners) error {
 		httpTLS = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
 		grpcTLS = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13}
 	}
-	ws := s.wsFace()
-	hs := s.httpFace(httpTLS, ws)
-	gs := s.grpcFace(grpcTLS)
+	ws := s.faces.ws()
+	hs := s.faces.http(httpTLS, ws)
+	gs := s.faces.grpc(grpcTLS)
 	s.lnMu.Lock()
 	// Shutdown sets closing before it takes the servers under lnMu: so
 	// either it sees these, or Serve sees closing here and stops at once.
@@ -409,4 +409,23 @@ func (s *Server) startBackground() {
 			}
 		}
 	})
+}
+
+// ready is "" when the gateway takes traffic: not shutting down, and its
+// storage answers; otherwise the fixed word that says why not.
+func (s *Server) ready(ctx context.Context) string {
+	// Whoever asks may be a load balancer, which a shutdown should give
+	// time to see the 503 (see drainDelay).
+	s.readyAsked.Store(s.now().UnixNano())
+	if s.draining.Load() {
+		return "shutting_down"
+	}
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.Warn("readiness check: storage does not answer", "err", err)
+		return "storage_unavailable"
+	}
+	if reason := storageFailing(s.outages); reason != "" {
+		return reason
+	}
+	return ""
 }

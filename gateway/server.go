@@ -155,9 +155,7 @@ type Server struct {
 	shared        *pgshared.Shared // state shared with other replicas; nil with SQLite
 	db            *sql.DB          // the PostgreSQL handle, if any
 	replayJournal *journal.Journal // the replay window on disk; nil with PostgreSQL
-	wsWriteBufs   sync.Pool        // write buffers of the WebSocket face's connections
-	corkBufs      sync.Pool        // batches being written to the WebSocket face's connections
-	wsQueues      sync.Pool        // messages queued for WebSocket connections
+	faces         *faces           // what builds the faces at Serve
 	flight        *limit.Ceiling
 	metrics       *metrics
 	// pipe is the pipeline every face hands what it reads to.
@@ -488,6 +486,13 @@ func Open(opts Options) (*Server, error) {
 	s.frames = frames.New(frames.Config{Handler: s.pipe, Sessions: s.sessions, Log: s.log,
 		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() }})
 	s.pipe.Owners = s.frames
+	s.faces = &faces{cfg: cfg, pipe: s.pipe, frames: s.frames, registry: func() *registry.Service { return s.registry }, revoked: s.revoked, rotation: s.rotation, feed: s.feed,
+		peers: s.peers, metrics: s.metrics, ready: s.ready, base: s.bgCtx, log: s.log, now: s.now, rand: s.rand,
+		writeTimeout: func() time.Duration { return s.writeTimeout },
+		gauges: func() {
+			s.metrics.sessions.Set(float64(s.sessions.Len()))
+			s.metrics.inflight.Set(float64(s.flight.Count()))
+		}}
 
 	for _, p := range imported {
 		if err := s.peers.Add(p); err != nil {
