@@ -42,6 +42,11 @@ type Event struct {
 	// to (CloudEvents' distributed tracing extension).
 	TraceParent string          `json:"traceparent,omitempty"`
 	Data        json.RawMessage `json:"data,omitempty"`
+
+	// encoded: NewEvent wrote Data, so it is valid JSON and peer is the
+	// organisation it names.
+	encoded bool
+	peer    string
 }
 
 // Decision is the data of a boundary event. It names parties, rules and
@@ -105,12 +110,21 @@ func (c Config) NewEvent(typ, subject string, data any) (Event, error) {
 	if _, err := io.ReadFull(r, id[:]); err != nil {
 		return Event{}, fmt.Errorf("audit event id: %w", err)
 	}
-	raw, err := json.Marshal(data)
-	if err != nil {
-		return Event{}, fmt.Errorf("audit event data: %w", err)
+	ev := Event{SpecVersion: SpecVersion, ID: hex.EncodeToString(id[:]), Source: c.Source, Type: typ,
+		Time: now().UTC().Truncate(time.Millisecond), Subject: subject, DataContentType: "application/json"}
+	switch d := data.(type) {
+	case Decision:
+		ev.Data, ev.encoded, ev.peer = appendDecision(nil, &d), true, d.Peer
+	case *Decision:
+		ev.Data, ev.encoded, ev.peer = appendDecision(nil, d), true, d.Peer
+	default:
+		raw, err := json.Marshal(data)
+		if err != nil {
+			return Event{}, fmt.Errorf("audit event data: %w", err)
+		}
+		ev.Data = raw
 	}
-	return Event{SpecVersion: SpecVersion, ID: hex.EncodeToString(id[:]), Source: c.Source, Type: typ,
-		Time: now().UTC().Truncate(time.Millisecond), Subject: subject, DataContentType: "application/json", Data: raw}, nil
+	return ev, nil
 }
 
 // validate checks the attributes CloudEvents requires.

@@ -104,7 +104,8 @@ INSERT INTO audit_head (id, seq, hash) VALUES (1, 0, '` + zeroHex + `') ON CONFL
 const zeroHex = "0000000000000000000000000000000000000000000000000000000000000000"
 
 // Ledger is an append-only, hash-chained store of events. It is safe for
-// concurrent use; appends are written in batches, one transaction each.
+// concurrent use; appends are written in batches, one transaction and one
+// fsync each, the next batch forming while the one before commits.
 type Ledger struct {
 	db     *sql.DB
 	d      dialect
@@ -122,7 +123,19 @@ type appendReq struct {
 	at   int64
 	typ  string
 	peer string
+	// done receives the outcome of Append, which waits for it; nil for
+	// Enqueue, whose then (if set) is told on the writer.
 	done chan appendRes
+	then func(Entry, error)
+}
+
+func (r *appendReq) answer(e Entry, err error) {
+	switch {
+	case r.done != nil:
+		r.done <- appendRes{e: e, err: err}
+	case r.then != nil:
+		r.then(e, err)
+	}
 }
 
 type appendRes struct {
@@ -131,7 +144,17 @@ type appendRes struct {
 }
 
 // maxBatch bounds the events written in one transaction.
-const maxBatch = 256
+const maxBatch = 512
+
+// Queued bounds the events waiting for the writer; past it, Append and
+// Enqueue wait for room.
+const Queued = 4096
+
+// linger is how long the writer waits for more events before it commits a
+// batch that no one waits for (only Enqueue's): a commit and its fsync cost
+// as much as some twenty entries, and events that come in a burst share
+// them. A batch that an Append waits for is committed at once.
+const linger = 10 * time.Millisecond
 
 // OpenSQLite opens (creating it with mode 0600 if needed) the ledger in
 // the SQLite file at path.
@@ -190,7 +213,7 @@ func open(ctx context.Context, db *sql.DB, d dialect, closer func() error) (*Led
 }
 
 func start(db *sql.DB, d dialect, closer func() error) *Ledger {
-	l := &Ledger{db: db, d: d, closer: closer, reqs: make(chan *appendReq, maxBatch),
+	l := &Ledger{db: db, d: d, closer: closer, reqs: make(chan *appendReq, Queued),
 		stop: make(chan struct{}), done: make(chan struct{})}
 	go l.writer()
 	return l
@@ -203,27 +226,13 @@ var ErrClosed = errors.New("audit ledger closed")
 // Appends that arrive together share one transaction. If ctx ends first,
 // Append returns its error, and the event may or may not be in the chain.
 func (l *Ledger) Append(ctx context.Context, ev Event) (Entry, error) {
-	if err := ev.validate(); err != nil {
+	req, err := newReq(&ev)
+	if err != nil {
 		return Entry{}, err
 	}
-	raw, err := json.Marshal(ev)
-	if err != nil {
-		return Entry{}, fmt.Errorf("audit event: %w", err)
-	}
-	req := &appendReq{ev: raw, at: ev.Time.UnixMilli(), typ: ev.Type, peer: peerOf(ev), done: make(chan appendRes, 1)}
-	// A closed ledger's queue may still have room: look at stop first, or
-	// the send below could win and wait for a writer that has gone.
-	select {
-	case <-l.stop:
-		return Entry{}, ErrClosed
-	default:
-	}
-	select {
-	case l.reqs <- req:
-	case <-l.stop:
-		return Entry{}, ErrClosed
-	case <-ctx.Done():
-		return Entry{}, ctx.Err()
+	req.done = make(chan appendRes, 1)
+	if err := l.queue(ctx, req); err != nil {
+		return Entry{}, err
 	}
 	select {
 	case r := <-req.done:
@@ -242,8 +251,60 @@ func (l *Ledger) Append(ctx context.Context, ev Event) (Entry, error) {
 	}
 }
 
+// Enqueue adds ev to the chain in the background: it returns once ev is
+// queued, waiting only while Queued events are, and then, if not nil, is
+// told on the ledger's writer (it must not block) of the entry committed
+// or the failure. Events queued before Close are written before it returns.
+func (l *Ledger) Enqueue(ctx context.Context, ev Event, then func(Entry, error)) error {
+	req, err := newReq(&ev)
+	if err != nil {
+		return err
+	}
+	req.then = then
+	return l.queue(ctx, req)
+}
+
+func newReq(ev *Event) (*appendReq, error) {
+	if err := ev.validate(); err != nil {
+		return nil, err
+	}
+	if !ev.encoded && len(ev.Data) > 0 && !json.Valid(ev.Data) {
+		return nil, errors.New("audit event: data is not valid JSON")
+	}
+	raw := appendEvent(make([]byte, 0, 512), ev)
+	return &appendReq{ev: raw, at: ev.Time.UnixMilli(), typ: ev.Type, peer: peerOf(ev)}, nil
+}
+
+func (l *Ledger) queue(ctx context.Context, req *appendReq) error {
+	// A closed ledger's queue may still have room: look at stop first, or
+	// the send below could win and wait for a writer that has gone.
+	select {
+	case <-l.stop:
+		return ErrClosed
+	default:
+	}
+	// With room, an event is queued even if ctx has ended (the refusal
+	// of a call whose caller gave up is still recorded).
+	select {
+	case l.reqs <- req:
+		return nil
+	default:
+	}
+	select {
+	case l.reqs <- req:
+		return nil
+	case <-l.stop:
+		return ErrClosed
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // peerOf is the organisation an event is about, for filtering.
-func peerOf(ev Event) string {
+func peerOf(ev *Event) string {
+	if ev.encoded {
+		return ev.peer
+	}
 	var d struct {
 		Peer string `json:"peer"`
 	}
@@ -257,21 +318,52 @@ func peerOf(ev Event) string {
 func (l *Ledger) writer() {
 	defer close(l.done)
 	batch := make([]*appendReq, 0, maxBatch)
+	timer := time.NewTimer(linger)
+	timer.Stop()
 	for {
+		waited := false
 		select {
 		case r := <-l.reqs:
 			batch = append(batch[:0], r)
+			waited = r.done != nil
 		case <-l.stop:
-			// Appends already queued are written before the ledger closes.
-			for {
-				select {
-				case r := <-l.reqs:
-					l.commit([]*appendReq{r})
-				default:
-					return
-				}
+			l.drain(batch[:0])
+			return
+		}
+		// What came meanwhile joins the batch; a batch no one waits for
+		// lingers for more.
+		timer.Reset(linger)
+	fill:
+		for len(batch) < maxBatch {
+			select {
+			case r := <-l.reqs:
+				batch = append(batch, r)
+				waited = waited || r.done != nil
+				continue
+			default:
+			}
+			if waited {
+				break
+			}
+			select {
+			case r := <-l.reqs:
+				batch = append(batch, r)
+				waited = r.done != nil
+			case <-timer.C:
+				break fill
+			case <-l.stop:
+				break fill
 			}
 		}
+		timer.Stop()
+		l.commit(batch)
+	}
+}
+
+// drain writes what is queued when the ledger closes, in batches.
+func (l *Ledger) drain(batch []*appendReq) {
+	for {
+		batch = batch[:0]
 	fill:
 		for len(batch) < maxBatch {
 			select {
@@ -280,6 +372,9 @@ func (l *Ledger) writer() {
 			default:
 				break fill
 			}
+		}
+		if len(batch) == 0 {
+			return
 		}
 		l.commit(batch)
 	}
@@ -290,18 +385,26 @@ func (l *Ledger) commit(batch []*appendReq) {
 	entries, err := l.write(batch)
 	for i, r := range batch {
 		if err != nil {
-			r.done <- appendRes{err: err}
+			r.answer(Entry{}, err)
 			continue
 		}
-		r.done <- appendRes{e: entries[i]}
+		r.answer(entries[i], nil)
 	}
 }
 
 func (l *Ledger) write(batch []*appendReq) ([]Entry, error) {
 	// A write that has begun is finished even if its callers gave up:
 	// their events are then in the chain, as Append says they may be.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	ctx := context.Background()
+	if l.d.lockRows {
+		// A PostgreSQL server that stops answering must not hold the
+		// writer for ever. SQLite, in process, is bounded by its
+		// busy_timeout; a deadline there would cost a goroutine per
+		// statement to watch it.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+	}
 	for attempt := 0; ; attempt++ {
 		entries, err := l.writeOnce(ctx, batch)
 		if err == nil || attempt == 2 || !transient(err) {
@@ -332,12 +435,17 @@ func (l *Ledger) writeOnce(ctx context.Context, batch []*appendReq) ([]Entry, er
 	if err != nil {
 		return nil, fmt.Errorf("read head: %w", err)
 	}
-	ins := l.d.q("INSERT INTO audit_entries (seq, prev, hash, at, type, peer, event) VALUES (?, ?, ?, ?, ?, ?, ?)")
+	// Compiled once per batch, not once per entry.
+	ins, err := tx.PrepareContext(ctx, l.d.q("INSERT INTO audit_entries (seq, prev, hash, at, type, peer, event) VALUES (?, ?, ?, ?, ?, ?, ?)"))
+	if err != nil {
+		return nil, fmt.Errorf("prepare insert: %w", err)
+	}
+	defer ins.Close()
 	entries := make([]Entry, len(batch))
 	for i, r := range batch {
 		seq++
 		h := Link(prev, seq, r.ev)
-		if _, err := tx.ExecContext(ctx, ins, seq, hex.EncodeToString(prev[:]), hex.EncodeToString(h[:]), r.at, r.typ, r.peer, string(r.ev)); err != nil {
+		if _, err := ins.ExecContext(ctx, seq, hex.EncodeToString(prev[:]), hex.EncodeToString(h[:]), r.at, r.typ, r.peer, string(r.ev)); err != nil {
 			return nil, fmt.Errorf("insert entry %d: %w", seq, err)
 		}
 		entries[i] = Entry{Seq: seq, Prev: prev, Hash: h, Event: r.ev}

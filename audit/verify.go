@@ -84,7 +84,7 @@ func (l *Ledger) Verify(ctx context.Context) (int64, error) {
 		if err := ev.validate(); err != nil {
 			return n, bad("%v", err)
 		}
-		if ev.Time.UnixMilli() != at || ev.Type != typ || peerOf(ev) != peer {
+		if ev.Time.UnixMilli() != at || ev.Type != typ || peerOf(&ev) != peer {
 			return n, bad("its time, type or peer columns disagree with its event (edited)")
 		}
 		prev = h

@@ -14,11 +14,6 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
-// pending bounds the decisions waiting to be committed. Past it, a
-// message waits for room: the trail is never cut short to keep a call
-// fast.
-const pending = 4096
-
 // Config is what a Trail needs.
 type Config struct {
 	// Ledger is where the decisions are committed. Required; Close
@@ -42,28 +37,24 @@ type Config struct {
 // transmitted" on the way out is committed before the message leaves, and
 // a message whose transmission cannot be recorded does not leave.
 type Trail struct {
-	l     *audit.Ledger
-	ev    audit.Config
-	sink  *audit.Sink
-	all   bool
-	log   *slog.Logger
-	slots chan struct{}
+	l    *audit.Ledger
+	ev   audit.Config
+	sink *audit.Sink
+	all  bool
+	log  *slog.Logger
 }
 
 // New makes the trail over cfg.Ledger.
 func New(cfg Config) *Trail {
-	return &Trail{l: cfg.Ledger, ev: cfg.Events, sink: cfg.Sink, all: cfg.All, log: cfg.Log, slots: make(chan struct{}, pending)}
+	return &Trail{l: cfg.Ledger, ev: cfg.Events, sink: cfg.Sink, all: cfg.All, log: cfg.Log}
 }
 
 // Ledger is the ledger the trail appends to.
 func (a *Trail) Ledger() *audit.Ledger { return a.l }
 
-// Close waits for the decisions under way, then closes the sink and the
-// ledger.
+// Close closes the sink and the ledger, which commits the decisions
+// queued first.
 func (a *Trail) Close(ctx context.Context) error {
-	for range cap(a.slots) {
-		a.slots <- struct{}{}
-	}
 	var err error
 	if a.sink != nil {
 		err = a.sink.Close(ctx)
@@ -165,25 +156,22 @@ func (a *Trail) append(ctx context.Context, typ, subject, trace string, d audit.
 	return a.appendEvent(ctx, ev)
 }
 
-// appendEvent offers ev to the sink and appends it in the background,
-// waiting only while pending events are already on their way.
+// appendEvent offers ev to the sink and queues it for the ledger, waiting
+// only while audit.Queued events are already queued: past that, a message
+// waits for room, since the trail is never cut short to keep a call fast.
 func (a *Trail) appendEvent(ctx context.Context, ev audit.Event) error {
 	if a.sink != nil {
 		a.sink.Offer(ev)
 	}
-	select {
-	case a.slots <- struct{}{}:
-	case <-ctx.Done():
-		a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", ctx.Err().Error())
-		return ctx.Err()
-	}
-	go func() {
-		defer func() { <-a.slots }()
-		if _, err := a.l.Append(context.Background(), ev); err != nil {
+	err := a.l.Enqueue(ctx, ev, func(_ audit.Entry, err error) {
+		if err != nil {
 			a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", err.Error())
 		}
-	}()
-	return nil
+	})
+	if err != nil {
+		a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", err.Error())
+	}
+	return err
 }
 
 // consentOf is the id of the consent m travels under, and whether it
