@@ -2,8 +2,8 @@ package audit
 
 import (
 	"encoding/json"
-	"time"
-	"unicode/utf8"
+
+	"github.com/moltgate/moltgate/internal/jsonw"
 )
 
 // The ledger hashes each event's bytes as they were written, so how an
@@ -16,26 +16,26 @@ import (
 // must be valid JSON (NewEvent makes it so; Append checks others).
 func appendEvent(b []byte, e *Event) []byte {
 	b = append(b, `{"specversion":`...)
-	b = appendString(b, e.SpecVersion)
+	b = jsonw.String(b, e.SpecVersion)
 	b = append(b, `,"id":`...)
-	b = appendString(b, e.ID)
+	b = jsonw.String(b, e.ID)
 	b = append(b, `,"source":`...)
-	b = appendString(b, e.Source)
+	b = jsonw.String(b, e.Source)
 	b = append(b, `,"type":`...)
-	b = appendString(b, e.Type)
+	b = jsonw.String(b, e.Type)
 	b = append(b, `,"time":`...)
-	b = appendTime(b, e.Time)
+	b = jsonw.Time(b, e.Time)
 	if e.Subject != "" {
 		b = append(b, `,"subject":`...)
-		b = appendString(b, e.Subject)
+		b = jsonw.String(b, e.Subject)
 	}
 	if e.DataContentType != "" {
 		b = append(b, `,"datacontenttype":`...)
-		b = appendString(b, e.DataContentType)
+		b = jsonw.String(b, e.DataContentType)
 	}
 	if e.TraceParent != "" {
 		b = append(b, `,"traceparent":`...)
-		b = appendString(b, e.TraceParent)
+		b = jsonw.String(b, e.TraceParent)
 	}
 	if len(e.Data) > 0 {
 		b = append(b, `,"data":`...)
@@ -47,7 +47,7 @@ func appendEvent(b []byte, e *Event) []byte {
 // appendDecision appends d's JSON form, as json.Marshal writes it, to b.
 func appendDecision(b []byte, d *Decision) []byte {
 	b = append(b, `{"direction":`...)
-	b = appendString(b, d.Direction)
+	b = jsonw.String(b, d.Direction)
 	for _, f := range [...]struct{ key, v string }{
 		{`,"face":`, d.Face}, {`,"op":`, d.Op}, {`,"message_id":`, d.MessageID}, {`,"from":`, d.From},
 		{`,"to":`, d.To}, {`,"peer":`, d.Peer}, {`,"class":`, d.Class}, {`,"code":`, d.Code},
@@ -55,7 +55,7 @@ func appendDecision(b []byte, d *Decision) []byte {
 	} {
 		if f.v != "" {
 			b = append(b, f.key...)
-			b = appendString(b, f.v)
+			b = jsonw.String(b, f.v)
 		}
 	}
 	if len(d.PIITypes) > 0 {
@@ -64,7 +64,7 @@ func appendDecision(b []byte, d *Decision) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = appendString(b, t)
+			b = jsonw.String(b, t)
 		}
 		b = append(b, ']')
 	}
@@ -72,13 +72,6 @@ func appendDecision(b []byte, d *Decision) []byte {
 		b = append(b, `,"no_storage":true`...)
 	}
 	return append(b, '}')
-}
-
-// appendTime writes t as time.Time's MarshalJSON does.
-func appendTime(b []byte, t time.Time) []byte {
-	b = append(b, '"')
-	b = t.AppendFormat(b, time.RFC3339Nano)
-	return append(b, '"')
 }
 
 // appendCompact appends raw JSON as json.Marshal writes a RawMessage:
@@ -97,60 +90,4 @@ func appendCompact(b, raw []byte) []byte {
 		}
 	}
 	return append(b, raw...)
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendString writes s as a JSON string as encoding/json does: HTML
-// characters, control characters, U+2028 and U+2029 escaped, invalid
-// UTF-8 replaced by U+FFFD.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }

@@ -23,7 +23,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"strings"
@@ -31,7 +30,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -184,12 +182,7 @@ func exporter(ctx context.Context, c Config) (sdktrace.SpanExporter, func() erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("tracing.path: %w", err)
 		}
-		exp, err := stdouttrace.New(stdouttrace.WithWriter(io.Writer(f)))
-		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("tracing: file exporter: %w", err)
-		}
-		return exp, f.Close, nil
+		return newFileExporter(f), f.Close, nil
 	}
 }
 
