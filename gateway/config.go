@@ -54,8 +54,9 @@ type AuditConfig struct {
 	// "blocked".
 	Decisions string `toml:"decisions"`
 	// Receipts has the caller and callee of each exchange with a peer
-	// sign a receipt of it, kept in both ledgers. It costs a message and
-	// five signatures or verifications per call. Default false.
+	// sign a receipt of it, kept in both ledgers. It costs two signatures
+	// and two verifications per call; the countersignatures go back many
+	// to a message. Default false.
 	Receipts bool `toml:"receipts"`
 	// SinkURL, if set, is an HTTP collector that is sent a copy of each
 	// event, in the background, never holding a call up: when it falls

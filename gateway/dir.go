@@ -513,8 +513,8 @@ exporter = "none"
 # recorded either way. moltgate audit verify checks the chain.
 decisions = "blocked"
 # Have each exchange with a peer signed in a receipt by both gateways,
-# kept in both ledgers (moltgate receipt verify checks one). It costs a
-# message and five signatures or verifications per call.
+# kept in both ledgers (moltgate receipt verify checks one). It costs two
+# signatures and two verifications per call.
 receipts = false
 # An HTTP collector sent a copy of each event, in the background; copies
 # it cannot take in time are dropped and counted, never waited for.

@@ -22,9 +22,24 @@ import (
 )
 
 // ExtReceipt carries a receipt of an exchange: the callee's gateway puts
-// the receipt it signed in its reply, and the caller's gateway sends it
-// back countersigned, in a respond whose re is the reply's id.
+// the receipt it signed in its reply. (A caller may also send one receipt
+// back countersigned in it, in a respond whose re is the reply's id.)
 const ExtReceipt = "moltgate.receipt"
+
+// ExtCountersigned carries countersignatures back to the callee's gateway,
+// many in one message: {"receipts": [{"reply_id", "caller_sig"}, …]},
+// one per receipt, in a respond from the caller's gateway. The callee signed the
+// rest of each receipt itself and holds it, so the countersignature is all
+// it needs.
+const ExtCountersigned = "moltgate.countersigned"
+
+// Countersignatures go back in batches: a batch is sent once it holds
+// returnMax, or returnLinger after its first, so that a busy exchange
+// costs one message per returnMax calls and a quiet one waits little.
+const (
+	returnMax    = 64
+	returnLinger = 50 * time.Millisecond
+)
 
 // receiptsAwaited bounds the receipts a callee keeps while their
 // countersignatures are on their way.
@@ -60,13 +75,24 @@ type Receipts struct {
 	// awaited are the receipts this gateway signed, by reply id, until
 	// their callers countersign them.
 	awaited *lru.Cache[string, *receipt.Receipt]
+
+	retMu   sync.Mutex
+	returns map[string]*returnBatch // countersignatures to send, by peer org
+}
+
+// returnBatch is the countersignatures waiting to go back to one peer.
+type returnBatch struct {
+	ps   *peers.Remote
+	sess *handshake.Session // the session the last reply came in, or nil
+	re   string             // the first reply's id
+	sigs []wire.Value
 }
 
 // NewReceipts starts the exchange where the ledger's chain of receipts
 // this gateway signed as callee ends, so that it goes on across restarts.
 func NewReceipts(ctx context.Context, cfg ReceiptsConfig) *Receipts {
 	c, _ := lru.New[string, *receipt.Receipt](receiptsAwaited)
-	return &Receipts{cfg: cfg, prev: lastReceipt(ctx, cfg.Trail.l, cfg.Self.Ref.Org), awaited: c}
+	return &Receipts{cfg: cfg, prev: lastReceipt(ctx, cfg.Trail.l, cfg.Self.Ref.Org), awaited: c, returns: map[string]*returnBatch{}}
 }
 
 // Awaited is the number of receipts signed whose countersignatures have
@@ -183,7 +209,8 @@ func requestDigest(m *wire.Message) (string, error) {
 // Countersign checks the receipt of the exchange of req and its final
 // reply r, as the caller: signed by the callee's organisation, naming what
 // was sent and received. It countersigns it, keeps it in the ledger and
-// sends it back to the callee's gateway. A reply without a receipt, or
+// queues the countersignature to go back to the callee's gateway with
+// others (see ExtCountersigned). A reply without a receipt, or
 // with one that does not hold, is still the reply: the receipt is proof of
 // the exchange, not a condition of it; a bad one is logged.
 func (s *Receipts) Countersign(ps *peers.Remote, req, r *wire.Message, sess *handshake.Session) {
@@ -209,7 +236,63 @@ func (s *Receipts) Countersign(ps *peers.Remote, req, r *wire.Message, sess *han
 		return
 	}
 	s.keep(rc)
-	s.cfg.Go(func() { s.send(ps, r, rc, sess) })
+	s.queueReturn(ps, r, rc, sess)
+}
+
+// queueReturn adds rc's countersignature to the batch going back to the
+// peer, and sends the batch once it is full; the first of a batch starts
+// its timer.
+func (s *Receipts) queueReturn(ps *peers.Remote, r *wire.Message, rc *receipt.Receipt, sess *handshake.Session) {
+	sig, _ := rc.CallerSig.AppendText(nil)
+	item := wire.ObjectValue(wire.Member{Key: "caller_sig", Value: wire.StringValue(string(sig))},
+		wire.Member{Key: "reply_id", Value: wire.StringValue(r.ID)})
+	org := ps.Peer().Org
+	s.retMu.Lock()
+	b := s.returns[org]
+	if b == nil || b.ps != ps {
+		if b != nil {
+			// The peer was imported again: what was queued goes to the
+			// one it was for.
+			full := b
+			s.cfg.Go(func() { s.send(full) })
+		}
+		b = &returnBatch{ps: ps, re: r.ID}
+		s.returns[org] = b
+		s.cfg.Go(func() {
+			t := time.NewTimer(returnLinger)
+			defer t.Stop()
+			select {
+			case <-t.C:
+			case <-s.cfg.Base.Done():
+			}
+			s.flush(org, b)
+		})
+	}
+	if sess != nil {
+		b.sess = sess
+	}
+	b.sigs = append(b.sigs, item)
+	full := len(b.sigs) >= returnMax
+	if full {
+		delete(s.returns, org)
+	}
+	s.retMu.Unlock()
+	if full {
+		s.cfg.Go(func() { s.send(b) })
+	}
+}
+
+// flush sends b if it is still the batch waiting for org.
+func (s *Receipts) flush(org string, b *returnBatch) {
+	s.retMu.Lock()
+	cur := s.returns[org] == b
+	if cur {
+		delete(s.returns, org)
+	}
+	s.retMu.Unlock()
+	if cur {
+		s.send(b)
+	}
 }
 
 // matches checks that rc names the exchange of req and r.
@@ -239,34 +322,40 @@ func matches(rc *receipt.Receipt, req, r *wire.Message) error {
 	return nil
 }
 
-// send returns the countersigned receipt to the callee's gateway: a
-// respond to the reply, from this gateway, sealed in the session the reply
-// came in (or, for a reply outside one, in a session with the peer) and
-// posted, as a late reply is.
-func (s *Receipts) send(ps *peers.Remote, r *wire.Message, rc *receipt.Receipt, sess *handshake.Session) {
-	v, err := receiptValue(rc)
-	if err != nil {
-		return
-	}
+// send returns a batch of countersignatures to the callee's gateway: a
+// respond from this gateway to its gateway, re the first reply's id,
+// sealed in the session the last reply came in (or, if that one has
+// ended, in a session with the peer) and posted, as a late reply is.
+func (s *Receipts) send(b *returnBatch) {
+	ps := b.ps
 	ctx, cancel := context.WithTimeout(s.cfg.Base, 10*time.Second)
 	defer cancel()
-	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpRespond, Re: r.ID,
-		From: s.cfg.Self.Sender(), To: r.From.Ref(), Cls: wire.Pub, Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()},
-		Ext: wire.ObjectValue(wire.Member{Key: ExtReceipt, Value: v})}
-	if sess == nil {
-		sess, err = ps.Session(ctx)
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpRespond, Re: b.re,
+		From: s.cfg.Self.Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Pub,
+		Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()},
+		Ext: wire.ObjectValue(wire.Member{Key: ExtCountersigned,
+			Value: wire.ObjectValue(wire.Member{Key: "receipts", Value: wire.ArrayValue(b.sigs...)})})}
+	var (
+		body []byte
+		err  error
+	)
+	if b.sess != nil {
+		body, err = b.sess.SignAndSeal(m, s.cfg.Self.Signing)
 	}
-	if err == nil {
-		var body []byte
-		if body, err = sess.SignAndSeal(m, s.cfg.Self.Signing); err == nil {
-			resp, perr := ps.Post(ctx, body)
-			if err = perr; err == nil {
-				resp.Body.Close()
-				return
-			}
+	if b.sess == nil || err != nil {
+		var sess *handshake.Session
+		if sess, err = ps.Session(ctx); err == nil {
+			body, err = sess.SignAndSeal(m, s.cfg.Self.Signing)
 		}
 	}
-	s.cfg.Log.Warn("countersigned receipt not returned", "peer", ps.Peer().Org, "message_id", r.ID, "err", err.Error())
+	if err == nil {
+		resp, perr := ps.Post(ctx, body)
+		if err = perr; err == nil {
+			resp.Body.Close()
+			return
+		}
+	}
+	s.cfg.Log.Warn("countersigned receipts not returned", "peer", ps.Peer().Org, "receipts", len(b.sigs), "err", err.Error())
 }
 
 // Take is the callee's half: a respond from a peer's gateway to one of
@@ -275,6 +364,10 @@ func (s *Receipts) send(ps *peers.Remote, r *wire.Message, rc *receipt.Receipt, 
 func (s *Receipts) Take(m *wire.Message) bool {
 	if s == nil || m.Op != wire.OpRespond || m.From.Agent != pipeline.GatewayAgent {
 		return false
+	}
+	if v := m.Ext.Get(ExtCountersigned); !v.IsAbsent() {
+		s.takeBatch(m, v)
+		return true
 	}
 	v := m.Ext.Get(ExtReceipt)
 	if v.IsAbsent() {
@@ -301,6 +394,54 @@ func (s *Receipts) Take(m *wire.Message) bool {
 	}
 	s.cfg.Log.Warn("countersigned receipt refused", "peer", m.From.Org, "message_id", m.Re, "err", err.Error())
 	return true
+}
+
+// countersigned is one countersignature of ExtCountersigned.
+type countersigned struct {
+	ReplyID   string         `json:"reply_id"`
+	CallerSig keys.Signature `json:"caller_sig"`
+}
+
+// takeBatch keeps each receipt of m's list whose countersignature, by m's
+// organisation, holds over the receipt this gateway signed; the others
+// are logged, once for the list.
+func (s *Receipts) takeBatch(m *wire.Message, v wire.Value) {
+	var list []countersigned
+	err := wire.Bind(v.Get("receipts"), &list, ExtCountersigned+".receipts")
+	if err == nil && len(list) > receiptsAwaited {
+		err = wire.Errorf(wire.ErrInvalidParam, ExtCountersigned, "%d countersignatures; at most %d", len(list), receiptsAwaited)
+	}
+	if err != nil {
+		s.cfg.Log.Warn("countersigned receipts refused", "peer", m.From.Org, "message_id", m.ID, "err", err.Error())
+		return
+	}
+	bad, unknown := 0, 0
+	var last error
+	for _, c := range list {
+		mine, ok := s.awaited.Peek(c.ReplyID)
+		if !ok {
+			unknown++
+			continue
+		}
+		rc := *mine
+		rc.CallerSig = c.CallerSig
+		err := error(&receipt.Error{Field: "caller", Reason: "is not of the organisation that countersigned"})
+		if orgOf(rc.Caller) == m.From.Org {
+			err = rc.VerifyCaller(s.cfg.KeyOf)
+		}
+		if err != nil {
+			bad, last = bad+1, err
+			continue
+		}
+		s.awaited.Remove(c.ReplyID)
+		s.keep(&rc)
+	}
+	if bad > 0 {
+		s.cfg.Log.Warn("countersigned receipts refused", "peer", m.From.Org, "message_id", m.ID, "refused", bad, "err", last.Error())
+	}
+	if unknown > 0 {
+		s.cfg.Log.Debug("countersignatures for receipts not awaited", "peer", m.From.Org, "message_id", m.ID, "count", unknown)
+	}
 }
 
 // keep appends a doubly signed receipt to the ledger.

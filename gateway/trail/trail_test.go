@@ -178,6 +178,79 @@ func TestReceiptExchange(t *testing.T) {
 	}
 }
 
+// TestCountersignedInBatch: countersignatures that come back many in one
+// message are each checked over the receipt the callee signed and kept;
+// one that does not hold, or names a reply not awaited, is not, and the
+// rest are kept all the same.
+func TestCountersignedInBatch(t *testing.T) {
+	acme := agent(t, 1, wire.Ref{Agent: "gateway", Org: "acme"})
+	globex := agent(t, 2, wire.Ref{Agent: "gateway", Org: "globex"})
+	keyOf := func(org string) (keys.Ed25519Public, bool) {
+		switch org {
+		case "acme":
+			return acme.Signing.Public(), true
+		case "globex":
+			return globex.Signing.Public(), true
+		}
+		return keys.Ed25519Public{}, false
+	}
+	a, path := openTrail(t, false)
+	now := time.UnixMilli(1_700_000_000_000)
+	rs := NewReceipts(context.Background(), ReceiptsConfig{Self: globex, KeyOf: keyOf, Trail: a, Go: func(f func()) { f() },
+		Base: context.Background(), Log: quiet, Now: func() time.Time { return now }, Rand: bytes.NewReader(make([]byte, 64))})
+	var items []wire.Value
+	for i, id := range []string{"r1", "r2", "r3"} {
+		req := &wire.Message{V: wire.Version, ID: "q" + id, TS: now.UnixMilli(), Op: wire.OpQuery, From: wire.Sender{Agent: "client", Org: "acme"},
+			To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub, Payload: &wire.QueryPayload{}}
+		r := req.Reply(wire.OpRespond, &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()})
+		r.ID = id
+		if err := rs.Sign(&pipeline.Inbound{M: req, FromPeer: true}, r); err != nil {
+			t.Fatal(err)
+		}
+		rc, err := receipt.Parse(wire.AppendCanonical(nil, r.Ext.Get(ExtReceipt)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		signer := acme.Signing
+		if i == 1 {
+			signer = globex.Signing // not the caller's key
+		}
+		if err := rc.Countersign(signer); err != nil {
+			t.Fatal(err)
+		}
+		sig, _ := rc.CallerSig.AppendText(nil)
+		items = append(items, wire.ObjectValue(wire.Member{Key: "caller_sig", Value: wire.StringValue(string(sig))},
+			wire.Member{Key: "reply_id", Value: wire.StringValue(id)}))
+	}
+	items = append(items, wire.ObjectValue(wire.Member{Key: "caller_sig", Value: items[0].Get("caller_sig")},
+		wire.Member{Key: "reply_id", Value: wire.StringValue("unknown")}))
+	m := &wire.Message{Op: wire.OpRespond, Re: "r1", From: wire.Sender{Agent: pipeline.GatewayAgent, Org: "acme"},
+		Ext: wire.ObjectValue(wire.Member{Key: ExtCountersigned, Value: wire.ObjectValue(wire.Member{Key: "receipts", Value: wire.ArrayValue(items...)})})}
+	if !rs.Take(m) {
+		t.Fatal("the batch was not taken")
+	}
+	if rs.Awaited() != 1 {
+		t.Fatalf("%d receipts awaited, want 1 (the one countersigned with the wrong key)", rs.Awaited())
+	}
+	var kept []string
+	for _, ev := range events(t, a, path) {
+		if ev.Type != audit.TypeReceipt {
+			continue
+		}
+		got, err := receipt.Parse(ev.Data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := got.Verify(keyOf); err != nil {
+			t.Fatalf("a receipt kept does not verify with both keys: %v", err)
+		}
+		kept = append(kept, got.ReplyID)
+	}
+	if len(kept) != 2 || kept[0] != "r1" || kept[1] != "r3" {
+		t.Fatalf("kept %v, want r1 and r3", kept)
+	}
+}
+
 // TestSpansCountPeerCalls: a call to a peer is counted with its outcome,
 // "ok" or the refusal's code, with tracing off.
 func TestSpansCountPeerCalls(t *testing.T) {
