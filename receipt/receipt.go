@@ -33,6 +33,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -139,11 +140,60 @@ func (r *Receipt) check() error {
 
 // body is the RFC 8785 form of the receipt without its signatures.
 func (r *Receipt) body() ([]byte, error) {
-	v, err := wire.ValueOf(r)
-	if err != nil {
-		return nil, fmt.Errorf("receipt: %w", err)
+	if err := r.validUTF8(); err != nil {
+		return nil, err
 	}
-	return wire.AppendCanonical(nil, v.Without("callee_sig").Without("caller_sig")), nil
+	return r.appendJSON(make([]byte, 0, 768), false), nil
+}
+
+// validUTF8 refuses a member that is not valid UTF-8, which has no RFC
+// 8785 form.
+func (r *Receipt) validUTF8() error {
+	for _, f := range [...]struct{ name, v string }{{"type", r.Type}, {"caller", r.Caller}, {"callee", r.Callee},
+		{"request_id", r.RequestID}, {"reply_id", r.ReplyID}, {"request_digest", r.RequestDigest},
+		{"reply_digest", r.ReplyDigest}, {"outcome", r.Outcome}, {"code", r.Code}, {"consent_id", r.ConsentID}, {"prev", r.Prev}} {
+		if !utf8.ValidString(f.v) {
+			return fmt.Errorf("receipt: %w", wire.Errorf(wire.ErrInvalidParam, f.name, "string is not valid UTF-8"))
+		}
+	}
+	return nil
+}
+
+// appendJSON appends the receipt's RFC 8785 form, with its signatures if
+// sigs is set. Its members are written in RFC 8785's order by hand, each
+// value by wire.AppendCanonical: a receipt is encoded several times on
+// each side of every exchange, and reflection over it cost more than its
+// hashing (TestCanonicalForm holds this to the generic encoding).
+func (r *Receipt) appendJSON(b []byte, sigs bool) []byte {
+	str := func(key, v string) {
+		b = append(b, key...)
+		b = wire.AppendCanonical(b, wire.StringValue(v))
+	}
+	sig := func(key string, s keys.Signature) {
+		b = append(b, key...)
+		t, _ := s.AppendText(nil)
+		b = wire.AppendCanonical(b, wire.StringValue(string(t)))
+	}
+	str(`{"callee":`, r.Callee)
+	if sigs {
+		sig(`,"callee_sig":`, r.CalleeSig)
+	}
+	str(`,"caller":`, r.Caller)
+	if sigs {
+		sig(`,"caller_sig":`, r.CallerSig)
+	}
+	str(`,"code":`, r.Code)
+	str(`,"consent_id":`, r.ConsentID)
+	str(`,"outcome":`, r.Outcome)
+	str(`,"prev":`, r.Prev)
+	str(`,"reply_digest":`, r.ReplyDigest)
+	str(`,"reply_id":`, r.ReplyID)
+	str(`,"request_digest":`, r.RequestDigest)
+	str(`,"request_id":`, r.RequestID)
+	b = append(b, `,"ts":`...)
+	b = wire.AppendCanonical(b, wire.IntValue(r.TS))
+	str(`,"type":`, r.Type)
+	return append(b, '}')
 }
 
 func (r *Receipt) calleeBytes() ([]byte, error) {
@@ -277,11 +327,10 @@ func (r *Receipt) Hash() (string, error) {
 
 // Marshal returns the receipt's RFC 8785 JSON form.
 func (r *Receipt) Marshal() ([]byte, error) {
-	v, err := wire.ValueOf(r)
-	if err != nil {
-		return nil, fmt.Errorf("receipt: %w", err)
+	if err := r.validUTF8(); err != nil {
+		return nil, err
 	}
-	return wire.AppendCanonical(nil, v), nil
+	return r.appendJSON(make([]byte, 0, 1024), true), nil
 }
 
 // Parse reads a receipt's JSON form strictly: the members' types are
