@@ -24,6 +24,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
@@ -329,7 +330,7 @@ func (c *faceClient) roundTrip(ctx context.Context, env []byte) (faceAnswer, err
 	case pipeline.FaceHTTP:
 		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, c.r.peer.Endpoint+"/moltspeak/v0.1/message", bytes.NewReader(env))
 		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", contentNDJSON)
+		req.Header.Set("Accept", frames.ContentNDJSON)
 		resp, err := c.r.http.Do(req)
 		if err != nil {
 			return a, err

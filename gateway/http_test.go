@@ -17,6 +17,7 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -111,12 +112,12 @@ func TestHTTPAcceptsOnlyWhatItTook(t *testing.T) {
 	for i := range 20 {
 		soon := strconv.FormatInt(time.Now().Add(time.Millisecond).UnixMilli(), 10)
 		// Refused as junk, or for its deadline if that passed first.
-		st, c, b := r.post(ctx, t, "/moltspeak/v0.1/message", bytes.NewReader(junk), int64(len(junk)), map[string]string{headerDeadline: soon})
+		st, c, b := r.post(ctx, t, "/moltspeak/v0.1/message", bytes.NewReader(junk), int64(len(junk)), map[string]string{frames.HeaderDeadline: soon})
 		if !(st == 400 && c == wire.ErrParse || st == 504 && c == wire.ErrTimeout) {
 			t.Fatalf("junk %d with a deadline 1 ms ahead: %d %s %s", i, st, c, b)
 		}
 	}
-	if st, c, b := r.post(ctx, t, "/moltspeak/v0.1/message", bytes.NewReader(junk), int64(len(junk)), map[string]string{headerDeadline: "1"}); st != 504 || c != wire.ErrTimeout {
+	if st, c, b := r.post(ctx, t, "/moltspeak/v0.1/message", bytes.NewReader(junk), int64(len(junk)), map[string]string{frames.HeaderDeadline: "1"}); st != 504 || c != wire.ErrTimeout {
 		t.Fatalf("a deadline in the past: %d %s %s", st, c, b)
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -359,7 +360,7 @@ func TestAcceptedNamesTheRequest(t *testing.T) {
 	m := s.tool("count", `{"by":1}`, wire.Conf)
 	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, r.peer.Endpoint+"/moltspeak/v0.1/message", bytes.NewReader(sealed(t, c, s, m)))
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(headerDeadline, strconv.FormatInt(time.Now().Add(300*time.Millisecond).UnixMilli(), 10))
+	req.Header.Set(frames.HeaderDeadline, strconv.FormatInt(time.Now().Add(300*time.Millisecond).UnixMilli(), 10))
 	resp, err := r.http.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -13,9 +13,6 @@ import (
 const (
 	gateInbound  = classify.Inbound
 	gateOutbound = classify.Outbound
-
-	headerDeadline = "X-Moltgate-Deadline" // unix milliseconds
-	contentNDJSON  = "application/x-ndjson"
 )
 
 var signMessage = crypto.Sign

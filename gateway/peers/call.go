@@ -10,16 +10,10 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
-)
-
-const (
-	// headerDeadline carries a call's deadline to the peer's HTTP face, in
-	// unix milliseconds on this gateway's clock.
-	headerDeadline = "X-Moltgate-Deadline"
-	contentNDJSON  = "application/x-ndjson"
 )
 
 // Send passes m, signed with sk, through the gate outbound and sends it to
@@ -224,7 +218,7 @@ func (ps *Remote) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25519
 	}
 	pc, done := ps.t.pending.wait(m.ID)
 	defer done()
-	resp, err := ps.post(ctx, body, contentNDJSON)
+	resp, err := ps.post(ctx, body, frames.ContentNDJSON)
 	if err != nil {
 		return err
 	}

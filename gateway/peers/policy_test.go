@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -76,7 +77,7 @@ func newFailingPeer(t *testing.T, globex *side, answer func(n int) *wire.Error) 
 			drop(w)
 			return
 		}
-		w.Header().Set("Content-Type", contentNDJSON)
+		w.Header().Set("Content-Type", frames.ContentNDJSON)
 		w.Write(append(out, '\n'))
 	}))
 	t.Cleanup(fp.srv.Close)

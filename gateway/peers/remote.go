@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/tlspin"
@@ -86,7 +87,7 @@ func (ps *Remote) post(ctx context.Context, body []byte, accept string) (*http.R
 		req.Header.Set("Accept", accept)
 	}
 	if d, ok := ctx.Deadline(); ok {
-		req.Header.Set(headerDeadline, fmt.Sprint(ps.t.now().Add(time.Until(d)).UnixMilli()))
+		req.Header.Set(frames.HeaderDeadline, fmt.Sprint(ps.t.now().Add(time.Until(d)).UnixMilli()))
 	}
 	resp, err := ps.client.Do(req)
 	if err != nil {

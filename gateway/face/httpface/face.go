@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/net/netutil"
 
+	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/internal/sockio"
@@ -37,10 +38,10 @@ var ErrServerClosed = http.ErrServerClosed
 const (
 	// HeaderDeadline is the request's deadline, in Unix milliseconds on
 	// the gateway's clock.
-	HeaderDeadline = "X-Moltgate-Deadline"
+	HeaderDeadline = frames.HeaderDeadline
 	// ContentNDJSON is the media type of a streamed reply: one envelope a
 	// line.
-	ContentNDJSON = "application/x-ndjson"
+	ContentNDJSON = frames.ContentNDJSON
 )
 
 // Pipeline takes envelopes through the gateway's checks and routes them
