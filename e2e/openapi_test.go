@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
@@ -150,6 +151,33 @@ func send(t *testing.T, c *http.Client, o *org, method, path string, body []byte
 	return probe{method: method, path: path, status: resp.StatusCode, header: resp.Header, body: b}
 }
 
+// eventsSSE is the Server-Sent Events route, whose answer never ends.
+const eventsSSE = "GET /events"
+
+// sendOpen is send for a route whose answer is a stream that stays open:
+// it reads the status, the headers and the first bytes of the body, then
+// closes the stream.
+func sendOpen(t *testing.T, c *http.Client, o *org, method, path string) probe {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, method, o.doc.Endpoint+path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	b := make([]byte, 64)
+	n, err := resp.Body.Read(b)
+	if n == 0 && err != nil {
+		t.Fatalf("%s %s: nothing of the stream came: %v", method, path, err)
+	}
+	return probe{method: method, path: path, status: resp.StatusCode, header: resp.Header, body: b[:n]}
+}
+
 // fromMux reports whether p is the answer of the router to a request that
 // matches none of its routes.
 func fromMux(p probe) bool {
@@ -255,7 +283,12 @@ func TestOpenAPIHeldToServer(t *testing.T) {
 			if op.RequestBody != nil {
 				body = []byte("{}")
 			}
-			p := send(t, c, acme, method, concrete, body, nil)
+			var p probe
+			if key == eventsSSE {
+				p = sendOpen(t, c, acme, method, concrete)
+			} else {
+				p = send(t, c, acme, method, concrete, body, nil)
+			}
 			if fromMux(p) {
 				t.Errorf("%s is documented but the server has no such route: %s", key, p)
 				continue
@@ -267,19 +300,22 @@ func TestOpenAPIHeldToServer(t *testing.T) {
 		}
 	}
 
-	// The WebSocket route upgrades.
-	wsURL := "wss" + strings.TrimPrefix(acme.doc.Endpoint, "https") + "/moltspeak/v0.1/stream"
-	if _, ok := ops["GET /moltspeak/v0.1/stream"]; !ok {
-		t.Fatal("the WebSocket route is not documented")
-	}
-	d := websocket.Dialer{TLSClientConfig: c.Transport.(*http.Transport).TLSClientConfig, HandshakeTimeout: 30 * time.Second}
-	conn, resp, err := d.Dial(wsURL, nil)
-	if err != nil {
-		t.Fatalf("WebSocket: %v", err)
-	}
-	conn.Close()
-	if _, ok := ops["GET /moltspeak/v0.1/stream"].Responses[strconv.Itoa(resp.StatusCode)]; !ok || resp.Header.Get("X-Request-Id") == "" {
-		t.Errorf("WebSocket upgrade: status %d, X-Request-Id %q", resp.StatusCode, resp.Header.Get("X-Request-Id"))
+	// The WebSocket routes upgrade.
+	for _, path := range []string{"/moltspeak/v0.1/stream", "/events/ws"} {
+		wsURL := "wss" + strings.TrimPrefix(acme.doc.Endpoint, "https") + path
+		if _, ok := ops["GET "+path]; !ok {
+			t.Fatalf("the WebSocket route %s is not documented", path)
+		}
+		d := websocket.Dialer{TLSClientConfig: c.Transport.(*http.Transport).TLSClientConfig, HandshakeTimeout: 30 * time.Second}
+		conn, resp, err := d.Dial(wsURL, nil)
+		if err != nil {
+			t.Fatalf("WebSocket %s: %v", path, err)
+		}
+		conn.Close()
+		res, ok := ops["GET "+path].Responses[strconv.Itoa(resp.StatusCode)]
+		if _, promised := res.Headers["X-Request-Id"]; !ok || promised && resp.Header.Get("X-Request-Id") == "" {
+			t.Errorf("WebSocket upgrade of %s: status %d, X-Request-Id %q", path, resp.StatusCode, resp.Header.Get("X-Request-Id"))
+		}
 	}
 
 	// Each error status, reached on purpose, with the code that stands for
@@ -317,6 +353,8 @@ func TestOpenAPIHeldToServer(t *testing.T) {
 	want("POST /registry/v1/ping/{id}", send(t, c, acme, http.MethodPost, "/registry/v1/ping/nobody",
 		[]byte(`{"nonce":"`+strings.Repeat("n", 5000)+`"}`), nil), 413, wire.ErrTooLarge)
 	want("GET /moltspeak/v0.1/stream", send(t, c, acme, http.MethodGet, "/moltspeak/v0.1/stream", nil, nil), 400, wire.ErrInvalidParam)
+	// The event stream's refusal of a malformed resume point is plain text.
+	want(eventsSSE, send(t, c, acme, http.MethodGet, "/events?after=x", nil, nil), 400, "")
 
 	// Anonymous discovery is limited per address: asked until it says no.
 	flood := floodUntil429(t, c, acme, "/registry/v1/capabilities", 5000)

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sync"
 	"time"
 
@@ -217,25 +218,54 @@ func (f *Face) Shutdown(ctx context.Context) error {
 	return f.hs.Shutdown(ctx)
 }
 
+// route is one route of the face: a ServeMux pattern and what serves it.
+type route struct {
+	pattern string
+	h       http.Handler
+}
+
+// routes is the face's one table of routes: Handler serves it, and
+// Patterns lists it.
+func (f *Face) routes() []route {
+	rs := []route{
+		{"POST /moltspeak/v0.1/message", http.HandlerFunc(f.serveMessage)},
+		{"POST /moltspeak/v0.1/batch", http.HandlerFunc(f.serveBatch)},
+		{"POST /registry/v1/register", http.HandlerFunc(f.serveRegistryMessage)},
+		{"POST /registry/v1/discover", http.HandlerFunc(f.serveDiscover)},
+		{"GET /registry/v1/agents/{id}", http.HandlerFunc(f.serveAgent)},
+		{"DELETE /registry/v1/agents/{id}", http.HandlerFunc(f.serveDeregister)},
+		{"GET /registry/v1/capabilities", http.HandlerFunc(f.serveCapabilities)},
+		{"POST /registry/v1/ping/{id}", http.HandlerFunc(f.servePing)},
+		{"GET /registry/v1/health", http.HandlerFunc(f.serveHealth)},
+		{"GET /healthz", http.HandlerFunc(f.serveHealth)},
+		{"GET /readyz", http.HandlerFunc(f.serveReady)},
+	}
+	if f.cfg.Metrics != nil {
+		rs = append(rs, route{"GET /metrics", f.metricsHandler()})
+	}
+	for pattern, h := range f.cfg.Routes {
+		rs = append(rs, route{pattern, h})
+	}
+	return rs
+}
+
+// Patterns lists the ServeMux patterns Handler serves ("GET /healthz",
+// "GET /registry/v1/agents/{id}"), its own and Config.Routes, sorted: what
+// a description of the face, such as docs/openapi.json, must cover.
+func (f *Face) Patterns() []string {
+	var out []string
+	for _, r := range f.routes() {
+		out = append(out, r.pattern)
+	}
+	slices.Sort(out)
+	return out
+}
+
 // Handler routes the face's requests; Serve serves it.
 func (f *Face) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("POST /moltspeak/v0.1/message", f.serveMessage)
-	mux.HandleFunc("POST /moltspeak/v0.1/batch", f.serveBatch)
-	mux.HandleFunc("POST /registry/v1/register", f.serveRegistryMessage)
-	mux.HandleFunc("POST /registry/v1/discover", f.serveDiscover)
-	mux.HandleFunc("GET /registry/v1/agents/{id}", f.serveAgent)
-	mux.HandleFunc("DELETE /registry/v1/agents/{id}", f.serveDeregister)
-	mux.HandleFunc("GET /registry/v1/capabilities", f.serveCapabilities)
-	mux.HandleFunc("POST /registry/v1/ping/{id}", f.servePing)
-	mux.HandleFunc("GET /registry/v1/health", f.serveHealth)
-	mux.HandleFunc("GET /healthz", f.serveHealth)
-	mux.HandleFunc("GET /readyz", f.serveReady)
-	if f.cfg.Metrics != nil {
-		mux.Handle("GET /metrics", f.metricsHandler())
-	}
-	for pattern, h := range f.cfg.Routes {
-		mux.Handle(pattern, h)
+	for _, r := range f.routes() {
+		mux.Handle(r.pattern, r.h)
 	}
 	return f.withRequestID(f.routesOnly(mux))
 }
