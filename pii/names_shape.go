@@ -83,12 +83,20 @@ func knownSurname(w string) bool {
 	return inNameList(surnames(), w) || surnameShaped(w) || isNameWord(w) && !inNameList(ambiguousGiven(), w)
 }
 
-// exRole reports whether the word before a is "ex-" and something ("ex-Zombie Kastner",
-// "ex-wife Anna"): a former member, partner or holder, which only a person is.
-func exRole(s string, a int) bool {
-	pw, ok := prevWord(s, a)
-	return ok && pw.b-pw.a > 3 && hasFoldPrefix(s[pw.a:pw.b], "ex-") && isAlpha(s[pw.a+3])
-}
+// loneCueWords are the words before a surname alone that make it a person's: the strong cues
+// of personCueBefore (roles, honorifics, relatives, verbs that take only people) less the
+// greetings, in one set so that a capitalised word costs one lookup.
+var loneCueWords = func() *wordSet {
+	var b strings.Builder
+	for _, set := range []*wordSet{roleWords, directVerbs, kinWords} {
+		for w := range set.m {
+			if !greetWords.has(w) {
+				b.WriteString(w + " ")
+			}
+		}
+	}
+	return toSet(b.String())
+}()
 
 // workNouns are works that bear their author's or performer's name before them: "the Jensen
 // novel", "a Eustachy Gorski concert".
@@ -114,7 +122,9 @@ func workOf(s string, a, end int) bool {
 // were ("ex-Zombie Kastner") or a role ("Passenger Okonkwo"); and, when it is known as a name
 // or has a surname's ending, where someone speaks ("says Hartvigsson", "Okafor said"), before
 // what people do ("Rintanen began writing", "Nowak has to leave") or between an article and a
-// work ("the Jensen novel"). It returns the end of the name, or a.
+// work ("the Jensen novel"). "ex-" and what someone was ("ex-Zombie Kastner", "ex-wife Anna")
+// is a former member, partner or holder, which only a person is. It returns the end of the
+// name, or a.
 func (x *scanCtx) loneSurname(a, e int, speech bool) int {
 	s := x.s
 	if e-a < 3 || e-a > 24 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80 && s[e] != 0xE2) {
@@ -127,6 +137,23 @@ func (x *scanCtx) loneSurname(a, e int, speech bool) int {
 	if !speech && !after && !mid {
 		return a
 	}
+	// The cues, the cheapest first; the word itself is read only when one is there.
+	role, cue := false, speech
+	if !cue && mid {
+		// A role, a relative or a verb that takes only people just before; not a greeting,
+		// which addresses the reader ("Hello, Ada!").
+		if pw, ok := prevWord(s, a); ok {
+			w := s[pw.a:pw.b]
+			role = len(w) > 3 && hasFoldPrefix(w, "ex-") && isAlpha(w[3])
+			cue = role || loneCueWords.hasFold(w)
+		}
+	}
+	if !cue && after && (mid || afterFirst(s, e)) {
+		cue = x.personCueAfter(e) || mid && workOf(s, a, e)
+	}
+	if !cue {
+		return a
+	}
 	w := s[a:e]
 	if te := titleWord(s, a); te != e && (te != e+2 || !strings.HasPrefix(s[e:], "'s")) {
 		return a
@@ -135,19 +162,11 @@ func (x *scanCtx) loneSurname(a, e int, speech bool) int {
 		titleWords.hasFold(w) || orgAfter.hasFold(w) {
 		return a
 	}
-	if mid && exRole(s, a) {
+	if role {
 		x.add(TypeName, a, e, 0.7, "name.single")
 		return e
 	}
-	cue := speech
-	if !cue && mid {
-		c := x.personCueBefore(a)
-		cue = c == cueStrong && !x.greetingBefore(a)
-	}
-	if !cue && after {
-		cue = x.personCueAfter(e) || workOf(s, a, e)
-	}
-	if !cue || !knownSurname(w) {
+	if !knownSurname(w) {
 		return a
 	}
 	if f := skipSpace(s, e); f > e && f < len(s) && orgAt(s, f) {
@@ -193,3 +212,29 @@ func addressBlock(s string, a, end int) bool {
 	}
 	return lines >= 2
 }
+
+// afterFirst is personCueAfter's prefilter for a word that opens a sentence: the first word
+// after it (past a comma or semicolon, or its possessive) must be one that personCueAfter reads.
+func afterFirst(s string, e int) bool {
+	if e+2 < len(s) && (s[e] == '\'' || s[e] == 0xE2) {
+		return true // "'s", "’s"
+	}
+	k := e
+	if k < len(s) && (s[k] == ',' || s[k] == ';') {
+		k++
+	}
+	w, ok := wordAt(s, k, false)
+	return ok && w.a <= k+1 && w.b-w.a <= 14 && afterFirstWords.has(s[w.a:w.b])
+}
+
+// afterFirstWords are the words that personCueAfter starts from.
+var afterFirstWords = func() *wordSet {
+	var b strings.Builder
+	for _, set := range []*wordSet{afterVerbs, modalVerbs, pronounsThird} {
+		for w := range set.m {
+			b.WriteString(w + " ")
+		}
+	}
+	b.WriteString("who is was been has just had then also never always again she's he's")
+	return toSet(b.String())
+}()

@@ -104,6 +104,14 @@ func (x *scanCtx) passcodeAt(i, j int) int {
 	if k == i || k == 0 || !isAlpha(s[k-1]) && s[k-1] < 0x80 {
 		return i
 	}
+	// Every cue ends with one of a few words: most numbers have another before them, and cost
+	// that one lookup.
+	if s[k-1] < 0x80 && !pinLastBytes[lower(s[k-1])] {
+		return i
+	}
+	if w, ok := wordBefore(s, k); !ok || w.b-w.a > 12 || !pinLastWords.hasFold(s[w.a:w.b]) {
+		return i
+	}
 	lo := max(0, k-24)
 	ce := lastCueEnd(s, lo, k, pinCues)
 	if ce != k {
@@ -118,6 +126,25 @@ func (x *scanCtx) passcodeAt(i, j int) int {
 	x.add(TypePassword, i, j, 0.85, "secret.passcode")
 	return j
 }
+
+// pinLastWords are the last words of the cues of pinCues.
+var pinLastWords = func() *wordSet {
+	var b strings.Builder
+	for _, c := range pinCues.cues {
+		f := strings.Fields(c)
+		b.WriteString(f[len(f)-1])
+		b.WriteByte(' ')
+	}
+	return toSet(b.String())
+}()
+
+// pinLastBytes holds the last bytes of pinLastWords.
+var pinLastBytes = func() (t [256]bool) {
+	for w := range pinLastWords.m {
+		t[w[len(w)-1]] = true
+	}
+	return t
+}()
 
 // pinVerbs may stand between a cue and its code: "the PIN is 4821", "der Code ist 4711".
 var pinVerbs = toSet("is was are ist est es é è are will be")
