@@ -348,6 +348,25 @@ func (x *scanCtx) namePair(a, e int) int {
 	return end
 }
 
+// firmAfter reports whether what follows a list of names that ends at e makes the list one
+// firm's name: a legal suffix or a firm's word ("Lopez, Santos and Coleman LLC"), a figure
+// ("Lopez, Robinson and Guerra 31%"), or a verb in the singular ("Green, Myers and Johnston is
+// listed as the vendor"), where people listed would take the plural.
+func firmAfter(s string, e int) bool {
+	f := skipSpace(s, e)
+	if f == e || f >= len(s) {
+		return false
+	}
+	if isDigit(s[f]) || orgAt(s, f) {
+		return true
+	}
+	w, ok := wordAt(s, f, false)
+	return ok && w.a == f && firmVerbs.has(s[w.a:w.b])
+}
+
+// firmVerbs are verbs in the third person singular that follow a firm's name.
+var firmVerbs = toSet("is was has")
+
 var nameParticles = toSet("van von de da di del della der den du dos das le la 't ten ter bin ibn al")
 
 // orgNouns end the names of firms, funds and brands ("Russell Investments").
@@ -433,7 +452,7 @@ func (x *scanCtx) nameList(a int) int {
 			break
 		}
 	}
-	if n < 3 || given < 3 || 2*given < n+1 {
+	if n < 3 || given < 3 || 2*given < n+1 || firmAfter(s, items[n-1].b) {
 		return a
 	}
 	for _, it := range items[:n] {

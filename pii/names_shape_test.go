@@ -177,3 +177,31 @@ func TestNoNameWithoutACue(t *testing.T) {
 		}
 	}
 }
+
+// TestFirmsNamedForPeople: a list of names followed by a figure, a firm's word or a verb in the
+// singular is one firm's name; followed by a plural verb it is people.
+func TestFirmsNamedForPeople(t *testing.T) {
+	sc, _ := New(nil)
+	lists := []string{"Thomas, Anthony and Derek", "Olivia, Lucas and Emma", "Sophie, Jonas and Lena",
+		"Hannah, Derek and Lucas", "Emma, Jonas and Anthony"}
+	firms := []string{"Market share: %s 31%%, others 69%%.", "%s is a design agency based in Espoo.",
+		"%s was listed as the vendor on the order.", "%s LLC raised prices by 4%% this quarter.",
+		"Compare the offers from %s GmbH before Friday."}
+	n := 0
+	for _, l := range lists {
+		for _, tpl := range firms {
+			n++
+			text := fmt.Sprintf(tpl, l)
+			if got := names(t, sc, text); len(got) != 0 {
+				t.Errorf("%q: names %q, want none", text, got)
+			}
+		}
+		text := l + " are joining the call at noon."
+		if got := names(t, sc, text); len(got) < 3 {
+			t.Errorf("%q: names %q, want the three", text, got)
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d variants", n)
+	}
+}
