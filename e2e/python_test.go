@@ -92,8 +92,10 @@ func TestPythonAgentAndCaller(t *testing.T) {
 			HasDeadline  bool   `json:"has_deadline"`
 			AgentID      string `json:"agent_id"`
 			TokenInEnv   bool   `json:"token_in_env"`
+			Context      map[string]string
 		}
-		BadInput struct {
+		CompletedEvent map[string]any `json:"completed_event"`
+		BadInput       struct {
 			Code          int
 			MoltSpeakCode string `json:"moltspeak_code"`
 			Field         string
@@ -161,6 +163,12 @@ func TestPythonAgentAndCaller(t *testing.T) {
 	}
 	if a := seen.About; a.Caller["id"] != "client@acme" || !a.HasRequestID || !a.HasDeadline || a.AgentID != "probe" || a.TokenInEnv {
 		t.Errorf("the agent was told %+v", a)
+	}
+	if c := seen.About.Context; len(c) != 2 || c["cwd"] != "/srv/app" || c["git_branch"] != "main" {
+		t.Errorf("the agent at globex was given the context %v, want the caller's context.update", c)
+	}
+	if e := seen.CompletedEvent; e["direction"] != "outbound" || e["from"] != "client@acme" || e["tool"] != "about" || e["status"] != "success" {
+		t.Errorf("acme's event stream said %v", e)
 	}
 	if b := seen.BadInput; b.Code != -32602 || b.MoltSpeakCode != "E_INVALID_PARAM" || b.Field != "p.input.name" {
 		t.Errorf("an input against the schema came back as %+v", b)

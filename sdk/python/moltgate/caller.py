@@ -138,6 +138,7 @@ class Caller:
         self.path = path
         self.timeout = timeout
         self._on_approval = on_approval
+        self._on_event: Callable[[dict], None] | None = None
         self._sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._sock.connect(path)
@@ -240,6 +241,10 @@ class Caller:
             reply(msg)
 
     def _notified(self, method: str, params: dict) -> None:
+        if method == "event":
+            if self._on_event is not None:
+                self._on_event(params)
+            return
         if method in ("tool.request_approval", "tool.approval_resolved"):
             if self._on_approval is not None:
                 self._on_approval(method, params)
@@ -447,3 +452,31 @@ class Caller:
     def deny(self, execution_id: str) -> dict:
         """tool.approve with approved false."""
         return self.approve(execution_id, False)
+
+    # The terminal's context, its saved sessions, and the gateway's event stream.
+
+    def update_context(self, members: dict) -> dict:
+        """context.update: merges members into this connection's context (None drops one);
+        every later query of the connection carries it to the agent as the call's context."""
+        return self.call("context.update", dict(members))
+
+    def save_session(self, session_id: str, include_history: bool = True) -> dict:
+        """session.save: keeps this connection's context and its last queries under
+        session_id in the gateway's session store."""
+        return self.call("session.save", {"id": session_id, "include_history": include_history})
+
+    def load_session(self, session_id: str) -> dict:
+        """session.load: makes a saved session this connection's; returns it."""
+        return self.call("session.load", {"id": session_id})["session"]
+
+    def subscribe_events(self, on_event: Callable[[dict], None], after: str | None = None) -> dict:
+        """events.subscribe: on_event is called on the reading thread with each event of the
+        gateway's stream (id, session_id, type, payload, created_at), from now on or after the
+        event id after; a {"type": "stream.dropped"} event says the connection read too slowly
+        and was unsubscribed. It must not block. Returns the answer (stream_id, missed)."""
+        self._on_event = on_event
+        return self.call("events.subscribe", {"after": after} if after is not None else {})
+
+    def unsubscribe_events(self) -> bool:
+        """events.unsubscribe: whether there was a subscription."""
+        return self.call("events.unsubscribe", {})["unsubscribed"]

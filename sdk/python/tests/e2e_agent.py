@@ -69,6 +69,7 @@ def about(call):
         "has_deadline": call.deadline is not None,
         "agent_id": os.environ.get("OPENSENTIENCE_AGENT_ID", ""),
         "token_in_env": "OPENSENTIENCE_TOKEN" in os.environ,
+        "context": call.context,
     }
 
 

@@ -87,7 +87,17 @@ with Caller(dir=acme_dir, name="e2e") as c:
     blocks = []
     seen["partial"] = c.query("probe@globex", tool="partial", input={}, from_agent=FROM, on_event=blocks.append)
     seen["partial_events"] = [{"block": b.block, "text": b.text, "channel": b.channel} for b in blocks]
+    # The connection's context, set with context.update, reaches the agent at globex; the
+    # event stream of acme's gateway says the call completed.
+    events = []
+    c.subscribe_events(events.append)
+    c.update_context({"cwd": "/srv/app", "git_branch": "main"})
     seen["about"] = c.query("probe@globex", tool="about", input={}, from_agent=FROM, timeout_ms=20000)
+    done = until(lambda: [e for e in events if e["type"] == "call.completed" and e["payload"]["to"] == "probe@globex"],
+                 "the call.completed event")
+    seen["completed_event"] = done[0]["payload"]
+    c.unsubscribe_events()
+    c.update_context({"cwd": None, "git_branch": None})
 
     # An input the schema refuses never reaches the agent.
     try:

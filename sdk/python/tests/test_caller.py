@@ -192,6 +192,40 @@ class CallerTest(unittest.TestCase):
         with self.assertRaisesRegex(ConnectionError, "lost"):
             self.c.ping("probe")
 
+    def test_context_sessions_and_events(self):
+        got = []
+
+        def face():
+            req = self.face.recv()
+            self.assertEqual((req["method"], req["params"]), ("context.update", {"cwd": "/srv/app", "shell": None}))
+            self.face.reply(req, {"ok": True, "members": 2})
+            req = self.face.recv()
+            self.assertEqual((req["method"], req["params"]), ("session.save", {"id": "deploy", "include_history": True}))
+            self.face.reply(req, {"saved": True, "id": "deploy", "size": 99, "messages_count": 0})
+            req = self.face.recv()
+            self.assertEqual((req["method"], req["params"]), ("session.load", {"id": "deploy"}))
+            self.face.reply(req, {"loaded": True, "session": {"id": "deploy", "context": {"cwd": "/srv/app"}}})
+            req = self.face.recv()
+            self.assertEqual((req["method"], req["params"]), ("events.subscribe", {"after": "41"}))
+            self.face.reply(req, {"subscribed": True, "stream_id": "s1"})
+            self.face.notify("event", {"id": "42", "session_id": "s1", "type": "agent.updated",
+                                       "payload": {"id": "greeter", "status": "ok"}, "created_at": "2026-11-26T12:00:07.002Z"})
+            req = self.face.recv()
+            self.assertEqual(req["method"], "events.unsubscribe")
+            self.face.reply(req, {"unsubscribed": True})
+
+        t = self.serve(face)
+        self.assertEqual(self.c.update_context({"cwd": "/srv/app", "shell": None}), {"ok": True, "members": 2})
+        self.assertTrue(self.c.save_session("deploy")["saved"])
+        self.assertEqual(self.c.load_session("deploy")["context"], {"cwd": "/srv/app"})
+        self.assertEqual(self.c.subscribe_events(got.append, after="41")["stream_id"], "s1")
+        deadline = time.monotonic() + TIMEOUT
+        while not got and time.monotonic() < deadline:
+            time.sleep(0.01)
+        self.assertEqual([(e["id"], e["type"]) for e in got], [("42", "agent.updated")])
+        self.assertTrue(self.c.unsubscribe_events())
+        t.join(TIMEOUT)
+
     def test_a_socket_that_is_not_there(self):
         with self.assertRaisesRegex(ConnectionError, "cannot connect to the gateway's JSON-RPC socket .*nowhere"):
             Caller("/nonexistent/nowhere.sock")
