@@ -265,8 +265,14 @@ func TestCallLifecycle(t *testing.T) {
 	}
 }
 
+// TestHeartbeatHealth: the status an agent reports in its heartbeats is
+// what the gateway shows. The heartbeats come every 10 ms; the gateway is
+// told to bear a silence of many intervals, since on a loaded machine the
+// agent or the gateway may stall that long, and a silence is not what this
+// test is about: its watchdog would mark the agent unhealthy or cut it off
+// in the middle of a status change.
 func TestHeartbeatHealth(t *testing.T) {
-	g := newGateway(t, localbridge.Config{HeartbeatInterval: 10 * time.Millisecond})
+	g := newGateway(t, localbridge.Config{HeartbeatInterval: 10 * time.Millisecond, MissedHeartbeats: 1000})
 	var status atomic.Value
 	status.Store("degraded")
 	a := &agent.Agent{ID: "a", Health: func() (string, map[string]any) {
