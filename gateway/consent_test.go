@@ -144,9 +144,20 @@ func TestConsentRequest(t *testing.T) {
 func TestConsentRequestUndecided(t *testing.T) {
 	r := newFaceRig(t)
 	ctx, c, s := r.session(t, pipeline.FaceWS, "impatient")
-	m := s.consentRequest(&wire.ConsentPayload{Action: "request", DataTypes: []string{"email"}, Purpose: "support"})
-	m.Exp = time.Now().Add(500 * time.Millisecond).UnixMilli()
-	a := send(ctx, c, s, m)
+	// The request's exp is its deadline, short so that the test does not
+	// wait long for nobody. On a loaded machine the request may reach the
+	// gateway after it: that is E_EXPIRED, and the request is sent again
+	// with twice the time, until one arrives in time to be left undecided.
+	wait := 500 * time.Millisecond
+	var a faceAnswer
+	for {
+		m := s.consentRequest(&wire.ConsentPayload{Action: "request", DataTypes: []string{"email"}, Purpose: "support"})
+		m.Exp = time.Now().Add(wait).UnixMilli()
+		if a = send(ctx, c, s, m); a.code() != wire.ErrExpired || wait > 30*time.Second {
+			break
+		}
+		wait *= 2
+	}
 	if d, ok := a.final.Payload.(*wire.ConsentPayload); !ok || d.Action != "deny" || !strings.Contains(d.Reason, "in time") {
 		t.Fatalf("undecided: %s", a.raw)
 	}
