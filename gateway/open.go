@@ -140,6 +140,7 @@ func Open(opts Options) (*Server, error) {
 		s.closeStorage()
 		return nil, openErr(err)
 	}
+	s.verifier = keys.NewVerifier(0)
 	if cfg.Audit.Receipts {
 		// The org key this gateway trusts for an organisation: its own,
 		// or an imported peer's.
@@ -153,7 +154,7 @@ func Open(opts Options) (*Server, error) {
 			return keys.Ed25519Public{}, false
 		}
 		s.receipts = trail.NewReceipts(context.Background(), trail.ReceiptsConfig{
-			Self: org, KeyOf: keyOf, Trail: s.audit, Go: s.bg.Go, Base: s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
+			Self: org, KeyOf: keyOf, Trail: s.audit, Verifier: s.verifier, Go: s.bg.Go, Base: s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
 		})
 	}
 
@@ -207,7 +208,6 @@ func Open(opts Options) (*Server, error) {
 	}
 	rc.Storage = outage.WatchReplay(rc.Storage, s.outages)
 	s.replay = replay.New(rc)
-	s.verifier = keys.NewVerifier(0)
 	s.events = events.New(events.Config{Now: s.now, Rand: s.rand})
 	s.feed = feed.New(feed.Config{Stream: s.events, Org: cfg.Org, Now: s.now})
 	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now, Observe: s.feed.Session})

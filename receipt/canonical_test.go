@@ -66,3 +66,26 @@ func TestCanonicalFormSigned(t *testing.T) {
 		t.Fatalf("without a countersignature: %s", b)
 	}
 }
+
+// TestVerifyUsingVerifier: the checks with a verifier that keeps keys
+// expanded give what the checks without one give, the second time too.
+func TestVerifyUsingVerifier(t *testing.T) {
+	r, keyOf := signed(t)
+	v := keys.NewVerifier(0)
+	for range 2 {
+		if err := r.VerifyCalleeUsing(v, keyOf); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.VerifyCallerUsing(v, keyOf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r.CallerSig[0] ^= 1
+	if err := r.VerifyCallerUsing(v, keyOf); err == nil {
+		t.Fatal("an altered countersignature verifies")
+	}
+	r.CalleeSig[0] ^= 1
+	if err := r.VerifyCalleeUsing(v, keyOf); err == nil {
+		t.Fatal("an altered signature verifies")
+	}
+}

@@ -163,7 +163,7 @@ func (r *Receipt) validUTF8() error {
 // sigs is set. Its members are written in RFC 8785's order by hand, each
 // value by wire.AppendCanonical: a receipt is encoded several times on
 // each side of every exchange, and reflection over it cost more than its
-// hashing (TestCanonicalForm holds this to the generic encoding).
+// hashing (FuzzCanonicalForm holds this to the generic encoding).
 func (r *Receipt) appendJSON(b []byte, sigs bool) []byte {
 	str := func(key, v string) {
 		b = append(b, key...)
@@ -255,7 +255,11 @@ func orgOf(ref string) string {
 
 // VerifyCallee checks the receipt's members and the callee's signature
 // against the key keyOf gives for the callee's organisation.
-func (r *Receipt) VerifyCallee(keyOf KeyOf) error {
+func (r *Receipt) VerifyCallee(keyOf KeyOf) error { return r.VerifyCalleeUsing(nil, keyOf) }
+
+// VerifyCalleeUsing is VerifyCallee with v, which keeps the org keys it
+// has checked with expanded for the next check (nil: none kept).
+func (r *Receipt) VerifyCalleeUsing(v *keys.Verifier, keyOf KeyOf) error {
 	if err := r.check(); err != nil {
 		return err
 	}
@@ -268,7 +272,7 @@ func (r *Receipt) VerifyCallee(keyOf KeyOf) error {
 	if err != nil {
 		return err
 	}
-	if !k.Verify(msg, r.CalleeSig) {
+	if !v.Verify(k, msg, r.CalleeSig) {
 		return bad("callee_sig", "does not verify under %s's org key", org)
 	}
 	return nil
@@ -288,7 +292,10 @@ func (r *Receipt) Verify(keyOf KeyOf) error {
 // keyOf gives for the caller's organisation. It is for the callee, which
 // signed the rest itself and holds the receipt it signed: anyone else checks
 // the whole receipt with Verify.
-func (r *Receipt) VerifyCaller(keyOf KeyOf) error {
+func (r *Receipt) VerifyCaller(keyOf KeyOf) error { return r.VerifyCallerUsing(nil, keyOf) }
+
+// VerifyCallerUsing is VerifyCaller with v (see VerifyCalleeUsing).
+func (r *Receipt) VerifyCallerUsing(v *keys.Verifier, keyOf KeyOf) error {
 	if err := r.check(); err != nil {
 		return err
 	}
@@ -304,7 +311,7 @@ func (r *Receipt) VerifyCaller(keyOf KeyOf) error {
 	if err != nil {
 		return err
 	}
-	if !k.Verify(msg, r.CallerSig) {
+	if !v.Verify(k, msg, r.CallerSig) {
 		return bad("caller_sig", "does not verify under %s's org key", org)
 	}
 	return nil

@@ -54,6 +54,9 @@ type ReceiptsConfig struct {
 	KeyOf func(org string) (keys.Ed25519Public, bool)
 	// Trail keeps the receipts in the ledger.
 	Trail *Trail
+	// Verifier checks the signatures, keeping the peers' org keys
+	// expanded. Optional: without it each check expands its key anew.
+	Verifier *keys.Verifier
 	// Go runs f in the background, tracked so that shutdown waits for it.
 	Go func(f func())
 	// Base is the context of the receipts sent back, cancelled at
@@ -223,7 +226,7 @@ func (s *Receipts) Countersign(ps *peers.Remote, req, r *wire.Message, sess *han
 	}
 	rc, err := receipt.Parse(wire.AppendCanonical(nil, v))
 	if err == nil {
-		err = rc.VerifyCallee(s.cfg.KeyOf)
+		err = rc.VerifyCalleeUsing(s.cfg.Verifier, s.cfg.KeyOf)
 	}
 	if err == nil {
 		err = matches(rc, req, r)
@@ -386,7 +389,7 @@ func (s *Receipts) Take(m *wire.Message) bool {
 		// is what this gateway signed, so only it needs checking.
 		c := *mine
 		c.CallerSig = got.CallerSig
-		if err = c.VerifyCaller(s.cfg.KeyOf); err == nil {
+		if err = c.VerifyCallerUsing(s.cfg.Verifier, s.cfg.KeyOf); err == nil {
 			s.awaited.Remove(m.Re)
 			s.keep(&c)
 			return true
@@ -427,7 +430,7 @@ func (s *Receipts) takeBatch(m *wire.Message, v wire.Value) {
 		rc.CallerSig = c.CallerSig
 		err := error(&receipt.Error{Field: "caller", Reason: "is not of the organisation that countersigned"})
 		if orgOf(rc.Caller) == m.From.Org {
-			err = rc.VerifyCaller(s.cfg.KeyOf)
+			err = rc.VerifyCallerUsing(s.cfg.Verifier, s.cfg.KeyOf)
 		}
 		if err != nil {
 			bad, last = bad+1, err
