@@ -13,8 +13,8 @@ import (
 // and only the names found in it count. The lists hold no word that the dictionary writes in
 // lower case ("frank", "will", "grace"), so a common word is never capitalised.
 
-// lowerProse reports whether s is prose written in lower case: at least three words, no ASCII
-// capital letter and no digit. Text with a capital is answered at its first one.
+// lowerProse reports whether s is prose written in lower case: at least three words and no
+// ASCII capital letter. Text with a capital is answered at its first one.
 func lowerProse(s string) bool {
 	if len(s) < 12 {
 		return false
@@ -22,7 +22,7 @@ func lowerProse(s string) bool {
 	spaces := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if isUpper(c) || isDigit(c) {
+		if isUpper(c) {
 			return false
 		}
 		if c == ' ' {
