@@ -153,6 +153,10 @@ func TestStrangersHellosLeaveThePeersBudget(t *testing.T) {
 				_, err := r.tryDial(ctx, t, pipeline.FaceHTTP)
 				switch pipeline.Code(err) {
 				case wire.ErrAuthFailed:
+				case wire.ErrTimeout:
+					// Neither refused nor admitted: on a loaded machine a
+					// hello among forty may outlive the handshake's
+					// deadline. It is sent again.
 				case wire.ErrRateLimit:
 					limited.Store(true)
 				default:
@@ -451,12 +455,26 @@ func TestWebSocketThatStopsReadingIsDropped(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	within(t, timeout+10*time.Second, "the end of the connection that does not read", func() bool {
-		_, bound := s.frames.Load(c.sess.ID())
-		return !bound
-	})
+	// Each reply is 256 KiB through the gate, which a loaded machine takes
+	// its time over: the test waits while the calls are still ending, and
+	// fails only when nothing has moved for the write timeout and 10 s.
+	last, moved := s.flight.Count(), time.Now()
+	for {
+		if _, bound := s.frames.Load(c.sess.ID()); !bound {
+			break
+		}
+		if n := s.flight.Count(); n != last {
+			last, moved = n, time.Now()
+		}
+		if time.Since(moved) > timeout+10*time.Second {
+			t.Fatalf("the connection that does not read is still open, %d calls in flight, none ended for %v", last, timeout+10*time.Second)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	within(t, 5*time.Second, "the calls in flight to end", func() bool { return s.flight.Count() == 0 })
-	if n := strings.Count(r.g.logs(), `"level":"WARN","msg":"peer stopped reading its stream: the connection is closed","peer":"acme","face":"websocket"`); n != 1 {
+	const warning = `"level":"WARN","msg":"peer stopped reading its stream: the connection is closed","peer":"acme","face":"websocket"`
+	within(t, 5*time.Second, "the warning", func() bool { return strings.Contains(r.g.logs(), warning) })
+	if n := strings.Count(r.g.logs(), warning); n != 1 {
 		t.Fatalf("%d warnings naming the peer in the log, want 1:\n%s", n, r.g.logs())
 	}
 	if a := send(ctx, other, os, os.ping()); a.code() != "" {

@@ -30,15 +30,17 @@ import (
 // strings of the partial results before it on its channel. A partial result
 // cannot be cut, so it is held whole until the text of those that follow
 // it shows a space after its own (or holdBytes of text without one have
-// come, or holdFor has passed), and each is checked with the text sent
+// come, or the agent has sent nothing for holdFor), and each is checked with the text sent
 // before it and all of the text held: a value it begins is checked whole
 // before any of it leaves.
 //
 // Only the output channels (stdout, stderr, partial_result), where output
 // is generated as it goes, are held back; status and log chunks are whole
 // notes, sent at once (checked in context all the same). Nothing is held
-// for longer than holdFor: a tool that prints a word and then works for a
-// minute shows it.
+// once the agent has been silent for holdFor: a tool that prints a word and
+// then works for a minute shows it. The wait starts again with each chunk,
+// so that an agent streaming a value a character at a time to a gateway
+// slowed by its load does not see its first part sent before the rest.
 //
 // A value written with spaces can still have its first part sent before
 // the rest shows what it is; one without spaces cannot.
@@ -54,6 +56,7 @@ type textStream struct {
 	sent     map[string]string    // per channel: the end of what was sent
 	channels []string             // in the order they were first used
 	timer    *time.Timer          // sends what is held once holdFor passes
+	last     time.Time            // when the last chunk came
 	closed   bool                 // flushed for the last time
 	failed   error                // what a send by the timer returned
 }
@@ -119,8 +122,8 @@ func (t *textStream) add(channel, text string) error {
 	buf := t.held[channel] + text
 	cut := wordEnd(channel, buf)
 	t.held[channel] = buf[cut:]
-	if t.held[channel] != "" && t.timer == nil {
-		t.timer = time.AfterFunc(holdFor, t.flushHeld)
+	if t.held[channel] != "" {
+		t.hold()
 	}
 	if cut == 0 {
 		return nil
@@ -154,8 +157,8 @@ func (t *textStream) addJSON(channel string, v wire.Value) error {
 	for n < len(t.parts[channel]) && t.parts[channel][n].end <= cut {
 		n++
 	}
-	if n < len(t.parts[channel]) && t.timer == nil {
-		t.timer = time.AfterFunc(holdFor, t.flushHeld)
+	if n < len(t.parts[channel]) {
+		t.hold()
 	}
 	if err := t.emitParts(channel, n); err != nil {
 		t.failed = err
@@ -216,12 +219,26 @@ func (t *textStream) emitParts(channel string, n int) error {
 	return nil
 }
 
-// flushHeld sends what is held when it has waited holdFor.
+// hold notes that a chunk came and something is held: what is held goes
+// once nothing more has come for holdFor.
+func (t *textStream) hold() {
+	t.last = time.Now()
+	if t.timer == nil {
+		t.timer = time.AfterFunc(holdFor, t.flushHeld)
+	}
+}
+
+// flushHeld sends what is held when the agent has been silent for holdFor,
+// or waits the rest of that time if a chunk came since the timer was set.
 func (t *textStream) flushHeld() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.timer = nil
 	if t.closed || t.failed != nil {
+		return
+	}
+	if wait := holdFor - time.Since(t.last); wait > 0 {
+		t.timer = time.AfterFunc(wait, t.flushHeld)
 		return
 	}
 	t.failed = t.flushLocked()
