@@ -131,9 +131,10 @@ func Open(opts Options) (*Server, error) {
 		return nil, openErr(err)
 	}
 	s.outages = newOutages(s.metrics.reg, s.log, s.now)
-	if s.replayJournal != nil { // SQLite: both stores' files are in the data directory
+	if s.replayJournal != nil { // SQLite: the stores' files are in the data directory
 		s.outages.Files(outage.Directory, d.DataDir())
 		s.outages.Files(outage.Replay, d.DataDir())
+		s.outages.Files(outage.Consents, d.DataDir())
 	}
 	s.store = outage.WatchStore(s.store, s.outages)
 	if s.audit, err = openAudit(d, cfg, s.db, s.log, audit.Config{Source: "moltgate://" + cfg.Org, Rand: s.rand, Now: s.now}); err != nil {
@@ -188,6 +189,7 @@ func Open(opts Options) (*Server, error) {
 	} else {
 		s.consents.Spender = consent.OpenSpent(filepath.Join(d.DataDir(), consent.SpentFileName), s.now)
 	}
+	s.consents.Revocations, s.consents.Spender = outage.WatchConsents(s.consents.Revocations, s.consents.Spender, s.outages)
 	s.grants = classify.NewGrants(100000)
 	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Grants: s.grants, Counter: s.blocks, Now: s.now}); err != nil {
 		return nil, openErr(err)

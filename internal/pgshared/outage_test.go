@@ -5,10 +5,12 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"errors"
+	"log/slog"
 	"testing"
 	"time"
 
 	"github.com/moltgate/moltgate/handshake/replay"
+	"github.com/moltgate/moltgate/internal/outage"
 	"github.com/moltgate/moltgate/internal/pgtest"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/pii/consent"
@@ -54,7 +56,9 @@ func TestOutageAnswersOneCode(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := &consent.Verifier{Trust: trustKey(pub), Revocations: s, Spender: s}
+	watch := outage.New(outage.Config{Log: slog.New(slog.DiscardHandler)})
+	rev, sp := outage.WatchConsents(s, s, watch)
+	v := &consent.Verifier{Trust: trustKey(pub), Revocations: rev, Spender: sp}
 	req := consent.Request{Issuer: "acme", Grantee: wire.Ref{Agent: "echo", Org: "globex"}, Purpose: "support", Types: []string{"email"}}
 	msg := func(id string) *wire.Message {
 		return &wire.Message{ID: id, TS: time.Now().UnixMilli(), From: wire.Sender{Agent: "a", Org: "acme", Key: pub}}
@@ -88,6 +92,9 @@ func TestOutageAnswersOneCode(t *testing.T) {
 		t.Fatal(err)
 	}
 	want("a one-time consent's use", v.Use(ctx, &parsed.Claims))
+	if f := watch.Failing(); len(f) != 1 || f[0].Store != outage.Consents || f[0].Cause != outage.Unreachable {
+		t.Fatalf("failing stores %+v, want the consent records, database unreachable", f)
+	}
 
 	c.Start()
 	if _, err := v.Verify(ctx, tok, req); err != nil {
@@ -95,5 +102,8 @@ func TestOutageAnswersOneCode(t *testing.T) {
 	}
 	if err := v.Use(ctx, &parsed.Claims); err != nil {
 		t.Fatalf("the consent's one use, refused while the database was stopped, with it back: %v", err)
+	}
+	if f := watch.Failing(); len(f) != 0 {
+		t.Fatalf("still failing with the database back: %+v", f)
 	}
 }
