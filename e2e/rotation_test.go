@@ -168,13 +168,21 @@ func certifiedBy(t *testing.T, orgKey keys.Ed25519Private, from, to *org) *rawPe
 	if err != nil {
 		t.Fatal(err)
 	}
+	p, _ := certifiedAs(t, orgKey, a, from, to)
+	return p
+}
+
+// certifiedAs is a raw peer speaking as a, with a new identity
+// certificate orgKey issued, which it returns too.
+func certifiedAs(t *testing.T, orgKey keys.Ed25519Private, a *identity.Agent, from, to *org) (*rawPeer, *identity.Cert) {
+	t.Helper()
 	now := time.Now()
 	cert, err := (&identity.Org{Name: from.name, Signing: orgKey}).IssueIdentity(a.Public(), now.Add(-time.Minute), now.Add(time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
 	ext := wire.ObjectValue(wire.Member{Key: "moltgate.identity", Value: wire.ObjectValue(wire.Member{Key: "cert", Value: cert.Value()})})
-	return &rawPeer{t: t, to: to, agent: a, ext: ext, codec: wire.NewCodec(wire.Limits{}), client: to.https()}
+	return &rawPeer{t: t, to: to, agent: a, ext: ext, codec: wire.NewCodec(wire.Limits{}), client: to.https()}, cert
 }
 
 // restart stops o gracefully and starts it again.

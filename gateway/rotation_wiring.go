@@ -20,12 +20,16 @@ func openRotation(s *Server) (*rotation.Room, error) {
 			s.trust.Add(pin.Name, k)
 		}
 	}
+	// A peer's certificate its organisation revoked is refused wherever
+	// it is checked.
+	s.trust.SetRevoked(s.revoked.CertRevoked)
 	r, err := rotation.New(rotation.Config{
 		Self: s.org, OwnPath: s.dir.HandoversPath(), MessageBytes: s.cfg.Limits.MessageBytes,
 		Pins: s.pins, Trust: s.trust, Peers: s.peers, Sessions: s.sessions,
-		EditPeer: func(org string, edit func(*peers.Peer) bool) error { return EditPeer(s.dir, org, edit) },
-		Go:       func(f func()) { s.bg.Add(1); go func() { defer s.bg.Done(); f() }() },
-		Log:      s.log, Rand: s.rand, Now: s.now,
+		EditPeer:      func(org string, edit func(*peers.Peer) bool) error { return EditPeer(s.dir, org, edit) },
+		TLSPinRevoked: s.revoked.TLSPinRevoked,
+		Go:            func(f func()) { s.bg.Add(1); go func() { defer s.bg.Done(); f() }() },
+		Log:           s.log, Rand: s.rand, Now: s.now,
 	})
 	var se *rotation.SetError
 	if errors.As(err, &se) {

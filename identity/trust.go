@@ -11,8 +11,9 @@ import (
 // TrustStore is the set of organisations whose keys this gateway trusts, and
 // so whose certificates it accepts. It is safe for concurrent use.
 type TrustStore struct {
-	mu   sync.RWMutex
-	orgs map[string][]keys.Ed25519Public
+	mu      sync.RWMutex
+	orgs    map[string][]keys.Ed25519Public
+	revoked Revoked // nil: no certificate is revoked
 }
 
 // NewTrustStore makes an empty store.
@@ -90,6 +91,11 @@ func (t *TrustStore) VerifyIdentity(c *Cert, now time.Time) error {
 	if err != nil || !c.Issuer.Verify(msg, c.Sig) {
 		return wire.Errorf(wire.ErrAuthFailed, "identity_cert.sig", "signature does not verify")
 	}
+	if r := t.revokedHook(); r != nil {
+		if since, ok := r(c.Org, "identity_cert", c.Digest); ok {
+			return wire.Errorf(wire.ErrAuthFailed, "identity_cert", "%s revoked this certificate (%s, since %s)", c.Org, c.Digest(), time.UnixMilli(since).UTC().Format(time.RFC3339))
+		}
+	}
 	return nil
 }
 
@@ -116,6 +122,11 @@ func (t *TrustStore) VerifyCapability(c *CapabilityCert, agent wire.Ref, key key
 	msg, err := c.signingBytes()
 	if err != nil || !a.Issuer.Verify(msg, a.Signature) {
 		return wire.Errorf(wire.ErrCapability, "capability_cert.attestation.signature", "signature does not verify")
+	}
+	if r := t.revokedHook(); r != nil {
+		if since, ok := r(c.Org, "capability_cert", c.Digest); ok {
+			return wire.Errorf(wire.ErrCapability, "capability_cert", "%s revoked this certificate (%s, since %s)", c.Org, c.Digest(), time.UnixMilli(since).UTC().Format(time.RFC3339))
+		}
 	}
 	return nil
 }

@@ -24,6 +24,14 @@ type Book struct {
 	lists map[string]*List
 	// agentKeys indexes the agent_key entries of every list, by org.
 	agentKeys map[string]map[keys.Ed25519Public]Entry
+	// material indexes the other entries (certificates, TLS pins), by
+	// org, then kind and value.
+	material map[string]map[materialKey]Entry
+}
+
+type materialKey struct {
+	kind  Kind
+	value string
 }
 
 // OpenBook opens the book kept in dir, making dir (0700) if need be. The
@@ -33,7 +41,7 @@ func OpenBook(dir string) (*Book, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("revocation book: %w", err)
 	}
-	b := &Book{dir: dir, lists: map[string]*List{}, agentKeys: map[string]map[keys.Ed25519Public]Entry{}}
+	b := &Book{dir: dir, lists: map[string]*List{}, agentKeys: map[string]map[keys.Ed25519Public]Entry{}, material: map[string]map[materialKey]Entry{}}
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("revocation book: %w", err)
@@ -63,13 +71,32 @@ func OpenBook(dir string) (*Book, error) {
 func (b *Book) setLocked(l *List) {
 	b.lists[l.Org] = l
 	idx := map[keys.Ed25519Public]Entry{}
+	mat := map[materialKey]Entry{}
 	for _, e := range l.Entries {
 		if e.Kind == KindAgentKey {
 			k, _ := keys.ParseEd25519Public(e.Value)
 			idx[k] = e
+		} else {
+			mat[materialKey{e.Kind, e.Value}] = e
 		}
 	}
 	b.agentKeys[l.Org] = idx
+	b.material[l.Org] = mat
+}
+
+// Material returns the entry of org's list revoking, as kind, the
+// certificate or TLS pin whose value is value(). value is called only
+// when org's list revokes material of some kind: a message of an
+// organisation that revoked none costs a map lookup.
+func (b *Book) Material(org string, kind Kind, value func() string) (Entry, bool) {
+	b.mu.RLock()
+	mat := b.material[org]
+	b.mu.RUnlock()
+	if len(mat) == 0 {
+		return Entry{}, false
+	}
+	e, ok := mat[materialKey{kind, value()}]
+	return e, ok
 }
 
 // Accept takes l, a list that claims to be of its organisation, if the org
@@ -141,6 +168,7 @@ func (b *Book) Forget(org string) error {
 	defer b.mu.Unlock()
 	delete(b.lists, org)
 	delete(b.agentKeys, org)
+	delete(b.material, org)
 	if err := os.Remove(filepath.Join(b.dir, org+".json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("revocation book: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/moltgate/moltgate/wire"
@@ -149,4 +150,45 @@ func BenchmarkBookAgentKey(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The book answers for certificates and TLS pins by kind and value, and
+// asks for the value only of an organisation that revoked some.
+func TestBookMaterial(t *testing.T) {
+	b, err := OpenBook(filepath.Join(t.TempDir(), "revocations"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l1, org, _ := revoked(t)
+	if _, err := b.Accept(l1, org.Public()); err != nil {
+		t.Fatal(err)
+	}
+	asked := 0
+	value := func(v string) func() string { return func() string { asked++; return v } }
+	digest := "sha256:" + strings.Repeat("ab", 32)
+	if _, ok := b.Material("globex", KindIdentityCert, value(digest)); ok || asked != 0 {
+		t.Fatalf("a list of agent keys only: revoked %v, asked %d", ok, asked)
+	}
+	l2, err := l1.Revoke(org, t0, Entry{Kind: KindIdentityCert, Value: digest})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Accept(l2, org.Public()); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := b.Material("globex", KindIdentityCert, value(digest)); !ok || e.Value != digest {
+		t.Fatalf("revoked certificate: %+v %v", e, ok)
+	}
+	if _, ok := b.Material("globex", KindCapabilityCert, value(digest)); ok {
+		t.Fatal("an identity certificate's digest revokes a capability certificate")
+	}
+	if _, ok := b.Material("acme", KindIdentityCert, value(digest)); ok {
+		t.Fatal("globex's list revokes a certificate of acme")
+	}
+	if err := b.Forget("globex"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := b.Material("globex", KindIdentityCert, value(digest)); ok {
+		t.Fatal("a forgotten list still revokes")
+	}
 }

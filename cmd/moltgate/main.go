@@ -15,6 +15,7 @@
 //	moltgate peer list --dir DIR [--json] | peer remove --dir DIR --org ORG
 //	moltgate serve --dir DIR
 //	moltgate key rotate --dir DIR [--overlap D] | tls rotate --dir DIR [--overlap D]
+//	moltgate tls revoke --dir DIR --pin PIN | cert revoke --dir DIR (--digest sha256:… [--capability] | --cert FILE)
 //	moltgate agent add --dir DIR --id AGENT --exec "CMD ARGS" [--capability C]... [--max-cls LEVEL] [--replace]
 //	moltgate agent remove --dir DIR --id AGENT
 //	moltgate agent revoke --dir DIR --id AGENT [--reason TEXT] | agent rotate --dir DIR --id AGENT
@@ -150,7 +151,11 @@ func commands() []command {
 		}, runPeer},
 		{"serve", []string{"serve --dir DIR"}, runServe},
 		{"key", []string{"key rotate --dir DIR [--overlap D]"}, runKey},
-		{"tls", []string{"tls rotate --dir DIR [--overlap D]"}, runTLS},
+		{"tls", []string{
+			"tls rotate --dir DIR [--overlap D]",
+			"tls revoke --dir DIR --pin PIN [--reason TEXT]",
+		}, runTLS},
+		{"cert", []string{"cert revoke --dir DIR (--digest sha256:… [--capability] | --cert FILE) [--reason TEXT]"}, runCert},
 		{"agent", []string{
 			"agent add --dir DIR --id AGENT --exec \"CMD ARGS\" [--capability C]... [--max-cls LEVEL] [--replace]",
 			"agent remove --dir DIR --id AGENT",

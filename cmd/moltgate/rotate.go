@@ -3,10 +3,16 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
+	"os"
+	"strings"
 	"time"
 
 	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/revocation"
+	"github.com/moltgate/moltgate/wire"
 )
 
 func runKey(ctx context.Context, e *env, args []string) error {
@@ -18,7 +24,99 @@ func runKey(ctx context.Context, e *env, args []string) error {
 func runTLS(ctx context.Context, e *env, args []string) error {
 	return runSubcommand(e, "tls", args, false,
 		subcommand{"rotate", func(args []string) error { return runRotate(e, "tls", args) }},
+		subcommand{"revoke", func(args []string) error { return runMaterialRevoke(e, "tls", args) }},
 	)
+}
+
+func runCert(ctx context.Context, e *env, args []string) error {
+	return runSubcommand(e, "cert", args, false,
+		subcommand{"revoke", func(args []string) error { return runMaterialRevoke(e, "cert", args) }},
+	)
+}
+
+// runMaterialRevoke is cert revoke and tls revoke: a certificate the
+// organisation issued, or a TLS pin it used, goes on its revocation list.
+func runMaterialRevoke(e *env, what string, args []string) error {
+	fs := newFlags(e, what+" revoke")
+	dir := fs.String("dir", "", "gateway directory")
+	reason := fs.String("reason", "revoked", "why, for the peers' operators (kept in the signed list)")
+	var value, certFile *string
+	capability := new(bool)
+	if what == "tls" {
+		value = fs.String("pin", "", "the TLS pin to revoke (sha256:…, as peer documents spell it)")
+	} else {
+		value = fs.String("digest", "", "the certificate's digest (sha256: and 64 hex digits)")
+		capability = fs.Bool("capability", false, "the digest is of a capability certificate (default: an identity certificate)")
+		certFile = fs.String("cert", "", "a certificate, as JSON, whose digest to revoke (- for standard input)")
+	}
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	d, err := requireDir(*dir)
+	if err != nil {
+		return err
+	}
+	kind := revocation.KindTLSPin
+	if what == "cert" {
+		kind = revocation.KindIdentityCert
+		if *capability {
+			kind = revocation.KindCapabilityCert
+		}
+		switch {
+		case *certFile != "" && *value != "":
+			return usagef("give --digest or --cert, not both")
+		case *certFile != "":
+			if kind, *value, err = certDigest(e, *certFile); err != nil {
+				return err
+			}
+		case *value == "":
+			return usagef("--digest or --cert is required")
+		}
+	} else if *value == "" {
+		return usagef("--pin is required")
+	}
+	pass, err := keys.PassphraseFromEnv(e.getenv)
+	if err != nil {
+		return err
+	}
+	serial, err := gateway.RevokeMaterial(d, gateway.MaterialOptions{Kind: kind, Value: *value, Reason: strings.TrimSpace(*reason), Passphrase: pass, Now: e.now()})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "Revoked %s %s (revocation list serial %d)\n", kind, *value, serial)
+	fmt.Fprintln(e.stdout, "A running gateway pushes the list to every peer in a security_alert within seconds and serves it on its registry; peers refuse what it revokes from then on.")
+	return nil
+}
+
+// certDigest reads a certificate from path (- for standard input) and
+// returns its kind and digest.
+func certDigest(e *env, path string) (revocation.Kind, string, error) {
+	var raw []byte
+	var err error
+	if path == "-" {
+		raw, err = io.ReadAll(io.LimitReader(e.stdin, 1<<20))
+	} else {
+		raw, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("--cert: %w", err)
+	}
+	v, err := wire.Parse(raw, 8)
+	if err != nil {
+		return "", "", usagef("--cert: not JSON: %v", err)
+	}
+	if v.Get("type").IsAbsent() {
+		c, err := identity.ParseCapabilityCert(v)
+		if err != nil {
+			return "", "", usagef("--cert: neither an identity nor a capability certificate: %v", err)
+		}
+		return revocation.KindCapabilityCert, c.Digest(), nil
+	}
+	c, err := identity.ParseCert(v)
+	if err != nil {
+		return "", "", usagef("--cert: not an identity certificate: %v", err)
+	}
+	return revocation.KindIdentityCert, c.Digest(), nil
 }
 
 // runRotate is key rotate and tls rotate: the same handover, of the org

@@ -63,3 +63,40 @@ func TestKeyAndTLSRotate(t *testing.T) {
 		}
 	}
 }
+
+func TestCertAndTLSRevoke(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "globex")
+	if code, _, stderr, _ := initWith(t, nil, "--dir", dir, "--org", "globex", "--listen", "127.0.0.1:17645"); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	doc, err := gateway.ExportPeer(gateway.Dir(dir), nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd, err := gateway.ParsePeerDoc(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest := "sha256:" + strings.Repeat("0f", 32)
+	code, stdout, stderr := runCmd(t, "cert", "revoke", "--dir", dir, "--digest", digest, "--capability")
+	if code != 0 || !strings.Contains(stdout, "capability_cert "+digest) || !strings.Contains(stdout, "serial 1") {
+		t.Fatalf("cert revoke: exit %d: %s%s", code, stdout, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"tls", "revoke", "--dir", dir, "--pin", pd.TLSPin}, 1, "tls rotate"},
+		{[]string{"tls", "revoke", "--dir", dir, "--pin", "sha256:nope"}, 1, "--pin"},
+		{[]string{"cert", "revoke", "--dir", dir, "--digest", "sha256:ABC"}, 1, "--digest"},
+		{[]string{"cert", "revoke", "--dir", dir}, 2, "--digest or --cert"},
+		{[]string{"cert", "revoke", "--dir", dir, "--digest", digest, "--cert", "x.json"}, 2, "not both"},
+		{[]string{"cert", "revoke", "--dir", dir, "--cert", filepath.Join(dir, "moltgate.toml")}, 2, "--cert"},
+	} {
+		code, _, stderr := runCmd(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
+			t.Errorf("%v: exit %d, %q; want exit %d naming %s on one line", c.args, code, stderr, c.code, c.want)
+		}
+	}
+}

@@ -165,6 +165,22 @@ func (k *Lists) CheckPeer(ctx context.Context, m *wire.Message, inSession bool) 
 	return nil
 }
 
+// CertRevoked says whether org's list, as held, revokes the certificate
+// of kind ("identity_cert" or "capability_cert") whose digest is
+// digest(), and since when: the trust store's identity.Revoked hook, so
+// that every check of a peer's certificate, in a handshake, outside a
+// session or for a capability, refuses one its organisation revoked.
+func (k *Lists) CertRevoked(org, kind string, digest func() string) (int64, bool) {
+	e, ok := k.book.Material(org, revocation.Kind(kind), digest)
+	return e.Effective, ok
+}
+
+// TLSPinRevoked says whether org's list, as held, revokes TLS pin pin.
+func (k *Lists) TLSPinRevoked(org, pin string) bool {
+	_, ok := k.book.Material(org, revocation.KindTLSPin, func() string { return pin })
+	return ok
+}
+
 func (k *Lists) noteContact(org string) {
 	v, ok := k.contacts.Load(org)
 	if !ok {

@@ -64,6 +64,10 @@ type Config struct {
 	// EditPeer rewrites the peer file of org with what edit changes; edit
 	// reports whether it changed anything.
 	EditPeer func(org string, edit func(p *peers.Peer) bool) error
+	// TLSPinRevoked says whether org's revocation list revokes pin: a
+	// former pin it revokes is refused before the overlap ends. Default:
+	// none is.
+	TLSPinRevoked func(org, pin string) bool
 	// Go runs f in the background, tracked so that shutdown waits for it.
 	Go  func(f func())
 	Log *slog.Logger
@@ -101,6 +105,9 @@ func (e *SetError) Unwrap() error { return e.Err }
 func New(cfg Config) (*Room, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.TLSPinRevoked == nil {
+		cfg.TLSPinRevoked = func(string, string) bool { return false }
 	}
 	set, err := handover.LoadFile(cfg.OwnPath)
 	if err != nil {
@@ -424,9 +431,9 @@ func (r *Room) Tick() {
 		if pin, ok := r.cfg.Pins.Lookup(p.Org); ok && pin.Previous != nil {
 			r.syncKey(p.Org, pin.Previous.Key)
 		}
-		if p.TLSPrevious != "" && !now.Before(p.TLSUntil) {
+		if p.TLSPrevious != "" && (!now.Before(p.TLSUntil) || r.cfg.TLSPinRevoked(p.Org, p.TLSPrevious)) {
 			err := r.cfg.EditPeer(p.Org, func(p *peers.Peer) bool {
-				if p.TLSPrevious == "" || now.Before(p.TLSUntil) {
+				if p.TLSPrevious == "" || (now.Before(p.TLSUntil) && !r.cfg.TLSPinRevoked(p.Org, p.TLSPrevious)) {
 					return false
 				}
 				p.TLSPrevious, p.TLSUntil = "", time.Time{}
