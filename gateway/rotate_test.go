@@ -4,6 +4,8 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,5 +155,92 @@ func TestRotateOptions(t *testing.T) {
 	}
 	if _, err := os.Stat(d.HandoversPath()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatal("a refused rotation wrote a handover")
+	}
+}
+
+// A peer document carries the organisation's statements: an importer that
+// pinned the key before a rotation follows them to the document's key
+// without --replace; one that pinned another key still needs it.
+func TestImportFollowsHandovers(t *testing.T) {
+	acme := initDir(t, "acme", "127.0.0.1:9751")
+	globex := initDir(t, "globex", "127.0.0.1:9753")
+	doc, err := ExportPeer(globex, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ImportPeer(acme, doc, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := LoadOrg(globex, nil)
+	if _, err := RotateOrgKey(globex, RotateOptions{Overlap: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := LoadOrg(globex, nil)
+	doc2, err := ExportPeer(globex, nil, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	pd, err := ParsePeerDoc(doc2)
+	if err != nil || pd.Handovers.Len() != 1 {
+		t.Fatalf("document: %v", err)
+	}
+	p, err := ImportPeer(acme, doc2, ImportOptions{})
+	if err != nil {
+		t.Fatalf("import after the rotation: %v", err)
+	}
+	if !p.OrgKey.Equal(after.Signing.Public()) {
+		t.Fatal("imported another key")
+	}
+	pins, _ := openPins(acme)
+	pin, _ := pins.Lookup("globex")
+	if !pin.Key.Equal(after.Signing.Public()) || pin.Previous == nil || !pin.Previous.Key.Equal(before.Signing.Public()) {
+		t.Fatalf("pin: %+v", pin)
+	}
+	if peers, err := LoadPeers(acme, "acme"); err != nil || len(peers) != 1 || !peers[0].OrgKey.Equal(after.Signing.Public()) {
+		t.Fatalf("load peers: %v", err)
+	}
+	// An importer that pinned yet another key for globex needs --replace:
+	// the statements do not start from its key.
+	initech := initDir(t, "initech", "127.0.0.1:9755")
+	impostor := initDir(t, "globex", "127.0.0.1:9757")
+	idoc, _ := ExportPeer(impostor, nil, time.Now())
+	if _, err := ImportPeer(initech, idoc, ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ImportPeer(initech, doc2, ImportOptions{}); err == nil || !strings.Contains(err.Error(), "--replace") {
+		t.Fatalf("a chain from another key: %v", err)
+	}
+}
+
+// A peer file written by a gateway that took a TLS handover reads back,
+// and its former pin is checked as the pin is.
+func TestEditPeerTLS(t *testing.T) {
+	acme := initDir(t, "acme", "127.0.0.1:9759")
+	globex := initDir(t, "globex", "127.0.0.1:9761")
+	doc, _ := ExportPeer(globex, nil, time.Now())
+	p, err := ImportPeer(acme, doc, ImportOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := RotateTLS(globex, RotateOptions{Overlap: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	until := time.Now().Add(time.Hour).UTC().Truncate(time.Millisecond)
+	if err := EditPeer(acme, "globex", func(q *Peer) bool { q.TLSPin, q.TLSPrevious, q.TLSUntil = r.New, p.TLSPin, until; return true }); err != nil {
+		t.Fatal(err)
+	}
+	peers, err := LoadPeers(acme, "acme")
+	if err != nil || peers[0].TLSPin != r.New || peers[0].TLSPrevious != r.Old || !peers[0].TLSUntil.Equal(until) {
+		t.Fatalf("read back: %+v %v", peers, err)
+	}
+	if got := peers[0].TLSPins(time.Now()); len(got) != 2 {
+		t.Fatalf("pins during the overlap: %v", got)
+	}
+	raw, _ := os.ReadFile(filepath.Join(acme.PeersDir(), "globex.json"))
+	os.WriteFile(filepath.Join(acme.PeersDir(), "globex.json"), []byte(strings.Replace(string(raw), r.Old, "sha256:nope", 1)), 0o600)
+	var ce *ConfigError
+	if _, err := LoadPeers(acme, "acme"); !errors.As(err, &ce) || !strings.HasSuffix(ce.Key, "tls_pin_previous") {
+		t.Fatalf("a bad former pin: %v", err)
 	}
 }
