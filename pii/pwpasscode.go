@@ -29,6 +29,9 @@ func loginPair(v string) bool {
 		}
 	}
 	var b1, b2 [24]byte
+	if len(user) <= len(b1) && valueSchemes.has(string(lowerInto(b1[:0], user))) {
+		return false // "x25519:…", "sha256:…": a typed key or digest, whose scheme reads like a user
+	}
 	if len(user) <= len(b1) && len(pw) <= len(b2) {
 		lu, lp := string(lowerInto(b1[:0], user)), string(lowerInto(b2[:0], pw))
 		if loginFieldWords.has(lu) && loginFieldWords.has(lp) {
@@ -44,6 +47,11 @@ func loginPair(v string) bool {
 // loginFieldWords name the parts of a login rather than hold them.
 var loginFieldWords = toSet(`user username login email e-mail mail name userid uid account password passwd pwd pass secret
 token pin sso saml oauth oauth2 oidc ldap basic digest none`)
+
+// valueSchemes name the algorithm or encoding that typed values start with ("x25519:" public
+// keys in every registration, "sha256:" pins and digests): a value so typed is not a login.
+var valueSchemes = toSet(`ed25519 x25519 ed448 x448 p256 secp256k1 ecdsa rsa sha1 sha224 sha256 sha384 sha512 sha3-256
+sha3-512 md5 blake2b blake2s blake3 base64 base64url b64 base32 hex multibase`)
 
 // passcode reports whether v, the whole value under a password or PIN key, is an access code
 // of digits only: four to ten of them, not one digit repeated or counted up.

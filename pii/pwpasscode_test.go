@@ -55,6 +55,45 @@ func TestLoginPairsUnderALoginKey(t *testing.T) {
 	}
 }
 
+// A typed key or digest is the form moltgate itself publishes (every registration carries
+// "encryption_key": "x25519:…"), not a user and a password, under whatever key it stands.
+// A public key under a key's name is no secret at all.
+func TestTypedValuesAreNoLogin(t *testing.T) {
+	sc, _ := New(nil)
+	keys := []string{"encryption_key", "login", "creds", "auth", "api_token", "session_key", "signing_key", "userpass"}
+	schemes := []string{"x25519", "ed25519", "sha256", "SHA512", "blake2b", "base64"}
+	bodies := []string{"zbG", "mQ3v9Rk2LrT0a8bXcYpWq1sZ4nH7uJ6eD5fG2hK0lM8=", "3f1a9c0e77b2d4c6a8e0f1b3d5c7e9a1",
+		"Zm9vYmFyYmF6cXV4-_"}
+	n := 0
+	for i, k := range keys {
+		for j, sch := range schemes {
+			v := sch + ":" + bodies[(i+j)%len(bodies)]
+			n++
+			p, _ := json.Marshal(map[string]any{"profile": map[string]string{k: v}})
+			fs, err := sc.ScanJSON("p", p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range fs {
+				if f.Rule == "secret.login-pair" {
+					t.Errorf("%s: read as a login: %+v", p, f)
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d variants", n)
+	}
+	for _, k := range []string{"encryption_key", "enc_key", "public_key", "verify_key"} {
+		for _, v := range []string{"x25519:mQ3v9Rk2LrT0a8bXcYpWq1sZ4nH7uJ6eD5fG2hK0lM8=", "ed25519:zbGq0Lr8Tc1xWm4NvB7aYs2dQk9pE6hJ3uF5iO0lR_c"} {
+			p, _ := json.Marshal(map[string]any{"profile": map[string]string{k: v}})
+			if fs, _ := sc.ScanJSON("p", p); hasPassword(fs) {
+				t.Errorf("%s: secret found: %+v", p, fs)
+			}
+		}
+	}
+}
+
 func TestShortPasswordKeys(t *testing.T) {
 	sc, _ := New(nil)
 	keys := []string{"PW", "pw", "Pw"}
