@@ -2,18 +2,27 @@ package gateway
 
 import (
 	"encoding/json"
+	"log/slog"
 
 	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
 
-// consentContext is what a local agent is told, in its call's context, of
+// consentHolds are the no_forward consents local agents received data
+// under, and what a call's consent tells the agent it reaches.
+type consentHolds struct {
+	org   string // this organisation, whose agents are held
+	log   *slog.Logger
+	holds consent.Holds
+}
+
+// context is what a local agent is told, in its call's context, of
 // the consent the call's personal data came under: its id, who granted it,
 // its purpose and expiry, and the constraints the agent must honour
 // (no_storage above all: the gateway cannot see whether it is kept). It
 // also holds the agent to a no_forward consent from then on. nil when the
 // call carries no consent.
-func (s *Server) consentContext(m *wire.Message, agent string) json.RawMessage {
+func (s *consentHolds) context(m *wire.Message, agent string) json.RawMessage {
 	if m.PIIMeta == nil || m.PIIMeta.Consent == nil {
 		return nil
 	}
@@ -38,8 +47,8 @@ func (s *Server) consentContext(m *wire.Message, agent string) json.RawMessage {
 // checkForward refuses personal data of the types an agent of this
 // organisation holds under another organisation's no_forward consent, on
 // its way to a third organisation.
-func (s *Server) checkForward(m *wire.Message, types []string) error {
-	if m.From.Org != s.cfg.Org || m.From.Agent == GatewayAgent {
+func (s *consentHolds) checkForward(m *wire.Message, types []string) error {
+	if m.From.Org != s.org || m.From.Agent == GatewayAgent {
 		return nil
 	}
 	return s.holds.Check(m.From.Agent, m.To.Org, types)

@@ -160,13 +160,13 @@ func TestConsentConstraintsReachAgent(t *testing.T) {
 		return &wire.Message{From: wire.Sender{Agent: "echo", Org: "globex"}, To: wire.Ref{Agent: "x", Org: org}}
 	}
 	var we *wire.Error
-	if err := r.g.s.checkForward(to("initech"), []string{"email"}); !errors.As(err, &we) || we.Code != wire.ErrConsent {
+	if err := r.g.s.holds.checkForward(to("initech"), []string{"email"}); !errors.As(err, &we) || we.Code != wire.ErrConsent {
 		t.Fatalf("email to a third organisation: %v", err)
 	}
-	if err := r.g.s.checkForward(to("acme"), []string{"email"}); err != nil {
+	if err := r.g.s.holds.checkForward(to("acme"), []string{"email"}); err != nil {
 		t.Fatalf("email back to acme: %v", err)
 	}
-	if err := r.g.s.checkForward(to("initech"), []string{"phone"}); err != nil {
+	if err := r.g.s.holds.checkForward(to("initech"), []string{"phone"}); err != nil {
 		t.Fatalf("a type the consent did not cover: %v", err)
 	}
 }

@@ -183,7 +183,8 @@ func Open(opts Options) (*Server, error) {
 		revoked = s.revocations
 	}
 	s.consents = &consent.Verifier{Trust: s.trust, Revocations: revoked, Now: s.now, Skew: cfg.Security.ReplayWindow.D()}
-	s.holds.Now = s.now
+	s.holds = &consentHolds{org: cfg.Org, log: s.log}
+	s.holds.holds.Now = s.now
 	if s.shared != nil {
 		s.consents.Spender = s.shared
 	} else {
@@ -355,7 +356,7 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.local = local.New(local.Config{
 		Org: cfg.Org, Signer: org, Core: s.core, Agents: localAgents{s}, Pipe: s.pipe, Seal: routes{s},
-		Gate: s.gate, Grants: s.grants, Scanner: s.scanner, Approvals: s.approvals, CallContext: s.consentContext, Inbound: s.feed.Inbound, ExtContext: extContext,
+		Gate: s.gate, Grants: s.grants, Scanner: s.scanner, Approvals: s.approvals, CallContext: s.holds.context, Inbound: s.feed.Inbound, ExtContext: extContext,
 		Observe: localObserver{s},
 		Peers:   localPeers{s}, Directory: s.registry, Policy: s.policy, Consents: s.consents, Codec: s.codec,
 		Background: s.background, QueryDone: s.feed.Query, WithContext: withContext,

@@ -28,7 +28,7 @@ func (g peerGate) Outbound(ctx context.Context, m *wire.Message, tree wire.Value
 		g.s.pipe.LogBlock(m, gateOutbound, d)
 		return d.Err
 	}
-	if err := g.s.checkForward(m, d.Types); err != nil {
+	if err := g.s.holds.checkForward(m, d.Types); err != nil {
 		return err
 	}
 	// Recorded last, once nothing else can stop it: personal data is

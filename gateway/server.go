@@ -118,7 +118,7 @@ type Server struct {
 	revocations *consent.FileStore
 	consents    *consent.Verifier
 	// holds are the no_forward consents local agents received data under.
-	holds consent.Holds
+	holds *consentHolds
 
 	store    directory.Store
 	outages  *outage.Watch // the stores failing while serving
