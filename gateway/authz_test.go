@@ -228,6 +228,45 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 	}
 }
 
+// TestReimportedPeerTakesTheCall: a call under way when its peer is
+// imported again (a key rotated under a handover, a new pin, peer import
+// --replace) goes on under the peer as it is imported now, rather than
+// failing: it has not reached the peer under what was trusted before. A
+// removed peer fails it (TestFormerPeerGetsNoNewCall).
+func TestReimportedPeerTakesTheCall(t *testing.T) {
+	for _, tr := range []string{TransportWebSocket, TransportGRPC, TransportHTTP} {
+		t.Run(tr, func(t *testing.T) {
+			acme, _ := twoGateways(t, tr)
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			ping := func() *wire.Message {
+				return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
+					From: acme.s.agent("client").id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
+					Payload: &wire.PingPayload{Nonce: "n"}}
+			}
+			old := acme.s.peers.Get("globex")
+			if err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
+				t.Fatalf("call while globex is a peer: %v", err)
+			}
+			// Imported again as a reload imports a changed peer: a new
+			// Remote in the table, the old one's connections retired.
+			next, err := acme.s.peers.Prepare(old.Peer())
+			if err != nil {
+				t.Fatal(err)
+			}
+			acme.s.peers.Put(next)
+			var answered bool
+			err = acme.s.peers.SendVia(ctx, old, ping(), acme.s.agent("client").id.Signing, func(m *wire.Message) (bool, error) {
+				answered = m.Op == wire.OpPong
+				return true, nil
+			})
+			if err != nil || !answered {
+				t.Fatalf("a call begun before globex was imported again: %v (pong %v)", err, answered)
+			}
+		})
+	}
+}
+
 // TestReplacedKeyHandshakeUnderWay: acme's peer document is imported again
 // with another org key (peer import --replace: the old key was lost, say)
 // while a handshake under the old key is under way. The handshake's last

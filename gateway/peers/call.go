@@ -54,7 +54,26 @@ func (t *Table) SendVia(ctx context.Context, ps *Remote, m *wire.Message, sk key
 	if err := t.cfg.Gate.Outbound(ctx, m, tree, m.To.Org, sess); err != nil {
 		return err
 	}
-	return ps.call(ctx, t.cfg.Transport(), m, sk, onMsg)
+	err = ps.call(ctx, t.cfg.Transport(), m, sk, onMsg)
+	// A peer imported again meanwhile (its key rotated under a handover,
+	// a new pin, an operator's peer import) has a new Remote: the call
+	// goes on under what is trusted now, never under what was, and a
+	// peer removed fails it. Twice at most, since each import has ended
+	// the sessions the call was on.
+	for tries := 0; tries < 2; tries++ {
+		var re *replacedError
+		if err == nil || !errors.As(err, &re) {
+			return err
+		}
+		next := t.Get(ps.p.Org)
+		if next == nil || next == ps {
+			return err
+		}
+		ps = next
+		m.Sig = keys.Signature{}
+		err = ps.call(ctx, t.cfg.Transport(), m, sk, onMsg)
+	}
+	return err
 }
 
 // CallAsGateway is SendVia for a message the gateway sends in its own

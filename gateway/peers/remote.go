@@ -52,8 +52,16 @@ func (ps *Remote) current() bool { return ps.t.Get(ps.p.Org) == ps }
 // notCurrent is the failure of a call whose peer was removed or imported
 // again while it was under way.
 func (ps *Remote) notCurrent() error {
-	return wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s was removed or imported again while the call was under way", ps.p.Org)
+	return &replacedError{wire.Errorf(wire.ErrPeerUnavailable, "", "peer %s was removed or imported again while the call was under way", ps.p.Org)}
 }
+
+// replacedError is notCurrent's failure. It comes before the message is
+// sent on a connection of ps, or after an attempt the peer cannot have
+// acted on, so the call may go again to the peer as it is imported now.
+type replacedError struct{ err error }
+
+func (e *replacedError) Error() string { return e.err.Error() }
+func (e *replacedError) Unwrap() error { return e.err }
 
 // adopt keeps a session that a handshake with the peer has just made, if
 // the peer is still imported as it was when the handshake began and the
