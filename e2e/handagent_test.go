@@ -108,13 +108,34 @@ func TestAgentStartedByHand(t *testing.T) {
 		return cmd
 	}
 	gc, ac := globex.client(), acme.client()
+	// registered reports that the agent's latest connection has
+	// registered its tools: alive comes with the connection, the tools a
+	// moment later, and a call between the two finds no tool.
+	registered := func() bool {
+		log := globex.log.String()
+		i := strings.LastIndex(log, `"event":"agent_connected","agent":"handy"`)
+		if i < 0 {
+			return false
+		}
+		const changed = `"agent":"handy","connected":true,"healthy":true,"tools":`
+		for rest := log[i:]; ; {
+			j := strings.Index(rest, changed)
+			if j < 0 {
+				return false
+			}
+			rest = rest[j+len(changed):]
+			if rest != "" && rest[0] >= '1' && rest[0] <= '9' {
+				return true
+			}
+		}
+	}
 	alive := func(what string) {
 		t.Helper()
 		deadline := time.Now().Add(30 * time.Second)
 		for {
 			pong, err := gc.Ping(ctx, "handy")
 			var p struct{ Status string }
-			if err == nil && json.Unmarshal(pong, &p) == nil && p.Status == "alive" {
+			if err == nil && json.Unmarshal(pong, &p) == nil && p.Status == "alive" && registered() {
 				return
 			}
 			if time.Now().After(deadline) {
