@@ -16,6 +16,10 @@ import (
 //     "[phone]"..., secret material "[secret]";
 //   - a value under a secret-like key (password, token, secret, api_key, authorization,
 //     private_key, seed, passphrase, cookie...) becomes "[secret]" whatever it is;
+//   - a string under one of the keys the gateway names what it has checked with (op, cls,
+//     code, face, message_id) is written as it is when it has that key's strict form (a known
+//     op, class or code; a message id); under peer, from and to, a name of the wire's
+//     grammar is scanned once and then remembered as clean (masker.str);
 //   - a *wire.Message is logged by its class: header and payload for pub and int (payload
 //     masked as above), header only for conf (the payload is dropped), header and masked payload
 //     for pii (pii_meta.mask_fields hidden too), and nothing but id, op, parties and cls for sec;
@@ -27,12 +31,12 @@ import (
 // Redactor is a slog.Handler that keeps classified data out of the handler it wraps.
 type Redactor struct {
 	next slog.Handler
-	sc   *pii.Scanner
+	m    *masker // shared by the handlers WithAttrs and WithGroup derive
 }
 
 // NewRedactor wraps next.
 func NewRedactor(next slog.Handler, sc *pii.Scanner) *Redactor {
-	return &Redactor{next: next, sc: sc}
+	return &Redactor{next: next, m: newMasker(sc)}
 }
 
 // Enabled implements slog.Handler.
@@ -40,11 +44,16 @@ func (h *Redactor) Enabled(ctx context.Context, l slog.Level) bool { return h.ne
 
 // Handle implements slog.Handler.
 func (h *Redactor) Handle(ctx context.Context, r slog.Record) error {
-	out := slog.NewRecord(r.Time, r.Level, h.sc.MaskString(r.Message), r.PC)
+	out := slog.NewRecord(r.Time, r.Level, h.m.sc.MaskString(r.Message), r.PC)
+	// Added at once: one by one, a record past its five inline attributes
+	// grows its slice for each.
+	var buf [16]slog.Attr
+	as := buf[:0]
 	r.Attrs(func(a slog.Attr) bool {
-		out.AddAttrs(redact(h.sc, a))
+		as = append(as, h.m.attr(a))
 		return true
 	})
+	out.AddAttrs(as...)
 	return h.next.Handle(ctx, out)
 }
 
@@ -52,52 +61,103 @@ func (h *Redactor) Handle(ctx context.Context, r slog.Record) error {
 func (h *Redactor) WithAttrs(as []slog.Attr) slog.Handler {
 	red := make([]slog.Attr, len(as))
 	for i, a := range as {
-		red[i] = redact(h.sc, a)
+		red[i] = h.m.attr(a)
 	}
-	return &Redactor{next: h.next.WithAttrs(red), sc: h.sc}
+	return &Redactor{next: h.next.WithAttrs(red), m: h.m}
 }
 
 // WithGroup implements slog.Handler.
 func (h *Redactor) WithGroup(name string) slog.Handler {
-	return &Redactor{next: h.next.WithGroup(name), sc: h.sc}
+	return &Redactor{next: h.next.WithGroup(name), m: h.m}
 }
 
 // ReplaceAttr returns a slog.HandlerOptions.ReplaceAttr function with the rules of Redactor.
 // The built-in handlers pass the message through it as the attribute "msg".
 func ReplaceAttr(sc *pii.Scanner) func(groups []string, a slog.Attr) slog.Attr {
+	m := newMasker(sc)
 	return func(groups []string, a slog.Attr) slog.Attr {
 		if len(groups) == 0 && (a.Key == slog.TimeKey || a.Key == slog.LevelKey || a.Key == slog.SourceKey) {
 			return a
 		}
-		return redact(sc, a)
+		return m.attr(a)
 	}
 }
 
-// secretKey reports keys whose values are secret whatever they look like.
+// secretKey reports keys whose values are secret whatever they look like,
+// compared lower-cased and without '_', '-' and '.'. It allocates nothing
+// for the ASCII keys of up to 64 bytes that logs use.
 func secretKey(k string) bool {
-	n := strings.ToLower(strings.NewReplacer("_", "", "-", "", ".", "").Replace(k))
-	for _, s := range []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "authorization",
-		"privatekey", "privkey", "seed", "cookie", "credential", "signingkey"} {
-		if strings.Contains(n, s) {
-			return true
+	var buf [64]byte
+	n, ok := foldKey(buf[:0], k)
+	if !ok {
+		n = []byte(strings.ToLower(strings.Map(func(r rune) rune {
+			if r == '_' || r == '-' || r == '.' {
+				return -1
+			}
+			return r
+		}, k)))
+	}
+	for i := range n {
+		var words []string
+		switch n[i] { // the words, by their first letter
+		case 'a':
+			words = []string{"apikey", "authorization"}
+		case 'c':
+			words = []string{"cookie", "credential"}
+		case 'p':
+			words = []string{"password", "passwd", "passphrase", "privatekey", "privkey"}
+		case 's':
+			words = []string{"secret", "seed", "signingkey"}
+		case 't':
+			words = []string{"token"}
+		}
+		for _, w := range words {
+			if len(n)-i >= len(w) && string(n[i:i+len(w)]) == w {
+				return true
+			}
 		}
 	}
-	return n == "pwd" || n == "auth" || n == "bearer"
+	return string(n) == "pwd" || string(n) == "auth" || string(n) == "bearer"
 }
 
-func redact(sc *pii.Scanner, a slog.Attr) slog.Attr {
+// foldKey appends k to dst lower-cased, without '_', '-' and '.', and
+// reports false if k is not ASCII: Unicode's case rules are then left to
+// strings.ToLower.
+func foldKey(dst []byte, k string) ([]byte, bool) {
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		switch {
+		case c >= 0x80:
+			return dst[:0], false
+		case c == '_' || c == '-' || c == '.':
+			continue
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst, true
+}
+
+// attr is a with its value redacted by the rules of Redactor.
+func (m *masker) attr(a slog.Attr) slog.Attr {
+	sc := m.sc
 	if secretKey(a.Key) {
 		return slog.String(a.Key, pii.MaskSecret)
 	}
 	v := a.Value.Resolve()
 	switch v.Kind() {
 	case slog.KindString:
-		return slog.String(a.Key, sc.MaskString(v.String()))
+		s := v.String()
+		if t := m.str(a.Key, s); t != s {
+			return slog.String(a.Key, t)
+		}
+		return slog.Attr{Key: a.Key, Value: v}
 	case slog.KindGroup:
 		gs := v.Group()
 		out := make([]slog.Attr, len(gs))
 		for i, g := range gs {
-			out[i] = redact(sc, g)
+			out[i] = m.attr(g)
 		}
 		return slog.Attr{Key: a.Key, Value: slog.GroupValue(out...)}
 	case slog.KindAny:
