@@ -13,6 +13,10 @@
 // Emitting never waits for a subscriber: one that falls Config.Buffer events behind is
 // dropped (its Subscription ends with ErrBehind), and may subscribe again after the last id
 // it saw, to be replayed what it missed while the Stream still keeps it.
+//
+// An event no subscriber is given when it is emitted is kept as it was given, and encoded
+// only if a subscriber resumes before it: a gateway that nobody watches pays for its events
+// no more than a lock and the kept payload.
 package events
 
 import (
@@ -24,6 +28,7 @@ import (
 	"io"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -82,9 +87,21 @@ type Stream struct {
 
 	mu     sync.Mutex
 	seq    uint64
-	kept   []Event // a ring of the latest cfg.Keep events
+	kept   []entry // a ring of the latest cfg.Keep events
 	subs   map[*Subscription]struct{}
 	closed bool
+
+	nsubs atomic.Int32 // len(subs), read without the lock by Emit
+}
+
+// entry is a kept event: as it was emitted, until a subscriber needs it encoded.
+type entry struct {
+	seq     uint64
+	typ     string
+	at      time.Time
+	payload any   // until made
+	ev      Event // once made
+	made    bool
 }
 
 // New returns a Stream configured by cfg.
@@ -114,13 +131,17 @@ func (s *Stream) ID() string { return s.id }
 
 // Emit appends an event of type typ with payload, which must marshal to a JSON object, and
 // hands it to every subscriber. It never waits.
+//
+// With no subscriber, payload is kept as it is and encoded only when a subscriber that
+// resumes is replayed it: it must not change after Emit, and should hold no more memory than
+// it needs (a string cut from a larger buffer keeps the whole buffer while it is kept).
 func (s *Stream) Emit(typ string, payload any) {
 	if s == nil {
 		return
 	}
-	p, err := json.Marshal(payload)
-	if err != nil || len(p) == 0 || p[0] != '{' {
-		p = []byte("{}")
+	var p []byte
+	if s.nsubs.Load() > 0 {
+		p = encode(payload) // outside the lock, as a subscriber will want it
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -128,20 +149,53 @@ func (s *Stream) Emit(typ string, payload any) {
 		return
 	}
 	s.seq++
-	e := Event{ID: strconv.FormatUint(s.seq, 10), SessionID: s.id, Type: typ, Payload: p,
-		CreatedAt: s.cfg.Now().UTC().Format("2006-01-02T15:04:05.000Z"), seq: s.seq}
+	e := entry{seq: s.seq, typ: typ, at: s.cfg.Now(), payload: payload}
+	if len(s.subs) > 0 {
+		if p == nil {
+			p = encode(payload) // a subscriber came since
+		}
+		s.make(&e, p)
+	}
 	if len(s.kept) < s.cfg.Keep {
 		s.kept = append(s.kept, e)
 	} else {
 		s.kept[int((s.seq-1)%uint64(s.cfg.Keep))] = e
 	}
+	if !e.made {
+		return
+	}
 	for sub := range s.subs {
 		select {
-		case sub.ch <- e:
+		case sub.ch <- e.ev:
 		default:
 			s.dropLocked(sub, ErrBehind)
 		}
 	}
+}
+
+// encode is payload as the event's payload: its JSON, or {} if that is not an object.
+func encode(payload any) []byte {
+	p, err := json.Marshal(payload)
+	if err != nil || len(p) == 0 || p[0] != '{' {
+		p = []byte("{}")
+	}
+	return p
+}
+
+// make gives e its Event, with payload p (encode's), and lets go of what it was made of.
+func (s *Stream) make(e *entry, p []byte) {
+	e.ev = Event{ID: strconv.FormatUint(e.seq, 10), SessionID: s.id, Type: e.typ, Payload: p,
+		CreatedAt: e.at.UTC().Format("2006-01-02T15:04:05.000Z"), seq: e.seq}
+	e.made, e.payload = true, nil
+}
+
+// keptLocked is the kept event with number seq, made if it was not yet.
+func (s *Stream) keptLocked(seq uint64) Event {
+	e := &s.kept[int((seq-1)%uint64(s.cfg.Keep))]
+	if !e.made {
+		s.make(e, encode(e.payload))
+	}
+	return e.ev
 }
 
 // Subscription is one subscriber's view of a Stream: every event after the one it subscribed
@@ -188,7 +242,7 @@ func (s *Stream) Subscribe(after string) (*Subscription, error) {
 			sub.Missed, from = true, oldest-1
 		}
 		for seq := from + 1; seq <= s.seq; seq++ {
-			replay = append(replay, s.kept[int((seq-1)%uint64(s.cfg.Keep))])
+			replay = append(replay, s.keptLocked(seq))
 		}
 	}
 	sub.ch = make(chan Event, s.cfg.Buffer+len(replay))
@@ -197,6 +251,7 @@ func (s *Stream) Subscribe(after string) (*Subscription, error) {
 		sub.ch <- e
 	}
 	s.subs[sub] = struct{}{}
+	s.nsubs.Store(int32(len(s.subs)))
 	return sub, nil
 }
 
@@ -219,6 +274,7 @@ func (s *Stream) dropLocked(sub *Subscription, why error) {
 		return
 	}
 	delete(s.subs, sub)
+	s.nsubs.Store(int32(len(s.subs)))
 	sub.err = why
 	close(sub.ch)
 }
