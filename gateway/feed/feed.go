@@ -107,17 +107,26 @@ func (f *Feed) Approval(e localbridge.ApprovalEvent) {
 }
 
 // call reports a call that ended, without its content: who called whom,
-// which tool, how it ended and how long it took.
+// which tool, how it ended and how long it took. The stream keeps the
+// payload as it is while nobody watches, so the strings that may be cut
+// from a message's memory (its id, the tool) are copied: the event must
+// not keep the message alive.
 func (f *Feed) call(id, direction, from, to, tool string, o localbridge.Outcome, start time.Time) {
-	p := map[string]any{"id": id, "direction": direction, "from": from, "to": to, "status": o.Status,
-		"duration_ms": f.cfg.Now().Sub(start).Milliseconds()}
-	if tool != "" {
-		p["tool"] = tool
-	}
-	if o.Code != "" {
-		p["code"] = o.Code
-	}
-	f.cfg.Stream.Emit(events.CallCompleted, p)
+	f.cfg.Stream.Emit(events.CallCompleted, &callCompleted{ID: strings.Clone(id), Direction: direction, From: from, To: to,
+		Tool: strings.Clone(tool), Status: o.Status, Code: o.Code, DurationMS: f.cfg.Now().Sub(start).Milliseconds()})
+}
+
+// callCompleted is a call.completed event's payload. Its members are in
+// the order of their names, as a map of them was encoded before.
+type callCompleted struct {
+	Code       string `json:"code,omitempty"`
+	Direction  string `json:"direction"`
+	DurationMS int64  `json:"duration_ms"`
+	From       string `json:"from"`
+	ID         string `json:"id"`
+	Status     string `json:"status"`
+	To         string `json:"to"`
+	Tool       string `json:"tool,omitempty"`
 }
 
 // Inbound reports the end of a peer's call of a local agent, from the
