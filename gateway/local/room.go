@@ -421,6 +421,9 @@ func outcomeError(o localbridge.Outcome) *wire.Error {
 
 // OutcomeOf tells the JSON-RPC face how the gateway's errors end a call.
 func OutcomeOf(err error) localbridge.Outcome {
+	if err == nil {
+		return localbridge.Outcome{Status: localbridge.OutcomeSuccess} // without errors.As's allocation
+	}
 	var we *wire.Error
 	if errors.As(err, &we) {
 		o := localbridge.Outcome{Status: localbridge.OutcomeError, Code: string(we.Code), Field: we.Field,
