@@ -147,16 +147,20 @@ func New(cfg Config) (*Lists, error) {
 func (k *Lists) CheckPeer(ctx context.Context, m *wire.Message, inSession bool) error {
 	org := m.From.Org
 	k.noteContact(org)
-	var bad *badListError
-	if err := k.learn(ctx, org); errors.As(err, &bad) && !inSession {
-		// Outside a session anyone holding a stolen key can send; a list
-		// the peer's registry serves that does not hold (forged, older
-		// than the one held, two lists of one serial) may be hiding a
-		// revocation. In a session the peer's own gateway sends, and it
-		// enforces its own list. A registry that cannot be reached is
-		// tried again after refetchAfter, and every PullEvery; meanwhile
-		// messages are taken against the list held.
-		return wire.Errorf(wire.ErrSignature, "from.org", "the revocation list %s serves does not hold (%v): send in a session", org, bad.err)
+	// The error is looked into only when there is one: errors.As's target
+	// is allocated wherever it is declared, and this runs for every message.
+	if err := k.learn(ctx, org); err != nil && !inSession {
+		var bad *badListError
+		if errors.As(err, &bad) {
+			// Outside a session anyone holding a stolen key can send; a list
+			// the peer's registry serves that does not hold (forged, older
+			// than the one held, two lists of one serial) may be hiding a
+			// revocation. In a session the peer's own gateway sends, and it
+			// enforces its own list. A registry that cannot be reached is
+			// tried again after refetchAfter, and every PullEvery; meanwhile
+			// messages are taken against the list held.
+			return wire.Errorf(wire.ErrSignature, "from.org", "the revocation list %s serves does not hold (%v): send in a session", org, bad.err)
+		}
 	}
 	if e, ok := k.book.AgentKey(org, m.From.Key); ok {
 		return wire.Errorf(wire.ErrAuthFailed, "from.key", "the key of %s is revoked by %s (revocation list serial %d, since %s)",
