@@ -23,7 +23,8 @@ type numberDesc struct {
 	lengths uint64 // bit n: n digits is a possible length
 
 	once sync.Once
-	re   *regexp.Regexp
+	dfa  *digitDFA      // the pattern as an automaton over digits (digitdfa.go)
+	re   *regexp.Regexp // where dfa is nil, or for text that is not all digits
 }
 
 // match compiles the pattern the first time a number of a possible length needs it.
@@ -31,7 +32,15 @@ func (d *numberDesc) match(nsn string) bool {
 	if d.lengths>>uint(len(nsn))&1 == 0 {
 		return false
 	}
-	d.once.Do(func() { d.re, _ = regexp.Compile("^(?:" + d.pattern + ")$") })
+	d.once.Do(func() {
+		d.dfa, _ = newDigitDFA(d.pattern)
+		d.re, _ = regexp.Compile("^(?:" + d.pattern + ")$")
+	})
+	if d.dfa != nil {
+		if m, ok := d.dfa.match(nsn); ok {
+			return m
+		}
+	}
 	return d.re != nil && d.re.MatchString(nsn)
 }
 
