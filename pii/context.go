@@ -1,6 +1,11 @@
 package pii
 
-import "slices"
+import (
+	"encoding/binary"
+	"math/bits"
+	"slices"
+	"unsafe"
+)
 
 // Context cues: short lower-case phrases looked for in a window before (or after) a candidate.
 // A cue must start at a word boundary; it may end inside a word, so "birth" matches "birthday".
@@ -40,6 +45,9 @@ type cueList struct {
 	first [4]uint64
 	pair  [64]uint64 // bit pairKey(c[0], c[1]) of every cue of two bytes or more
 	short bool       // a cue of one byte: pair cannot rule a position out
+	// letterFirst: every cue starts with a letter (ASCII, or a byte from 0x80 up), so only
+	// such bytes can start one.
+	letterFirst bool
 	// sorted holds the cues by first byte, the longest first; those that start with byte c
 	// are sorted[from[c]:from[c+1]].
 	sorted []string
@@ -49,8 +57,9 @@ type cueList struct {
 func pairKey(a, b byte) uint32 { return uint32(lower(a))<<6 ^ uint32(lower(b)) }
 
 func newCues(cues ...string) *cueList {
-	cl := &cueList{cues: cues, sorted: slices.Clone(cues)}
+	cl := &cueList{cues: cues, sorted: slices.Clone(cues), letterFirst: true}
 	for _, c := range cues {
+		cl.letterFirst = cl.letterFirst && isAlpha(c[0])
 		cl.first[c[0]>>6] |= 1 << (c[0] & 63)
 		if len(c) < 2 {
 			cl.short = true
@@ -112,7 +121,8 @@ func lowerInto(buf []byte, s string) []byte {
 }
 
 // hasCue reports whether s[a:b] holds one of cues (lower case), compared case-insensitively, at
-// a word start. The window is at most 160 bytes, ending at b.
+// a word start. The window is at most 160 bytes, ending at b. The word starts are found 64
+// bytes at a time from masks of the window's bytes (cueMasks), and only they are compared.
 func hasCue(s string, a, b int, cl *cueList) bool {
 	if a < 0 {
 		a = 0
@@ -123,15 +133,67 @@ func hasCue(s string, a, b int, cl *cueList) bool {
 	if b-a > 160 {
 		a = b - 160
 	}
-	for p := a; p < b; p++ {
-		if p > 0 && isAlnum(s[p-1]) {
-			continue
+	if a >= b {
+		return false
+	}
+	prevAlnum := a > 0 && isAlnum(s[a-1])
+	for base := a; base < b; base += 64 {
+		n := min(b-base, 64)
+		first, alnum := cueMasks(s, base, n)
+		starts := ^(alnum<<1 | b2u(prevAlnum))
+		if cl.letterFirst {
+			starts &= first
 		}
-		if cl.may(s, p) && cl.at(s, p, b) >= 0 {
-			return true
+		if n < 64 {
+			starts &= 1<<n - 1
+		}
+		prevAlnum = alnum>>63 != 0
+		for starts != 0 {
+			p := base + bits.TrailingZeros64(starts)
+			starts &= starts - 1
+			if cl.may(s, p) && cl.at(s, p, b) >= 0 {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// cueMasks returns, for the n <= 64 bytes of s from base, the bits of the bytes that may begin a
+// cue (letters, as isAlpha: ASCII or from 0x80 up) and of the ASCII letters and digits (isAlnum).
+// Bits from n up may be set.
+func cueMasks(s string, base, n int) (first, alnum uint64) {
+	b := unsafe.Slice(unsafe.StringData(s), len(s))[base:]
+	k := 0
+	for ; k < n && k+8 <= len(b); k += 8 {
+		f, a := cueMask8(binary.LittleEndian.Uint64(b[k:]))
+		first |= f << k
+		alnum |= a << k
+	}
+	for ; k < n; k++ {
+		if isAlpha(b[k]) {
+			first |= 1 << k
+		}
+		if isAlnum(b[k]) {
+			alnum |= 1 << k
+		}
+	}
+	return first, alnum
+}
+
+// cueMask8 returns one bit per byte of w (byte k in bit k) for the letters (ASCII or from 0x80
+// up) and for the ASCII letters and digits; see plain8 and alpha8 for the method.
+func cueMask8(w uint64) (first, alnum uint64) {
+	const (
+		lo7 = 0x7f7f7f7f7f7f7f7f
+		hi8 = 0x8080808080808080
+		mul = 0x0102040810204080
+	)
+	x := w & lo7
+	l := x | 0x2020202020202020
+	letter := (l + 0x1f1f1f1f1f1f1f1f) &^ (l + 0x0505050505050505) &^ w & hi8
+	dig := (x + 0x5050505050505050) &^ (x + 0x4646464646464646) &^ w & hi8
+	return (((letter | w&hi8) >> 7) * mul) >> 56, (((letter | dig) >> 7) * mul) >> 56
 }
 
 // cueBefore looks for a cue in the window bytes before position p, not crossing a line break

@@ -223,6 +223,11 @@ func afterFirst(s string, e int) bool {
 	if k < len(s) && (s[k] == ',' || s[k] == ';') {
 		k++
 	}
+	// Most capitalised words open a sentence and the word after them is none of these: its
+	// first two letters answer for it before it is read whole.
+	if q := k + 1; q+1 < len(s) && s[k] == ' ' && isLower(s[q]) && isLower(s[q+1]) && !afterFirstPairs.has(s[q], s[q+1]) {
+		return false
+	}
 	w, ok := wordAt(s, k, false)
 	return ok && w.a <= k+1 && w.b-w.a <= 14 && afterFirstWords.has(s[w.a:w.b])
 }
@@ -238,3 +243,20 @@ var afterFirstWords = func() *wordSet {
 	b.WriteString("who is was been has just had then also never always again she's he's")
 	return toSet(b.String())
 }()
+
+// afterFirstPairs holds the first two letters of the words of afterFirstWords that begin with
+// two lower-case letters.
+var afterFirstPairs = func() (t letterPairs) {
+	for w := range afterFirstWords.m {
+		if len(w) >= 2 && isLower(w[0]) && isLower(w[1]) {
+			t.add(w[0], w[1])
+		}
+	}
+	return t
+}()
+
+// letterPairs is a set of pairs of lower-case ASCII letters.
+type letterPairs [26]uint32
+
+func (t *letterPairs) add(a, b byte)      { t[a-'a'] |= 1 << (b - 'a') }
+func (t *letterPairs) has(a, b byte) bool { return t[a-'a']>>(b-'a')&1 != 0 }
