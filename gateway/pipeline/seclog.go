@@ -40,9 +40,14 @@ func (p *Pipeline) logOutcome(ctx context.Context, in *Inbound, a Answer, took t
 			return
 		}
 		m := in.M
-		p.Log.LogAttrs(ctx, slog.LevelInfo, "call answered", slog.String("op", string(m.Op)), slog.String("face", in.Origin.Face),
+		r := slog.NewRecord(time.Now(), slog.LevelInfo, "call answered", 0)
+		r.AddAttrs(slog.String("op", string(m.Op)), slog.String("face", in.Origin.Face),
 			slog.String("peer", m.From.Org), slog.String("from", m.From.Ref().String()), slog.String("to", m.To.String()),
 			slog.String("message_id", m.ID), slog.String("cls", m.Cls.String()), DurationAttr("duration_ms", took))
+		// Straight to the handler: Logger.LogAttrs would walk the stack for
+		// the caller's pc on every answered call, for a source that is
+		// always this line and that the gateway's handler does not print.
+		_ = p.Log.Handler().Handle(ctx, r)
 		return
 	}
 	level := Level(a.Code)
