@@ -18,7 +18,7 @@ const AuditFileName = "audit.db"
 // openAudit opens the ledger beside the gateway's other state: the SQLite
 // file DATA/data/audit.db, or the tables of the PostgreSQL database the
 // replicas share, so that they keep one chain.
-func openAudit(d Dir, cfg *Config, db *sql.DB, log *slog.Logger, src audit.Config) (*trail.Trail, error) {
+func openAudit(d Dir, cfg *Config, db *sql.DB, log *slog.Logger, src audit.Config, stored func(error)) (*trail.Trail, error) {
 	ctx := context.Background()
 	var (
 		l   *audit.Ledger
@@ -39,5 +39,5 @@ func openAudit(d Dir, cfg *Config, db *sql.DB, log *slog.Logger, src audit.Confi
 			return nil, &ConfigError{Key: "audit.sink_url", Msg: err.Error()}
 		}
 	}
-	return trail.New(trail.Config{Ledger: l, Sink: sink, Events: src, All: cfg.Audit.Decisions == AuditAll, Log: log}), nil
+	return trail.New(trail.Config{Ledger: l, Sink: sink, Events: src, All: cfg.Audit.Decisions == AuditAll, Log: log, Stored: stored}), nil
 }

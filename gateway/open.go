@@ -135,9 +135,10 @@ func Open(opts Options) (*Server, error) {
 		s.outages.Files(outage.Directory, d.DataDir())
 		s.outages.Files(outage.Replay, d.DataDir())
 		s.outages.Files(outage.Consents, d.DataDir())
+		s.outages.Files(outage.Audit, d.DataDir())
 	}
 	s.store = outage.WatchStore(s.store, s.outages)
-	if s.audit, err = openAudit(d, cfg, s.db, s.log, audit.Config{Source: "moltgate://" + cfg.Org, Rand: s.rand, Now: s.now}); err != nil {
+	if s.audit, err = openAudit(d, cfg, s.db, s.log, audit.Config{Source: "moltgate://" + cfg.Org, Rand: s.rand, Now: s.now}, outage.WatchAudit(s.outages)); err != nil {
 		s.closeStorage()
 		return nil, openErr(err)
 	}

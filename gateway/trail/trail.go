@@ -29,6 +29,11 @@ type Config struct {
 	All bool
 	// Log receives what could not be recorded. Required.
 	Log *slog.Logger
+	// Stored is told the outcome of every write to the ledger (nil when
+	// it was committed), so that a ledger whose storage fails is counted
+	// and reported with the gateway's other stores. It is called on the
+	// ledger's writer and must not block. Default none.
+	Stored func(error)
 }
 
 // Trail appends the gateway's boundary decisions to its ledger as
@@ -42,11 +47,17 @@ type Trail struct {
 	sink *audit.Sink
 	all  bool
 	log  *slog.Logger
+	// stored is Config.Stored, or a function that does nothing.
+	stored func(error)
 }
 
 // New makes the trail over cfg.Ledger.
 func New(cfg Config) *Trail {
-	return &Trail{l: cfg.Ledger, ev: cfg.Events, sink: cfg.Sink, all: cfg.All, log: cfg.Log}
+	stored := cfg.Stored
+	if stored == nil {
+		stored = func(error) {}
+	}
+	return &Trail{l: cfg.Ledger, ev: cfg.Events, sink: cfg.Sink, all: cfg.All, log: cfg.Log, stored: stored}
 }
 
 // Ledger is the ledger the trail appends to.
@@ -147,7 +158,9 @@ func (a *Trail) append(ctx context.Context, typ, subject, trace string, d audit.
 		if a.sink != nil {
 			a.sink.Offer(ev)
 		}
-		if _, err := a.l.Append(ctx, ev); err != nil {
+		_, err := a.l.Append(ctx, ev)
+		a.stored(err)
+		if err != nil {
 			a.log.Error("audit event not recorded", "type", typ, "message_id", subject, "err", err.Error())
 			return wire.Errorf(wire.ErrInternal, "", "the audit trail cannot record this transmission")
 		}
@@ -164,6 +177,7 @@ func (a *Trail) appendEvent(ctx context.Context, ev audit.Event) error {
 		a.sink.Offer(ev)
 	}
 	err := a.l.Enqueue(ctx, ev, func(_ audit.Entry, err error) {
+		a.stored(err)
 		if err != nil {
 			a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", err.Error())
 		}
