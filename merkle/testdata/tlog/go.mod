@@ -1,0 +1,5 @@
+module observevectors
+
+go 1.26.0
+
+require golang.org/x/mod v0.42.0
