@@ -104,14 +104,11 @@ func TestObservedAcrossProcesses(t *testing.T) {
 	if out, errOut, err := mgRun([]byte(ar[0]), args...); err != nil || !strings.HasPrefix(out, "receipt verified: client@acme called echo@globex") {
 		t.Fatalf("receipt verify: %v %s %s", err, out, errOut)
 	}
-	var r map[string]any
-	json.Unmarshal([]byte(ar[0]), &r)
-	for _, sig := range []string{"callee_sig", "caller_sig"} {
-		s := r[sig].(string)
-		altered := map[string]any{}
-		for k, v := range r {
-			altered[k] = v
-		}
+	for _, proof := range []string{"callee_proof", "caller_proof"} {
+		var altered map[string]any
+		json.Unmarshal([]byte(ar[0]), &altered)
+		root := altered[proof].(map[string]any)["root"].(map[string]any)
+		s := root["sig"].(string)
 		// A different signature of the right form: one base64 character
 		// changed in its middle.
 		i := len("ed25519:") + 20
@@ -119,10 +116,10 @@ func TestObservedAcrossProcesses(t *testing.T) {
 		if s[i] == 'A' {
 			ch = 'B'
 		}
-		altered[sig] = s[:i] + string(ch) + s[i+1:]
+		root["sig"] = s[:i] + string(ch) + s[i+1:]
 		b, _ := json.Marshal(altered)
 		if _, _, err := mgRun(b, args...); err == nil {
-			t.Fatalf("a receipt with %s altered verified", sig)
+			t.Fatalf("a receipt with its %s's signature altered verified", proof)
 		}
 	}
 

@@ -54,10 +54,17 @@ type AuditConfig struct {
 	// "blocked".
 	Decisions string `toml:"decisions"`
 	// Receipts has the caller and callee of each exchange with a peer
-	// sign a receipt of it, kept in both ledgers. It costs two signatures
-	// and two verifications per call; the countersignatures go back many
-	// to a message. Default false.
+	// sign a receipt of it, kept in both ledgers. Each side signs its
+	// receipts in batches, one signature per batch, and sends the batch's
+	// signed root to the other in one message; a receipt is complete a
+	// few windows after its reply. Default false.
 	Receipts bool `toml:"receipts"`
+	// ReceiptWindow is how long a batch of receipts gathers before it is
+	// signed. Default 10ms.
+	ReceiptWindow Duration `toml:"receipt_window"`
+	// ReceiptBatch is the number of receipts that has a batch signed
+	// before its window ends. Default 256.
+	ReceiptBatch int `toml:"receipt_batch"`
 	// SinkURL, if set, is an HTTP collector that is sent a copy of each
 	// event, in the background, never holding a call up: when it falls
 	// behind, copies are dropped and counted. Default "" (none).
@@ -505,7 +512,7 @@ func defaultConfig() Config {
 		Peers:   PeersConfig{Transport: TransportWebSocket, ReplyWait: Duration(10 * time.Second)},
 		Log:     LogConfig{Level: "info", SuccessSample: 1},
 		Tracing: tracing.Config{Exporter: tracing.ExporterNone},
-		Audit:   AuditConfig{Decisions: AuditBlocked},
+		Audit:   AuditConfig{Decisions: AuditBlocked, ReceiptWindow: Duration(10 * time.Millisecond), ReceiptBatch: 256},
 	}
 }
 

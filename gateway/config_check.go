@@ -148,6 +148,9 @@ func settingRanges() []settingRange {
 	d := func(v time.Duration) float64 { return float64(v) }
 	return []settingRange{
 		{key: "listen.max_connections", lo: 1, hi: 100_000},
+		// A receipt waits at most a second for its batch's signature.
+		{key: "audit.receipt_window", lo: d(time.Millisecond), hi: d(time.Second)},
+		{key: "audit.receipt_batch", lo: 1, hi: 16384},
 		{key: "listen.read_header_timeout", lo: d(time.Second), hi: d(time.Minute)},
 		{key: "listen.idle_timeout", lo: d(time.Second), hi: d(time.Hour)},
 		{key: "listen.request_timeout", lo: d(time.Second), hi: d(time.Hour)},

@@ -513,9 +513,15 @@ exporter = "none"
 # recorded either way. moltgate audit verify checks the chain.
 decisions = "blocked"
 # Have each exchange with a peer signed in a receipt by both gateways,
-# kept in both ledgers (moltgate receipt verify checks one). It costs two
-# signatures and two verifications per call.
+# kept in both ledgers (moltgate receipt verify checks one). Each side
+# signs its receipts in batches, one signature a batch.
 receipts = false
+# How long a batch of receipts gathers before it is signed, and how many
+# have it signed at once: a receipt is complete a few windows after its
+# reply. {{bounds "audit.receipt_window"}}.
+receipt_window = "10ms"
+# {{bounds "audit.receipt_batch"}}.
+receipt_batch = 256
 # An HTTP collector sent a copy of each event, in the background; copies
 # it cannot take in time are dropped and counted, never waited for.
 sink_url = ""

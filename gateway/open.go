@@ -156,7 +156,8 @@ func Open(opts Options) (*Server, error) {
 			return keys.Ed25519Public{}, false
 		}
 		s.receipts = trail.NewReceipts(context.Background(), trail.ReceiptsConfig{
-			Self: org, KeyOf: keyOf, Trail: s.audit, Verifier: s.verifier, Go: s.bg.Go, Base: s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
+			Self: org, KeyOf: keyOf, Peer: trail.Remotes(func(o string) *peers.Remote { return s.peers.Get(o) }, org), Trail: s.audit, Verifier: s.verifier, Go: s.bg.Go, Base: s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
+			Window: time.Duration(cfg.Audit.ReceiptWindow), Batch: cfg.Audit.ReceiptBatch,
 		})
 	}
 

@@ -95,8 +95,8 @@ func TestReceiptInBothLedgers(t *testing.T) {
 		h, _ := r.Hash()
 		hashes[h], prevs[r.Prev] = true, true
 		for _, alter := range []func(*receipt.Receipt){
-			func(r *receipt.Receipt) { r.CalleeSig[7] ^= 1 },
-			func(r *receipt.Receipt) { r.CallerSig[7] ^= 1 },
+			func(r *receipt.Receipt) { p := *r.CalleeProof; p.Root.Sig[7] ^= 1; r.CalleeProof = &p },
+			func(r *receipt.Receipt) { p := *r.CallerProof; p.Root.Sig[7] ^= 1; r.CallerProof = &p },
 		} {
 			c := *r
 			alter(&c)

@@ -1,30 +1,41 @@
 // Package receipt makes and checks receipts of cross-organisation
-// exchanges, signed by both gateways.
+// exchanges, signed by both gateways, each signature over a batch.
 //
 // For each request a gateway answers for another organisation, the callee's
-// gateway signs a receipt: digests of the request's and the reply's bytes,
+// gateway makes a receipt: digests of the request's and the reply's bytes,
 // their ids, the time, the outcome, the consent the request travelled
-// under, and the hash of the previous receipt it signed. It returns the
-// receipt with the reply. The caller's gateway checks it against what it
-// sent and received, and countersigns. Both keep the doubly signed receipt
-// in their audit ledgers, and anyone holding the two organisations' peer
-// documents can verify it offline: each signature is by the org key the
-// peer document of its organisation names.
+// under, and the hash of the previous receipt it made. It returns the
+// receipt's body with the reply. A few milliseconds later it signs, once,
+// the root of a Merkle tree (package merkle) over the bodies of the
+// receipts it made meanwhile, and sends each receipt's inclusion proof and
+// the signed root to the caller's gateway. The caller checks the body
+// against what it sent and received and the proof against the callee's
+// signed root, and countersigns the same way: one signed root over the
+// receipts it checked meanwhile. Both keep the doubly signed receipt in
+// their audit ledgers, and anyone holding the two organisations' peer
+// documents verifies one receipt offline, without the others of its
+// batches: recompute the leaf from the body, walk each proof's path to its
+// root, and check the root's signature by the org key the peer document of
+// its organisation names.
 //
 // A receipt in its JSON form (members in RFC 8785 order, as Marshal writes
 // them; "prev" is empty for an organisation's first receipt):
 //
-//	{"callee":"echo@globex","callee_sig":"ed25519:…","caller":"assistant@acme",
-//	 "caller_sig":"ed25519:…","code":"","consent_id":"c-17","outcome":"success",
-//	 "prev":"sha256:…","reply_digest":"sha256:…","reply_id":"…",
-//	 "request_digest":"sha256:…","request_id":"…","ts":1800000000000,
-//	 "type":"moltgate.receipt.v1"}
+//	{"callee":"echo@globex",
+//	 "callee_proof":{"index":3,"path":["sha256:…",…],"root":{"hash":"sha256:…",
+//	   "org":"globex","role":"callee","sig":"ed25519:…","size":17,"ts":1800000000005}},
+//	 "caller":"assistant@acme",
+//	 "caller_proof":{"index":0,"path":[…],"root":{…,"org":"acme","role":"caller",…}},
+//	 "code":"","consent_id":"c-17","outcome":"success","prev":"sha256:…",
+//	 "reply_digest":"sha256:…","reply_id":"…","request_digest":"sha256:…",
+//	 "request_id":"…","ts":1800000000000,"type":"moltgate.receipt.v2"}
 //
-// The callee signs "moltgate receipt v1 callee\n" followed by the RFC 8785
-// form of the receipt without callee_sig and caller_sig. The caller signs
-// "moltgate receipt v1 caller\n", the same bytes, and the callee's 64-byte
-// signature, so that a countersignature cannot be moved to another
-// receipt, nor a receipt's callee signature swapped under it.
+// The body is the receipt without callee_proof and caller_proof; its leaf
+// in both trees is merkle.LeafHash of "moltgate receipt v2\n" followed by
+// the body's RFC 8785 form. A root's signature is its organisation's org
+// key over "moltgate receipt root v1\n" followed by the RFC 8785 form of
+// the root without sig: its role ("callee" or "caller") and organisation
+// are signed with it, so that neither side's root passes for the other's.
 package receipt
 
 import (
@@ -36,11 +47,12 @@ import (
 	"unicode/utf8"
 
 	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/merkle"
 	"github.com/moltgate/moltgate/wire"
 )
 
 // Type marks a receipt.
-const Type = "moltgate.receipt.v1"
+const Type = "moltgate.receipt.v2"
 
 // Outcomes of an exchange.
 const (
@@ -65,19 +77,18 @@ type Receipt struct {
 	Code    string `json:"code"`
 	// ConsentID is the id of the consent the request travelled under.
 	ConsentID string `json:"consent_id"`
-	// TS is when the callee signed, unix milliseconds.
+	// TS is when the callee made the receipt, unix milliseconds.
 	TS int64 `json:"ts"`
 	// Prev is the Hash of the callee's previous receipt, "" for its first.
 	Prev string `json:"prev"`
 
-	CalleeSig keys.Signature `json:"callee_sig"`
-	CallerSig keys.Signature `json:"caller_sig"`
+	// CalleeProof and CallerProof place the receipt in a batch each side
+	// signed; nil until that side has signed.
+	CalleeProof *Proof `json:"callee_proof"`
+	CallerProof *Proof `json:"caller_proof"`
 }
 
-const (
-	calleeDomain = "moltgate receipt v1 callee\n"
-	callerDomain = "moltgate receipt v1 caller\n"
-)
+const leafDomain = "moltgate receipt v2\n"
 
 // Digest is how a receipt names a message: "sha256:" and the hex SHA-256
 // of the RFC 8785 form of the whole signed message, sig included, so that
@@ -105,6 +116,8 @@ func bad(field, format string, a ...any) *Error {
 // check validates the receipt's members, not its signatures.
 func (r *Receipt) check() error {
 	switch {
+	case r.Type == "moltgate.receipt.v1":
+		return bad("type", "is moltgate.receipt.v1, a receipt signed alone, which this version does not check; want %s", Type)
 	case r.Type != Type:
 		return bad("type", "is %q; want %s", r.Type, Type)
 	case r.Outcome != OutcomeSuccess && r.Outcome != OutcomeError:
@@ -138,7 +151,7 @@ func (r *Receipt) check() error {
 	return nil
 }
 
-// body is the RFC 8785 form of the receipt without its signatures.
+// body is the RFC 8785 form of the receipt without its proofs.
 func (r *Receipt) body() ([]byte, error) {
 	if err := r.validUTF8(); err != nil {
 		return nil, err
@@ -159,28 +172,23 @@ func (r *Receipt) validUTF8() error {
 	return nil
 }
 
-// appendJSON appends the receipt's RFC 8785 form, with its signatures if
-// sigs is set. Its members are written in RFC 8785's order by hand, each
+// appendJSON appends the receipt's RFC 8785 form, with the proofs it has if
+// proofs is set. Its members are written in RFC 8785's order by hand, each
 // value by wire.AppendCanonical: a receipt is encoded several times on
 // each side of every exchange, and reflection over it cost more than its
 // hashing (FuzzCanonicalForm holds this to the generic encoding).
-func (r *Receipt) appendJSON(b []byte, sigs bool) []byte {
+func (r *Receipt) appendJSON(b []byte, proofs bool) []byte {
 	str := func(key, v string) {
 		b = append(b, key...)
 		b = wire.AppendCanonical(b, wire.StringValue(v))
 	}
-	sig := func(key string, s keys.Signature) {
-		b = append(b, key...)
-		t, _ := s.AppendText(nil)
-		b = wire.AppendCanonical(b, wire.StringValue(string(t)))
-	}
 	str(`{"callee":`, r.Callee)
-	if sigs {
-		sig(`,"callee_sig":`, r.CalleeSig)
+	if proofs && r.CalleeProof != nil {
+		b = r.CalleeProof.appendJSON(append(b, `,"callee_proof":`...))
 	}
 	str(`,"caller":`, r.Caller)
-	if sigs {
-		sig(`,"caller_sig":`, r.CallerSig)
+	if proofs && r.CallerProof != nil {
+		b = r.CallerProof.appendJSON(append(b, `,"caller_proof":`...))
 	}
 	str(`,"code":`, r.Code)
 	str(`,"consent_id":`, r.ConsentID)
@@ -196,53 +204,28 @@ func (r *Receipt) appendJSON(b []byte, sigs bool) []byte {
 	return append(b, '}')
 }
 
-func (r *Receipt) calleeBytes() ([]byte, error) {
-	b, err := r.body()
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(calleeDomain), b...), nil
-}
-
-func (r *Receipt) callerBytes() ([]byte, error) {
-	b, err := r.body()
-	if err != nil {
-		return nil, err
-	}
-	out := append([]byte(callerDomain), b...)
-	return append(out, r.CalleeSig[:]...), nil
-}
-
-// Sign is the callee's signature: it checks r's members, sets Type and
-// signs with the callee organisation's key. Any countersignature is
-// cleared.
-func (r *Receipt) Sign(calleeOrgKey keys.Ed25519Private) error {
-	r.Type = Type
+// Leaf is the receipt's leaf in the trees both sides sign: its members are
+// checked, and the leaf is merkle.LeafHash of leafDomain and its body.
+func (r *Receipt) Leaf() (merkle.Hash, error) {
 	if err := r.check(); err != nil {
-		return err
+		return merkle.Hash{}, err
 	}
-	r.CallerSig = keys.Signature{}
-	msg, err := r.calleeBytes()
+	b, err := r.body()
 	if err != nil {
-		return err
+		return merkle.Hash{}, err
 	}
-	r.CalleeSig = calleeOrgKey.Sign(msg)
-	return nil
+	return merkle.LeafHash(append([]byte(leafDomain), b...)), nil
 }
 
-// Countersign is the caller's signature, over the receipt and the
-// callee's signature. Check the receipt (VerifyCallee, and that it names
-// what was sent and received) before countersigning it.
-func (r *Receipt) Countersign(callerOrgKey keys.Ed25519Private) error {
-	if r.CalleeSig.IsZero() {
-		return bad("callee_sig", "the callee has not signed")
-	}
-	msg, err := r.callerBytes()
+// Hash names the receipt in the next one's prev: its Leaf, as
+// "sha256:" and hex. It is known as soon as the body is, before either
+// side has signed.
+func (r *Receipt) Hash() (string, error) {
+	l, err := r.Leaf()
 	if err != nil {
-		return err
+		return "", err
 	}
-	r.CallerSig = callerOrgKey.Sign(msg)
-	return nil
+	return l.String(), nil
 }
 
 // KeyOf returns the org key trusted for an organisation.
@@ -253,83 +236,53 @@ func orgOf(ref string) string {
 	return org
 }
 
-// VerifyCallee checks the receipt's members and the callee's signature
-// against the key keyOf gives for the callee's organisation.
-func (r *Receipt) VerifyCallee(keyOf KeyOf) error { return r.VerifyCalleeUsing(nil, keyOf) }
-
-// VerifyCalleeUsing is VerifyCallee with v, which keeps the org keys it
-// has checked with expanded for the next check (nil: none kept).
-func (r *Receipt) VerifyCalleeUsing(v *keys.Verifier, keyOf KeyOf) error {
-	if err := r.check(); err != nil {
-		return err
-	}
-	org := orgOf(r.Callee)
-	k, ok := keyOf(org)
-	if !ok {
-		return bad("callee", "no org key for %s: give its peer document", org)
-	}
-	msg, err := r.calleeBytes()
-	if err != nil {
-		return err
-	}
-	if !v.Verify(k, msg, r.CalleeSig) {
-		return bad("callee_sig", "does not verify under %s's org key", org)
-	}
-	return nil
+// VerifyCallee checks the receipt's members and the callee's proof: that
+// it leads from the receipt's leaf to a root signed, as callee, by the org
+// key keyOf gives for the callee's organisation. roots, if not nil, keeps
+// the roots it has checked, so that the next receipt of the same batch
+// costs no signature check.
+func (r *Receipt) VerifyCallee(keyOf KeyOf, roots *Roots) error {
+	return r.verify(RoleCallee, "callee_proof", orgOf(r.Callee), r.CalleeProof, keyOf, roots)
 }
 
-// Verify checks the whole receipt: its members, the callee's signature and
-// the caller's countersignature, each against the key keyOf gives for the
-// organisation of the party that signed.
+// VerifyCaller checks the receipt's members and the caller's proof, as
+// VerifyCallee does the callee's.
+func (r *Receipt) VerifyCaller(keyOf KeyOf, roots *Roots) error {
+	return r.verify(RoleCaller, "caller_proof", orgOf(r.Caller), r.CallerProof, keyOf, roots)
+}
+
+// Verify checks the whole receipt: its members, the callee's proof and
+// the caller's, each against the key keyOf gives for the organisation of
+// the side that signed.
 func (r *Receipt) Verify(keyOf KeyOf) error {
-	if err := r.VerifyCallee(keyOf); err != nil {
+	if err := r.VerifyCallee(keyOf, nil); err != nil {
 		return err
 	}
-	return r.VerifyCaller(keyOf)
+	return r.VerifyCaller(keyOf, nil)
 }
 
-// VerifyCaller checks the caller's countersignature alone, against the key
-// keyOf gives for the caller's organisation. It is for the callee, which
-// signed the rest itself and holds the receipt it signed: anyone else checks
-// the whole receipt with Verify.
-func (r *Receipt) VerifyCaller(keyOf KeyOf) error { return r.VerifyCallerUsing(nil, keyOf) }
-
-// VerifyCallerUsing is VerifyCaller with v (see VerifyCalleeUsing).
-func (r *Receipt) VerifyCallerUsing(v *keys.Verifier, keyOf KeyOf) error {
-	if err := r.check(); err != nil {
+func (r *Receipt) verify(role, field, org string, p *Proof, keyOf KeyOf, roots *Roots) error {
+	leaf, err := r.Leaf()
+	if err != nil {
 		return err
 	}
-	if r.CallerSig.IsZero() {
-		return bad("caller_sig", "the caller has not countersigned")
+	if p == nil {
+		return bad(field, "the %s has not signed", role)
 	}
-	org := orgOf(r.Caller)
+	if p.Root.Role != role || p.Root.Org != org {
+		return bad(field+".root", "is signed by %s as %s; want %s as %s", p.Root.Org, p.Root.Role, org, role)
+	}
+	if err := p.Includes(leaf); err != nil {
+		return bad(field, "%v", err)
+	}
 	k, ok := keyOf(org)
 	if !ok {
-		return bad("caller", "no org key for %s: give its peer document", org)
+		return bad(field+".root", "no org key for %s: give its peer document", org)
 	}
-	msg, err := r.callerBytes()
-	if err != nil {
-		return err
-	}
-	if !v.Verify(k, msg, r.CallerSig) {
-		return bad("caller_sig", "does not verify under %s's org key", org)
+	if err := roots.Verify(&p.Root, k); err != nil {
+		return bad(field+".root.sig", "%v", err)
 	}
 	return nil
-}
-
-// Hash names the receipt in the next one's prev: "sha256:" and the hex
-// SHA-256 of what the callee signed and its signature. The
-// countersignature is left out: the callee chains its receipts before the
-// caller has countersigned.
-func (r *Receipt) Hash() (string, error) {
-	msg, err := r.calleeBytes()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.New()
-	h.Write(msg)
-	h.Write(r.CalleeSig[:])
-	return "sha256:" + hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // Marshal returns the receipt's RFC 8785 JSON form.
@@ -357,6 +310,16 @@ func Parse(b []byte) (*Receipt, error) {
 	}
 	if err := r.check(); err != nil {
 		return nil, err
+	}
+	for _, p := range []struct {
+		field string
+		p     *Proof
+	}{{"callee_proof", r.CalleeProof}, {"caller_proof", r.CallerProof}} {
+		if p.p != nil {
+			if err := p.p.check(p.field); err != nil {
+				return nil, err
+			}
+		}
 	}
 	return r, nil
 }

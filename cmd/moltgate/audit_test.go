@@ -13,6 +13,7 @@ import (
 
 	"github.com/moltgate/moltgate/audit"
 	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/merkle"
 	"github.com/moltgate/moltgate/receipt"
 )
 
@@ -104,15 +105,24 @@ func TestReceiptVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	digest := "sha256:" + strings.Repeat("0f", 32)
-	r := &receipt.Receipt{Caller: "assistant@acme", Callee: "echo@globex", RequestID: "6b0f8a7e-1c2d-4e3f-8a9b-0c1d2e3f4a5b",
+	r := &receipt.Receipt{Type: receipt.Type, Caller: "assistant@acme", Callee: "echo@globex", RequestID: "6b0f8a7e-1c2d-4e3f-8a9b-0c1d2e3f4a5b",
 		ReplyID: "7c1f9b8f-2d3e-4f40-9bac-1d2e3f4a5b6c", RequestDigest: digest, ReplyDigest: digest,
 		Outcome: receipt.OutcomeSuccess, TS: time.Now().UnixMilli()}
-	if err := r.Sign(globexOrg.Signing); err != nil {
+	leaf, err := r.Leaf()
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Countersign(acmeOrg.Signing); err != nil {
+	// Each side signs a batch: this receipt and another's leaf.
+	other := merkle.LeafHash([]byte("another receipt"))
+	callee, err := receipt.SignBatch(globexOrg.Signing, "globex", receipt.RoleCallee, time.Now().UnixMilli(), []merkle.Hash{other, leaf})
+	if err != nil {
 		t.Fatal(err)
 	}
+	caller, err := receipt.SignBatch(acmeOrg.Signing, "acme", receipt.RoleCaller, time.Now().UnixMilli(), []merkle.Hash{leaf, other, other})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.CalleeProof, r.CallerProof = &callee[1], &caller[0]
 	b, _ := r.Marshal()
 
 	code, stdout, stderr := runCLI(t, ctx, string(b), "receipt", "verify", "--peer-doc", docs[0], "--peer-doc", docs[1])
@@ -125,12 +135,16 @@ func TestReceiptVerify(t *testing.T) {
 		t.Fatalf("one peer document: exit %d, %q", code, stderr)
 	}
 	// Either signature altered: refused, naming it.
-	for _, field := range []string{"callee_sig", "caller_sig"} {
+	for _, field := range []string{"callee_proof.root.sig", "caller_proof.root.sig"} {
 		bad := *r
-		if field == "callee_sig" {
-			bad.CalleeSig[5] ^= 1
+		if field == "callee_proof.root.sig" {
+			p := *r.CalleeProof
+			p.Root.Sig[5] ^= 1
+			bad.CalleeProof = &p
 		} else {
-			bad.CallerSig[5] ^= 1
+			p := *r.CallerProof
+			p.Root.Sig[5] ^= 1
+			bad.CallerProof = &p
 		}
 		bb, _ := bad.Marshal()
 		code, _, stderr = runCLI(t, ctx, string(bb), "receipt", "verify", "--peer-doc", docs[0], "--peer-doc", docs[1])
