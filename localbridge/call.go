@@ -74,7 +74,7 @@ type prepared struct {
 	req      CallRequest
 	name     string
 	input    json.RawMessage
-	tool     *tool
+	tool     *tool // nil while the agent has not registered its tools yet (see awaitTool)
 	approval bool
 	entry    *agentEntry
 }
@@ -88,7 +88,7 @@ func (c *Core) prepare(req CallRequest) (*prepared, error) {
 	sess.mu.Lock()
 	t := sess.tools[name]
 	sess.mu.Unlock()
-	if t == nil {
+	if t == nil && !sess.registering() {
 		return nil, coreErr(CodeUnknownTool, "the agent has no tool of that name")
 	}
 	input := bytes.TrimSpace(req.Input)
@@ -101,44 +101,57 @@ func (c *Core) prepare(req CallRequest) (*prepared, error) {
 	if input[0] != '{' || !osp.DepthOK(input, osp.MaxDepth-8) {
 		return nil, &Error{Code: osp.CodeInvalidInput, Message: "the input must be a JSON object of modest depth", Where: "core"}
 	}
-	if err := validateInput(t.input, input); err != nil {
-		return nil, err
+	p := &prepared{req: req, name: name, input: input, entry: entry}
+	if t != nil {
+		if err := p.bind(t); err != nil {
+			return nil, err
+		}
 	}
-	return &prepared{
-		req:      req,
-		name:     name,
-		input:    input,
-		tool:     t,
-		approval: t.info.SideEffects || t.info.RequiresDirective || entry.spec.RequireApproval,
-		entry:    entry,
-	}, nil
+	return p, nil
 }
 
-// execute waits for approval and an in-flight slot, then makes the call. st, if not nil, is
-// the task the call runs for.
+// bind checks the call's input against t's schema and settles whether the call needs a
+// human's approval.
+func (p *prepared) bind(t *tool) error {
+	if err := validateInput(t.input, p.input); err != nil {
+		return err
+	}
+	p.tool = t
+	p.approval = t.info.SideEffects || t.info.RequiresDirective || p.entry.spec.RequireApproval
+	return nil
+}
+
+// execute waits for the agent's tools, approval and an in-flight slot, then makes the call.
+// st, if not nil, is the task the call runs for.
 func (c *Core) execute(ctx context.Context, p *prepared, onChunk func(Chunk) error, st *Task) (Result, error) {
+	if p.tool == nil {
+		_, t, err := c.awaitTool(ctx, p.req.Agent, p.name)
+		if err != nil {
+			return Result{}, err
+		}
+		if err := p.bind(t); err != nil {
+			return Result{}, err
+		}
+	}
 	if p.approval {
 		if err := c.approve(ctx, p); err != nil {
 			return Result{}, err
 		}
 	}
-	_, sess, err := c.liveSession(p.req.Agent)
+	// The agent may have reconnected while the call waited for approval.
+	sess, t, err := c.awaitTool(ctx, p.req.Agent, p.name)
 	if err != nil {
 		return Result{}, err
 	}
-	sess.mu.Lock()
-	t := sess.tools[p.name]
-	healthy := sess.healthyLocked()
-	sess.mu.Unlock()
-	switch {
-	case t == nil:
-		return Result{}, coreErr(CodeUnknownTool, "the agent has no tool of that name")
-	case t != p.tool:
+	if t != p.tool {
 		// The agent reconnected or re-registered while the call waited.
 		if err := validateInput(t.input, p.input); err != nil {
 			return Result{}, err
 		}
 	}
+	sess.mu.Lock()
+	healthy := sess.healthyLocked()
+	sess.mu.Unlock()
 	if !healthy {
 		err := coreErr(CodeAgentUnavailable, "the agent is unhealthy")
 		err.Retryable = true
@@ -149,9 +162,7 @@ func (c *Core) execute(ctx context.Context, p *prepared, onChunk func(Chunk) err
 	default:
 		if int(sess.queued.Add(1)) > c.cfg.MaxQueued {
 			sess.queued.Add(-1)
-			err := coreErr(CodeOverloaded, "too many calls are waiting for the agent")
-			err.Retryable = true
-			return Result{}, err
+			return Result{}, overloaded()
 		}
 		select {
 		case sess.sem <- struct{}{}:
@@ -168,6 +179,12 @@ func (c *Core) execute(ctx context.Context, p *prepared, onChunk func(Chunk) err
 		st.setState(TaskRunning)
 	}
 	return sess.call(ctx, p, t, onChunk)
+}
+
+func overloaded() *Error {
+	err := coreErr(CodeOverloaded, "too many calls are waiting for the agent")
+	err.Retryable = true
+	return err
 }
 
 func ctxError(ctx context.Context) *Error {

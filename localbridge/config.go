@@ -86,6 +86,13 @@ type Config struct {
 	// Default: 2m.
 	ApprovalTimeout time.Duration
 
+	// RegisterWait is how long after an agent connects a call to a tool it has not
+	// registered yet waits for its first agent.tools.register, rather than failing with
+	// core.unknown_tool: a known agent that restarted or reconnected is coming back, and
+	// a call that comes between its connection and its tools is held, not refused. The
+	// call's own deadline still holds. Default: 10s.
+	RegisterWait time.Duration
+
 	// MaskArguments shapes the arguments an approver is shown, given the call's
 	// classification. Default: MaskArguments.
 	MaskArguments func(class string, args json.RawMessage) json.RawMessage
@@ -170,6 +177,9 @@ func (c Config) withDefaults() Config {
 	}
 	if len(c.PeerUIDs) == 0 {
 		c.PeerUIDs = []uint32{uint32(os.Getuid())}
+	}
+	if c.RegisterWait <= 0 {
+		c.RegisterWait = 10 * time.Second
 	}
 	if c.ApprovalTimeout <= 0 {
 		c.ApprovalTimeout = 2 * time.Minute

@@ -102,6 +102,7 @@ func (s *session) register(env *osp.Envelope) {
 		s.mu.Lock()
 		s.tools = next
 		s.mu.Unlock()
+		s.registeredOnce.Do(func() { close(s.registered) })
 	})
 	s.c.notify.changed(s.agentID)
 }

@@ -51,7 +51,14 @@ type session struct {
 	w *osp.Writer
 
 	sem    chan struct{} // in-flight slots
-	queued atomic.Int32
+	queued atomic.Int32  // calls waiting for a slot, or for the agent's first registration
+
+	// registered is closed once the agent's first agent.tools.register is answered; until
+	// then, or until registerBy (real clock) passes, a call to a tool the session lacks waits
+	// (see Core.awaitTool).
+	registered     chan struct{}
+	registeredOnce sync.Once
+	registerBy     time.Time
 
 	mu          sync.Mutex
 	tools       map[string]*tool
@@ -115,6 +122,8 @@ func newSession(c *Core, conn net.Conn, fr *osp.Reader, e *agentEntry, l *launch
 		connectedAt: c.cfg.Now(),
 		w:           osp.NewWriter(conn, c.cfg.MaxFrameBytes, c.cfg.WriteTimeout),
 		sem:         make(chan struct{}, c.cfg.MaxInFlight),
+		registered:  make(chan struct{}),
+		registerBy:  time.Now().Add(c.cfg.RegisterWait),
 		tools:       make(map[string]*tool),
 		calls:       make(map[string]*call),
 		recent:      make(map[string]uint8),
