@@ -564,7 +564,7 @@ func (s *Receipts) keep(rc *receipt.Receipt) {
 	if err != nil {
 		return
 	}
-	ev, err := a.ev.NewEvent(audit.TypeReceipt, rc.RequestID, json.RawMessage(b))
+	ev, err := a.ev.NewEvent(audit.TypeReceipt, rc.RequestID, audit.Raw(b))
 	if err != nil {
 		return
 	}
