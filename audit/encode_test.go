@@ -63,7 +63,7 @@ func TestEnqueue(t *testing.T) {
 	}
 	cfg := testConfig()
 	var mu sync.Mutex
-	told := map[string]int64{}
+	told := map[string][2]int64{} // by event id: its link and its place in it
 	var evs []Event
 	for i := range 300 {
 		d := Decision{Direction: "inbound", Peer: "globex", MessageID: string(rune('a' + i%26))}
@@ -78,7 +78,7 @@ func TestEnqueue(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-			told[ev.ID] = e.Seq
+			told[ev.ID] = [2]int64{e.Seq, int64(e.Index)}
 		}); err != nil {
 			t.Fatal(err)
 		}
@@ -86,16 +86,25 @@ func TestEnqueue(t *testing.T) {
 	// One that waits is committed at once, after what was queued before.
 	ev, _ := cfg.NewEvent(TypePIITransmitted, "x", Decision{Direction: "outbound", Peer: "globex"})
 	e, err := l.Append(context.Background(), ev)
-	if err != nil || e.Seq != 301 {
-		t.Fatalf("append after 300 queued: %d %v", e.Seq, err)
+	if err != nil {
+		t.Fatalf("append after 300 queued: %v", err)
 	}
 	if err := l.Close(); err != nil {
 		t.Fatal(err)
 	}
+	before := func(a, b [2]int64) bool { return a[0] < b[0] || a[0] == b[0] && a[1] < b[1] }
+	links := map[int64]bool{}
 	for i, ev := range evs {
-		if told[ev.ID] != int64(i+1) {
-			t.Fatalf("event %d was told entry %d", i, told[ev.ID])
+		if i > 0 && !before(told[evs[i-1].ID], told[ev.ID]) {
+			t.Fatalf("event %d was told %v, after event %d's %v", i, told[ev.ID], i-1, told[evs[i-1].ID])
 		}
+		links[told[ev.ID][0]] = true
+	}
+	if last := told[evs[len(evs)-1].ID]; !before(last, [2]int64{e.Seq, int64(e.Index)}) {
+		t.Fatalf("the append that waited is at %d.%d, before the last queued at %v", e.Seq, e.Index, last)
+	}
+	if len(links) >= len(evs) {
+		t.Fatalf("%d events in %d links: none shared one", len(evs), len(links))
 	}
 	l, err = OpenSQLite(context.Background(), path)
 	if err != nil {

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -19,13 +20,20 @@ import (
 	_ "modernc.org/sqlite" // database/sql driver "sqlite"
 )
 
-// Entry is one link of the chain: an event, its place and its hashes.
+// Entry is one event in the chain: its place and the hashes of the link
+// that holds it. The events committed together are one link, hashed into
+// the chain together (LinkBatch); each is addressed by the link's Seq and
+// its Index in it.
 type Entry struct {
-	// Seq numbers entries from 1, without gaps.
+	// Seq numbers the links from 1, without gaps.
 	Seq int64
-	// Prev is the hash of the entry before (all zero for the first).
+	// Index is the event's place in its link, from 0 (always 0 in a link
+	// of one event written before links held batches).
+	Index int
+	// Prev is the hash of the link before (all zero for the first).
 	Prev [32]byte
-	// Hash is Link(Prev, Seq, Event).
+	// Hash is the link's hash: LinkBatch(Prev, Seq, its events), or
+	// Link(Prev, Seq, Event) for a link written before batches.
 	Hash [32]byte
 	// Event is the event's JSON exactly as it was hashed.
 	Event json.RawMessage
@@ -51,6 +59,40 @@ func Link(prev [32]byte, seq int64, event []byte) [32]byte {
 }
 
 const linkDomain = "moltgate audit v1\n"
+
+// LinkBatch computes the hash of a link that holds a batch of events:
+// SHA-256 over a domain string, the previous hash, the sequence number (8
+// bytes, big-endian) and the events, each a line of compact JSON, joined by
+// newlines (which no event holds):
+//
+//	"moltgate audit v2\n" || prev[32] || seq[8] || event1 "\n" event2 ...
+//
+// One hash and one row per batch: a ledger that records every decision
+// writes some thousands of events a second, and a row and a hash each cost
+// more than the events themselves.
+func LinkBatch(prev [32]byte, seq int64, events [][]byte) [32]byte {
+	h := sha256.New()
+	h.Write([]byte(batchDomain))
+	h.Write(prev[:])
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(seq))
+	h.Write(n[:])
+	for i, ev := range events {
+		if i > 0 {
+			h.Write([]byte{'\n'})
+		}
+		h.Write(ev)
+	}
+	var out [32]byte
+	h.Sum(out[:0])
+	return out
+}
+
+const batchDomain = "moltgate audit v2\n"
+
+// batchType is the type column of a link that holds a batch: no
+// CloudEvents type, whose types are reverse-DNS names.
+const batchType = "*"
 
 // dialect is what differs between SQLite and PostgreSQL here.
 type dialect struct {
@@ -272,6 +314,10 @@ func newReq(ev *Event) (*appendReq, error) {
 		return nil, errors.New("audit event: data is not valid JSON")
 	}
 	raw := appendEvent(make([]byte, 0, 512), ev)
+	if bytes.IndexByte(raw, '\n') >= 0 {
+		// Only Raw data could hold one; a link's events are lines.
+		return nil, errors.New("audit event: data holds a line break: encode it as compact JSON")
+	}
 	return &appendReq{ev: raw, at: ev.Time.UnixMilli(), typ: ev.Type, peer: peerOf(ev)}, nil
 }
 
@@ -435,22 +481,33 @@ func (l *Ledger) writeOnce(ctx context.Context, batch []*appendReq) ([]Entry, er
 	if err != nil {
 		return nil, fmt.Errorf("read head: %w", err)
 	}
-	// Compiled once per batch, not once per entry.
-	ins, err := tx.PrepareContext(ctx, l.d.q("INSERT INTO audit_entries (seq, prev, hash, at, type, peer, event) VALUES (?, ?, ?, ?, ?, ?, ?)"))
-	if err != nil {
-		return nil, fmt.Errorf("prepare insert: %w", err)
+	// One link, one row, for the whole batch.
+	seq++
+	events := make([][]byte, len(batch))
+	var at int64
+	size := len(batch)
+	for i, r := range batch {
+		events[i] = r.ev
+		at = max(at, r.at)
+		size += len(r.ev)
 	}
-	defer ins.Close()
+	h := LinkBatch(prev, seq, events)
+	body := make([]byte, 0, size)
+	for i, ev := range events {
+		if i > 0 {
+			body = append(body, '\n')
+		}
+		body = append(body, ev...)
+	}
+	if _, err := tx.ExecContext(ctx, l.d.q("INSERT INTO audit_entries (seq, prev, hash, at, type, peer, event) VALUES (?, ?, ?, ?, ?, ?, ?)"),
+		seq, hex.EncodeToString(prev[:]), hex.EncodeToString(h[:]), at, batchType, "", string(body)); err != nil {
+		return nil, fmt.Errorf("insert entry %d: %w", seq, err)
+	}
 	entries := make([]Entry, len(batch))
 	for i, r := range batch {
-		seq++
-		h := Link(prev, seq, r.ev)
-		if _, err := ins.ExecContext(ctx, seq, hex.EncodeToString(prev[:]), hex.EncodeToString(h[:]), r.at, r.typ, r.peer, string(r.ev)); err != nil {
-			return nil, fmt.Errorf("insert entry %d: %w", seq, err)
-		}
-		entries[i] = Entry{Seq: seq, Prev: prev, Hash: h, Event: r.ev}
-		prev = h
+		entries[i] = Entry{Seq: seq, Index: i, Prev: prev, Hash: h, Event: r.ev}
 	}
+	prev = h
 	if _, err := tx.ExecContext(ctx, l.d.q("UPDATE audit_head SET seq = ?, hash = ? WHERE id = 1"), seq, hex.EncodeToString(prev[:])); err != nil {
 		return nil, fmt.Errorf("update head: %w", err)
 	}

@@ -105,7 +105,7 @@ func TestLedgerChains(t *testing.T) {
 			if i > 0 && e.Prev != es[i-1].Hash {
 				t.Fatalf("entry %d does not name the hash of entry %d", e.Seq, es[i-1].Seq)
 			}
-			if Link(e.Prev, e.Seq, e.Event) != e.Hash {
+			if LinkBatch(e.Prev, e.Seq, [][]byte{e.Event}) != e.Hash || e.Index != 0 {
 				t.Fatalf("entry %d: hash is not Link of its parts", e.Seq)
 			}
 		}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"encoding/json"
@@ -28,12 +29,12 @@ func (e *ChainError) Error() string {
 	return fmt.Sprintf("audit ledger: entry %d%s: %s", e.Seq, id, e.Reason)
 }
 
-// Verify walks the whole chain from its first entry and checks every link:
-// the numbering has no gap, each entry names the hash of the one before,
-// each hash is that of the entry's own bytes, each event is a valid
-// CloudEvent whose columns agree with it, and the head names the last
-// entry. It returns the number of entries checked, and a *ChainError for
-// the first entry that fails.
+// Verify walks the whole chain from its first link and checks every one:
+// the numbering has no gap, each link names the hash of the one before,
+// each hash is that of the link's own bytes, each event is a valid
+// CloudEvent and the link's columns agree with its events, and the head
+// names the last link. It returns the number of events checked, and a
+// *ChainError for the first link that fails.
 func (l *Ledger) Verify(ctx context.Context) (int64, error) {
 	var headSeq int64
 	var headHex string
@@ -46,63 +47,82 @@ func (l *Ledger) Verify(ctx context.Context) (int64, error) {
 	}
 	defer rows.Close()
 	var prev [32]byte
-	var n int64
+	var n, events int64
 	for rows.Next() {
 		var (
 			seq, at                          int64
 			prevHex, hashHex, typ, peer, raw string
 		)
 		if err := rows.Scan(&seq, &prevHex, &hashHex, &at, &typ, &peer, &raw); err != nil {
-			return n, fmt.Errorf("audit ledger: read entries: %w", err)
+			return events, fmt.Errorf("audit ledger: read entries: %w", err)
 		}
 		want := n + 1
-		var ev Event
-		jerr := json.Unmarshal([]byte(raw), &ev)
-		bad := func(reason string, a ...any) error {
-			return &ChainError{Seq: seq, EventID: ev.ID, Reason: fmt.Sprintf(reason, a...)}
+		lines := [][]byte{[]byte(raw)}
+		if typ == batchType {
+			lines = bytes.Split([]byte(raw), []byte{'\n'})
+		}
+		// The first event's id names the link until one at fault is
+		// known.
+		var first Event
+		json.Unmarshal(lines[0], &first)
+		bad := func(id, reason string, a ...any) error {
+			return &ChainError{Seq: seq, EventID: id, Reason: fmt.Sprintf(reason, a...)}
 		}
 		if seq != want {
-			return n, &ChainError{Seq: want, Reason: fmt.Sprintf("missing: the next entry stored is %d (deleted or renumbered)", seq)}
+			return events, &ChainError{Seq: want, Reason: fmt.Sprintf("missing: the next entry stored is %d (deleted or renumbered)", seq)}
 		}
 		p, err := parseHash(prevHex)
 		if err != nil {
-			return n, bad("previous hash unreadable: %v", err)
+			return events, bad(first.ID, "previous hash unreadable: %v", err)
 		}
 		if p != prev {
-			return n, bad("does not follow entry %d: it names another previous hash (moved, or an entry before it was replaced)", seq-1)
+			return events, bad(first.ID, "does not follow entry %d: it names another previous hash (moved, or an entry before it was replaced)", seq-1)
 		}
 		h, err := parseHash(hashHex)
 		if err != nil {
-			return n, bad("hash unreadable: %v", err)
+			return events, bad(first.ID, "hash unreadable: %v", err)
 		}
-		if Link(prev, seq, []byte(raw)) != h {
-			return n, bad("its hash does not match its content (edited)")
+		if typ == batchType {
+			if LinkBatch(prev, seq, lines) != h {
+				return events, bad(first.ID, "its hash does not match its content (edited)")
+			}
+		} else if Link(prev, seq, []byte(raw)) != h {
+			return events, bad(first.ID, "its hash does not match its content (edited)")
 		}
-		if jerr != nil {
-			return n, bad("event is not JSON: %v", jerr)
+		var last int64
+		for i, line := range lines {
+			var ev Event
+			if err := json.Unmarshal(line, &ev); err != nil {
+				return events, bad("", "event %d is not JSON: %v", i, err)
+			}
+			if err := ev.validate(); err != nil {
+				return events, bad(ev.ID, "event %d: %v", i, err)
+			}
+			if typ != batchType && (ev.Time.UnixMilli() != at || ev.Type != typ || peerOf(&ev) != peer) {
+				return events, bad(ev.ID, "its time, type or peer columns disagree with its event (edited)")
+			}
+			last = max(last, ev.Time.UnixMilli())
 		}
-		if err := ev.validate(); err != nil {
-			return n, bad("%v", err)
-		}
-		if ev.Time.UnixMilli() != at || ev.Type != typ || peerOf(&ev) != peer {
-			return n, bad("its time, type or peer columns disagree with its event (edited)")
+		if typ == batchType && (at != last || peer != "") {
+			return events, bad(first.ID, "its time or peer columns disagree with its events (edited)")
 		}
 		prev = h
 		n = seq
+		events += int64(len(lines))
 	}
 	if err := rows.Err(); err != nil {
-		return n, fmt.Errorf("audit ledger: read entries: %w", err)
+		return events, fmt.Errorf("audit ledger: read entries: %w", err)
 	}
 	if headSeq != n {
 		if headSeq > n {
-			return n, &ChainError{Seq: n + 1, Reason: fmt.Sprintf("missing: the head names entry %d as the last (entries cut off the end)", headSeq)}
+			return events, &ChainError{Seq: n + 1, Reason: fmt.Sprintf("missing: the head names entry %d as the last (entries cut off the end)", headSeq)}
 		}
-		return n, &ChainError{Seq: headSeq + 1, Reason: "written outside the ledger: the head names an earlier entry as the last"}
+		return events, &ChainError{Seq: headSeq + 1, Reason: "written outside the ledger: the head names an earlier entry as the last"}
 	}
 	if headHex != hex.EncodeToString(prev[:]) {
-		return n, &ChainError{Seq: n, Reason: "the head names another hash for the last entry"}
+		return events, &ChainError{Seq: n, Reason: "the head names another hash for the last entry"}
 	}
-	return n, nil
+	return events, nil
 }
 
 // Filter selects entries for Entries. The zero Filter selects all.
@@ -117,37 +137,36 @@ type Filter struct {
 	Limit int
 }
 
-// Entries returns the entries f selects, oldest first. It does not verify
-// the chain; Verify does.
+// Entries returns the events f selects, oldest first, each with its
+// link's place and hashes. It does not verify the chain; Verify does.
 func (l *Ledger) Entries(ctx context.Context, f Filter) ([]Entry, error) {
-	q := "SELECT seq, prev, hash, event FROM audit_entries WHERE 1 = 1"
+	// The columns narrow the links to read; the events of a batch are
+	// filtered one by one.
+	q := "SELECT seq, prev, hash, type, event FROM audit_entries WHERE 1 = 1"
 	var args []any
 	if !f.Since.IsZero() {
 		q += " AND at >= ?"
 		args = append(args, f.Since.UnixMilli())
 	}
 	if f.Peer != "" {
-		q += " AND peer = ?"
-		args = append(args, f.Peer)
+		q += " AND (peer = ? OR type = ?)"
+		args = append(args, f.Peer, batchType)
 	}
 	if f.Type != "" {
-		q += " AND type = ?"
-		args = append(args, f.Type)
+		q += " AND (type = ? OR type = ?)"
+		args = append(args, f.Type, batchType)
 	}
 	q += " ORDER BY seq DESC"
-	if f.Limit > 0 {
-		q += fmt.Sprintf(" LIMIT %d", f.Limit)
-	}
 	rows, err := l.db.QueryContext(ctx, l.d.q(q), args...)
 	if err != nil {
 		return nil, fmt.Errorf("audit ledger: read entries: %w", err)
 	}
 	defer rows.Close()
 	var out []Entry
-	for rows.Next() {
+	for rows.Next() && (f.Limit <= 0 || len(out) < f.Limit) {
 		var e Entry
-		var prevHex, hashHex, raw string
-		if err := rows.Scan(&e.Seq, &prevHex, &hashHex, &raw); err != nil {
+		var prevHex, hashHex, typ, raw string
+		if err := rows.Scan(&e.Seq, &prevHex, &hashHex, &typ, &raw); err != nil {
 			return nil, fmt.Errorf("audit ledger: read entries: %w", err)
 		}
 		if e.Prev, err = parseHash(prevHex); err != nil {
@@ -156,8 +175,24 @@ func (l *Ledger) Entries(ctx context.Context, f Filter) ([]Entry, error) {
 		if e.Hash, err = parseHash(hashHex); err != nil {
 			return nil, fmt.Errorf("audit ledger: entry %d: %w", e.Seq, err)
 		}
-		e.Event = json.RawMessage(raw)
-		out = append(out, e)
+		if typ != batchType {
+			e.Event = json.RawMessage(raw)
+			out = append(out, e)
+			continue
+		}
+		lines := bytes.Split([]byte(raw), []byte{'\n'})
+		for i := len(lines) - 1; i >= 0 && (f.Limit <= 0 || len(out) < f.Limit); i-- {
+			var ev Event
+			if err := json.Unmarshal(lines[i], &ev); err != nil {
+				return nil, fmt.Errorf("audit ledger: entry %d, event %d: %w", e.Seq, i, err)
+			}
+			if (!f.Since.IsZero() && ev.Time.Before(f.Since)) || (f.Peer != "" && peerOf(&ev) != f.Peer) || (f.Type != "" && ev.Type != f.Type) {
+				continue
+			}
+			one := e
+			one.Index, one.Event = i, json.RawMessage(lines[i])
+			out = append(out, one)
+		}
 	}
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("audit ledger: read entries: %w", err)

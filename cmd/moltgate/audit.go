@@ -132,7 +132,8 @@ func runAuditShow(ctx context.Context, e *env, args []string) error {
 		}
 		var dec audit.Decision
 		json.Unmarshal(ev.Data, &dec) // a receipt's data has other members: its summary stays short
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\n", en.Seq, ev.Time.Format(time.RFC3339), strings.TrimPrefix(ev.Type, "dev.moltgate."),
+		// An entry is addressed by its link and its place in it.
+		fmt.Fprintf(tw, "%d.%d\t%s\t%s\t%s\t%s\n", en.Seq, en.Index, ev.Time.Format(time.RFC3339), strings.TrimPrefix(ev.Type, "dev.moltgate."),
 			orDash(dec.Peer), summary(dec))
 	}
 	tw.Flush()
