@@ -315,49 +315,11 @@ func (x *scanCtx) step(p, done int) int {
 		j++
 	}
 	x.noteWord(i, j, m)
-	if i == p && j+2 < n && s[j] == ',' && s[j+1] == ' ' && isUpper(s[j+2]) && isUpper(s[p]) {
-		// "Hannah, Anthony, Derek and Anna": a list of given names?
-		if e := x.nameList(p); e > j {
+	if i == p && k&(cUpper|cHigh) != 0 {
+		// A capitalised word (or one of ideographs): the name rules.
+		if e := x.capitalWord(p, j, k, m); e > p {
 			return e
 		}
-	}
-	if i == p && k&(cUpper|cHigh) != 0 && j+5 < n && (s[j] == ',' || strings.HasPrefix(s[j:], " and ")) && personPluralNear(s, i, j) {
-		// "founders: Kónya, Becker and Vasquez", "Marrero and Murphy were engineers"?
-		if e := x.personList(p); e > j {
-			return e
-		}
-	}
-	if i == p && j+1 < n && s[j] == ' ' && (isUpper(s[j+1]) || s[j+1] >= 0x80 || s[j+1] == 'd' || s[j+1] == 'v') && k&(cUpper|cHigh) != 0 {
-		// Two capitalised words: a given name and a surname?
-		if e := x.namePair(p, j); e > j {
-			return e
-		}
-	}
-	if i == p && k&(cUpper|cHigh) != 0 && j-i >= 3 && j-i <= 20 {
-		// A given name alone, with a cue that makes it a person's?
-		if isGivenName(s[i:j]) {
-			if e := x.singleName(p, j); e > p {
-				return e
-			}
-		} else if e := x.loneSurname(p, j, speechAround(s, i, j)); e > p {
-			// A surname alone, or a name no list knows?
-			return e
-		}
-	}
-	if i == p && s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 9 && (m&cDigit != 0 || j+1 < n && s[j] == ' ' && isDigit(s[j+1])) {
-		// Ideographs with digits: an address in Chinese or Japanese?
-		if e := x.cjkAddressAt(p); e > p {
-			return e
-		}
-	}
-	if i == p && s[p] >= 0xE4 && s[p] <= 0xE9 && j+1 < n && s[j] == ' ' && s[j+1] >= 0xE4 {
-		// Ideographs, a space and ideographs: a Japanese name set in other text?
-		if e := x.cjkNameAt(p); e > p {
-			return e
-		}
-	}
-	if !x.personCue && i == p && j-i <= 10 && k&cUpper != 0 && (personWords.hasFold(s[i:j]) || firstPersonOpener(s, i, j)) {
-		x.personCue = true
 	}
 	if j-i == 2 && m == cUpper && j+1 < n && s[j] == ' ' && isDigit(s[j+1]) {
 		// "AB 12 34 56 C": a national insurance number written in pairs.
@@ -396,6 +358,60 @@ func (x *scanCtx) step(p, done int) int {
 		}
 	}
 	return j
+}
+
+// capitalWord tries the rules for a word s[p:j] that starts with a capital or a byte from 0x80
+// up (k is its first byte's class, m the classes of its bytes): names in lists, pairs and alone,
+// and in Chinese and Japanese script. It returns where scanning resumes, or p.
+func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
+	s := x.s
+	n := len(s)
+	i := p
+	if j+2 < n && s[j] == ',' && s[j+1] == ' ' && isUpper(s[j+2]) && isUpper(s[p]) {
+		// "Hannah, Anthony, Derek and Anna": a list of given names?
+		if e := x.nameList(p); e > j {
+			return e
+		}
+	}
+	if j+5 < n && (s[j] == ',' || strings.HasPrefix(s[j:], " and ")) && personPluralNear(s, i, j) {
+		// "founders: Kónya, Becker and Vasquez", "Marrero and Murphy were engineers"?
+		if e := x.personList(p); e > j {
+			return e
+		}
+	}
+	if j+1 < n && s[j] == ' ' && (isUpper(s[j+1]) || s[j+1] >= 0x80 || s[j+1] == 'd' || s[j+1] == 'v') {
+		// Two capitalised words: a given name and a surname?
+		if e := x.namePair(p, j); e > j {
+			return e
+		}
+	}
+	if j-i >= 3 && j-i <= 20 {
+		// A given name alone, with a cue that makes it a person's?
+		if isGivenName(s[i:j]) {
+			if e := x.singleName(p, j); e > p {
+				return e
+			}
+		} else if e := x.loneSurname(p, j, speechAround(s, i, j)); e > p {
+			// A surname alone, or a name no list knows?
+			return e
+		}
+	}
+	if s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 9 && (m&cDigit != 0 || j+1 < n && s[j] == ' ' && isDigit(s[j+1])) {
+		// Ideographs with digits: an address in Chinese or Japanese?
+		if e := x.cjkAddressAt(p); e > p {
+			return e
+		}
+	}
+	if s[p] >= 0xE4 && s[p] <= 0xE9 && j+1 < n && s[j] == ' ' && s[j+1] >= 0xE4 {
+		// Ideographs, a space and ideographs: a Japanese name set in other text?
+		if e := x.cjkNameAt(p); e > p {
+			return e
+		}
+	}
+	if !x.personCue && j-i <= 10 && k&cUpper != 0 && (personWords.hasFold(s[i:j]) || firstPersonOpener(s, i, j)) {
+		x.personCue = true
+	}
+	return p
 }
 
 // afterStop reports whether the separators just before p hold a full stop. No cue reaches a
