@@ -219,7 +219,8 @@ func (x *scanCtx) quietNumber(i, j int) bool {
 	for p > 0 && s[p] == ' ' {
 		p--
 	}
-	if p > 0 && s[p] == '.' {
+	dot := p > 0 && s[p] == '.'
+	if dot {
 		p--
 	}
 	q := p
@@ -231,7 +232,13 @@ func (x *scanCtx) quietNumber(i, j int) bool {
 			return false
 		}
 	}
-	if pw, ok := wordBefore(s, i); ok && pw.b-pw.a < 30 && (capitalized(s, pw) || streetWords.hasFold(s[pw.a:pw.b])) {
+	// The word before, as wordBefore reads it: the letters just read back, when they were
+	// all of it (what stopped the reading is no part of a word), else read again.
+	pw, ok := word{q + 1, p + 1}, q < p
+	if dot || p < 1 || s[p] == ' ' || q >= 0 && (q <= p-10 || inWordTab[s[q]]) {
+		pw, ok = wordBefore(s, i)
+	}
+	if ok && pw.b-pw.a < 30 && (capitalized(s, pw) || streetWords.hasFold(s[pw.a:pw.b])) {
 		return false
 	}
 	return !isLowerText(s, i, j)
