@@ -89,6 +89,18 @@ var vocabBloom = func() (b bloom) {
 	return b
 }()
 
+// vocabBloom4 holds the first four bytes (case-folded as fold4 folds them) of every first word
+// of the vocabulary that has four: a word of the text that starts with four ASCII letters is
+// looked up only when it begins as one of them, which "the", "with" and "from" do not.
+var vocabBloom4 = func() (b bloom) {
+	for w := range healthVocab {
+		if len(w) >= 4 {
+			b.set(fold4(w, 0))
+		}
+	}
+	return b
+}()
+
 // healthVocabScan reports health vocabulary in x.s at word starts, adding a finding for each
 // (emit) or returning at the first (emit false, for a test of a value). It returns whether it
 // found any.

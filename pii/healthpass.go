@@ -28,6 +28,7 @@ func (x *scanCtx) healthPass() {
 				continue
 			}
 			var k3 uint32 // fold3(s, i), from the term filter's load where there is one
+			vocab := false
 			if i+3 < n {
 				k := binary.LittleEndian.Uint32(b[i:]) | 0x20202020
 				k3 = k & 0xffffff
@@ -35,13 +36,20 @@ func (x *scanCtx) healthPass() {
 					isUpper(s[i]) && isDigit(s[i+1]) {
 					x.healthWord(i)
 				}
+				if c := k >> 24; k&0x80808080 == 0 && c >= 'a' && c <= 'z' {
+					// Four ASCII letters: a first word of the vocabulary has them.
+					vocab = vocabBloom4.has(k)
+				} else {
+					vocab = vocabBloom.has(k3)
+				}
 			} else {
 				if i+2 < n {
 					x.healthWord(i)
 				}
 				k3 = fold3(s, i)
+				vocab = vocabBloom.has(k3)
 			}
-			if vocabBloom.has(k3) {
+			if vocab {
 				if e := vocabAt(s, i); e > i {
 					x.add(TypeHealth, i, e, 0.8, "health.vocabulary")
 				}
