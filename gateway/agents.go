@@ -14,33 +14,15 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/moltgate/moltgate/gateway/roster"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
 
 // LocalAgent is an agent this gateway runs or admits, as `moltgate agent
-// add` records it in DIR/agents/ID.json.
-type LocalAgent struct {
-	// ID is the agent's id: its MoltSpeak agent name and its
-	// OPENSENTIENCE_AGENT_ID.
-	ID string `json:"id"`
-	// Exec is the command and arguments to launch; empty for an agent that
-	// is started elsewhere and admitted with a provisioned token.
-	Exec []string `json:"exec,omitempty"`
-	// Capabilities are published in the directory besides the agent's
-	// registered tools.
-	Capabilities []string `json:"capabilities,omitempty"`
-	// MaxCls is the highest classification the agent may send or receive.
-	MaxCls wire.Class `json:"max_cls"`
-	// QueryTool is the tool that answers "query" messages.
-	QueryTool string `json:"query_tool,omitempty"`
-	// Approval holds every call to this agent for a local human.
-	Approval bool `json:"approval,omitempty"`
-	// Visibility of the agent's directory entry: public, unlisted or
-	// private. Default public.
-	Visibility string `json:"visibility,omitempty"`
-}
+// add` records it in DIR/agents/ID.json (see roster.Record).
+type LocalAgent = roster.Record
 
 // AddAgentOptions are the choices of moltgate agent add.
 type AddAgentOptions struct {
@@ -167,7 +149,7 @@ func readAgent(path string) (*LocalAgent, error) {
 	if a.ID+".json" != filepath.Base(path) {
 		return nil, &ConfigError{Key: file + ": id", Msg: fmt.Sprintf("%q does not match the file name", a.ID)}
 	}
-	if err := a.Validate(); err != nil {
+	if err := validateAgent(a); err != nil {
 		var ce *ConfigError
 		if errors.As(err, &ce) {
 			ce.Key = file + ": " + ce.Key
@@ -260,9 +242,9 @@ func recordFileError(file string, err error) error {
 // classChoice is what a ceiling must be.
 const classChoice = "must be one of pub, int, conf, pii, sec"
 
-// Validate checks a record as moltgate agent add would write it. A mistake
-// is a *ConfigError naming the key.
-func (a *LocalAgent) Validate() error {
+// validateAgent checks a record as moltgate agent add would write it. A
+// mistake is a *ConfigError naming the key.
+func validateAgent(a *LocalAgent) error {
 	bad := func(key, format string, args ...any) error {
 		return &ConfigError{Key: key, Msg: fmt.Sprintf(format, args...)}
 	}

@@ -162,9 +162,9 @@ func TestReplyToAnotherAgent(t *testing.T) {
 	id := pendingID(t, acme)
 	data, _ := wire.ValueOf(map[string]string{"text": "confidential"})
 	r := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRespond, Re: id,
-		From: globex.s.agent("echo").id.Sender(), To: wire.Ref{Agent: "high", Org: "acme"}, Cls: wire.Conf,
+		From: globex.s.roster.Agent("echo").Identity.Sender(), To: wire.Ref{Agent: "high", Org: "acme"}, Cls: wire.Conf,
 		Payload: &wire.RespondPayload{Status: "success", Data: data}}
-	postAs(t, ctx, globex, acme, r, globex.s.agent("echo").id.Signing)
+	postAs(t, ctx, globex, acme, r, globex.s.roster.Agent("echo").Identity.Signing)
 	// Not the call's answer: it goes on, and ends with the real one.
 	if err := <-done; err != nil || strings.Contains(string(out), "confidential") {
 		t.Fatalf("low, whose ceiling is int, got %s %v, want the answer of its own call", out, err)
@@ -187,11 +187,11 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 			defer cancel()
 			ping := func() *wire.Message {
 				return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
-					From: acme.s.agent("client").id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
+					From: acme.s.roster.Agent("client").Identity.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 					Payload: &wire.PingPayload{Nonce: "n"}}
 			}
 			old := acme.s.peers.Get("globex")
-			if err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
+			if err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.roster.Agent("client").Identity.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
 				t.Fatalf("call while globex is a peer: %v", err)
 			}
 			if err := os.Remove(filepath.Join(acme.dir.PeersDir(), "globex.json")); err != nil {
@@ -206,7 +206,7 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 			// nothing of a new one.
 			const established = `"msg":"session established"`
 			before := strings.Count(globex.logs(), established)
-			err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil })
+			err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.roster.Agent("client").Identity.Signing, func(*wire.Message) (bool, error) { return true, nil })
 			if err == nil {
 				t.Fatal("a call went to a former peer")
 			}
@@ -241,11 +241,11 @@ func TestReimportedPeerTakesTheCall(t *testing.T) {
 			defer cancel()
 			ping := func() *wire.Message {
 				return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
-					From: acme.s.agent("client").id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
+					From: acme.s.roster.Agent("client").Identity.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 					Payload: &wire.PingPayload{Nonce: "n"}}
 			}
 			old := acme.s.peers.Get("globex")
-			if err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.agent("client").id.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
+			if err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.roster.Agent("client").Identity.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
 				t.Fatalf("call while globex is a peer: %v", err)
 			}
 			// Imported again as a reload imports a changed peer: a new
@@ -256,7 +256,7 @@ func TestReimportedPeerTakesTheCall(t *testing.T) {
 			}
 			acme.s.peers.Put(next)
 			var answered bool
-			err = acme.s.peers.SendVia(ctx, old, ping(), acme.s.agent("client").id.Signing, func(m *wire.Message) (bool, error) {
+			err = acme.s.peers.SendVia(ctx, old, ping(), acme.s.roster.Agent("client").Identity.Signing, func(m *wire.Message) (bool, error) {
 				answered = m.Op == wire.OpPong
 				return true, nil
 			})
@@ -404,9 +404,9 @@ func TestLateConsentAnswer(t *testing.T) {
 
 	// A grant nobody asked for.
 	r := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpConsent, Re: pipeline.NewMessageID(rand.Reader),
-		From: globex.s.agent("echo").id.Sender(), To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Int,
+		From: globex.s.roster.Agent("echo").Identity.Sender(), To: wire.Ref{Agent: "client", Org: "acme"}, Cls: wire.Int,
 		Payload: &wire.ConsentPayload{Action: "grant", DataTypes: []string{"email"}, Purpose: "support", Proof: res.ans.Proof}}
-	if st := postAs(t, ctx, globex, acme, r, globex.s.agent("echo").id.Signing); st == http.StatusOK || st == http.StatusAccepted {
+	if st := postAs(t, ctx, globex, acme, r, globex.s.roster.Agent("echo").Identity.Signing); st == http.StatusOK || st == http.StatusAccepted {
 		t.Fatalf("a grant that answers nothing asked was taken: %d", st)
 	}
 }

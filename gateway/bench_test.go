@@ -61,12 +61,12 @@ func benchPair(b *testing.B, transport string) (rt func(), raw func(), signed in
 	rt() // the handshake
 
 	// The request as Query builds it, signed, for the yardstick.
-	st := acme.s.agent("client")
+	st := acme.s.roster.Agent("client")
 	in, _ := wire.Parse(input, 0)
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpTool,
-		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Conf, Exp: time.Now().Add(time.Minute).UnixMilli(),
-		Payload: &wire.ToolPayload{Action: "invoke", Tool: "echo", Input: in}, Cap: []string{"tool.invoke"}, Ext: st.local().CapabilityExt()}
-	body, err := crypto.Sign(acme.s.codec, m, st.id.Signing)
+		From: st.Identity.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Conf, Exp: time.Now().Add(time.Minute).UnixMilli(),
+		Payload: &wire.ToolPayload{Action: "invoke", Tool: "echo", Input: in}, Cap: []string{"tool.invoke"}, Ext: localAgent(st).CapabilityExt()}
+	body, err := crypto.Sign(acme.s.codec, m, st.Identity.Signing)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -74,7 +74,7 @@ func benchPair(b *testing.B, transport string) (rt func(), raw func(), signed in
 	if err != nil {
 		b.Fatal(err)
 	}
-	sk := st.id.Signing.Std()
+	sk := st.Identity.Signing.Std()
 	pk := sk.Public().(ed25519.PublicKey)
 	raw = func() {
 		for range 2 {

@@ -138,7 +138,7 @@ func startAgents(t testing.TB, d Dir, ls *Listeners, transport string, o Options
 			t.Errorf("Serve: %v", err)
 		}
 	})
-	for id := range s.localAgents() {
+	for id := range s.roster.All() {
 		tok, err := s.core.ProvisionToken(id, time.Minute)
 		if err != nil {
 			t.Fatal(err)

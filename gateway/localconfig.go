@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"io"
 	"net"
 	"path/filepath"
 	"time"
@@ -91,8 +92,8 @@ func (s *Server) listenCore() (net.Listener, error) {
 	return l, nil
 }
 
-// credentials is the store of the agents' credentials in d, which the
+// agentCredentials is the store of the agents' credentials in d, which the
 // command that issues them writes too.
-func (s *Server) credentials(d Dir) *credential.Store {
-	return &credential.Store{Dir: d.CredentialsDir(), Rand: s.rand, Now: s.now}
+func agentCredentials(d Dir, rand io.Reader, now func() time.Time) *credential.Store {
+	return &credential.Store{Dir: d.CredentialsDir(), Rand: rand, Now: now}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/gateway/roster"
 	"github.com/moltgate/moltgate/gateway/trail"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -42,25 +43,25 @@ func (o localObserver) CallerTrace(ctx context.Context, parent, state string) co
 type localAgents struct{ s *Server }
 
 func (a localAgents) Agent(id string) (local.Agent, bool) {
-	st := a.s.agent(id)
+	st := a.s.roster.Agent(id)
 	if st == nil {
 		return local.Agent{}, false
 	}
-	return st.local(), true
+	return localAgent(st), true
 }
 
 func (a localAgents) Only() (local.Agent, bool) {
-	if agents := a.s.localAgents(); len(agents) == 1 {
+	if agents := a.s.roster.All(); len(agents) == 1 {
 		for _, st := range agents {
-			return st.local(), true
+			return localAgent(st), true
 		}
 	}
 	return local.Agent{}, false
 }
 
-// local is the agent as the local room sees it.
-func (st *agentState) local() local.Agent {
-	return local.Agent{ID: st.spec.ID, QueryTool: st.spec.QueryTool, Identity: st.id, Caps: st.caps}
+// localAgent is the agent as the local room sees it.
+func localAgent(st *roster.Agent) local.Agent {
+	return local.Agent{ID: st.Spec.ID, QueryTool: st.Spec.QueryTool, Identity: st.Identity, Caps: st.Caps}
 }
 
 // localPeers are the peers as local callers reach them.

@@ -23,9 +23,11 @@ import (
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/gateway/revoke"
+	"github.com/moltgate/moltgate/gateway/roster"
 	"github.com/moltgate/moltgate/gateway/trail"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
+	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/outage"
 	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
@@ -71,7 +73,6 @@ func Open(opts Options) (*Server, error) {
 		cfg: cfg, cfgSeen: cfgText, dir: d, now: opts.Now, rand: opts.Rand,
 		codec: wire.NewCodec(cfg.WireLimits()),
 		org:   org, box: crypto.NewBox(org.Encryption, 0),
-		passphrase: bytes.Clone(opts.Passphrase),
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	s.quitting, s.quit = context.WithCancel(context.Background())
@@ -114,7 +115,7 @@ func Open(opts Options) (*Server, error) {
 	s.trust = TrustStore(org, imported)
 	// Stamped before reading, so that a record written meanwhile is read
 	// again once serving.
-	s.agentsSeen = s.agentsStamp()
+	s.agentsSeen = dirStamp(d.AgentsDir())
 	agents, err := LoadAgents(d)
 	if err != nil {
 		return nil, openErr(err)
@@ -295,7 +296,7 @@ func Open(opts Options) (*Server, error) {
 		PeerGates: limit.NewGates(cfg.Rate.PeerConcurrency), Flight: s.flight,
 		Closing:           s.closing.Load,
 		IsPeer:            func(org string) bool { return s.peers.Get(org) != nil },
-		HasAgent:          func(id string) bool { return s.agent(id) != nil },
+		HasAgent:          func(id string) bool { return s.roster.Agent(id) != nil },
 		CheckRegistration: func(m *wire.Message) error { return s.registry.CheckContent(m) },
 		CheckPeer:         s.revoked.CheckPeer,
 		Replies:           trail.Replies{Receipts: s.receipts, Next: s.peers}, Route: routes{s},
@@ -321,12 +322,34 @@ func Open(opts Options) (*Server, error) {
 		}
 	}
 
+	// The local agents, each certified, before the local bridge hears of
+	// any: its reports read them from another goroutine.
+	passphrase := bytes.Clone(opts.Passphrase) // unlocks the keys of agents added while serving
+	s.roster, err = roster.New(roster.Config{
+		Self:     func() *identity.Agent { return s.org },
+		Records:  func() ([]*LocalAgent, error) { return LoadAgents(d) },
+		Identity: func(id string) (*identity.Agent, error) { return LoadAgentIdentity(d, id, passphrase) },
+		KeyPath:  d.AgentKeyPath,
+		Named: func(err error) bool {
+			var ce *ConfigError
+			return errors.As(err, &ce)
+		},
+		CertTTL: cfg.Security.CertTTL.D(), WithdrawAfter: cfg.Local.WithdrawAfter.D(),
+		Directory: rosterDirectory{s}, Ceilings: s.policy,
+		Reported: s.feed.Agent, Withdrawn: s.feed.Withdrawn, Closing: s.closing.Load,
+		Log: s.log, Now: s.now,
+	}, agents)
+	if err != nil {
+		s.closeStorage()
+		return nil, openErr(err)
+	}
+
 	// The local bridge.
 	s.approvals = &localbridge.Approvals{}
 	s.core = localbridge.NewCore(localbridge.Config{
 		Logger: s.log.With("component", "localbridge"), Approver: s.approvals,
-		OnAgentChange: s.agentChanged, Environ: opts.Environ, Rand: s.rand, Now: s.now,
-		Credentials: s.credentials(d),
+		OnAgentChange: s.roster.Changed, Environ: opts.Environ, Rand: s.rand, Now: s.now,
+		Credentials: agentCredentials(d, s.rand, s.now),
 		PeerUIDs:    cfg.agentUIDs(os.Getuid()),
 		// An agent's tools are its capabilities in the directory and in its pong, which
 		// list no more than this.
@@ -338,23 +361,9 @@ func Open(opts Options) (*Server, error) {
 		MaxInFlight: max(1, min(256, cfg.Limits.MaxInFlight/4)),
 		MaxQueued:   max(1, cfg.Limits.MaxInFlight/4),
 	})
-	// Every agent's state is in place before the local bridge hears of any,
-	// since its notifications read it from another goroutine.
-	states := make(map[string]*agentState, len(agents))
-	for _, a := range agents {
-		st, err := s.newAgentState(a, now)
-		if err != nil {
-			s.closeStorage()
-			return nil, openErr(err)
-		}
-		states[a.ID] = st
-	}
-	s.agents.Store(&states)
-	for _, a := range agents {
-		if err := s.core.AddAgent(a.bridgeSpec()); err != nil {
-			s.closeStorage()
-			return nil, fmt.Errorf("open gateway: agent %s: %w", a.ID, err)
-		}
+	if err := s.roster.Launch(s.core); err != nil {
+		s.closeStorage()
+		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 	s.local = local.New(local.Config{
 		Org: cfg.Org, Signer: org, Core: s.core, Agents: localAgents{s}, Pipe: s.pipe, Seal: routes{s},

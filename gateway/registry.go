@@ -6,6 +6,7 @@ import (
 
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/gateway/registry"
+	"github.com/moltgate/moltgate/gateway/roster"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -61,7 +62,7 @@ type registryLocals struct{ s *Server }
 func (l registryLocals) Agents() []localbridge.AgentInfo { return l.s.core.Agents() }
 
 func (l registryLocals) Pong(agent, nonce string) (*wire.PongPayload, bool) {
-	if l.s.agent(agent) == nil {
+	if l.s.roster.Agent(agent) == nil {
 		return nil, false
 	}
 	return l.s.local.Pong(agent, nonce), true
@@ -70,31 +71,18 @@ func (l registryLocals) Pong(agent, nonce string) (*wire.PongPayload, bool) {
 // Registry returns the gateway's registry.
 func (s *Server) Registry() *directory.Registry { return s.registry.Registry() }
 
-// publishAgent keeps a local agent's directory entry in step with what the
-// local bridge knows (registry.Service.Publish).
-//
-// A removed agent's entry is withdrawn by ReloadAgents, which holds
-// publishMu while it does, so a report that comes late finds no agent and
-// writes nothing.
-func (s *Server) publishAgent(info localbridge.AgentInfo) {
-	if info.Status == localbridge.StatusRemoved {
-		return
-	}
-	s.publishMu.Lock()
-	defer s.publishMu.Unlock()
-	st := s.agent(info.ID)
-	if st == nil {
-		return
-	}
-	// Not bgCtx: the local bridge reports agents from inside Open, before
-	// the background context exists.
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	s.registry.Publish(ctx, registry.LocalAgent{
-		ID: info.ID, Capabilities: st.spec.Capabilities, Visibility: st.spec.Visibility,
-		Key: st.id.Signing.Public(), EncKey: st.id.Encryption.Public(), Cert: st.cert.Value(),
+// rosterDirectory is the directory service as the roster publishes the
+// local agents' entries in it.
+type rosterDirectory struct{ s *Server }
+
+func (d rosterDirectory) Publish(ctx context.Context, a *roster.Agent, info localbridge.AgentInfo) {
+	d.s.registry.Publish(ctx, registry.LocalAgent{
+		ID: info.ID, Capabilities: a.Spec.Capabilities, Visibility: a.Spec.Visibility,
+		Key: a.Identity.Signing.Public(), EncKey: a.Identity.Encryption.Public(), Cert: a.Cert.Value(),
 	}, info)
 }
+
+func (d rosterDirectory) Withdraw(ctx context.Context, id string) { d.s.registry.Withdraw(ctx, id) }
 
 // VerifyAttestation checks one discovery result against the registry key
 // of org: see directory.VerifyAttestation.

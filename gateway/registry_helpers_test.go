@@ -14,6 +14,7 @@ import (
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/gateway/roster"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -29,7 +30,7 @@ func (g *testGateway) waitListed(id string) {
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		rec, err := g.s.Registry().Lookup(context.Background(), pid, directory.Viewer{Local: true})
-		if err == nil && (pid.Org != g.s.Org() || g.s.agent(pid.Agent) == nil || rec.Status == directory.StatusAlive) {
+		if err == nil && (pid.Org != g.s.Org() || g.s.roster.Agent(pid.Agent) == nil || rec.Status == directory.StatusAlive) {
 			return
 		}
 		if time.Now().After(deadline) {
@@ -115,7 +116,7 @@ func (g *testGateway) orgAgent(id string) (*identity.Agent, wire.Value) {
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	c, err := g.s.orgIssuer().IssueIdentity(a.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	c, err := roster.Issuer(g.s.org).IssueIdentity(a.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
 	if err != nil {
 		g.t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
+	"github.com/moltgate/moltgate/gateway/roster"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
@@ -117,7 +118,7 @@ func TestDirectoryRegisterOverHTTP(t *testing.T) {
 	badKey := bytes.Replace(acme.signed(globex.s.org, wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}, false),
 		[]byte(`"public_key":"ed25519:`), []byte(`"public_key":"ed25519:AAAA`), 1)
 	bad("bad key", badKey, 400, wire.ErrInvalidProfile)
-	icert, _ := globex.s.orgIssuer().IssueIdentity(impostor.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	icert, _ := roster.Issuer(globex.s.org).IssueIdentity(impostor.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
 	bad("key conflict", acme.signed(impostor, wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: testProfile("", "ext.work"), IdentityCert: icert.Value()}, false), 409, wire.ErrRegistrationConflict)
 	bad("ttl", acme.signed(ext, wire.OpRegister, &wire.RegisterPayload{Action: "renew", TTL: 10}, false), 400, wire.ErrInvalidProfile)
 	ghost, _ := globex.orgAgent("ghost")

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"reflect"
-	"sort"
 	"strings"
 	"time"
 
@@ -211,143 +209,11 @@ func (s *Server) ReloadAgents(ctx context.Context) error {
 	if s.closing.Load() {
 		return ErrServerClosed
 	}
-	s.reloadMu.Lock()
-	defer s.reloadMu.Unlock()
-	records, err := LoadAgents(s.dir)
-	if err != nil {
+	if err := s.roster.Reload(ctx); err != nil {
 		return fmt.Errorf("reload agents: %w", err)
-	}
-	// First everything that can fail, then the changes.
-	type change struct{ old, st *agentState }
-	var changes []change
-	cur := s.localAgents()
-	next := make(map[string]*agentState, len(records))
-	now := s.now()
-	for _, a := range records {
-		old := cur[a.ID]
-		c := change{old: old}
-		switch {
-		case old == nil || !old.key.same(stampOf(s.dir.AgentKeyPath(a.ID))):
-			// New, or removed and added again under a new key.
-			if c.st, err = s.newAgentState(a, now); err != nil {
-				return fmt.Errorf("reload agents: %w", err)
-			}
-		case reflect.DeepEqual(old.spec, a):
-			next[a.ID] = old
-			continue
-		default:
-			st := *old
-			st.spec = a
-			c.st = &st
-		}
-		next[a.ID] = c.st
-		changes = append(changes, c)
-	}
-	var gone []*agentState
-	for id, st := range cur {
-		if next[id] == nil {
-			gone = append(gone, st)
-		}
-	}
-	if len(changes) == 0 && len(gone) == 0 {
-		return nil
-	}
-	sort.Slice(gone, func(i, j int) bool { return gone[i].spec.ID < gone[j].spec.ID })
-
-	// Ceilings before the agents, so that no call meets a new agent
-	// without its own.
-	for _, c := range changes {
-		if err := s.policy.SetAgent(c.st.spec.ID, c.st.spec.MaxCls); err != nil {
-			s.log.Warn("agent ceiling not set", "agent", c.st.spec.ID, "err", err.Error())
-		}
-	}
-	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	s.publishMu.Lock()
-	s.agents.Store(&next)
-	for _, st := range gone {
-		s.registry.Withdraw(wctx, st.spec.ID)
-	}
-	for _, c := range changes {
-		if c.old != nil && c.old.id != c.st.id {
-			s.registry.Withdraw(wctx, c.old.spec.ID) // made under the old key
-		}
-	}
-	s.publishMu.Unlock()
-
-	for _, c := range changes {
-		a := c.st.spec
-		if c.old == nil {
-			if err := s.core.AddAgent(a.bridgeSpec()); err != nil {
-				s.log.Error("agent not started", "agent", a.ID, "err", err.Error())
-				continue
-			}
-			s.log.Info("agent added", "agent", a.ID, "supervised", len(a.Exec) > 0, "max_cls", s.policy.AgentCeiling(a.ID).String())
-			continue
-		}
-		relaunched := false
-		if !reflect.DeepEqual(c.old.spec.bridgeSpec(), a.bridgeSpec()) {
-			if relaunched, err = s.core.UpdateAgent(a.bridgeSpec()); err != nil {
-				s.log.Error("agent not updated", "agent", a.ID, "err", err.Error())
-				continue
-			}
-		}
-		s.republish(wctx, a.ID)
-		s.log.Info("agent updated", "agent", a.ID, "relaunched", relaunched, "max_cls", s.policy.AgentCeiling(a.ID).String())
-	}
-	for _, st := range gone {
-		id := st.spec.ID
-		s.policy.RemoveAgent(id)
-		if err := s.core.RemoveAgent(id); err != nil {
-			s.log.Warn("agent not stopped", "agent", id, "err", err.Error())
-		}
-		s.log.Info("agent removed", "agent", id)
 	}
 	return nil
 }
-
-// republish brings a changed agent's directory entry in step with its new
-// configuration, or withdraws it when it has nothing left to offer.
-func (s *Server) republish(ctx context.Context, id string) {
-	info, ok := s.core.Agent(id)
-	st := s.agent(id)
-	if !ok || st == nil {
-		return
-	}
-	if len(st.spec.Capabilities) == 0 && len(info.Tools) == 0 {
-		s.publishMu.Lock()
-		if s.agent(id) == st {
-			s.registry.Withdraw(ctx, id)
-		}
-		s.publishMu.Unlock()
-		return
-	}
-	s.publishAgent(info)
-}
-
-// fileStamp is what changes on disk when a file is written again.
-type fileStamp struct {
-	mod  time.Time
-	size int64
-	ok   bool
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
-}
-
-func (a fileStamp) same(b fileStamp) bool {
-	return a.ok == b.ok && a.mod.Equal(b.mod) && a.size == b.size
-}
-
-// agentsStamp is what changes on disk when an agent is added, changed or
-// removed: the names, times and sizes of the records. Records are small and
-// few; an edit in place changes the stamp as a rename does.
-func (s *Server) agentsStamp() string { return dirStamp(s.dir.AgentsDir()) }
 
 // dirStamp is the name, modification time and size of each file in dir:
 // it changes when a file is added, removed, replaced or written in place.

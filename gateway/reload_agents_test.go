@@ -253,7 +253,7 @@ func TestReloadAgents(t *testing.T) {
 
 	// A record that does not check changes nothing, and says which key;
 	// nor does a new agent come in with it.
-	before := globex.s.agent("calc")
+	before := globex.s.roster.Agent("calc")
 	writeAgent(t, db, map[string]any{"id": "calc", "exec": []string{"/bin/false"}, "max_cls": "conf", "visibility": "everyone"})
 	if _, err := AddAgent(db, AddAgentOptions{ID: "other", Exec: "/bin/true"}); err != nil {
 		t.Fatal(err)
@@ -263,7 +263,7 @@ func TestReloadAgents(t *testing.T) {
 	if !errors.As(err, &ce) || ce.Key != "agents/calc.json: visibility" {
 		t.Fatalf("invalid record: %v", err)
 	}
-	if globex.s.agent("calc") != before || globex.s.agent("other") != nil {
+	if globex.s.roster.Agent("calc") != before || globex.s.roster.Agent("other") != nil {
 		t.Fatal("a failed reload changed the agents")
 	}
 	if err := hello(); err != nil {

@@ -42,7 +42,7 @@ func TestCertRenewal(t *testing.T) {
 		t.Fatalf("first call: %v", err)
 	}
 	ttl := acme.s.cfg.Security.CertTTL.D()
-	oldGW, oldAgent := acme.s.orgCert.Load(), acme.s.agent("client")
+	oldGW, oldAgent := acme.s.orgCert.Load(), acme.s.roster.Agent("client")
 	if got := time.Duration(oldGW.Expires-oldGW.IssuedAt) * time.Millisecond; got < ttl {
 		t.Fatalf("gateway certificate valid for %v, want cert_ttl %v", got, ttl)
 	}
@@ -50,7 +50,7 @@ func TestCertRenewal(t *testing.T) {
 	// Before half of cert_ttl, nothing is renewed.
 	clk.jump(ttl/2 - time.Hour)
 	acme.s.renewCerts(ctx)
-	if acme.s.orgCert.Load() != oldGW || acme.s.agent("client") != oldAgent {
+	if acme.s.orgCert.Load() != oldGW || acme.s.roster.Agent("client") != oldAgent {
 		t.Fatal("certificates renewed before half of their time")
 	}
 
@@ -58,14 +58,14 @@ func TestCertRenewal(t *testing.T) {
 	clk.jump(2 * time.Hour)
 	acme.s.renewCerts(ctx)
 	globex.s.renewCerts(ctx)
-	newGW, newAgent := acme.s.orgCert.Load(), acme.s.agent("client")
+	newGW, newAgent := acme.s.orgCert.Load(), acme.s.roster.Agent("client")
 	if newGW == oldGW || newGW.Expires <= oldGW.Expires {
 		t.Fatal("gateway certificate not renewed")
 	}
-	if newAgent == oldAgent || newAgent.cert.Expires <= oldAgent.cert.Expires || newAgent.caps[0].Attestation.Expires <= oldAgent.caps[0].Attestation.Expires {
+	if newAgent == oldAgent || newAgent.Cert.Expires <= oldAgent.Cert.Expires || newAgent.Caps[0].Attestation.Expires <= oldAgent.Caps[0].Attestation.Expires {
 		t.Fatal("agent certificates not renewed")
 	}
-	if newAgent.id != oldAgent.id || newAgent.spec != oldAgent.spec {
+	if newAgent.Identity != oldAgent.Identity || newAgent.Spec != oldAgent.Spec {
 		t.Fatal("renewal changed more than the certificates")
 	}
 	for _, g := range []*testGateway{acme, globex} {
@@ -78,7 +78,7 @@ func TestCertRenewal(t *testing.T) {
 	// have ended, and new ones, made with the renewed certificates, carry
 	// the call.
 	clk.jump(ttl/2 + time.Hour)
-	if now := clk.now().UnixMilli(); now <= oldGW.Expires || now <= oldAgent.caps[0].Attestation.Expires {
+	if now := clk.now().UnixMilli(); now <= oldGW.Expires || now <= oldAgent.Caps[0].Attestation.Expires {
 		t.Fatalf("the clock (%s on) is not past the first certificates' end", clk.since(t0))
 	}
 	if err := call(); err != nil {

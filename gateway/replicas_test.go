@@ -77,13 +77,13 @@ func TestReplicasShareReplayWindow(t *testing.T) {
 	// acme seals one ping to globex's agent outside any session: a public
 	// ping needs a valid signature, and the identity certificate that shows,
 	// outside a session, that the sender is acme's.
-	st := acme.s.agent("client")
+	st := acme.s.roster.Agent("client")
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpPing,
-		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
+		From: st.Identity.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 		Payload: &wire.PingPayload{Nonce: "n-1"},
-		Ext:     wire.ObjectValue(wire.Member{Key: pipeline.ExtIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.cert.Value()})})}
+		Ext:     wire.ObjectValue(wire.Member{Key: pipeline.ExtIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.Cert.Value()})})}
 	peer := acme.s.peers.Get("globex").Peer()
-	env, err := crypto.SealMessage(acme.s.codec, m, st.id.Signing, acme.s.box, peer.EncKey)
+	env, err := crypto.SealMessage(acme.s.codec, m, st.Identity.Signing, acme.s.box, peer.EncKey)
 	if err != nil {
 		t.Fatal(err)
 	}

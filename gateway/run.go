@@ -165,7 +165,7 @@ func (s *Server) Serve(ls *Listeners) error {
 
 	s.held.release()
 	s.log.Info("gateway serving", "org", s.cfg.Org, "https", ls.HTTP.Addr().String(), "grpc", ls.GRPC.Addr().String(),
-		"tls", s.cfg.TLSEnabled(), "agents", len(s.localAgents()))
+		"tls", s.cfg.TLSEnabled(), "agents", s.roster.Len())
 
 	errc := make(chan error, 5)
 	var wg sync.WaitGroup
@@ -380,7 +380,7 @@ func (s *Server) startBackground() {
 	}
 	tick(max(s.cfg.Directory.MaxTTL.D()/3, time.Minute), func(context.Context) {
 		for _, info := range s.core.Agents() {
-			s.publishAgent(info)
+			s.roster.Publish(info)
 		}
 	})
 	tick(renewEvery(s.cfg.Security.CertTTL.D()), s.renewCerts)
@@ -402,7 +402,7 @@ func (s *Server) startBackground() {
 				s.log.Warn("peers not reloaded", "err", err.Error())
 			}
 		}
-		if st := s.agentsStamp(); st != s.agentsSeen {
+		if st := dirStamp(s.dir.AgentsDir()); st != s.agentsSeen {
 			s.agentsSeen = st
 			if err := s.ReloadAgents(ctx); err != nil && !errors.Is(err, ErrServerClosed) {
 				s.log.Warn("agents not reloaded", "err", err.Error())

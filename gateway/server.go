@@ -24,6 +24,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
 	"github.com/moltgate/moltgate/gateway/revoke"
+	"github.com/moltgate/moltgate/gateway/roster"
 	"github.com/moltgate/moltgate/gateway/rotation"
 	"github.com/moltgate/moltgate/gateway/trail"
 	"github.com/moltgate/moltgate/handshake"
@@ -88,23 +89,16 @@ type Server struct {
 	pins    *keys.PinStore
 	box     *crypto.Box
 
-	// reloadMu serialises ReloadPeers and ReloadAgents.
+	// reloadMu serialises ReloadPeers.
 	reloadMu sync.Mutex
 	// peers are the imported peers and the calls to them.
 	peers *peers.Table
-	// agents holds the local agents by id. The map is never changed once
-	// stored: ReloadAgents stores a new one, so that calls read it without
-	// a lock.
-	agents atomic.Pointer[map[string]*agentState]
-	// publishMu orders directory writes for local agents, so that an entry
-	// withdrawn for a removed agent is not written again by a late report
-	// of the local bridge.
-	publishMu  sync.Mutex
-	away       awayAgents // agents started elsewhere while disconnected
+	// roster is the local agents: their keys and certificates, reloads,
+	// and their entries in the directory.
+	roster     *roster.Roster
 	events     *events.Stream
 	feed       *feed.Feed // what the rooms report to the event stream
-	passphrase []byte     // unlocks the keys of agents added while serving
-	agentsSeen string     // agentsStamp of the records last read; the watch loop's own
+	agentsSeen string     // dirStamp of the agents' records last read; the watch loop's own
 
 	replay   *replay.Window
 	hsCfg    *handshake.Config
@@ -191,22 +185,6 @@ type rateLimiter interface {
 	Allow(key string) (ok bool, retryAfter time.Duration)
 }
 
-// agentState is one local agent as the gateway holds it. It is not changed
-// once stored: a new configuration is a new agentState.
-type agentState struct {
-	spec *LocalAgent
-	id   *identity.Agent
-	key  fileStamp // of the key file id was read from
-	cert *identity.Cert
-	caps []*identity.CapabilityCert // what the org certifies the agent may ask of peers
-}
-
-// agent returns the local agent id, or nil.
-func (s *Server) agent(id string) *agentState { return (*s.agents.Load())[id] }
-
-// localAgents returns the local agents by id. The map must not be changed.
-func (s *Server) localAgents() map[string]*agentState { return *s.agents.Load() }
-
 // Version is the gateway's release.
 const Version = "0.1.0"
 
@@ -215,62 +193,6 @@ func (s *Server) Config() *Config { return s.cfg }
 
 // Org returns the gateway's organisation.
 func (s *Server) Org() string { return s.cfg.Org }
-
-func (s *Server) orgIssuer() *identity.Org {
-	return &identity.Org{Name: s.org.Ref.Org, Signing: s.org.Signing}
-}
-
-// newAgentState reads a local agent's keys and has the org certify them.
-func (s *Server) newAgentState(a *LocalAgent, now time.Time) (*agentState, error) {
-	path := s.dir.AgentKeyPath(a.ID)
-	key := stampOf(path)
-	id, err := LoadAgentIdentity(s.dir, a.ID, s.passphrase)
-	var ce *ConfigError
-	if errors.As(err, &ce) {
-		return nil, err // it names the file
-	}
-	if err != nil {
-		return nil, fmt.Errorf("agent %s: %w", a.ID, err)
-	}
-	if id.Ref.Org != s.cfg.Org || id.Ref.Agent != a.ID {
-		return nil, fmt.Errorf("agent %s: key file is for %s", a.ID, id.Ref)
-	}
-	if !id.Encryption.Public().Equal(s.org.Encryption.Public()) {
-		return nil, fmt.Errorf("agent %s: its enc_key is not the gateway's", a.ID)
-	}
-	st := &agentState{spec: a, id: id, key: key}
-	if err := s.certify(st, now); err != nil {
-		return nil, fmt.Errorf("agent %s: %w", a.ID, err)
-	}
-	return st, nil
-}
-
-// certify has the org issue st's identity and capability certificates,
-// valid for cert_ttl from now.
-func (s *Server) certify(st *agentState, now time.Time) error {
-	exp := now.Add(s.cfg.Security.CertTTL.D())
-	cert, err := s.orgIssuer().IssueIdentity(st.id.Public(), now.Add(-time.Minute), exp)
-	if err != nil {
-		return err
-	}
-	// The org certifies that its agents may invoke peers' tools; the peer
-	// still decides, by its ceilings and policies, what they may reach.
-	var caps []*identity.CapabilityCert
-	for _, c := range []string{"tool.invoke"} {
-		cc, err := s.orgIssuer().IssueCapability(st.id.Ref, st.id.Signing.Public(), c, now.Add(-time.Minute), exp)
-		if err != nil {
-			return err
-		}
-		caps = append(caps, cc)
-	}
-	st.cert, st.caps = cert, caps
-	return nil
-}
-
-// bridgeSpec is what the local bridge is told of a.
-func (a *LocalAgent) bridgeSpec() localbridge.AgentSpec {
-	return localbridge.AgentSpec{ID: a.ID, Command: a.Exec, RequireApproval: a.Approval, QueryTool: a.QueryTool}
-}
 
 // orgPins adapts the pin store to the handshake: peers are pinned by org
 // ("globex"), and a peer gateway presents its org key.

@@ -55,12 +55,12 @@ func newOutageRig(t *testing.T, configure func(globex Dir)) *outageRig {
 // identity certificate that vouches for its sender outside a session.
 func (r *outageRig) ping() []byte {
 	r.t.Helper()
-	st := r.acme.s.agent("client")
+	st := r.acme.s.roster.Agent("client")
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(r.acme.s.rand), TS: time.Now().UnixMilli(), Op: wire.OpPing,
-		From: st.id.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
+		From: st.Identity.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 		Payload: &wire.PingPayload{Nonce: "n-1"},
-		Ext:     wire.ObjectValue(wire.Member{Key: pipeline.ExtIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.cert.Value()})})}
-	env, err := crypto.SealMessage(r.acme.s.codec, m, st.id.Signing, r.acme.s.box, r.acme.s.peers.Get("globex").Peer().EncKey)
+		Ext:     wire.ObjectValue(wire.Member{Key: pipeline.ExtIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.Cert.Value()})})}
+	env, err := crypto.SealMessage(r.acme.s.codec, m, st.Identity.Signing, r.acme.s.box, r.acme.s.peers.Get("globex").Peer().EncKey)
 	if err != nil {
 		r.t.Fatal(err)
 	}

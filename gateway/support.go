@@ -10,7 +10,6 @@ import (
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/gateway/pipeline"
-	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/pii"
 	"github.com/moltgate/moltgate/tracing"
 )
@@ -112,14 +111,3 @@ func (b blockCollector) Collect(ch chan<- prometheus.Metric) {
 type asyncReplies struct{}
 
 func newAsyncReplies() *asyncReplies { return &asyncReplies{} }
-
-// agentChanged is told by the local bridge when an agent connects,
-// disconnects or changes its tools or health.
-func (s *Server) agentChanged(info localbridge.AgentInfo) {
-	s.log.Info("agent changed", "agent", info.ID, "connected", info.Connected, "healthy", info.Healthy, "tools", len(info.Tools))
-	s.feed.Agent(info)
-	if s.noteAway(info) {
-		return
-	}
-	s.publishAgent(info)
-}

@@ -120,16 +120,16 @@ func TestContextReachesEveryCall(t *testing.T) {
 
 	// A task acme's client creates at globex, with a context beside its
 	// capability certificates.
-	st := acme.s.agent("client")
+	st := acme.s.roster.Agent("client")
 	task := func(id string, callerCtx wire.Value) (*wire.Message, error) {
-		ext := st.local().CapabilityExt()
+		ext := localAgent(st).CapabilityExt()
 		if !callerCtx.IsAbsent() {
 			ext = ext.With(ExtContext, callerCtx)
 		}
 		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTask,
-			From: st.id.Sender(), To: wire.Ref{Agent: "probe", Org: "globex"}, Cls: wire.Int, Ext: ext,
+			From: st.Identity.Sender(), To: wire.Ref{Agent: "probe", Org: "globex"}, Cls: wire.Int, Ext: ext,
 			Payload: &wire.TaskPayload{Action: "create", TaskID: id, Type: "whatctx", Params: wire.ObjectValue()}}
-		return m, acme.s.peers.Send(ctx, m, st.id.Signing, func(r *wire.Message) (bool, error) {
+		return m, acme.s.peers.Send(ctx, m, st.Identity.Signing, func(r *wire.Message) (bool, error) {
 			if p, ok := r.Payload.(*wire.ErrorPayload); ok {
 				return true, p.Err()
 			}
@@ -140,10 +140,10 @@ func TestContextReachesEveryCall(t *testing.T) {
 	status := func(id string) (string, wire.Value) {
 		t.Helper()
 		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpTask,
-			From: st.id.Sender(), To: wire.Ref{Agent: "probe", Org: "globex"}, Cls: wire.Int,
+			From: st.Identity.Sender(), To: wire.Ref{Agent: "probe", Org: "globex"}, Cls: wire.Int,
 			Payload: &wire.TaskPayload{Action: "status", TaskID: id}}
 		var data wire.Value
-		err := acme.s.peers.Send(ctx, m, st.id.Signing, func(r *wire.Message) (bool, error) {
+		err := acme.s.peers.Send(ctx, m, st.Identity.Signing, func(r *wire.Message) (bool, error) {
 			if p, ok := r.Payload.(*wire.RespondPayload); ok {
 				data = p.Data
 				return true, nil

@@ -194,6 +194,24 @@ func rules() []rule {
 			},
 		},
 		{
+			// The roster is given the local bridge, the directory and
+			// the ceilings through interfaces of its own, and the event
+			// stream as hooks: it stands below every other room.
+			name:   "the roster knows no storage and no other room of the gateway",
+			covers: isAny("gateway/roster"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || (under(d, "gateway") && !under(d, "gateway/roster"))
+			},
+		},
+		{
+			// The other rooms reach the local agents through interfaces
+			// of their own (local.Agents, registry.Locals), which the
+			// gateway meets with the roster.
+			name:      "no room but the gateway imports the roster",
+			covers:    func(p string) bool { return under(p, "gateway") && p != "gateway" && !under(p, "gateway/roster") },
+			forbidden: isAny("gateway/roster"),
+		},
+		{
 			// A face is the edge: the rooms behind it are given what
 			// they need, and never call into one. The framing layer the
 			// stream faces share is below them all.
@@ -213,7 +231,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed", "gateway/rotation"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed", "gateway/rotation", "gateway/roster"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
@@ -261,6 +279,8 @@ func TestRulesCatch(t *testing.T) {
 		"gateway/feed":          "gateway/peers",
 		"gateway/rotation":      "gateway/registry",
 		"gateway/limit":         "gateway/face/wsface",
+		"gateway/roster":        "gateway/registry",
+		"gateway/peers":         "gateway/roster",
 		"classify":              "gateway",
 	}
 	for pkg, dep := range bad {
