@@ -5,12 +5,14 @@ import (
 	"errors"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/moltgate/moltgate/internal/jsonw"
 )
 
 // The messages exchanged for every call are encoded here by hand: they are the bridge's hot
 // path, and encoding/json's reflection costs more than the rest of a call. The output is what
-// encoding/json produces for the same values, less its HTML escaping (fuzzed against it).
+// encoding/json produces for the same values, less its HTML escaping (fuzzed against it); the
+// strings are written by jsonw.StringNoHTML.
 
 var errInvalidRaw = errors.New("osp: raw JSON value is not valid")
 
@@ -22,11 +24,11 @@ func AppendMarshal(b []byte, h *Header, p any) ([]byte, error) {
 	b = append(b, `{"v":`...)
 	b = strconv.AppendInt(b, int64(h.V), 10)
 	b = append(b, `,"type":`...)
-	b = appendString(b, h.Type)
+	b = jsonw.StringNoHTML(b, h.Type)
 	b = append(b, `,"id":`...)
-	b = appendString(b, h.ID)
+	b = jsonw.StringNoHTML(b, h.ID)
 	b = append(b, `,"ts":`...)
-	b = appendString(b, h.TS)
+	b = jsonw.StringNoHTML(b, h.TS)
 	b = appendOptString(b, "in_reply_to", h.InReplyTo)
 	b = appendOptString(b, "request_id", h.RequestID)
 	b = appendOptString(b, "correlation_id", h.CorrelationID)
@@ -93,9 +95,9 @@ func appendStd(b []byte, v any) ([]byte, error) {
 func (c ToolCall) appendJSON(b []byte) ([]byte, error) {
 	var err error
 	b = append(b, `{"call_id":`...)
-	b = appendString(b, c.CallID)
+	b = jsonw.StringNoHTML(b, c.CallID)
 	b = append(b, `,"tool_id":`...)
-	b = appendString(b, c.ToolID)
+	b = jsonw.StringNoHTML(b, c.ToolID)
 	b = append(b, `,"input":`...)
 	if len(c.Input) == 0 {
 		b = append(b, "null"...)
@@ -106,9 +108,9 @@ func (c ToolCall) appendJSON(b []byte) ([]byte, error) {
 	b = appendOptString(b, "idempotency_key", c.IdempotencyKey)
 	if c.Caller != nil {
 		b = append(b, `,"caller":{"type":`...)
-		b = appendString(b, c.Caller.Type)
+		b = jsonw.StringNoHTML(b, c.Caller.Type)
 		b = append(b, `,"id":`...)
-		b = appendString(b, c.Caller.ID)
+		b = jsonw.StringNoHTML(b, c.Caller.ID)
 		b = append(b, '}')
 	}
 	if b, err = appendOptRaw(b, "context", c.Context); err != nil {
@@ -120,16 +122,16 @@ func (c ToolCall) appendJSON(b []byte) ([]byte, error) {
 func (s ToolStream) appendJSON(b []byte) ([]byte, error) {
 	var err error
 	b = append(b, `{"call_id":`...)
-	b = appendString(b, s.CallID)
+	b = jsonw.StringNoHTML(b, s.CallID)
 	b = append(b, `,"seq":`...)
 	b = strconv.AppendInt(b, s.Seq, 10)
 	b = append(b, `,"channel":`...)
-	b = appendString(b, s.Channel)
+	b = jsonw.StringNoHTML(b, s.Channel)
 	b = append(b, `,"data":{`...)
 	mark := len(b)
 	if s.Data.Text != "" {
 		b = append(b, `"text":`...)
-		b = appendString(b, s.Data.Text)
+		b = jsonw.StringNoHTML(b, s.Data.Text)
 	}
 	if len(s.Data.JSON) > 0 {
 		if len(b) > mark {
@@ -150,9 +152,9 @@ func (s ToolStream) appendJSON(b []byte) ([]byte, error) {
 func (r ToolResult) appendJSON(b []byte) ([]byte, error) {
 	var err error
 	b = append(b, `{"call_id":`...)
-	b = appendString(b, r.CallID)
+	b = jsonw.StringNoHTML(b, r.CallID)
 	b = append(b, `,"status":`...)
-	b = appendString(b, r.Status)
+	b = jsonw.StringNoHTML(b, r.Status)
 	if b, err = appendOptRaw(b, "output", r.Output); err != nil {
 		return nil, err
 	}
@@ -172,7 +174,7 @@ func (r ToolResult) appendJSON(b []byte) ([]byte, error) {
 
 func (c ToolCancel) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"call_id":`...)
-	b = appendString(b, c.CallID)
+	b = jsonw.StringNoHTML(b, c.CallID)
 	b = appendOptString(b, "reason", c.Reason)
 	b = appendOptInt(b, "deadline_ms", c.DeadlineMS)
 	return append(b, '}'), nil
@@ -180,7 +182,7 @@ func (c ToolCancel) appendJSON(b []byte) ([]byte, error) {
 
 func (a CancelAck) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"call_id":`...)
-	b = appendString(b, a.CallID)
+	b = jsonw.StringNoHTML(b, a.CallID)
 	b = append(b, `,"accepted":`...)
 	b = strconv.AppendBool(b, a.Accepted)
 	b = appendOptString(b, "note", a.Note)
@@ -189,13 +191,13 @@ func (a CancelAck) appendJSON(b []byte) ([]byte, error) {
 
 func (h Heartbeat) appendJSON(b []byte) ([]byte, error) {
 	b = append(b, `{"session_id":`...)
-	b = appendString(b, h.SessionID)
+	b = jsonw.StringNoHTML(b, h.SessionID)
 	b = append(b, `,"uptime_ms":`...)
 	b = strconv.AppendInt(b, h.UptimeMS, 10)
 	b = append(b, `,"inflight_calls":`...)
 	b = strconv.AppendInt(b, int64(h.InflightCalls), 10)
 	b = append(b, `,"status":`...)
-	b = appendString(b, h.Status)
+	b = jsonw.StringNoHTML(b, h.Status)
 	b, err := appendOptRaw(b, "details", h.Details)
 	if err != nil {
 		return nil, err
@@ -206,9 +208,9 @@ func (h Heartbeat) appendJSON(b []byte) ([]byte, error) {
 func appendError(b []byte, e *Error) ([]byte, error) {
 	var err error
 	b = append(b, `{"code":`...)
-	b = appendString(b, e.Code)
+	b = jsonw.StringNoHTML(b, e.Code)
 	b = append(b, `,"message":`...)
-	b = appendString(b, e.Message)
+	b = jsonw.StringNoHTML(b, e.Message)
 	if b, err = appendOptRaw(b, "details", e.Details); err != nil {
 		return nil, err
 	}
@@ -226,7 +228,7 @@ func appendOptString(b []byte, name, v string) []byte {
 	b = append(b, ',', '"')
 	b = append(b, name...)
 	b = append(b, '"', ':')
-	return appendString(b, v)
+	return jsonw.StringNoHTML(b, v)
 }
 
 func appendOptInt(b []byte, name string, v int64) []byte {
@@ -256,68 +258,6 @@ func appendRaw(b []byte, v json.RawMessage) ([]byte, error) {
 		return nil, errInvalidRaw
 	}
 	return append(b, v...), nil
-}
-
-const hexDigits = "0123456789abcdef"
-
-// noEscape marks the bytes that stand for themselves in a JSON string.
-var noEscape = func() (t [256]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-// appendString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD and U+2028 and U+2029
-// are escaped, as encoding/json does; <, > and & are left alone.
-func appendString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start, i := 0, 0
-	for {
-		i += asciiPlain(s[i:])
-		if i == len(s) {
-			break
-		}
-		c := s[i]
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			switch {
-			case r == utf8.RuneError && size == 1:
-				b = append(b, s[start:i]...)
-				b = append(b, `\ufffd`...)
-			case r == '\u2028' || r == '\u2029':
-				b = append(b, s[start:i]...)
-				b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xf])
-			default:
-				i += size
-				continue
-			}
-			i += size
-			start = i
-			continue
-		}
-		b = append(b, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		case '\b':
-			b = append(b, '\\', 'b')
-		case '\f':
-			b = append(b, '\\', 'f')
-		default:
-			b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
 }
 
 // Timestamp formats t as the RFC 3339 timestamp the envelope's ts carries, in UTC with

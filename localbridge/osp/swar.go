@@ -6,8 +6,8 @@ import (
 )
 
 // Eight bytes at a time, SWAR style: whether any byte of a word is below 0x20, a quote or a
-// backslash (and, for encoding, 0x80 or above). The tests are exact for the lowest such byte:
-// a borrow can only mark bytes above a true one.
+// backslash. The tests are exact for the lowest such byte: a borrow can only mark bytes above
+// a true one. (The encoder's scan, which also stops at bytes from 0x80, is jsonw's.)
 
 const (
 	ones  = 0x0101010101010101
@@ -32,23 +32,6 @@ func plainBytes(b []byte) int {
 		}
 	}
 	for ; i < len(b) && strPlain[b[i]]; i++ {
-	}
-	return i
-}
-
-// asciiPlain returns how many leading bytes of s are ASCII that a JSON string holds as they
-// are.
-func asciiPlain(s string) int {
-	i := 0
-	for ; i+8 <= len(s); i += 8 {
-		_ = s[i+7] // one bounds check, so the eight loads combine into one
-		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
-		if m := special(w) | (w & highs); m != 0 {
-			return i + bits.TrailingZeros64(m)>>3
-		}
-	}
-	for ; i < len(s) && noEscape[s[i]]; i++ {
 	}
 	return i
 }

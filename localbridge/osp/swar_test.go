@@ -13,12 +13,5 @@ func FuzzPlain(f *testing.F) {
 		if got := plainBytes(b); got != want {
 			t.Fatalf("plainBytes(%q) = %d, want %d", b, got, want)
 		}
-		want = 0
-		for want < len(b) && noEscape[b[want]] {
-			want++
-		}
-		if got := asciiPlain(string(b)); got != want {
-			t.Fatalf("asciiPlain(%q) = %d, want %d", b, got, want)
-		}
 	})
 }
