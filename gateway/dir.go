@@ -14,7 +14,6 @@ import (
 	"text/template"
 	"time"
 
-	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -32,9 +31,6 @@ import (
 //	DIR/data/                 storage (SQLite), 0700
 //	DIR/run/                  local sockets, 0700
 type Dir string
-
-// GatewayAgent is the agent name of the gateway itself within its org.
-const GatewayAgent = pipeline.GatewayAgent
 
 func (d Dir) path(p ...string) string { return filepath.Join(append([]string{string(d)}, p...)...) }
 

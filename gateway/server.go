@@ -185,8 +185,16 @@ type rateLimiter interface {
 	Allow(key string) (ok bool, retryAfter time.Duration)
 }
 
-// Version is the gateway's release.
-const Version = "0.1.0"
+// The names the gateway exports of its own: its release, and the agent
+// names of a gateway and of its registry, which the pipeline routes by.
+const (
+	// Version is the gateway's release.
+	Version = "0.1.0"
+	// GatewayAgent is the agent name of the gateway itself within its org.
+	GatewayAgent = pipeline.GatewayAgent
+	// RegistryAgent is the agent name the directory answers to.
+	RegistryAgent = pipeline.RegistryAgent
+)
 
 // Config returns the gateway's configuration.
 func (s *Server) Config() *Config { return s.cfg }

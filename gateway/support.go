@@ -9,13 +9,9 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/moltgate/moltgate/classify"
-	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/pii"
 	"github.com/moltgate/moltgate/tracing"
 )
-
-// RegistryAgent is the agent name the directory answers to.
-const RegistryAgent = pipeline.RegistryAgent
 
 // newLogger builds the gateway's logger: the given one, or JSON lines on
 // standard error, either way behind the classification redaction layer,
