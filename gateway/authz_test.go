@@ -13,6 +13,7 @@ import (
 
 	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/gateway/local"
+	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
@@ -174,6 +175,20 @@ func TestReplyToAnotherAgent(t *testing.T) {
 	}
 }
 
+// pingVia pings echo@globex as client@acme through old, the peer a call
+// began on, handing what comes back to onMsg (nil: the first answer ends
+// the call).
+func pingVia(ctx context.Context, acme *testGateway, old *peers.Remote, onMsg func(*wire.Message) (bool, error)) error {
+	client := acme.s.roster.Agent("client").Identity
+	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
+		From: client.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
+		Payload: &wire.PingPayload{Nonce: "n"}}
+	if onMsg == nil {
+		onMsg = func(*wire.Message) (bool, error) { return true, nil }
+	}
+	return acme.s.peers.SendVia(ctx, old, m, client.Signing, onMsg)
+}
+
 // TestFormerPeerGetsNoNewCall: a call under way when its peer is removed
 // may fail over, or find its session gone, and try again. It must not try
 // again with the peer it started with: that one is no longer trusted, and a
@@ -185,13 +200,8 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 			acme, globex := twoGateways(t, tr)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			ping := func() *wire.Message {
-				return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
-					From: acme.s.roster.Agent("client").Identity.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
-					Payload: &wire.PingPayload{Nonce: "n"}}
-			}
 			old := acme.s.peers.Get("globex")
-			if err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.roster.Agent("client").Identity.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
+			if err := pingVia(ctx, acme, old, nil); err != nil {
 				t.Fatalf("call while globex is a peer: %v", err)
 			}
 			if err := os.Remove(filepath.Join(acme.dir.PeersDir(), "globex.json")); err != nil {
@@ -206,7 +216,7 @@ func TestFormerPeerGetsNoNewCall(t *testing.T) {
 			// nothing of a new one.
 			const established = `"msg":"session established"`
 			before := strings.Count(globex.logs(), established)
-			err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.roster.Agent("client").Identity.Signing, func(*wire.Message) (bool, error) { return true, nil })
+			err := pingVia(ctx, acme, old, nil)
 			if err == nil {
 				t.Fatal("a call went to a former peer")
 			}
@@ -239,13 +249,8 @@ func TestReimportedPeerTakesTheCall(t *testing.T) {
 			acme, _ := twoGateways(t, tr)
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
-			ping := func() *wire.Message {
-				return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpPing,
-					From: acme.s.roster.Agent("client").Identity.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
-					Payload: &wire.PingPayload{Nonce: "n"}}
-			}
 			old := acme.s.peers.Get("globex")
-			if err := acme.s.peers.SendVia(ctx, old, ping(), acme.s.roster.Agent("client").Identity.Signing, func(*wire.Message) (bool, error) { return true, nil }); err != nil {
+			if err := pingVia(ctx, acme, old, nil); err != nil {
 				t.Fatalf("call while globex is a peer: %v", err)
 			}
 			// Imported again as a reload imports a changed peer: a new
@@ -256,7 +261,7 @@ func TestReimportedPeerTakesTheCall(t *testing.T) {
 			}
 			acme.s.peers.Put(next)
 			var answered bool
-			err = acme.s.peers.SendVia(ctx, old, ping(), acme.s.roster.Agent("client").Identity.Signing, func(m *wire.Message) (bool, error) {
+			err = pingVia(ctx, acme, old, func(m *wire.Message) (bool, error) {
 				answered = m.Op == wire.OpPong
 				return true, nil
 			})
