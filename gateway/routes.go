@@ -57,7 +57,7 @@ func (rt routes) sealRegistry(in *pipeline.Inbound, r *wire.Message) pipeline.An
 	s := rt.s
 	r.From = s.org.Sender()
 	r.From.Agent = RegistryAgent
-	body, err := s.reply(in, r, s.org.Signing)
+	body, err := rt.Seal(in, r, s.org.Signing)
 	if err != nil {
 		return s.pipe.Refuse(in.M, in.Sess, err)
 	}
@@ -68,15 +68,12 @@ func (r routes) Local(ctx context.Context, in *pipeline.Inbound, emit func([]byt
 	return r.s.local.Answer(ctx, in, emit)
 }
 
-// Seal seals what the local room answers: see reply.
-func (r routes) Seal(in *pipeline.Inbound, m *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
-	return r.s.reply(in, m, sk)
-}
-
-// reply seals a reply to an inbound message, signed by sk, the way the
-// request came: in its session, or sealed to the sender's key, or (for pub
-// and int only) in the clear.
-func (s *Server) reply(in *pipeline.Inbound, r *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
+// Seal seals a reply to an inbound message (the registry's, or what the
+// local room answers), signed by sk, the way the request came: in its
+// session, or sealed to the sender's key, or (for pub and int only) in the
+// clear.
+func (rt routes) Seal(in *pipeline.Inbound, r *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
+	s := rt.s
 	if in.Sess != nil {
 		return in.Sess.AppendSignAndSeal(frames.GetEnvelopeBuf(), r, sk)
 	}
