@@ -300,6 +300,12 @@ func Parse(b []byte) (*Receipt, error) {
 	if err != nil {
 		return nil, fmt.Errorf("receipt: %w", err)
 	}
+	return FromValue(v)
+}
+
+// FromValue is Parse of a receipt already parsed as a JSON tree, such as
+// the member of a message that carries it.
+func FromValue(v wire.Value) (*Receipt, error) {
 	r := new(Receipt)
 	if err := wire.Bind(v, r, ""); err != nil {
 		var we *wire.Error

@@ -234,6 +234,8 @@ func replyDigest(r *wire.Message) (string, error) {
 }
 
 // requestDigest is the digest of a request as it was sent, sig included.
+// The tree a sent message builds is not its wire form (TestReceiptInBothLedgers
+// in package gateway fails with it): the wire form is parsed again.
 func requestDigest(m *wire.Message) (string, error) {
 	b, err := m.AppendWire(nil)
 	if err != nil {
@@ -265,7 +267,7 @@ func (s *Receipts) countersign(ps Peer, req, r *wire.Message, sess *handshake.Se
 	if v.IsAbsent() {
 		return
 	}
-	rc, err := receipt.Parse(wire.AppendCanonical(nil, v))
+	rc, err := receipt.FromValue(v)
 	if err == nil && (rc.CalleeProof != nil || rc.CallerProof != nil) {
 		err = &receipt.Error{Field: "callee_proof", Reason: "a receipt in a reply is a body alone; its proofs come in batches"}
 	}
