@@ -2,7 +2,9 @@ package trail
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"errors"
 	"log/slog"
 	"testing"
 	"time"
@@ -13,6 +15,8 @@ import (
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/internal/outage"
 	"github.com/moltgate/moltgate/internal/pgtest"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/pii/consent"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -71,6 +75,14 @@ func TestLedgerFailuresAreReported(t *testing.T) {
 		f := w.Failing()
 		return len(f) == 1 && f[0].Store == outage.Audit && f[0].Cause == outage.Unreachable
 	})
+	// Personal data under a consent leaves only once its transmission is
+	// committed: with the ledger down, the call is refused as a storage
+	// outage, retryable, whatever the backend.
+	err = a.Outbound(ctx, piiMessage(t), classify.Decision{Allow: true, Types: []string{"email"}})
+	var we *wire.Error
+	if !errors.As(err, &we) || we.Code != wire.ErrStorageUnavailable || we.Suggestion == nil || we.Suggestion.Action != wire.ActionRetryAfter {
+		t.Fatalf("personal data with the ledger down: %v, want %s with retry_after", err, wire.ErrStorageUnavailable)
+	}
 	mu <- struct{}{}
 	n := counted[outage.Audit+"/"+outage.Unreachable]
 	<-mu
@@ -87,4 +99,27 @@ func TestLedgerFailuresAreReported(t *testing.T) {
 		}
 		return len(w.Failing()) == 0
 	})
+}
+
+// piiMessage is a query that carries an e-mail address under a consent
+// signed by a fresh key.
+func piiMessage(t *testing.T) *wire.Message {
+	t.Helper()
+	key, err := keys.GenerateEd25519(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	id, err := consent.NewID(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := consent.Issue(key, consent.Claims{ID: id, GrantedBy: "jane@acme", Grantee: "echo@globex",
+		Purpose: "support", DataTypes: []string{"email"}, IssuedAt: now.UnixMilli(), Expires: now.Add(time.Hour).UnixMilli()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &wire.Message{V: wire.Version, ID: "m2", Op: wire.OpQuery, From: wire.Sender{Agent: "client", Org: "acme"},
+		To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.PII,
+		PIIMeta: &wire.PIIMeta{Types: []string{"email"}, Consent: &wire.Consent{GrantedBy: "jane@acme", Purpose: "support", Proof: tok}}}
 }

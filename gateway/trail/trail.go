@@ -162,7 +162,9 @@ func (a *Trail) append(ctx context.Context, typ, subject, trace string, d audit.
 		a.stored(err)
 		if err != nil {
 			a.log.Error("audit event not recorded", "type", typ, "message_id", subject, "err", err.Error())
-			return wire.Errorf(wire.ErrInternal, "", "the audit trail cannot record this transmission")
+			// The call is refused as every storage outage is: retryable,
+			// since nothing left and the ledger may come back.
+			return wire.StorageUnavailable("audit ledger", err)
 		}
 		return nil
 	}
