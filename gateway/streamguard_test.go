@@ -24,6 +24,7 @@ import (
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/grpcconn"
+	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -82,6 +83,11 @@ func TestStreamFacesNeedAHandshake(t *testing.T) {
 		if _, _, err := ws.ReadMessage(); err != nil {
 			if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
 				t.Fatal("a WebSocket without a handshake was still open after 10 s")
+			}
+			// Closed saying why, so that a gateway whose own end of the
+			// handshake finished sends its calls again.
+			if ce := (*websocket.CloseError)(nil); !errors.As(err, &ce) || ce.Code != wsconn.CloseNoSession {
+				t.Fatalf("a WebSocket without a handshake ended with %v, want close code %d", err, wsconn.CloseNoSession)
 			}
 			break
 		}

@@ -76,6 +76,13 @@ func (t *Table) readReplies(ps *Remote, conn *pooled, read func() ([]byte, error
 	for {
 		b, err := read()
 		if err != nil {
+			if ce := (*websocket.CloseError)(nil); errors.As(err, &ce) && ce.Code == wsconn.CloseNoSession {
+				// The peer's end of the handshake did not finish in its
+				// time (a loaded machine), though this end's did: it read
+				// nothing sent in the session, so every call on the
+				// connection goes again on a new one.
+				conn.expired.Store(true)
+			}
 			return
 		}
 		d, err := t.openFrame(ps, b)

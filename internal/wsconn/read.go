@@ -18,6 +18,11 @@ const (
 	WriteTimeout = 10 * time.Second
 	// PingEvery is how often each end pings the other.
 	PingEvery = 30 * time.Second
+	// CloseNoSession is the close code of a connection the answering
+	// gateway ends because no session was made on it within its handshake
+	// timeout (in the private range, after HTTP's 408). Nothing sent on it
+	// was acted on, so the dialling gateway sends it again on a new one.
+	CloseNoSession = 4408
 )
 
 // KeepAlive pings the other end every PingEvery so that dead connections

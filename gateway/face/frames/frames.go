@@ -35,6 +35,10 @@ const (
 	// EndPolicy: the peer broke a limit of the connection (recv failed
 	// with ErrPolicy).
 	EndPolicy
+	// EndNoSession: the connection made no session within the handshake
+	// timeout, so nothing sent on it was acted on: what its peer sent
+	// after its own end of the handshake may be sent again on a new one.
+	EndNoSession
 )
 
 // ErrPolicy is what a face's recv fails with, wrapped, when the peer broke
@@ -147,8 +151,11 @@ func (c *Conns) Serve(ctx, quitting context.Context, o *pipeline.Origin, recv fu
 		defer context.AfterFunc(quitting, func() { shutdown.Store(true); interrupt() })()
 		defer context.AfterFunc(fc.ctx, interrupt)() // a failed write ends reading
 		end = fc.read()
-		if shutdown.Load() {
+		switch {
+		case shutdown.Load():
 			end = EndShutdown
+		case fc.late.Load():
+			end = EndNoSession
 		}
 		return end
 	}
@@ -159,6 +166,9 @@ func (c *Conns) Serve(ctx, quitting context.Context, o *pipeline.Origin, recv fu
 	select {
 	case end = <-readEnd:
 	case <-fc.ctx.Done():
+		if fc.late.Load() {
+			end = EndNoSession
+		}
 	case <-quitting.Done():
 		end = EndShutdown
 	}
@@ -186,6 +196,7 @@ type frameConn struct {
 	// once stopped is set, none is taken, so Wait sees them all.
 	inFlight sync.WaitGroup
 	stalled  atomic.Bool // a write timed out
+	late     atomic.Bool // no session was made in time
 	mu       sync.Mutex
 	stopped  bool
 	sessions []string // made on this connection
@@ -234,6 +245,7 @@ func (p *pendingHandshakes) sweep(now time.Time) {
 	for fc, by := range p.conns {
 		if now.After(by) {
 			delete(p.conns, fc)
+			fc.late.Store(true)
 			fc.cancel()
 		}
 	}

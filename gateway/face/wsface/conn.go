@@ -72,6 +72,11 @@ func (f *Face) close(conn *wsconn.Conn, end frames.End) {
 		conn.Control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseGoingAway, "gateway shutting down"), time.Now().Add(time.Second))
 	case frames.EndPolicy:
 		conn.Control(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.ClosePolicyViolation, "too many pings"), time.Now().Add(time.Second))
+	case frames.EndNoSession:
+		// The initiator may have finished its end of the handshake and
+		// sent calls already, which were never read: the code tells it
+		// they may go again on a new connection.
+		conn.Control(websocket.CloseMessage, websocket.FormatCloseMessage(wsconn.CloseNoSession, "no session was made in time"), time.Now().Add(time.Second))
 	}
 	conn.WebSocket().Close()
 	f.mu.Lock()
