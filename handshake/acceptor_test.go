@@ -20,8 +20,8 @@ func exchange(t testing.TB, a *Acceptor, cfg *Config) func(context.Context, []by
 		var we *wire.Error
 		if errors.As(err, &we) {
 			// The face answers a refusal with a signed error message.
-			m, _ := cfg.newMessage(wire.OpError, wire.Ref{Agent: "alice", Org: "acme"}, "", we.Payload())
-			return cfg.sign(m)
+			m, _ := cfg.newMessage(self{id: cfg.Identity}, wire.OpError, wire.Ref{Agent: "alice", Org: "acme"}, "", we.Payload())
+			return cfg.sign(self{id: cfg.Identity}, m)
 		}
 		return reply, err
 	}
@@ -75,7 +75,7 @@ func TestAcceptorRefusesStrayMessages(t *testing.T) {
 	}
 	_, _, err = acc.Handle(ctx, msgs[4]) // a session_established of no handshake
 	wantExpired(t, err)
-	q, _ := cr.sign(query(c.gw, c.alice, uuid(1), clk.Now(), wire.Pub))
+	q, _ := cr.sign(self{id: cr.Identity}, query(c.gw, c.alice, uuid(1), clk.Now(), wire.Pub))
 	_, _, err = acc.Handle(ctx, q)
 	wantCode(t, err, wire.ErrAuthFailed)
 	_, _, err = acc.Handle(ctx, []byte("{"))

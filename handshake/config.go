@@ -35,6 +35,14 @@ type Config struct {
 	// valid renews it without a new Config. A certificate that does not
 	// certify Identity fails the handshake. Default nil: Cert.
 	GetCert func() *identity.Cert
+	// GetSelf, if set, returns the identity and certificate a handshake
+	// runs under, in place of Identity and Cert (or GetCert): each
+	// handshake reads it once, at its start, and the session it makes
+	// keeps that identity (Session.Self). A side whose key changes while
+	// it runs (an organisation's key rotation) makes new sessions under
+	// the new key while those made before go on under the old. Default
+	// nil: Identity.
+	GetSelf func() (*identity.Agent, *identity.Cert)
 	// Trust holds the orgs whose identity certificates this side accepts.
 	// Default none: every peer stays at level 1.
 	Trust *identity.TrustStore
@@ -206,16 +214,55 @@ func (c *Config) maxPending() int {
 	return DefaultMaxPending
 }
 
-// check reports a Config that cannot run a handshake.
-func (c *Config) check() error {
+// self is this side as one handshake sees it: the identity it runs
+// under and the certificate its hello presents, read once at its start.
+type self struct {
+	id   *identity.Agent
+	cert wire.Value
+}
+
+// self reads the identity and certificate a handshake starting now runs
+// under.
+func (c *Config) self() (self, error) {
+	if c.GetSelf != nil {
+		id, cert := c.GetSelf()
+		me := self{id: id}
+		if id == nil {
+			return me, errConfig("GetSelf returned no identity")
+		}
+		if cert != nil {
+			if !certifies(cert, id) {
+				return me, errConfig("GetSelf returned a certificate that does not certify its identity")
+			}
+			me.cert = cert.Value()
+		}
+		return me, nil
+	}
+	me := self{id: c.Identity}
+	if c.GetCert != nil {
+		if cert := c.GetCert(); cert != nil {
+			if c.Identity != nil && !certifies(cert, c.Identity) {
+				return me, errConfig("GetCert returned a certificate that does not certify Identity")
+			}
+			me.cert = cert.Value()
+		}
+	} else if c.Cert != nil {
+		c.init()
+		me.cert = c.certValue
+	}
+	return me, nil
+}
+
+// check reports a Config that cannot run a handshake as me.
+func (c *Config) check(me self) error {
 	switch {
-	case c.Identity == nil || c.Identity.Signing.IsZero() || c.Identity.Encryption.IsZero():
+	case me.id == nil || me.id.Signing.IsZero() || me.id.Encryption.IsZero():
 		return errConfig("Identity with signing and encryption keys is required")
-	case !wire.ValidName(c.Identity.Ref.Agent) || !wire.ValidName(c.Identity.Ref.Org):
+	case !wire.ValidName(me.id.Ref.Agent) || !wire.ValidName(me.id.Ref.Org):
 		return errConfig("Identity has an invalid name")
 	case len(c.Extensions) > 63:
 		return errConfig("at most 63 Extensions")
-	case c.Cert != nil && !certifies(c.Cert, c.Identity):
+	case c.GetSelf == nil && c.Cert != nil && !certifies(c.Cert, me.id):
 		return errConfig("Cert does not certify Identity")
 	}
 	for _, cl := range c.classes() {

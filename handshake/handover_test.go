@@ -1,9 +1,11 @@
 package handshake
 
 import (
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -54,4 +56,78 @@ func TestInitiatorTakesHandedOverKey(t *testing.T) {
 	if n := st.RemoveKey(c.gw.agent.Ref.Org, c.gw.agent.Signing.Public()); n != 1 || st.Len() != 1 {
 		t.Fatalf("removed %d, %d left", n, st.Len())
 	}
+}
+
+// A side whose identity comes from GetSelf makes each handshake under the
+// identity of its start: a session made before its key changed goes on
+// under the old key, which its messages there are signed with whatever key
+// the caller hands, and the next handshake presents the new key.
+func TestSelfChangedWhileSessionsLive(t *testing.T) {
+	c := newCast(t)
+	clk := newClock(t0)
+	var cur atomic.Pointer[party]
+	gw := c.gw
+	cur.Store(&gw)
+	cr := c.config(c.gw, clk, nil)
+	cr.Identity, cr.Cert = nil, nil
+	cr.GetSelf = func() (*identity.Agent, *identity.Cert) { p := cur.Load(); return p.agent, p.cert }
+	si, sr, errI, errR := pair(t, c.config(c.alice, clk, nil), cr, peerOf(c.gw))
+	if errI != nil || errR != nil {
+		t.Fatal(errI, errR)
+	}
+	if !sr.Self().Signing.Public().Equal(c.gw.agent.Signing.Public()) {
+		t.Fatal("the session does not keep the identity it was made under")
+	}
+
+	// The gateway's key is rotated: same name and encryption key.
+	sk, err := keys.GenerateEd25519(seeded(99))
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := &identity.Agent{Ref: c.gw.agent.Ref, Signing: sk, Encryption: c.gw.agent.Encryption}
+	cert, err := c.gw.org.IssueIdentity(next.Public(), t0.Add(-time.Hour), t0.Add(24*time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur.Store(&party{org: c.gw.org, agent: next, cert: cert})
+
+	// In the session made before, the new key's message goes under the
+	// old one, which the peer accepts there.
+	m := query(party{agent: next}, c.alice, uuid(1), t0, wire.Int)
+	env, err := sr.SignAndSeal(m, next.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := si.Open(mustEnv(t, env))
+	if err != nil {
+		t.Fatalf("a message of the old session after the rotation: %v", err)
+	}
+	if !got.From.Key.Equal(c.gw.agent.Signing.Public()) {
+		t.Fatal("signed with another key than the session's")
+	}
+	// A new handshake presents the new key.
+	si2, sr2, errI, errR := pair(t, c.config(c.alice, clk, nil), cr, peerOf(c.gw))
+	if errI != nil || errR != nil {
+		t.Fatal(errI, errR)
+	}
+	if !si2.Peer().Key.Equal(sk.Public()) || !sr2.Self().Signing.Public().Equal(sk.Public()) {
+		t.Fatal("the handshake after the rotation is not under the new key")
+	}
+	env, err = sr2.SignAndSeal(query(party{agent: next}, c.alice, uuid(2), t0, wire.Int), next.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := si2.Open(mustEnv(t, env)); err != nil {
+		t.Fatal(err)
+	}
+
+	// Without GetSelf, a session signs with the key it is handed: another
+	// key under this side's name is the peer's to refuse.
+	si3, sr3, _, _ := pair(t, c.config(c.alice, clk, nil), c.config(c.gw, clk, nil), peerOf(c.gw))
+	env, err = sr3.SignAndSeal(query(party{agent: next}, c.alice, uuid(3), t0, wire.Int), next.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = si3.Open(mustEnv(t, env))
+	wantCode(t, err, wire.ErrAuthFailed)
 }

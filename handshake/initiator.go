@@ -34,6 +34,7 @@ const (
 // NewInitiator and call Run once; using it again panics.
 type Initiator struct {
 	cfg   *Config
+	me    self // read at writeHello
 	peer  Peer
 	step  int
 	start time.Time
@@ -69,7 +70,7 @@ func (h *Initiator) Run(ctx context.Context, t Transport) (*Session, error) {
 	defer cancel()
 	sess, err := h.run(ctx, t)
 	if err != nil {
-		sendError(ctx, t, h.cfg, err, h.peer.Ref, h.lastID)
+		sendError(ctx, t, h.cfg, h.me, err, h.peer.Ref, h.lastID)
 		return nil, err
 	}
 	return sess, nil
@@ -132,7 +133,10 @@ func (h *Initiator) writeHello() (out []byte, err error) {
 	h.enter(stepStart)
 	defer func() { h.leave(err, stepSecond) }()
 	c := h.cfg
-	if err := c.check(); err != nil {
+	if h.me, err = c.self(); err != nil {
+		return nil, err
+	}
+	if err := c.check(h.me); err != nil {
 		return nil, err
 	}
 	if !wire.ValidName(h.peer.Ref.Agent) || !wire.ValidName(h.peer.Ref.Org) {
@@ -143,14 +147,14 @@ func (h *Initiator) writeHello() (out []byte, err error) {
 	if h.eph, err = keys.GenerateX25519(c.rand()); err != nil {
 		return nil, err
 	}
-	p, err := c.helloPayload(h.eph.Public(), wire.Bytes32{})
+	p, err := c.helloPayload(h.me, h.eph.Public(), wire.Bytes32{})
 	if err != nil {
 		return nil, err
 	}
-	if h.hello, err = c.newMessage(wire.OpHello, h.peer.Ref, "", p); err != nil {
+	if h.hello, err = c.newMessage(h.me, wire.OpHello, h.peer.Ref, "", p); err != nil {
 		return nil, err
 	}
-	if out, err = c.sign(h.hello); err != nil {
+	if out, err = c.sign(h.me, h.hello); err != nil {
 		return nil, err
 	}
 	h.th.add(out)
@@ -168,7 +172,7 @@ func (h *Initiator) readHelloAck(ctx context.Context, b []byte) (out []byte, err
 	want := wire.Sender{Agent: h.peer.Ref.Agent, Org: h.peer.Ref.Org, Key: h.peer.Key}
 	m, p, err := decodeHelloAck(c.codec(), b)
 	if err != nil {
-		return nil, c.refusal(ctx, b, err, h.hello.ID, want)
+		return nil, c.refusal(ctx, h.me, b, err, h.hello.ID, want)
 	}
 	h.lastID = m.ID
 	if !want.Key.IsZero() && !m.From.Key.Equal(want.Key) && m.From.Ref() == want.Ref() && c.Pins != nil &&
@@ -178,7 +182,7 @@ func (h *Initiator) readHelloAck(ctx context.Context, b []byte) (out []byte, err
 		// the overlap, from). assess checks the pin again with the rest.
 		want.Key = m.From.Key
 	}
-	if err := c.admit(ctx, m, h.hello.ID, want); err != nil {
+	if err := c.admit(ctx, h.me, m, h.hello.ID, want); err != nil {
 		return nil, err
 	}
 	if h.trust, err = c.assess(m.From, p); err != nil {
@@ -194,12 +198,12 @@ func (h *Initiator) readHelloAck(ctx context.Context, b []byte) (out []byte, err
 	if h.challenge, err = c.replay().Challenge(ctx); err != nil {
 		return nil, err
 	}
-	proof := prove(c.Identity.Signing, initiatorProof, h.th.sum(), p.Challenge, h.hello.From, m.From)
-	h.verify, err = c.newMessage(wire.OpVerify, h.peer.Ref, m.ID, &wire.VerifyPayload{Challenge: h.challenge, Proof: proof})
+	proof := prove(h.me.id.Signing, initiatorProof, h.th.sum(), p.Challenge, h.hello.From, m.From)
+	h.verify, err = c.newMessage(h.me, wire.OpVerify, h.peer.Ref, m.ID, &wire.VerifyPayload{Challenge: h.challenge, Proof: proof})
 	if err != nil {
 		return nil, err
 	}
-	if out, err = c.sign(h.verify); err != nil {
+	if out, err = c.sign(h.me, h.verify); err != nil {
 		return nil, err
 	}
 	h.th.add(out)
@@ -218,10 +222,10 @@ func (h *Initiator) readVerifyResponse(ctx context.Context, b []byte) (out []byt
 	}
 	m, p, err := decodeVerifyResponse(c.codec(), b)
 	if err != nil {
-		return nil, nil, c.refusal(ctx, b, err, h.verify.ID, h.ack.From)
+		return nil, nil, c.refusal(ctx, h.me, b, err, h.verify.ID, h.ack.From)
 	}
 	h.lastID = m.ID
-	if err := c.admit(ctx, m, h.verify.ID, h.ack.From); err != nil {
+	if err := c.admit(ctx, h.me, m, h.verify.ID, h.ack.From); err != nil {
 		return nil, nil, err
 	}
 	if !checkProof(p.Proof, responderProof, h.th.sum(), h.challenge, h.ack.From, h.hello.From) {
@@ -245,17 +249,17 @@ func (h *Initiator) readVerifyResponse(ctx context.Context, b []byte) (out []byt
 	if err != nil {
 		return nil, nil, authFailed("p.ephemeral_key", "key exchange failed")
 	}
-	sess, err = newSession(c, RoleInitiator, cloneString(p.SessionID), h.ack.From, h.trust, h.params, ir, ri)
+	sess, err = newSession(c, h.me.id, RoleInitiator, cloneString(p.SessionID), h.ack.From, h.trust, h.params, ir, ri)
 	if err != nil {
 		return nil, nil, err
 	}
 	sess.expires = expires
-	est, err := c.newMessage(wire.OpSessionEstablished, h.peer.Ref, m.ID,
+	est, err := c.newMessage(h.me, wire.OpSessionEstablished, h.peer.Ref, m.ID,
 		&wire.SessionEstablishedPayload{SessionID: sess.id, Expires: expires})
 	if err != nil {
 		return nil, nil, err
 	}
-	signed, err := c.sign(est)
+	signed, err := c.sign(h.me, est)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -271,12 +275,12 @@ func (h *Initiator) readVerifyResponse(ctx context.Context, b []byte) (out []byt
 // answer to its last message (re). A refusal from a peer whose key is not
 // known in advance could come from anyone on the path, so its text is not
 // repeated and err is returned as it is.
-func (c *Config) refusal(ctx context.Context, b []byte, err error, re string, want wire.Sender) error {
+func (c *Config) refusal(ctx context.Context, me self, b []byte, err error, re string, want wire.Sender) error {
 	if !errors.Is(err, ErrPeerRefused) || want.Key.IsZero() {
 		return err
 	}
 	m, derr := decodeMessage(c.codec(), b)
-	if derr != nil || c.admit(ctx, m, re, want) != nil {
+	if derr != nil || c.admit(ctx, me, m, re, want) != nil {
 		return err
 	}
 	p, ok := wire.PayloadAs[wire.ErrorPayload](m)
@@ -293,9 +297,9 @@ func (c *Config) refusal(ctx context.Context, b []byte, err error, re string, wa
 // its shape: it is addressed to this side, answers the message this side
 // sent last, comes from the expected sender (want; zero fields match
 // anything), carries a valid signature, and is new to the replay window.
-func (c *Config) admit(ctx context.Context, m *wire.Message, re string, want wire.Sender) error {
+func (c *Config) admit(ctx context.Context, me self, m *wire.Message, re string, want wire.Sender) error {
 	switch {
-	case m.To != c.Identity.Ref:
+	case m.To != me.id.Ref:
 		return authFailed("to", "message is addressed to another agent")
 	case m.Re != re:
 		return authFailed("re", "message does not answer this handshake's last message")

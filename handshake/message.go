@@ -44,7 +44,7 @@ import (
 // the responder, and in "p" one more:
 //
 //	"challenge":"base64:"+44                     32 random bytes, the responder's challenge
-func (c *Config) helloPayload(eph keys.X25519Public, challenge wire.Bytes32) (*wire.HelloPayload, error) {
+func (c *Config) helloPayload(me self, eph keys.X25519Public, challenge wire.Bytes32) (*wire.HelloPayload, error) {
 	p := &wire.HelloPayload{
 		ProtocolVersions: c.versions(),
 		Capabilities:     c.Capabilities,
@@ -63,17 +63,7 @@ func (c *Config) helloPayload(eph keys.X25519Public, challenge wire.Bytes32) (*w
 	if _, err := io.ReadFull(c.rand(), p.Nonce[:]); err != nil {
 		return nil, fmt.Errorf("read random: %w", err)
 	}
-	if c.GetCert != nil {
-		if cert := c.GetCert(); cert != nil {
-			if !certifies(cert, c.Identity) {
-				return nil, errConfig("GetCert returned a certificate that does not certify Identity")
-			}
-			p.IdentityCert = cert.Value()
-		}
-	} else if c.Cert != nil {
-		c.init()
-		p.IdentityCert = c.certValue
-	}
+	p.IdentityCert = me.cert
 	return p, nil
 }
 
@@ -104,22 +94,22 @@ func (c *Config) helloPayload(eph keys.X25519Public, challenge wire.Bytes32) (*w
 // Opening it proves to the responder that the initiator holds the session
 // keys; its expires is the one both sides keep.
 
-// newMessage starts a handshake message from this side.
-func (c *Config) newMessage(op wire.Op, to wire.Ref, re string, p any) (*wire.Message, error) {
+// newMessage starts a handshake message from this side, as me.
+func (c *Config) newMessage(me self, op wire.Op, to wire.Ref, re string, p any) (*wire.Message, error) {
 	id, err := newID(c.rand())
 	if err != nil {
 		return nil, err
 	}
 	return &wire.Message{
 		V: wire.Version, ID: id, TS: c.now().UnixMilli(), Op: op,
-		From: c.Identity.Sender(), To: to, Re: re, Cls: wire.Pub, Payload: p,
+		From: me.id.Sender(), To: to, Re: re, Cls: wire.Pub, Payload: p,
 	}, nil
 }
 
-// sign signs m and returns its wire bytes, which are also its transcript
-// bytes.
-func (c *Config) sign(m *wire.Message) ([]byte, error) {
-	b, err := crypto.Sign(c.codec(), m, c.Identity.Signing)
+// sign signs m as me and returns its wire bytes, which are also its
+// transcript bytes.
+func (c *Config) sign(me self, m *wire.Message) ([]byte, error) {
+	b, err := crypto.Sign(c.codec(), m, me.id.Signing)
 	if err != nil {
 		return nil, fmt.Errorf("sign %s: %w", m.Op, err)
 	}

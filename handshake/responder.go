@@ -13,6 +13,7 @@ import (
 // message at a time; using it again panics.
 type Responder struct {
 	cfg   *Config
+	me    self // read at readHello
 	step  int
 	start time.Time
 	th    transcript
@@ -45,7 +46,7 @@ func (r *Responder) Run(ctx context.Context, t Transport) (*Session, error) {
 	defer cancel()
 	sess, err := r.run(ctx, t)
 	if err != nil {
-		sendError(ctx, t, r.cfg, err, r.replyTo, r.lastID)
+		sendError(ctx, t, r.cfg, r.me, err, r.replyTo, r.lastID)
 		return nil, err
 	}
 	return sess, nil
@@ -130,7 +131,10 @@ func (r *Responder) readHello(ctx context.Context, env *wire.Envelope) (out []by
 	r.enter(stepStart)
 	defer func() { r.leave(err, stepSecond) }()
 	c := r.cfg
-	if err := c.check(); err != nil {
+	if r.me, err = c.self(); err != nil {
+		return nil, err
+	}
+	if err := c.check(r.me); err != nil {
 		return nil, err
 	}
 	if r.start.IsZero() {
@@ -146,7 +150,7 @@ func (r *Responder) readHello(ctx context.Context, env *wire.Envelope) (out []by
 	if err != nil {
 		return nil, err
 	}
-	if err := c.admit(ctx, m, "", wire.Sender{}); err != nil {
+	if err := c.admit(ctx, r.me, m, "", wire.Sender{}); err != nil {
 		return nil, err
 	}
 	r.hello, r.helloP = m, p
@@ -165,14 +169,14 @@ func (r *Responder) readHello(ctx context.Context, env *wire.Envelope) (out []by
 	if r.challenge, err = c.replay().Challenge(ctx); err != nil {
 		return nil, err
 	}
-	ap, err := c.helloPayload(r.eph.Public(), r.challenge)
+	ap, err := c.helloPayload(r.me, r.eph.Public(), r.challenge)
 	if err != nil {
 		return nil, err
 	}
-	if r.ack, err = c.newMessage(wire.OpHelloAck, m.From.Ref(), m.ID, ap); err != nil {
+	if r.ack, err = c.newMessage(r.me, wire.OpHelloAck, m.From.Ref(), m.ID, ap); err != nil {
 		return nil, err
 	}
-	if out, err = c.sign(r.ack); err != nil {
+	if out, err = c.sign(r.me, r.ack); err != nil {
 		return nil, err
 	}
 	r.th.add(out)
@@ -198,7 +202,7 @@ func (r *Responder) readVerify(ctx context.Context, env *wire.Envelope) (out []b
 	}
 	r.lastID = m.ID
 	p := m.Payload.(*wire.VerifyPayload)
-	if err := c.admit(ctx, m, r.ack.ID, r.hello.From); err != nil {
+	if err := c.admit(ctx, r.me, m, r.ack.ID, r.hello.From); err != nil {
 		return nil, err
 	}
 	if !checkProof(p.Proof, initiatorProof, r.th.sum(), r.challenge, r.hello.From, r.ack.From) {
@@ -219,13 +223,13 @@ func (r *Responder) readVerify(ctx context.Context, env *wire.Envelope) (out []b
 	if r.trust.certExpires != 0 {
 		r.offer = min(r.offer, r.trust.certExpires)
 	}
-	proof := prove(c.Identity.Signing, responderProof, r.th.sum(), p.Challenge, r.ack.From, r.hello.From)
-	r.vr, err = c.newMessage(wire.OpVerifyResponse, r.hello.From.Ref(), m.ID,
+	proof := prove(r.me.id.Signing, responderProof, r.th.sum(), p.Challenge, r.ack.From, r.hello.From)
+	r.vr, err = c.newMessage(r.me, wire.OpVerifyResponse, r.hello.From.Ref(), m.ID,
 		&wire.VerifyResponsePayload{Proof: proof, SessionID: sid, Expires: r.offer})
 	if err != nil {
 		return nil, err
 	}
-	if out, err = c.sign(r.vr); err != nil {
+	if out, err = c.sign(r.me, r.vr); err != nil {
 		return nil, err
 	}
 	r.th.add(out)
@@ -233,7 +237,7 @@ func (r *Responder) readVerify(ctx context.Context, env *wire.Envelope) (out []b
 	if err != nil {
 		return nil, authFailed("p.ephemeral_key", "key exchange failed")
 	}
-	if r.sess, err = newSession(c, RoleResponder, sid, r.hello.From, r.trust, r.params, ir, ri); err != nil {
+	if r.sess, err = newSession(c, r.me.id, RoleResponder, sid, r.hello.From, r.trust, r.params, ir, ri); err != nil {
 		return nil, err
 	}
 	r.sess.expires = r.offer
@@ -269,7 +273,7 @@ func (r *Responder) readEstablished(ctx context.Context, env *wire.Envelope) (se
 		return nil, err
 	}
 	r.lastID = m.ID
-	if err := c.admit(ctx, m, r.vr.ID, r.hello.From); err != nil {
+	if err := c.admit(ctx, r.me, m, r.vr.ID, r.hello.From); err != nil {
 		return nil, err
 	}
 	if p.SessionID != r.sess.id {

@@ -48,26 +48,30 @@ func (r Role) String() string {
 // authenticated too. The receiver accepts each counter once, within a
 // window of the 8192 most recent.
 type Session struct {
-	id       string
-	role     Role
-	peer     identity.Public
-	level    identity.Level
-	version  string
-	caps     []string
-	exts     []string
-	classes  classSet
-	maxMsg   int64
-	created  int64 // unix ms
-	expires  int64 // unix ms
-	env      *sessionEnv
-	seal     cipher.AEAD
-	open     cipher.AEAD
-	sent     atomic.Uint64 // counters used so far in our direction
-	bytes    atomic.Int64  // message bytes carried, both directions
-	closed   atomic.Bool
-	mu       sync.Mutex
-	received counterWindow
-	ids      idWindow
+	id   string
+	self *identity.Agent // this side, as it proved itself in the handshake
+	// signsAsSelf: this side's identity came from Config.GetSelf, and
+	// its messages in the session are signed with self's key.
+	signsAsSelf bool
+	role        Role
+	peer        identity.Public
+	level       identity.Level
+	version     string
+	caps        []string
+	exts        []string
+	classes     classSet
+	maxMsg      int64
+	created     int64 // unix ms
+	expires     int64 // unix ms
+	env         *sessionEnv
+	seal        cipher.AEAD
+	open        cipher.AEAD
+	sent        atomic.Uint64 // counters used so far in our direction
+	bytes       atomic.Int64  // message bytes carried, both directions
+	closed      atomic.Bool
+	mu          sync.Mutex
+	received    counterWindow
+	ids         idWindow
 }
 
 // sessionEnv is what the sessions made under one Config share.
@@ -75,27 +79,30 @@ type sessionEnv struct {
 	codec    *wire.Codec
 	skew     time.Duration
 	now      func() time.Time
-	self     wire.Sender
+	org      string // this side's
 	maxBytes int64
 	verifier *keys.Verifier
 }
 
-func (c *Config) sessionEnv() *sessionEnv {
+// sessionEnv is what the sessions made under c share; org is this side's,
+// which a key rotation does not change.
+func (c *Config) sessionEnv(org string) *sessionEnv {
 	c.init()
 	c.envOnce.Do(func() {
-		c.env = &sessionEnv{codec: c.codec(), skew: c.replay().Skew(), now: c.now, self: c.Identity.Sender(), maxBytes: c.maxSessionBytes(), verifier: c.verifier()}
+		c.env = &sessionEnv{codec: c.codec(), skew: c.replay().Skew(), now: c.now, org: org, maxBytes: c.maxSessionBytes(), verifier: c.verifier()}
 	})
 	return c.env
 }
 
-func newSession(c *Config, role Role, id string, peer wire.Sender, t peerTrust, p params, ir, ri []byte) (*Session, error) {
+func newSession(c *Config, me *identity.Agent, role Role, id string, peer wire.Sender, t peerTrust, p params, ir, ri []byte) (*Session, error) {
 	s := &Session{
-		id:    id,
+		id:   id,
+		self: me, signsAsSelf: c.GetSelf != nil,
 		role:  role,
 		peer:  identity.Public{Agent: cloneString(peer.Agent), Org: cloneString(peer.Org), Key: peer.Key, EncKey: peer.EncKey},
 		level: t.level(), version: cloneString(p.version), caps: p.caps, exts: p.extensions,
 		classes: p.classes, maxMsg: p.maxMessage, created: c.now().UnixMilli(),
-		env: c.sessionEnv(),
+		env: c.sessionEnv(me.Ref.Org),
 	}
 	sealKey, openKey := ir, ri
 	if role == RoleResponder {
@@ -117,6 +124,12 @@ func cloneString(s string) string { return string(append([]byte(nil), s...)) }
 
 // ID returns the session id.
 func (s *Session) ID() string { return s.id }
+
+// Self returns this side's identity as the handshake that made the
+// session proved it: the key this side signs with in the session, which
+// stays the session's when this side's key is rotated (see
+// AppendSignAndSeal).
+func (s *Session) Self() *identity.Agent { return s.self }
 
 // Role returns the part this side played in the handshake.
 func (s *Session) Role() Role { return s.role }
@@ -219,9 +232,19 @@ func (s *Session) SignAndSeal(m *wire.Message, sk keys.Ed25519Private) ([]byte, 
 // AppendSignAndSeal is SignAndSeal, appending the envelope to dst. The
 // signed message is written into a pooled buffer, as it is sealed in place
 // and then copied out as base64.
+//
+// When the session was made under Config.GetSelf, a message in this side's
+// own name (Self's agent and org) is signed with the key Self proved in the
+// handshake, and its from names that key, whatever sk is: the peer accepts this side's messages in the session
+// under that key only, so a session made before this side's key was
+// rotated goes on under the old key, and one made after under the new.
 func (s *Session) AppendSignAndSeal(dst []byte, m *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
 	if err := s.checkOutbound(m); err != nil {
 		return nil, err
+	}
+	if me := s.self; s.signsAsSelf && m.From.Agent == me.Ref.Agent && m.From.Org == me.Ref.Org && !m.From.Key.Equal(me.Signing.Public()) {
+		m.From.Key, m.From.EncKey = me.Signing.Public(), me.Encryption.Public()
+		sk = me.Signing
 	}
 	pt, err := crypto.AppendSign(getPlaintext(4096), s.env.codec, m, sk)
 	if err != nil {
@@ -236,8 +259,8 @@ func (s *Session) checkOutbound(m *wire.Message) error {
 	switch {
 	case isHandshakeOp(m.Op):
 		return authFailed("op", "handshake messages do not travel inside a session")
-	case m.From.Org != s.env.self.Org:
-		return authFailed("from.org", "session carries messages of org %s only", s.env.self.Org)
+	case m.From.Org != s.env.org:
+		return authFailed("from.org", "session carries messages of org %s only", s.env.org)
 	case m.To.Org != s.peer.Org:
 		return authFailed("to.org", "session leads to org %s only", s.peer.Org)
 	case !s.classes.has(m.Cls):
@@ -331,7 +354,7 @@ func (s *Session) check(m *wire.Message, now int64) error {
 		return authFailed("from.org", "session carries messages of org %s only", s.peer.Org)
 	case m.From.Agent == s.peer.Agent && !m.From.Key.Equal(s.peer.Key):
 		return authFailed("from.key", "not the key the peer proved in the handshake")
-	case m.To.Org != s.env.self.Org:
+	case m.To.Org != s.env.org:
 		return authFailed("to.org", "message is addressed to another org")
 	case !s.classes.has(m.Cls):
 		return wire.Errorf(wire.ErrClassification, "cls", "this side's hello did not list %s", m.Cls)

@@ -194,6 +194,23 @@ func (s *Store) RemoveKey(org string, key keys.Ed25519Public) int {
 	return n
 }
 
+// RemoveSelfKey closes and drops every session this side made under its
+// own key key (Session.Self), such as its former org key once the overlap
+// of its handover ended, and reports how many.
+func (s *Store) RemoveSelfKey(key keys.Ed25519Public) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, id := range s.lru.Keys() {
+		if sess, ok := s.lru.Peek(id); ok && sess.self != nil && sess.self.Signing.Public().Equal(key) {
+			sess.Close()
+			s.lru.Remove(id)
+			n++
+		}
+	}
+	return n
+}
+
 // Prune drops every expired or closed session and reports how many.
 // Expired sessions are refused without it; it returns their memory sooner.
 func (s *Store) Prune() int {

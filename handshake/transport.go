@@ -95,7 +95,7 @@ func (p *pipeEnd) Receive(ctx context.Context) ([]byte, error) {
 // sendError tells the peer why the handshake ended, when the failure was
 // this side's refusal of a message (not the transport's, and not the
 // peer's own error). It is best effort: its failure is not reported.
-func sendError(ctx context.Context, t Transport, c *Config, cause error, to wire.Ref, re string) {
+func sendError(ctx context.Context, t Transport, c *Config, me self, cause error, to wire.Ref, re string) {
 	var we *wire.Error
 	if !errors.As(cause, &we) || errors.Is(cause, ErrPeerRefused) || ctx.Err() != nil || re == "" {
 		return
@@ -103,11 +103,17 @@ func sendError(ctx context.Context, t Transport, c *Config, cause error, to wire
 	if we.Code == wire.ErrTimeout || we.Code == wire.ErrInternal {
 		return
 	}
-	m, err := c.newMessage(wire.OpError, to, re, we.Payload())
+	if me.id == nil {
+		// The handshake failed before it read who this side is.
+		if me, _ = c.self(); me.id == nil {
+			return
+		}
+	}
+	m, err := c.newMessage(me, wire.OpError, to, re, we.Payload())
 	if err != nil {
 		return
 	}
-	b, err := c.sign(m)
+	b, err := c.sign(me, m)
 	if err != nil {
 		return
 	}
