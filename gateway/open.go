@@ -19,6 +19,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/feed"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/local"
+	"github.com/moltgate/moltgate/gateway/orgkey"
 	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
@@ -72,7 +73,7 @@ func Open(opts Options) (*Server, error) {
 	s := &Server{
 		cfg: cfg, cfgSeen: cfgText, dir: d, now: opts.Now, rand: opts.Rand,
 		codec: wire.NewCodec(cfg.WireLimits()),
-		org:   org, box: crypto.NewBox(org.Encryption, 0),
+		box:   crypto.NewBox(org.Encryption, 0),
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	s.quitting, s.quit = context.WithCancel(context.Background())
@@ -90,10 +91,13 @@ func Open(opts Options) (*Server, error) {
 	}})
 	// Read here, not when serving, so that a missing or unreadable
 	// certificate or key stops the gateway before it claims any address.
+	set := orgkey.Set{Self: org}
 	if cfg.TLSEnabled() {
-		if s.tlsCert, _, err = loadTLSCert(d); err != nil {
+		tc, pin, err := loadTLSCert(d)
+		if err != nil {
 			return nil, err
 		}
+		set.TLS, set.TLSPin = &tc, pin
 	}
 	now := s.now()
 	// Certificates carry their expiry in the protocol's timestamps, which
@@ -102,9 +106,13 @@ func Open(opts Options) (*Server, error) {
 		return nil, &ConfigError{Key: "security.cert_ttl", Msg: fmt.Sprintf("%s is too long: certificates issued now would expire after %s, the last time the protocol can express",
 			cfg.Security.CertTTL.D(), end.UTC().Format(time.DateOnly))}
 	}
-	if err = s.certifyGateway(now); err != nil {
+	if set.Cert, err = s.certifySelf(org, now); err != nil {
 		return nil, openErr(err)
 	}
+	if s.keys, err = orgkey.New(set); err != nil {
+		return nil, openErr(err)
+	}
+	s.keyWatch = newKeyWatch(d, bytes.Clone(opts.Passphrase))
 	if s.pins, err = openPins(d); err != nil {
 		return nil, openErr(err)
 	}
@@ -149,7 +157,7 @@ func Open(opts Options) (*Server, error) {
 		// or an imported peer's.
 		keyOf := func(o string) (keys.Ed25519Public, bool) {
 			if o == cfg.Org {
-				return org.Signing.Public(), true
+				return s.self().Signing.Public(), true
 			}
 			if ps := s.peers.Get(o); ps != nil {
 				return ps.Peer().OrgKey, true
@@ -157,7 +165,7 @@ func Open(opts Options) (*Server, error) {
 			return keys.Ed25519Public{}, false
 		}
 		s.receipts = trail.NewReceipts(context.Background(), trail.ReceiptsConfig{
-			Self: org, KeyOf: keyOf, Peer: trail.Remotes(func(o string) *peers.Remote { return s.peers.Get(o) }, org), Trail: s.audit, Verifier: s.verifier, Go: s.bg.Go, Base: s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
+			Self: s.keys, KeyOf: keyOf, Peer: trail.Remotes(func(o string) *peers.Remote { return s.peers.Get(o) }, s.keys), Trail: s.audit, Verifier: s.verifier, Go: s.bg.Go, Base: s.bgCtx, Log: s.log, Now: s.now, Rand: s.rand,
 			Window: time.Duration(cfg.Audit.ReceiptWindow), Batch: cfg.Audit.ReceiptBatch,
 		})
 	}
@@ -218,7 +226,7 @@ func Open(opts Options) (*Server, error) {
 	s.feed = feed.New(feed.Config{Stream: s.events, Org: cfg.Org, Now: s.now})
 	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now, Observe: s.feed.Session})
 	s.hsCfg = &handshake.Config{
-		Identity: org, GetCert: s.orgCert.Load, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
+		GetSelf: s.keys.Identity, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
 		Capabilities: []string{"query", "task", "stream", "tool.invoke", "consent", "registry"},
 		Timeout:      cfg.Security.HandshakeTimeout.D(), SessionLifetime: cfg.Security.SessionTTL.D(),
 		MaxSessionBytes: cfg.Limits.SessionBytes, Replay: s.replay, Verifier: s.verifier, Rand: s.rand, Now: s.now,
@@ -250,7 +258,7 @@ func Open(opts Options) (*Server, error) {
 	s.writeTimeout = wsconn.WriteTimeout
 	s.async = newAsyncReplies()
 	s.peers = peers.New(peers.Config{
-		Handshake: s.hsCfg, Sessions: s.sessions, Codec: s.codec, Verifier: s.verifier, Gate: peerGate{s}, Key: org.Signing,
+		Handshake: s.hsCfg, Sessions: s.sessions, Codec: s.codec, Verifier: s.verifier, Gate: peerGate{s}, Self: s.keys,
 		Transport:        func() string { return s.cfg.Peers.Transport },
 		EnvelopeLimit:    func() int { return s.pipe.EnvelopeLimit() },
 		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() },
@@ -261,7 +269,7 @@ func Open(opts Options) (*Server, error) {
 		Log: s.log, Now: s.now, Rand: s.rand,
 	})
 	s.revoked, err = revoke.New(revoke.Config{
-		Self: org, OwnPath: d.RevocationsPath(), BookDir: filepath.Join(d.DataDir(), "revocations"),
+		Self: s.keys, OwnPath: d.RevocationsPath(), BookDir: filepath.Join(d.DataDir(), "revocations"),
 		StatusPath: filepath.Join(d.DataDir(), peerstatus.FileName), MessageBytes: cfg.Limits.MessageBytes,
 		Peers: s.peers, Sessions: s.sessions, Store: s.store,
 		SessionsChanged: func(n int) { s.metrics.sessions.Set(float64(n)) },
@@ -285,7 +293,7 @@ func Open(opts Options) (*Server, error) {
 		return nil, openErr(err)
 	}
 	s.pipe = pipeline.New(pipeline.Config{
-		Org: cfg.Org, MessageBytes: cfg.Limits.MessageBytes, MaxHops: cfg.Limits.MaxHops, Self: org,
+		Org: cfg.Org, MessageBytes: cfg.Limits.MessageBytes, MaxHops: cfg.Limits.MaxHops, Self: s.keys,
 		Codec: s.codec, Box: s.box, Verifier: s.verifier, Trust: s.trust, Replay: s.replay,
 		Sessions: s.sessions, Acceptor: s.acceptor, Gate: s.gate, Scanner: s.scanner, Log: s.log, Now: s.now, Rand: s.rand,
 		Metrics: pipeline.Metrics{Messages: s.metrics.messages, Latency: s.metrics.latency, Sessions: s.metrics.sessions,
@@ -326,7 +334,7 @@ func Open(opts Options) (*Server, error) {
 	// any: its reports read them from another goroutine.
 	passphrase := bytes.Clone(opts.Passphrase) // unlocks the keys of agents added while serving
 	s.roster, err = roster.New(roster.Config{
-		Self:     func() *identity.Agent { return s.org },
+		Self:     s.keys.Current,
 		Records:  func() ([]*LocalAgent, error) { return LoadAgents(d) },
 		Identity: func(id string) (*identity.Agent, error) { return LoadAgentIdentity(d, id, passphrase) },
 		KeyPath:  d.AgentKeyPath,
@@ -366,7 +374,7 @@ func Open(opts Options) (*Server, error) {
 		return nil, fmt.Errorf("open gateway: %w", err)
 	}
 	s.local = local.New(local.Config{
-		Org: cfg.Org, Signer: org, Core: s.core, Agents: localAgents{s}, Pipe: s.pipe, Seal: routes{s},
+		Org: cfg.Org, Signer: s.keys, Core: s.core, Agents: localAgents{s}, Pipe: s.pipe, Seal: routes{s},
 		Gate: s.gate, Grants: s.grants, Scanner: s.scanner, Approvals: s.approvals, CallContext: s.holds.context, Inbound: s.feed.Inbound, ExtContext: extContext,
 		Observe: localObserver{s},
 		Peers:   localPeers{s}, Directory: s.registry, Policy: s.policy, Consents: s.consents, Codec: s.codec,

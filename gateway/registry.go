@@ -19,7 +19,7 @@ import (
 // gateway's.
 func (s *Server) registryConfig() registry.Config {
 	return registry.Config{
-		Store: s.store, Org: s.cfg.Org, Signer: s.org, Trust: s.trust,
+		Store: s.store, Org: s.cfg.Org, Signer: s.keys, Trust: s.trust,
 		MinTTL: s.cfg.Directory.MinTTL.D(), MaxTTL: s.cfg.Directory.MaxTTL.D(),
 		Codec: s.codec, Scanner: s.scanner,
 		Endpoint:     s.cfg.Listen.Advertise + "/moltspeak/v0.1/message",

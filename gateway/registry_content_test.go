@@ -93,7 +93,7 @@ func TestDirectoryRegisterRefusesPersonalData(t *testing.T) {
 			tc.edit(own)
 			for _, path := range []string{"/registry/v1/register", "/moltspeak/v0.1/message"} {
 				for _, b := range [][]byte{
-					acme.signed(globex.s.org, wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}, false),
+					acme.signed(globex.s.self(), wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}, false),
 					acme.signed(remote, wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: own, IdentityCert: rcert}, false),
 				} {
 					st, _, body := acme.do("POST", path, b)

@@ -80,7 +80,7 @@ func (g *testGateway) answerOf(b []byte) (wire.Code, wire.Value) {
 	if err != nil {
 		g.t.Fatalf("answer %q: %v", b, err)
 	}
-	if err := crypto.VerifyWith(m, g.s.org.Signing.Public()); err != nil {
+	if err := crypto.VerifyWith(m, g.s.self().Signing.Public()); err != nil {
 		g.t.Fatalf("answer not signed by %s: %v", g.s.Org(), err)
 	}
 	switch p := m.Payload.(type) {
@@ -116,7 +116,7 @@ func (g *testGateway) orgAgent(id string) (*identity.Agent, wire.Value) {
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	c, err := roster.Issuer(g.s.org).IssueIdentity(a.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	c, err := roster.Issuer(g.s.self()).IssueIdentity(a.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
 	if err != nil {
 		g.t.Fatal(err)
 	}

@@ -32,7 +32,7 @@ func TestDirectoryReplicasOnPostgres(t *testing.T) {
 	usePostgres(t, d2, dsn)
 	a := start(t, d1, l1, TransportWebSocket)
 	b := start(t, d2, l2, TransportWebSocket)
-	if a.s.Config().Storage.Driver != "postgres" || a.s.org.Signing.Public() != b.s.org.Signing.Public() {
+	if a.s.Config().Storage.Driver != "postgres" || a.s.self().Signing.Public() != b.s.self().Signing.Public() {
 		t.Fatal("replicas not set up")
 	}
 	if _, p1, _ := net.SplitHostPort(a.s.cfg.Listen.Address); strings.HasSuffix(b.s.cfg.Listen.Address, ":"+p1) {
@@ -55,7 +55,7 @@ func TestDirectoryReplicasOnPostgres(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := directory.VerifyAttestation(v.Get("results").Index(0), "acme", a.s.org.Signing.Public(), time.Now()); err != nil {
+	if _, err := directory.VerifyAttestation(v.Get("results").Index(0), "acme", a.s.self().Signing.Public(), time.Now()); err != nil {
 		t.Fatalf("b's attestation: %v", err)
 	}
 	// A change through b is seen through a: the agent deregisters.

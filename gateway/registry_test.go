@@ -48,7 +48,7 @@ func TestDirectoryCrossOrgDiscovery(t *testing.T) {
 			}
 			// The agent's tool, registered over the local bridge, is a
 			// capability too; the result is the registry's.
-			if _, err := directory.VerifyAttestation(r, "globex", globex.s.org.Signing.Public(), time.Now()); err != nil {
+			if _, err := directory.VerifyAttestation(r, "globex", globex.s.self().Signing.Public(), time.Now()); err != nil {
 				t.Fatal(err)
 			}
 			// And the other way.
@@ -79,11 +79,11 @@ func TestDirectoryRegisterOverHTTP(t *testing.T) {
 	ext, cert := globex.orgAgent("ext")
 	pr := testProfile("ext", "ext.work")
 	pr.PublicKey = ext.Signing.Public()
-	st, c, data := post(acme.signed(globex.s.org, wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}, false))
+	st, c, data := post(acme.signed(globex.s.self(), wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}, false))
 	if st != 200 || c != "" {
 		t.Fatalf("peer registration: %d %s", st, c)
 	}
-	if _, err := directory.VerifyAttestation(data.Get("registry_attestation"), "acme", acme.s.org.Signing.Public(), time.Now()); err != nil {
+	if _, err := directory.VerifyAttestation(data.Get("registry_attestation"), "acme", acme.s.self().Signing.Public(), time.Now()); err != nil {
 		t.Fatalf("receipt: %v", err)
 	}
 	if _, err := acme.s.Registry().Lookup(ctx, directory.ID{Agent: "ext", Org: "globex"}, directory.Viewer{}); err != nil {
@@ -94,7 +94,7 @@ func TestDirectoryRegisterOverHTTP(t *testing.T) {
 	st, _, body := acme.do("POST", "/registry/v1/register", acme.sealedTo(ext, &wire.RegisterPayload{Action: "renew"}))
 	op := &crypto.Opener{Codec: acme.s.codec, Box: crypto.NewBox(ext.Encryption, 0), Accept: crypto.AcceptRef(wire.Ref{Agent: "ext", Org: "globex"})}
 	reply, err := op.Open(bytes.TrimSpace(body))
-	if st != 200 || err != nil || reply.Op != wire.OpRespond || !reply.From.Key.Equal(acme.s.org.Signing.Public()) {
+	if st != 200 || err != nil || reply.Op != wire.OpRespond || !reply.From.Key.Equal(acme.s.self().Signing.Public()) {
 		t.Fatalf("sealed renew: %d %v", st, err)
 	}
 	// An agent of acme's own org, running elsewhere, registers itself.
@@ -112,13 +112,13 @@ func TestDirectoryRegisterOverHTTP(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d %s", name, st, c, status, want)
 		}
 	}
-	badCap := bytes.Replace(acme.signed(globex.s.org, wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: testProfile("x", "ok.cap"), IdentityCert: cert}, false),
+	badCap := bytes.Replace(acme.signed(globex.s.self(), wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: testProfile("x", "ok.cap"), IdentityCert: cert}, false),
 		[]byte(`"ok.cap"`), []byte(`"not a capability"`), 1)
 	bad("bad capability", badCap, 400, wire.ErrInvalidProfile)
-	badKey := bytes.Replace(acme.signed(globex.s.org, wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}, false),
+	badKey := bytes.Replace(acme.signed(globex.s.self(), wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: pr, IdentityCert: cert}, false),
 		[]byte(`"public_key":"ed25519:`), []byte(`"public_key":"ed25519:AAAA`), 1)
 	bad("bad key", badKey, 400, wire.ErrInvalidProfile)
-	icert, _ := roster.Issuer(globex.s.org).IssueIdentity(impostor.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
+	icert, _ := roster.Issuer(globex.s.self()).IssueIdentity(impostor.Public(), time.Now().Add(-time.Minute), time.Now().Add(time.Hour))
 	bad("key conflict", acme.signed(impostor, wire.OpRegister, &wire.RegisterPayload{Action: "create", Profile: testProfile("", "ext.work"), IdentityCert: icert.Value()}, false), 409, wire.ErrRegistrationConflict)
 	bad("ttl", acme.signed(ext, wire.OpRegister, &wire.RegisterPayload{Action: "renew", TTL: 10}, false), 400, wire.ErrInvalidProfile)
 	ghost, _ := globex.orgAgent("ghost")
@@ -167,7 +167,7 @@ func (g *testGateway) sealedTo(a *identity.Agent, p *wire.RegisterPayload) []byt
 	g.t.Helper()
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpRegister,
 		From: a.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: g.s.Org()}, Cls: wire.Pub, Payload: p}
-	b, err := crypto.SealMessage(g.s.codec, m, a.Signing, crypto.NewBox(a.Encryption, 0), g.s.org.Encryption.Public())
+	b, err := crypto.SealMessage(g.s.codec, m, a.Signing, crypto.NewBox(a.Encryption, 0), g.s.self().Encryption.Public())
 	if err != nil {
 		g.t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestDirectoryPerPeerDisclosure(t *testing.T) {
 		t.Fatalf("claimed org: %d %s %s", st, c, data)
 	}
 	// acme's real org key, outside a session, is acme.
-	st, _, body = globex.do("POST", "/registry/v1/discover", globex.signed(acme.s.org, wire.OpDiscover, &wire.DiscoverPayload{Capability: "shared.cap"}, false))
+	st, _, body = globex.do("POST", "/registry/v1/discover", globex.signed(acme.s.self(), wire.OpDiscover, &wire.DiscoverPayload{Capability: "shared.cap"}, false))
 	if _, data := globex.answerOf(body); st != 200 || strings.Join(resultIDs(t, wire.AppendCanonical(nil, data)), ",") != "partners@globex,pub@globex" {
 		t.Fatalf("acme's key: %d %s", st, data)
 	}
@@ -260,7 +260,7 @@ func TestDirectoryClientRefusesForgedAttestation(t *testing.T) {
 	r := good.Get("results").Index(0)
 	for name, alt := range map[string]wire.Value{
 		"endpoint":   r.With("endpoint", wire.StringValue("https://attacker.example/moltspeak/v0.1/message")),
-		"public_key": r.With("public_key", wire.StringValue(acme.s.org.Signing.Public().String())),
+		"public_key": r.With("public_key", wire.StringValue(acme.s.self().Signing.Public().String())),
 		"expiry":     r.With("expires_at", wire.IntValue(time.Now().Add(1000*time.Hour).UnixMilli())),
 		"signature":  r.With("attestation", r.Get("attestation").With("signature", good.Get("results").Index(0).Get("attestation").Get("key"))),
 		"missing":    r.Without("attestation"),
@@ -374,7 +374,7 @@ func TestDirectorySync(t *testing.T) {
 	}
 	v, _ := wire.Parse(out, 0)
 	for _, r := range v.Get("results").Elems() {
-		if _, err := directory.VerifyAttestation(r.Value, "acme", acme.s.org.Signing.Public(), time.Now()); err != nil {
+		if _, err := directory.VerifyAttestation(r.Value, "acme", acme.s.self().Signing.Public(), time.Now()); err != nil {
 			t.Fatalf("acme's attestation: %v", err)
 		}
 	}
@@ -391,9 +391,9 @@ func TestDirectorySync(t *testing.T) {
 	// Registry sync is for peers in a session: an anonymous query is refused.
 	q := &wire.QueryPayload{Domain: "registry", Intent: "sync"}
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(rand.Reader), TS: time.Now().UnixMilli(), Op: wire.OpQuery,
-		From: acme.s.org.Sender(), To: wire.Ref{Agent: RegistryAgent, Org: "globex"}, Cls: wire.Pub, Payload: q}
+		From: acme.s.self().Sender(), To: wire.Ref{Agent: RegistryAgent, Org: "globex"}, Cls: wire.Pub, Payload: q}
 	m.From.EncKey = [32]byte{}
-	b, err := crypto.Sign(globex.s.codec, m, acme.s.org.Signing)
+	b, err := crypto.Sign(globex.s.codec, m, acme.s.self().Signing)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -541,7 +541,7 @@ func TestDirectorySyncWaitsOutRateLimit(t *testing.T) {
 	blob := wire.ObjectValue(wire.Member{Key: "blob", Value: wire.StringValue(strings.Repeat("ab", 7000))})
 	for i := range n {
 		pr := testProfile(fmt.Sprintf("pad%d", i), "pad.cap")
-		pr.PublicKey, pr.Metadata, pr.Description = globex.s.org.Signing.Public(), blob, strings.Repeat("cd", 2000)
+		pr.PublicKey, pr.Metadata, pr.Description = globex.s.self().Signing.Public(), blob, strings.Repeat("cd", 2000)
 		if _, err := globex.s.registry.RegisterAsOrg(ctx, &wire.RegisterPayload{Action: "create", Profile: pr}); err != nil {
 			t.Fatal(err)
 		}

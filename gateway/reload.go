@@ -155,14 +155,14 @@ func (s *Server) purgeOrg(ctx context.Context, org string) int {
 	return n
 }
 
-// Reload reads the peers and the local agents again (ReloadPeers, then
-// ReloadAgents), as a serving gateway does by itself when their files
-// change and moltgate serve does on SIGHUP. Each takes effect whole or not
+// Reload reads the peers, the local agents and the key files again
+// (ReloadPeers, ReloadAgents, then ReloadKeys), as a serving gateway does
+// by itself when their files change and moltgate serve does on SIGHUP. Each takes effect whole or not
 // at all, and a mistake in one does not hold up the other. moltgate.toml
 // is not applied (its settings are built into the running gateway), but a
 // change to it is logged once, and a mistake in it returned too.
 func (s *Server) Reload(ctx context.Context) error {
-	return errors.Join(s.ReloadPeers(ctx), s.ReloadAgents(ctx), s.checkConfig())
+	return errors.Join(s.ReloadPeers(ctx), s.ReloadAgents(ctx), s.ReloadKeys(ctx), s.checkConfig())
 }
 
 // checkConfig logs, once per change, that moltgate.toml is not as the

@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/orgkey"
 	"github.com/moltgate/moltgate/gateway/roster"
+	"github.com/moltgate/moltgate/identity"
 )
 
 // The certificates the gateway issues for itself and its agents are valid
@@ -22,14 +24,21 @@ func renewEvery(ttl time.Duration) time.Duration {
 	return max(min(ttl/10, renewCheckEvery), time.Second)
 }
 
-// certifyGateway issues the gateway's own identity certificate.
+// certifyGateway issues the gateway's own identity certificate again,
+// under the org key in use.
 func (s *Server) certifyGateway(now time.Time) error {
-	cert, err := roster.Issuer(s.org).IssueIdentity(s.org.Public(), now.Add(-time.Minute), now.Add(s.cfg.Security.CertTTL.D()))
-	if err != nil {
-		return err
-	}
-	s.orgCert.Store(cert)
-	return nil
+	_, err := s.keys.Update(func(set orgkey.Set) (orgkey.Set, error) {
+		cert, err := s.certifySelf(set.Self, now)
+		set.Cert = cert
+		return set, err
+	})
+	return err
+}
+
+// certifySelf issues self's identity certificate under self's own key,
+// the org key.
+func (s *Server) certifySelf(self *identity.Agent, now time.Time) (*identity.Cert, error) {
+	return roster.Issuer(self).IssueIdentity(self.Public(), now.Add(-time.Minute), now.Add(s.cfg.Security.CertTTL.D()))
 }
 
 // renewCerts issues again every certificate that is half spent: the
@@ -39,11 +48,11 @@ func (s *Server) certifyGateway(now time.Time) error {
 // certificate keep it until they end.
 func (s *Server) renewCerts(ctx context.Context) {
 	now := s.now()
-	if c := s.orgCert.Load(); roster.HalfSpent(c.IssuedAt, c.Expires, now) {
+	if c := s.keys.Load().Cert; roster.HalfSpent(c.IssuedAt, c.Expires, now) {
 		if err := s.certifyGateway(now); err != nil {
 			s.log.Error("gateway certificate not renewed", "err", err.Error())
 		} else {
-			s.log.Info("gateway certificate renewed", "expires", s.orgCert.Load().Expires)
+			s.log.Info("gateway certificate renewed", "expires", s.keys.Load().Cert.Expires)
 		}
 	}
 

@@ -42,7 +42,7 @@ func TestCertRenewal(t *testing.T) {
 		t.Fatalf("first call: %v", err)
 	}
 	ttl := acme.s.cfg.Security.CertTTL.D()
-	oldGW, oldAgent := acme.s.orgCert.Load(), acme.s.roster.Agent("client")
+	oldGW, oldAgent := acme.s.keys.Load().Cert, acme.s.roster.Agent("client")
 	if got := time.Duration(oldGW.Expires-oldGW.IssuedAt) * time.Millisecond; got < ttl {
 		t.Fatalf("gateway certificate valid for %v, want cert_ttl %v", got, ttl)
 	}
@@ -50,7 +50,7 @@ func TestCertRenewal(t *testing.T) {
 	// Before half of cert_ttl, nothing is renewed.
 	clk.jump(ttl/2 - time.Hour)
 	acme.s.renewCerts(ctx)
-	if acme.s.orgCert.Load() != oldGW || acme.s.roster.Agent("client") != oldAgent {
+	if acme.s.keys.Load().Cert != oldGW || acme.s.roster.Agent("client") != oldAgent {
 		t.Fatal("certificates renewed before half of their time")
 	}
 
@@ -58,7 +58,7 @@ func TestCertRenewal(t *testing.T) {
 	clk.jump(2 * time.Hour)
 	acme.s.renewCerts(ctx)
 	globex.s.renewCerts(ctx)
-	newGW, newAgent := acme.s.orgCert.Load(), acme.s.roster.Agent("client")
+	newGW, newAgent := acme.s.keys.Load().Cert, acme.s.roster.Agent("client")
 	if newGW == oldGW || newGW.Expires <= oldGW.Expires {
 		t.Fatal("gateway certificate not renewed")
 	}

@@ -25,8 +25,9 @@ func (d Dir) HandoversPath() string { return d.path("handovers.json") }
 func (d Dir) nextOrgKeyPath() string { return d.path("keys", "org.next.json") }
 
 // DefaultOverlap is how long, by default, the key or certificate a
-// rotation replaces stays good beside the new one: a day, for a gateway to
-// be restarted and every peer to hear of the change.
+// rotation replaces stays good beside the new one: a day, for every peer
+// to hear of the change, the sessions made under the old one to be
+// renewed, and a replica or a gateway that was down to take the change.
 const DefaultOverlap = 24 * time.Hour
 
 // RotateOptions are the choices of moltgate key rotate and tls rotate.
@@ -82,9 +83,10 @@ func (o *RotateOptions) fill(verb string) error {
 //
 // The new key is written to keys/org.json last, after the statement: a
 // rotation that stops half way is finished by running it again. A serving
-// gateway signs with the new key, and issues its own and its agents'
-// identity and capability certificates under it, from its next start,
-// which must come before the overlap ends.
+// gateway takes the new key up once its peers have the statement
+// (Server.ReloadKeys): it signs with it, and issues its own and its
+// agents' identity and capability certificates under it, without a
+// restart.
 func RotateOrgKey(d Dir, o RotateOptions) (*Rotated, error) {
 	const verb = "key rotate"
 	if err := o.fill(verb); err != nil {
@@ -159,7 +161,8 @@ func RotateOrgKey(d Dir, o RotateOptions) (*Rotated, error) {
 // statement announcing the new pin, kept in DIR/handovers.json, which a
 // serving gateway pushes to every peer and serves as RotateOrgKey's; peers
 // accept both pins until the overlap ends, and only the new one after.
-// The gateway presents the new certificate from its next start.
+// A serving gateway presents the new certificate to new connections once
+// its peers have the statement (Server.ReloadKeys).
 func RotateTLS(d Dir, o RotateOptions) (*Rotated, error) {
 	const verb = "tls rotate"
 	if err := o.fill(verb); err != nil {

@@ -59,7 +59,7 @@ func TestRotateOrgKey(t *testing.T) {
 	if err != nil {
 		t.Fatalf("open after the rotation: %v", err)
 	}
-	if !s.orgCert.Load().Issuer.Equal(after.Signing.Public()) {
+	if !s.keys.Load().Cert.Issuer.Equal(after.Signing.Public()) {
 		t.Fatal("the gateway's certificate is not issued under the new key")
 	}
 	s.Shutdown(t.Context())

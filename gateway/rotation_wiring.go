@@ -24,7 +24,7 @@ func openRotation(s *Server) (*rotation.Room, error) {
 	// it is checked.
 	s.trust.SetRevoked(s.revoked.CertRevoked)
 	r, err := rotation.New(rotation.Config{
-		Self: s.org, OwnPath: s.dir.HandoversPath(), MessageBytes: s.cfg.Limits.MessageBytes,
+		Self: s.keys, OwnPath: s.dir.HandoversPath(), MessageBytes: s.cfg.Limits.MessageBytes,
 		Pins: s.pins, Trust: s.trust, Peers: s.peers, Sessions: s.sessions,
 		EditPeer:      func(org string, edit func(*peers.Peer) bool) error { return EditPeer(s.dir, org, edit) },
 		TLSPinRevoked: s.revoked.TLSPinRevoked,

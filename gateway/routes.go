@@ -55,9 +55,10 @@ func (rt routes) Registry(ctx context.Context, in *pipeline.Inbound) pipeline.An
 // it then is, and seals it the way the request came.
 func (rt routes) sealRegistry(in *pipeline.Inbound, r *wire.Message) pipeline.Answer {
 	s := rt.s
-	r.From = s.org.Sender()
+	self := s.self()
+	r.From = self.Sender()
 	r.From.Agent = RegistryAgent
-	body, err := rt.Seal(in, r, s.org.Signing)
+	body, err := rt.Seal(in, r, self.Signing)
 	if err != nil {
 		return s.pipe.Refuse(in.M, in.Sess, err)
 	}

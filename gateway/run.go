@@ -141,8 +141,10 @@ const maxStreamsPerConn = 100
 func (s *Server) Serve(ls *Listeners) error {
 	var httpTLS, grpcTLS *tls.Config
 	if s.cfg.TLSEnabled() {
-		httpTLS = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
-		grpcTLS = &tls.Config{Certificates: []tls.Certificate{s.tlsCert}, MinVersion: tls.VersionTLS13}
+		// Each new connection is given the certificate in use then: a
+		// rotation switches it while serving.
+		httpTLS = &tls.Config{GetCertificate: s.keys.GetCertificate, MinVersion: tls.VersionTLS13, NextProtos: []string{"h2", "http/1.1"}}
+		grpcTLS = &tls.Config{GetCertificate: s.keys.GetCertificate, MinVersion: tls.VersionTLS13}
 	}
 	ws := s.faces.ws()
 	hs := s.faces.http(httpTLS, ws)
@@ -394,6 +396,9 @@ func (s *Server) startBackground() {
 	tick(watchEvery, func(ctx context.Context) {
 		s.rotation.Tick()
 		s.rotation.PushChanged(ctx)
+		if err := s.ReloadKeys(ctx); err != nil {
+			s.log.Error("new key material not taken up", "err", err.Error())
+		}
 		s.revoked.PushChanged(ctx)
 		s.revoked.WriteStatus()
 		if st := s.peersStamp(); st != lastPeers {

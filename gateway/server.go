@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"crypto/tls"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -20,6 +19,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/feed"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/local"
+	"github.com/moltgate/moltgate/gateway/orgkey"
 	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/gateway/registry"
@@ -81,13 +81,16 @@ type Server struct {
 	// their agents expanded; shared by every face.
 	verifier *keys.Verifier
 
-	org *identity.Agent // gateway@org: the org key and the gateway's X25519 key
-	// orgCert is the gateway's own identity certificate, presented in
-	// every handshake; renewCerts replaces it before it expires.
-	orgCert atomic.Pointer[identity.Cert]
-	trust   *identity.TrustStore
-	pins    *keys.PinStore
-	box     *crypto.Box
+	// keys are gateway@org (the org key and the gateway's X25519 key),
+	// its identity certificate, presented in every handshake, and the
+	// faces' TLS certificate: renewCerts issues the certificate again
+	// before it expires, and a rotation (keyswitch.go) replaces the org
+	// key and the TLS certificate while the gateway serves.
+	keys     *orgkey.Source
+	keyWatch *keyWatch // the key files, for a rotation while serving
+	trust    *identity.TrustStore
+	pins     *keys.PinStore
+	box      *crypto.Box
 
 	// reloadMu serialises ReloadPeers.
 	reloadMu sync.Mutex
@@ -128,7 +131,6 @@ type Server struct {
 	approvals *localbridge.Approvals
 	local     *local.Room     // what the gateway answers for its own agents
 	grants    classify.Grants // what replies may carry back under their requests' consents
-	tlsCert   tls.Certificate // the faces' certificate, when TLS is on
 	rpc       *localbridge.RPCServer
 
 	discoverLimit rateLimiter
@@ -201,6 +203,9 @@ func (s *Server) Config() *Config { return s.cfg }
 
 // Org returns the gateway's organisation.
 func (s *Server) Org() string { return s.cfg.Org }
+
+// self is gateway@org as it signs now.
+func (s *Server) self() *identity.Agent { return s.keys.Current() }
 
 // orgPins adapts the pin store to the handshake: peers are pinned by org
 // ("globex"), and a peer gateway presents its org key.

@@ -318,7 +318,7 @@ func TestGRPCPeerThatStopsReadingFailsTheCalls(t *testing.T) {
 	}
 	t.Cleanup(func() { globex.Shutdown(context.Background()) })
 	lb.HTTP.Close()
-	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{globex.tlsCert}, MinVersion: tls.VersionTLS13})),
+	gs := grpc.NewServer(grpc.Creds(credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{*globex.keys.Load().TLS}, MinVersion: tls.VersionTLS13})),
 		grpc.ForceServerCodecV2(grpcconn.Codec{}), grpc.InitialWindowSize(grpcconn.Window), grpc.InitialConnWindowSize(grpcconn.Window))
 	gs.RegisterService(&grpc.ServiceDesc{ServiceName: grpcconn.Service, HandlerType: (*any)(nil),
 		Streams: []grpc.StreamDesc{{StreamName: "Stream", ServerStreams: true, ClientStreams: true, Handler: func(_ any, st grpc.ServerStream) error {

@@ -150,7 +150,7 @@ func runRotate(e *env, what string, args []string) error {
 		fmt.Fprintf(e.stdout, "Org key of %s rotated: %s -> %s\n", r.Org, oldFP, newFP)
 		fmt.Fprintf(e.stdout, "The old key signed the handover (%s); peers take the new key from it, with no operator acting on their side.\n", d.HandoversPath())
 		fmt.Fprintf(e.stdout, "Both keys verify until %s; after that the old one is refused everywhere.\n", until(r))
-		fmt.Fprintf(e.stdout, "A serving gateway pushes the handover to its peers within seconds and serves it on its registry and in its peer document. It signs with the new key, and certifies its agents under it, from its next start: restart it before %s.\n", until(r))
+		fmt.Fprintln(e.stdout, "A serving gateway pushes the handover to its peers within seconds and serves it on its registry and in its peer document. Once its peers have it (within a minute), it signs with the new key and certifies its agents under it while it serves (it logs \"org key switched\"); sessions made before go on under the old key until the overlap ends. A gateway that is not serving takes the new key when it starts.")
 		return nil
 	}
 	r, err := gateway.RotateTLS(d, o)
@@ -159,7 +159,7 @@ func runRotate(e *env, what string, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "TLS certificate of %s rotated: pin %s -> %s\n", r.Org, r.Old, r.New)
 	fmt.Fprintf(e.stdout, "The org key signed the new pin (%s); peers accept both pins until %s, and only the new one after.\n", d.HandoversPath(), until(r))
-	fmt.Fprintf(e.stdout, "A serving gateway pushes the announcement to its peers within seconds, and presents the new certificate from its next start: restart it before %s.\n", until(r))
+	fmt.Fprintln(e.stdout, "A serving gateway pushes the announcement to its peers within seconds, and once they have it (within a minute) presents the new certificate to new connections while it serves (it logs \"TLS certificate switched\"). A gateway that is not serving presents it when it starts.")
 	return nil
 }
 

@@ -30,7 +30,7 @@ func TestKeyAndTLSRotate(t *testing.T) {
 		t.Fatalf("key rotate: exit %d: %s", code, stderr)
 	}
 	after, _ := gateway.LoadOrg(gateway.Dir(dir), nil)
-	for _, want := range []string{before.Signing.Public().Fingerprint(), after.Signing.Public().Fingerprint(), "restart it before"} {
+	for _, want := range []string{before.Signing.Public().Fingerprint(), after.Signing.Public().Fingerprint(), "while it serves"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("key rotate said:\n%s\nwant %q", stdout, want)
 		}

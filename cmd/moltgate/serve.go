@@ -56,9 +56,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	// serving"): standard error holds JSON lines only, one object each,
 	// for whatever collects them.
 	relog := slog.New(slog.NewJSONHandler(e.stderr, nil))
-	// SIGHUP reads the peers and the local agents again at once; the
-	// gateway also notices peer import, agent add and agent remove by
-	// itself within seconds.
+	// SIGHUP reads the peers, the local agents and the key files again
+	// at once; the gateway also notices peer import, agent add, agent
+	// remove, key rotate and tls rotate by itself within seconds.
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
 	defer func() { signal.Stop(hup); close(hup) }()

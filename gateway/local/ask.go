@@ -49,7 +49,7 @@ func (s *Room) Discover(ctx context.Context, req localbridge.DiscoverRequest) (j
 		return nil, wire.Errorf(wire.ErrAgentNotFound, "org", "%s is not a peer of this gateway", req.Org)
 	}
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpDiscover,
-		From: s.cfg.Signer.Sender(), To: wire.Ref{Agent: pipeline.RegistryAgent, Org: req.Org}, Cls: wire.Pub, Payload: p}
+		From: s.cfg.Signer.Current().Sender(), To: wire.Ref{Agent: pipeline.RegistryAgent, Org: req.Org}, Cls: wire.Pub, Payload: p}
 	var out json.RawMessage
 	err := s.callAsGateway(ctx, m, func(r *wire.Message) (bool, error) {
 		rp, ok := r.Payload.(*wire.RespondPayload)
@@ -75,7 +75,7 @@ func (s *Room) callAsGateway(ctx context.Context, m *wire.Message, onMsg func(*w
 	}
 	// What the gateway sends in its own name may still carry a local
 	// caller's text (a discovery query's requirements): the same gate.
-	return s.peers.Send(ctx, m, s.cfg.Signer.Signing, onMsg)
+	return s.peers.Send(ctx, m, s.cfg.Signer.Current().Signing, onMsg)
 }
 
 // Ping answers agent.ping for an agent of this organisation or a peer's.
@@ -96,7 +96,7 @@ func (s *Room) Ping(ctx context.Context, req localbridge.PingRequest) (json.RawM
 		return nil, wire.Errorf(wire.ErrAgentNotFound, "agent", "%s is not a peer of this gateway", to.Org)
 	}
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.rand), TS: s.now().UnixMilli(), Op: wire.OpPing,
-		From: s.cfg.Signer.Sender(), To: to, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
+		From: s.cfg.Signer.Current().Sender(), To: to, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
 	var out json.RawMessage
 	err = s.callAsGateway(ctx, m, func(r *wire.Message) (bool, error) {
 		p, ok := r.Payload.(*wire.PongPayload)

@@ -163,7 +163,8 @@ func (s *Room) IssueConsent(ctx context.Context, req localbridge.ConsentRequest)
 	if granted == "" {
 		granted = "operator@" + s.cfg.Org
 	}
-	return consent.Issue(s.cfg.Signer.Signing, consent.Claims{ID: id, Issuer: s.cfg.Signer.Signing.Public(), GrantedBy: granted,
+	signer := s.cfg.Signer.Current()
+	return consent.Issue(signer.Signing, consent.Claims{ID: id, Issuer: signer.Signing.Public(), GrantedBy: granted,
 		Grantee: grantee.String(), Purpose: req.Purpose, DataTypes: req.DataTypes,
 		IssuedAt: now.UnixMilli(), Expires: now.Add(ttl).UnixMilli()})
 }

@@ -104,7 +104,7 @@ type Config struct {
 	Org string
 	// Signer is gateway@org: its key signs the consent tokens the
 	// organisation issues.
-	Signer *identity.Agent
+	Signer identity.Holder
 	// Core is the local bridge the agents are connected to.
 	Core *localbridge.Core
 	// Agents are the agents the room answers for.

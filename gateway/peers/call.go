@@ -77,8 +77,8 @@ func (t *Table) SendVia(ctx context.Context, ps *Remote, m *wire.Message, sk key
 }
 
 // CallAsGateway is SendVia for a message the gateway sends in its own
-// name, signed with Config.Key, under RequestTimeout if ctx has no
-// deadline.
+// name, from and signed by Config.Self as it is now, under RequestTimeout
+// if ctx has no deadline.
 func (t *Table) CallAsGateway(ctx context.Context, ps *Remote, m *wire.Message, onMsg func(*wire.Message) (done bool, err error)) error {
 	if _, ok := ctx.Deadline(); !ok {
 		var cancel context.CancelFunc
@@ -87,7 +87,9 @@ func (t *Table) CallAsGateway(ctx context.Context, ps *Remote, m *wire.Message, 
 	}
 	// What the gateway sends in its own name may still carry a local
 	// caller's text (a discovery query's requirements): the same gate.
-	return t.SendVia(ctx, ps, m, t.cfg.Key, onMsg)
+	self := t.cfg.Self.Current()
+	m.From = self.Sender()
+	return t.SendVia(ctx, ps, m, self.Signing, onMsg)
 }
 
 // prepareOutbound gives a message for a peer the caller's deadline as its

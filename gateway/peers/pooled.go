@@ -8,6 +8,7 @@ import (
 
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
 
@@ -94,13 +95,14 @@ func (p *pooled) retire() {
 }
 
 // sessionDue tells a stream slot whether a session should be replaced
-// before its next call (it has carried half its bytes, or has less than a
-// minute left), and if so whether it may still take calls while a new one
-// is made (less than three quarters of its bytes carried, and more than ten
-// seconds left).
+// before its next call (it has carried half its bytes, has less than a
+// minute left, or was made under an org key this gateway has since
+// rotated away from), and if so whether it may still take calls while a
+// new one is made (less than three quarters of its bytes carried, and more
+// than ten seconds left).
 func (ps *Remote) sessionDue(sess *handshake.Session) (renew, room bool) {
 	now := ps.t.now()
-	renew = sess.Worn() || !sess.Expires().After(now.Add(time.Minute))
+	renew = sess.Worn() || !sess.Expires().After(now.Add(time.Minute)) || ps.t.rotatedFrom(sess) || ps.handedFrom(sess, now)
 	room = sess.Wear() < 0.75 && sess.Expires().After(now.Add(10*time.Second))
 	return renew, room
 }
@@ -162,4 +164,51 @@ func (p *pooled) writeFailed(err error) error {
 		return errSessionGone()
 	}
 	return errors.Join(errTransport, err)
+}
+
+// handedRenewEvery bounds how often a session under a key the peer handed
+// over from is renewed: the peer presents its new key once it has had the
+// handover pushed (within a minute), and until then a renewal makes a
+// session under the old key again.
+const handedRenewEvery = 5 * time.Second
+
+// handedFrom reports whether sess was made under an org key of the peer
+// older than the newest it handed over to, and it is time to try a new
+// session: the calls on sess go on while one is made, and none is left
+// on it when the overlap ends and the old key is refused.
+func (ps *Remote) handedFrom(sess *handshake.Session, now time.Time) bool {
+	if ps.t.cfg.PeerKeys == nil {
+		return false
+	}
+	newest, _ := ps.t.cfg.PeerKeys(ps.p.Org)
+	if newest.IsZero() || sess.Peer().Key.Equal(newest) {
+		return false
+	}
+	last := ps.handedAt.Load()
+	if now.UnixNano()-last < int64(handedRenewEvery) {
+		return false
+	}
+	return ps.handedAt.CompareAndSwap(last, now.UnixNano())
+}
+
+// accepts reports whether key is an org key accepted for the peer now.
+func (ps *Remote) accepts(key keys.Ed25519Public) bool {
+	if ps.t.cfg.PeerKeys == nil {
+		return key.Equal(ps.p.OrgKey)
+	}
+	_, accepted := ps.t.cfg.PeerKeys(ps.p.Org)
+	for _, k := range accepted {
+		if k.Equal(key) {
+			return true
+		}
+	}
+	return false
+}
+
+// rotatedFrom reports whether sess was made under another org key than the
+// one this gateway signs with now: its calls go on in it, under the old key
+// the overlap keeps good, while new ones move to a session under the new.
+func (t *Table) rotatedFrom(sess *handshake.Session) bool {
+	me := sess.Self()
+	return me != nil && !me.Signing.Public().Equal(t.cfg.Self.Current().Signing.Public())
 }

@@ -32,6 +32,10 @@ type Remote struct {
 	client *http.Client
 
 	hsMu sync.Mutex // one handshake at a time per peer
+	// handedAt is when a session under a key the peer handed over from
+	// was last renewed, unix ns: at most once per handedRenewEvery, as
+	// the peer may not present its new key yet.
+	handedAt atomic.Int64
 
 	// badPin is set once the peer's address answered with a TLS
 	// certificate other than its pin: no call goes to it from then on.

@@ -102,7 +102,7 @@ func (t *Table) openFrame(ps *Remote, b []byte) (delivered, error) {
 	if r == nil || r.Op != wire.OpError {
 		return delivered{}, wire.Errorf(wire.ErrAuthFailed, "", "peer %s replied outside the session", ps.p.Org)
 	}
-	if r.From.Org != ps.p.Org || !r.From.Key.Equal(ps.p.OrgKey) || crypto.VerifyUsing(ps.t.cfg.Verifier, r) != nil {
+	if r.From.Org != ps.p.Org || !ps.accepts(r.From.Key) || crypto.VerifyUsing(ps.t.cfg.Verifier, r) != nil {
 		return delivered{}, wire.Errorf(wire.ErrAuthFailed, "", "error reply not signed by peer %s", ps.p.Org)
 	}
 	return delivered{m: r}, nil

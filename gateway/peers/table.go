@@ -16,6 +16,7 @@ import (
 
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
+	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/internal/sockio"
 	"github.com/moltgate/moltgate/internal/tlspin"
 	"github.com/moltgate/moltgate/internal/wsconn"
@@ -60,8 +61,16 @@ type Config struct {
 	Verifier *keys.Verifier
 	// Gate checks what goes out and what comes back. Required.
 	Gate Gate
-	// Key signs what the gateway sends in its own name. Required.
-	Key keys.Ed25519Private
+	// Self is gateway@org, whose key signs what the gateway sends in its
+	// own name, read at each call. Required.
+	Self identity.Holder
+	// PeerKeys returns the org keys accepted for org now and, of them,
+	// the newest: during a handover of its org key, the key handed over
+	// to (once in effect) as well as the one handed from. A session made
+	// under an older key than the newest is renewed, and an error reply
+	// outside a session is accepted under any of them. Default: the key
+	// of the peer file alone.
+	PeerKeys func(org string) (newest keys.Ed25519Public, accepted []keys.Ed25519Public)
 	// Transport is how calls go: TransportHTTP, TransportWebSocket or
 	// TransportGRPC. Default TransportHTTP.
 	Transport func() string

@@ -161,8 +161,10 @@ type Config struct {
 	// MaxHops is how many gateways a message may have crossed
 	// (limits.max_hops).
 	MaxHops int
-	// Self is gateway@org, whose key signs refusals.
-	Self *identity.Agent
+	// Self is gateway@org, whose key signs refusals, read at each use (an
+	// *identity.Agent, or the gateway's orgkey.Source, whose key a
+	// rotation changes while serving).
+	Self identity.Holder
 
 	Codec    *wire.Codec
 	Box      *crypto.Box

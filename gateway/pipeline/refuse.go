@@ -71,8 +71,9 @@ func (p *Pipeline) RefuseWith(req *wire.Message, sess *handshake.Session, err er
 		// strategy, the wait, the escalation (see docs/protocol.md).
 		payload.Context = wire.OSSAContext(we)
 	}
+	self := p.Self.Current()
 	m := &wire.Message{V: wire.Version, ID: NewMessageID(p.Rand), TS: p.Now().UnixMilli(), Op: wire.OpError,
-		From: p.Self.Sender(), To: wire.Ref{Agent: "unknown", Org: "unknown"}, Cls: wire.Pub, Payload: payload}
+		From: self.Sender(), To: wire.Ref{Agent: "unknown", Org: "unknown"}, Cls: wire.Pub, Payload: payload}
 	if req != nil {
 		m.To, m.Re = req.From.Ref(), req.ID
 		a.Op, a.refusedID, a.refused = req.Op, req.ID, req.From.Ref()
@@ -80,15 +81,16 @@ func (p *Pipeline) RefuseWith(req *wire.Message, sess *handshake.Session, err er
 	var body []byte
 	inClear := true
 	if sess != nil && req != nil && req.From.Org == sess.Peer().Ref().Org {
-		body, err = sess.SignAndSeal(m, p.Self.Signing)
+		body, err = sess.SignAndSeal(m, self.Signing)
 		inClear = Code(err) == wire.ErrSessionExpired
 	}
 	if inClear {
 		// No session, or one that has just ended: the error goes in the
 		// clear, signed by this gateway, which the peer accepts for
 		// errors (they carry a code and a rule, never content).
-		m.Sig = keys.Signature{}
-		body, err = crypto.Sign(p.Codec, m, p.Self.Signing)
+		// The session may have named the key it was made under.
+		m.Sig, m.From = keys.Signature{}, self.Sender()
+		body, err = crypto.Sign(p.Codec, m, self.Signing)
 	}
 	if err != nil {
 		p.Log.Error("cannot sign an error reply", "code", string(we.Code), "err", err.Error())

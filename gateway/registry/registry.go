@@ -98,7 +98,7 @@ type Config struct {
 	Org string
 	// Signer is gateway@org: its key signs the registry's attestations and
 	// the registrations the gateway makes for its local agents. Required.
-	Signer *identity.Agent
+	Signer identity.Holder
 	// Trust holds the organisations' keys that identity certificates are
 	// checked against. Required.
 	Trust *identity.TrustStore
@@ -188,7 +188,7 @@ func New(cfg Config) (*Service, error) {
 		return nil, wire.Errorf(wire.ErrInternal, "signer", "the registry needs the gateway's key")
 	}
 	reg, err := directory.NewRegistry(directory.RegistryConfig{
-		Store: cfg.Store, Org: cfg.Org, Key: cfg.Signer.Signing, Trust: cfg.Trust,
+		Store: cfg.Store, Org: cfg.Org, Key: cfg.Signer.Current().Signing, Trust: cfg.Trust,
 		MinTTL: cfg.MinTTL, MaxTTL: cfg.MaxTTL,
 		Codec: cfg.Codec, Scanner: cfg.Scanner, Logger: cfg.Log, Now: cfg.Now,
 	})
@@ -271,9 +271,10 @@ func (s *Service) Withdraw(ctx context.Context, id string) {
 
 // RegisterAsOrg signs p with the org key and registers it here.
 func (s *Service) RegisterAsOrg(ctx context.Context, p *wire.RegisterPayload) (directory.Receipt, error) {
+	signer := s.cfg.Signer.Current()
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpRegister,
-		From: s.cfg.Signer.Sender(), To: wire.Ref{Agent: Agent, Org: s.cfg.Org}, Cls: wire.Pub, Payload: p}
-	b, err := crypto.Sign(s.cfg.Codec, m, s.cfg.Signer.Signing)
+		From: signer.Sender(), To: wire.Ref{Agent: Agent, Org: s.cfg.Org}, Cls: wire.Pub, Payload: p}
+	b, err := crypto.Sign(s.cfg.Codec, m, signer.Signing)
 	if err != nil {
 		return directory.Receipt{}, err
 	}
@@ -383,7 +384,7 @@ func (s *Service) Answer(ctx context.Context, in *pipeline.Inbound, v directory.
 // Reply completes a reply as registry@org sends it: version, a fresh id,
 // the time, and the sender.
 func (s *Service) Reply(r *wire.Message) *wire.Message {
-	r.V, r.ID, r.TS, r.From = wire.Version, pipeline.NewMessageID(s.cfg.Rand), s.cfg.Now().UnixMilli(), s.cfg.Signer.Sender()
+	r.V, r.ID, r.TS, r.From = wire.Version, pipeline.NewMessageID(s.cfg.Rand), s.cfg.Now().UnixMilli(), s.cfg.Signer.Current().Sender()
 	r.From.Agent = Agent
 	return r
 }

@@ -96,7 +96,7 @@ func (s *Service) syncPeer(ctx context.Context, p Peer) (SyncStats, error) {
 	src := directory.Source{Org: org, Key: p.Key}
 	for waits := 0; st.Pages < maxSyncPages; {
 		m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpQuery,
-			From: s.cfg.Signer.Sender(), To: wire.Ref{Agent: Agent, Org: org}, Cls: wire.Pub,
+			From: s.cfg.Signer.Current().Sender(), To: wire.Ref{Agent: Agent, Org: org}, Cls: wire.Pub,
 			Payload: &wire.QueryPayload{Domain: syncDomain, Intent: syncIntent, Params: q.Params()}}
 		var data wire.Value
 		err := s.cfg.Peers.CallAsGateway(ctx, org, m, func(r *wire.Message) (bool, error) {
@@ -190,7 +190,7 @@ func (s *Service) pingListed(ctx context.Context, org string, id directory.ID) {
 	defer cancel()
 	nonce := pipeline.NewMessageID(s.cfg.Rand)
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpPing,
-		From: s.cfg.Signer.Sender(), To: wire.Ref{Agent: id.Agent, Org: id.Org}, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
+		From: s.cfg.Signer.Current().Sender(), To: wire.Ref{Agent: id.Agent, Org: id.Org}, Cls: wire.Pub, Payload: &wire.PingPayload{Nonce: nonce}}
 	var pong *wire.PongPayload
 	err := s.cfg.Peers.CallAsGateway(ctx, org, m, func(r *wire.Message) (bool, error) {
 		p, ok := r.Payload.(*wire.PongPayload)

@@ -14,6 +14,7 @@ import (
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/revocation"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -53,9 +54,14 @@ type Peers interface {
 type Config struct {
 	// Self is gateway@org: its org key signs the organisation's list and
 	// it sends the security_alerts.
-	Self *identity.Agent
+	Self identity.Holder
 	// OwnPath is the organisation's own list, DIR/revocations.json.
 	OwnPath string
+	// Pending returns the org keys a rotation has made that the gateway
+	// does not sign with yet (its handover is on its way to the peers):
+	// a list signed under one of them waits for the switch, and is not
+	// refused. Default none.
+	Pending func() []keys.Ed25519Public
 	// BookDir is where the peers' lists are kept, DIR/data/revocations.
 	BookDir string
 	// StatusPath is the file moltgate peer list reads,
@@ -92,7 +98,8 @@ type Lists struct {
 	cfg      Config
 	own      atomic.Pointer[revocation.List]
 	ownMu    sync.Mutex
-	ownStamp fileStamp // of the file own was read from
+	ownStamp fileStamp          // of the file own was read from
+	ownKey   keys.Ed25519Public // the org key own was read under
 	// pushed is the serial of the list last pushed to the peers; the
 	// watch loop's own.
 	pushed    int64
@@ -120,19 +127,20 @@ func New(cfg Config) (*Lists, error) {
 		cfg.SessionsChanged = func(int) {}
 	}
 	k := &Lists{cfg: cfg}
-	own, err := revocation.LoadFile(cfg.OwnPath, cfg.Self.Ref.Org, cfg.Self.Signing.Public())
+	self := cfg.Self.Current()
+	own, err := revocation.LoadFile(cfg.OwnPath, self.Ref.Org, self.Signing.Public())
 	if err != nil {
 		return nil, &ListError{err}
 	}
 	if own.Serial == 0 {
 		// Nothing revoked yet: the empty list is served signed all the
 		// same, so that a peer can tell it from a forgery.
-		if err := own.Sign(cfg.Self.Signing); err != nil {
+		if err := own.Sign(self.Signing); err != nil {
 			return nil, err
 		}
 	}
 	k.own.Store(own)
-	k.ownStamp = stampOf(cfg.OwnPath)
+	k.ownStamp, k.ownKey = stampOf(cfg.OwnPath), self.Signing.Public()
 	k.pushed = own.Serial
 	if k.book, err = revocation.OpenBook(cfg.BookDir); err != nil {
 		return nil, err
@@ -211,12 +219,26 @@ func (k *Lists) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 func (k *Lists) Own() *revocation.List {
 	k.ownMu.Lock()
 	defer k.ownMu.Unlock()
-	st := stampOf(k.cfg.OwnPath)
-	if st.same(k.ownStamp) {
+	// Read again when the file changed, or the org key did: a key
+	// rotation signs the list again under the new key.
+	st, self := stampOf(k.cfg.OwnPath), k.cfg.Self.Current()
+	key := self.Signing.Public()
+	if st.same(k.ownStamp) && key.Equal(k.ownKey) {
 		return k.own.Load()
 	}
-	k.ownStamp = st
-	l, err := revocation.LoadFile(k.cfg.OwnPath, k.cfg.Self.Ref.Org, k.cfg.Self.Signing.Public())
+	k.ownStamp, k.ownKey = st, key
+	l, err := revocation.LoadFile(k.cfg.OwnPath, self.Ref.Org, key)
+	if err != nil && k.cfg.Pending != nil {
+		for _, next := range k.cfg.Pending() {
+			if _, perr := revocation.LoadFile(k.cfg.OwnPath, self.Ref.Org, next); perr == nil {
+				// key rotate signed it again under the new key, which
+				// the gateway takes up once the peers have its handover;
+				// it is read again then.
+				k.cfg.Log.Info("own revocation list signed under the new org key; served once the gateway switches to it", "new", next.Fingerprint())
+				return k.own.Load()
+			}
+		}
+	}
 	if err != nil {
 		k.cfg.Log.Error("own revocation list not taken up", "err", err.Error())
 		return k.own.Load()

@@ -227,12 +227,11 @@ func (k *Lists) push(ctx context.Context, l *revocation.List) {
 	if err != nil {
 		return
 	}
-	self := k.cfg.Self
 	for _, ps := range k.cfg.Peers.All() {
 		k.cfg.Go(func() {
 			for try, wait := 0, time.Second; try < 5; try, wait = try+1, wait*3 {
 				m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(k.cfg.Rand), TS: k.cfg.Now().UnixMilli(), Op: wire.OpSecurityAlert,
-					From: self.Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
+					From: k.cfg.Self.Current().Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
 					Payload: &wire.SecurityAlertPayload{AlertType: "key_revocation", AffectedAgent: last.Agent, Effective: last.Effective,
 						ActionRequired: "terminate_sessions", RevocationList: lv}}
 				err := k.cfg.Peers.CallAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {

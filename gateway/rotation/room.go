@@ -40,13 +40,16 @@ type Sessions interface {
 	// RemoveKey ends the sessions with org made under key and says how
 	// many ended.
 	RemoveKey(org string, key keys.Ed25519Public) int
+	// RemoveSelfKey ends the sessions this gateway made under its own
+	// former org key key and says how many ended.
+	RemoveSelfKey(key keys.Ed25519Public) int
 }
 
 // Config is what the room needs. Every field is required unless it says
 // otherwise.
 type Config struct {
 	// Self is gateway@org: it sends the security_alerts.
-	Self *identity.Agent
+	Self identity.Holder
 	// OwnPath is the organisation's own statements, DIR/handovers.json.
 	OwnPath string
 	// MessageBytes bounds a peer's statements as fetched.
@@ -90,6 +93,17 @@ type Room struct {
 	// pushed are the statements pushed (or there at start), by
 	// signature; the watch loop's own.
 	pushed map[string]bool
+
+	// deliveries are the own statements pushed, by signature, and how
+	// far each got; those there at start count as delivered.
+	deliveryMu sync.Mutex
+	deliveries map[string]*delivery
+}
+
+// delivery is how far the push of one statement got.
+type delivery struct {
+	since   time.Time // when it was pushed
+	waiting int       // peers that have not taken it yet
 }
 
 // SetError is the organisation's own statements at Config.OwnPath that
@@ -113,15 +127,18 @@ func New(cfg Config) (*Room, error) {
 	if err != nil {
 		return nil, &SetError{err}
 	}
-	r := &Room{cfg: cfg, own: set, ownStamp: stampOf(cfg.OwnPath), ownOld: map[keys.Ed25519Public]time.Time{}, pushed: map[string]bool{}}
+	r := &Room{cfg: cfg, own: set, ownStamp: stampOf(cfg.OwnPath), ownOld: map[keys.Ed25519Public]time.Time{}, pushed: map[string]bool{},
+		deliveries: map[string]*delivery{}}
 	now := cfg.Now()
-	org := cfg.Self.Ref.Org
+	self := cfg.Self.Current()
+	org := self.Ref.Org
 	for _, st := range set.Handovers {
 		r.pushed[st.Sig.String()] = true
+		r.deliveries[st.Sig.String()] = &delivery{}
 		if st.Kind != handover.KindOrgKey || st.Org != org || !st.OldValidAt(now) {
 			continue
 		}
-		if old, err := keys.ParseEd25519Public(st.Old); err == nil && !old.Equal(cfg.Self.Signing.Public()) {
+		if old, err := keys.ParseEd25519Public(st.Old); err == nil && !old.Equal(self.Signing.Public()) {
 			cfg.Trust.Add(org, old)
 			r.ownOld[old] = until(st)
 		}
@@ -318,6 +335,41 @@ func (r *Room) Alert(ctx context.Context, in *pipeline.Inbound, p *wire.Security
 	return data, nil
 }
 
+// Handover returns the organisation's own statement handing old over to
+// next (org keys or TLS pins, as kind says), if Config.OwnPath has one,
+// and whether the peers have had it: every peer it was pushed to took it,
+// or PullEvery and a fetch have passed since it was pushed, within which
+// a peer the push missed fetches it. A statement that was there when the
+// room opened counts as had. The gateway switches to next only then, so
+// that no peer meets a key or certificate it has not heard of.
+func (r *Room) Handover(kind, old, next string) (*handover.Statement, bool) {
+	found := r.Own().Find(kind, old, next)
+	if found == nil {
+		return nil, false
+	}
+	r.deliveryMu.Lock()
+	defer r.deliveryMu.Unlock()
+	d := r.deliveries[found.Sig.String()]
+	if d == nil {
+		return found, false // not pushed yet
+	}
+	return found, d.waiting == 0 || !r.cfg.Now().Before(d.since.Add(PullEvery+fetchTimeout))
+}
+
+// HandedFrom notes that the gateway now signs with the org key st handed
+// over to: the key it handed from stays trusted for the organisation's own
+// certificates until the overlap ends, when the sessions this gateway made
+// under it end too (Tick).
+func (r *Room) HandedFrom(st *handover.Statement) {
+	old, err := keys.ParseEd25519Public(st.Old)
+	if err != nil || st.Kind != handover.KindOrgKey {
+		return
+	}
+	r.ownMu.Lock()
+	r.ownOld[old] = until(st)
+	r.ownMu.Unlock()
+}
+
 // PushChanged pushes each of the organisation's statements not pushed yet
 // to every peer. It is the watch loop's: one caller at a time.
 func (r *Room) PushChanged(ctx context.Context) {
@@ -338,12 +390,16 @@ func (r *Room) push(ctx context.Context, st *handover.Statement) {
 	if err != nil {
 		return
 	}
-	self := r.cfg.Self
-	for _, ps := range r.cfg.Peers.All() {
+	all := r.cfg.Peers.All()
+	d := &delivery{since: r.cfg.Now(), waiting: len(all)}
+	r.deliveryMu.Lock()
+	r.deliveries[st.Sig.String()] = d
+	r.deliveryMu.Unlock()
+	for _, ps := range all {
 		r.cfg.Go(func() {
 			for try, wait := 0, time.Second; try < 5; try, wait = try+1, wait*3 {
 				m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(r.cfg.Rand), TS: r.cfg.Now().UnixMilli(), Op: wire.OpSecurityAlert,
-					From: self.Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
+					From: r.cfg.Self.Current().Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
 					Payload: &wire.SecurityAlertPayload{AlertType: "key_rotation", Effective: st.Effective,
 						ActionRequired: "update_pin", Handover: sv}}
 				err := r.cfg.Peers.CallAsGateway(ctx, ps, m, func(m *wire.Message) (bool, error) {
@@ -351,6 +407,9 @@ func (r *Room) push(ctx context.Context, st *handover.Statement) {
 					return ok, nil
 				})
 				if err == nil {
+					r.deliveryMu.Lock()
+					d.waiting--
+					r.deliveryMu.Unlock()
 					r.cfg.Log.Info("handover pushed", "peer", ps.Peer().Org, "kind", st.Kind)
 					return
 				}
@@ -449,8 +508,11 @@ func (r *Room) Tick() {
 	r.ownMu.Lock()
 	for k, end := range r.ownOld {
 		if !now.Before(end) {
-			r.cfg.Trust.RemoveKey(r.cfg.Self.Ref.Org, k)
+			r.cfg.Trust.RemoveKey(r.cfg.Self.Current().Ref.Org, k)
 			delete(r.ownOld, k)
+			if n := r.cfg.Sessions.RemoveSelfKey(k); n > 0 {
+				r.cfg.Log.Info("sessions made under the former org key ended", "key", k.Fingerprint(), "sessions_ended", n)
+			}
 		}
 	}
 	r.ownMu.Unlock()

@@ -32,6 +32,7 @@ type rig struct {
 	table     *peers.Table
 	log       *bytes.Buffer
 	ended     []keys.Ed25519Public // sessions.RemoveKey's keys
+	selfEnded []keys.Ed25519Public // sessions.RemoveSelfKey's keys
 	mu        sync.Mutex
 	peer      peers.Peer // globex's peer file
 	globexKey keys.Ed25519Private
@@ -77,6 +78,11 @@ func newRig(t *testing.T) *rig {
 
 func (r *rig) RemoveKey(org string, key keys.Ed25519Public) int {
 	r.ended = append(r.ended, key)
+	return 1
+}
+
+func (r *rig) RemoveSelfKey(key keys.Ed25519Public) int {
+	r.selfEnded = append(r.selfEnded, key)
 	return 1
 }
 
@@ -273,7 +279,7 @@ func TestTakeTLSHandover(t *testing.T) {
 func TestOwnStatements(t *testing.T) {
 	r := newRig(t)
 	old, _ := keys.GenerateEd25519(rand.Reader)
-	st, _ := handover.OrgKey("acme", old, r.room.cfg.Self.Signing, r.room.cfg.Self.Encryption.Public(), r.now, time.Minute, r.now)
+	st, _ := handover.OrgKey("acme", old, r.room.cfg.Self.Current().Signing, r.room.cfg.Self.Current().Encryption.Public(), r.now, time.Minute, r.now)
 	set := &handover.Set{Handovers: []*handover.Statement{st}}
 	if err := set.WriteFile(r.ownPath); err != nil {
 		t.Fatal(err)

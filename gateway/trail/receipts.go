@@ -54,8 +54,9 @@ const receiptsHeld = 16384
 // ReceiptsConfig is what Receipts need. Every field is required unless it
 // says otherwise.
 type ReceiptsConfig struct {
-	// Self is gateway@org, whose org key signs the batches.
-	Self *identity.Agent
+	// Self is gateway@org, whose org key signs the batches, read at each
+	// use: a rotation changes it while the gateway serves.
+	Self identity.Holder
 	// KeyOf is the org key the gateway trusts for org: its own, or an
 	// imported peer's.
 	KeyOf func(org string) (keys.Ed25519Public, bool)
@@ -123,7 +124,7 @@ func NewReceipts(ctx context.Context, cfg ReceiptsConfig) *Receipts {
 	awaited, _ := lru.New[string, *held](receiptsHeld)
 	bodies, _ := lru.New[string, *held](receiptsHeld)
 	early, _ := lru.New[string, *receipt.Proof](receiptsHeld)
-	s := &Receipts{cfg: cfg, roots: receipt.NewRoots(cfg.Verifier, 1024), prev: lastReceipt(ctx, cfg.Trail.l, cfg.Self.Ref.Org),
+	s := &Receipts{cfg: cfg, roots: receipt.NewRoots(cfg.Verifier, 1024), prev: lastReceipt(ctx, cfg.Trail.l, cfg.Self.Current().Ref.Org),
 		awaited: awaited, bodies: bodies, early: early}
 	s.signing = &batcher{window: cfg.Window, max: cfg.Batch, goFn: cfg.Go, base: cfg.Base, open: map[string]*batch{},
 		flush: func(b *batch) { s.signBatch(receipt.RoleCallee, b) }}
@@ -343,7 +344,8 @@ func (s *Receipts) signBatch(role string, b *batch) {
 	for i, h := range b.items {
 		leaves[i] = h.leaf
 	}
-	proofs, err := receipt.SignBatch(s.cfg.Self.Signing, s.cfg.Self.Ref.Org, role, s.cfg.Now().UnixMilli(), leaves)
+	self := s.cfg.Self.Current()
+	proofs, err := receipt.SignBatch(self.Signing, self.Ref.Org, role, s.cfg.Now().UnixMilli(), leaves)
 	if err != nil {
 		s.cfg.Log.Error("receipts not signed", "peer", b.ps.Org(), "receipts", len(b.items), "err", err.Error())
 		return
@@ -393,7 +395,7 @@ func (s *Receipts) send(b *batch, ext wire.Value) {
 	ctx, cancel := context.WithTimeout(s.cfg.Base, 10*time.Second)
 	defer cancel()
 	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpRespond,
-		Re: b.items[0].rc.ReplyID, From: s.cfg.Self.Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: b.ps.Org()}, Cls: wire.Pub,
+		Re: b.items[0].rc.ReplyID, From: s.cfg.Self.Current().Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: b.ps.Org()}, Cls: wire.Pub,
 		Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()}, Ext: ext}
 	if err := b.ps.Send(ctx, b.sess, m); err != nil {
 		s.cfg.Log.Warn("signed receipts not sent", "peer", b.ps.Org(), "receipts", len(b.items), "err", err.Error())
@@ -412,7 +414,7 @@ type Peer interface {
 
 // Remotes adapts the gateway's table of peers (get) to Peer, for
 // ReceiptsConfig.Peer; self signs what is sent.
-func Remotes(get func(org string) *peers.Remote, self *identity.Agent) func(org string) Peer {
+func Remotes(get func(org string) *peers.Remote, self identity.Holder) func(org string) Peer {
 	return func(org string) Peer {
 		if ps := get(org); ps != nil {
 			return remote{ps: ps, self: self}
@@ -425,7 +427,7 @@ func Remotes(get func(org string) *peers.Remote, self *identity.Agent) func(org 
 // same import.
 type remote struct {
 	ps   *peers.Remote
-	self *identity.Agent
+	self identity.Holder
 }
 
 func (r remote) Org() string { return r.ps.Peer().Org }
@@ -435,12 +437,15 @@ func (r remote) Send(ctx context.Context, sess *handshake.Session, m *wire.Messa
 		body []byte
 		err  error
 	)
+	// A session made under a former org key signs with that key
+	// (handshake.Session.Self).
+	self := r.self.Current()
 	if sess != nil {
-		body, err = sess.SignAndSeal(m, r.self.Signing)
+		body, err = sess.SignAndSeal(m, self.Signing)
 	}
 	if sess == nil || err != nil {
 		if sess, err = r.ps.Session(ctx); err == nil {
-			body, err = sess.SignAndSeal(m, r.self.Signing)
+			body, err = sess.SignAndSeal(m, self.Signing)
 		}
 	}
 	if err != nil {
