@@ -83,7 +83,7 @@ func pair(t *testing.T) (tab *Table, ps *Remote, acme, globex *side) {
 	}
 	acme.sessions.Add(sess)
 	tab = New(Config{Handshake: acme.cfg, Sessions: acme.sessions, Codec: wire.NewCodec(wire.Limits{}), Verifier: keys.NewVerifier(0),
-		Gate: allowGate{}, Self: &identity.Agent{Ref: acme.gw.Ref, Signing: acme.org.Signing, Encryption: acme.gw.Encryption}, EnvelopeLimit: func() int { return 1 << 20 }, Log: slog.New(slog.DiscardHandler), Rand: rand.Reader})
+		Gate: allowGate{}, Self: acme.gw, EnvelopeLimit: func() int { return 1 << 20 }, Log: slog.New(slog.DiscardHandler), Rand: rand.Reader})
 	if err := tab.Add(&Peer{Org: "globex", OrgKey: globex.org.Signing.Public(), EncKey: globex.gw.Encryption.Public(),
 		Endpoint: "http://127.0.0.1:1", GRPC: "127.0.0.1:1"}); err != nil {
 		t.Fatal(err)

@@ -6,12 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/moltgate/moltgate/directory"
+	"github.com/moltgate/moltgate/gateway/ownfile"
 	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
@@ -95,11 +95,10 @@ type Config struct {
 // serves and pushes, and the book of its peers' lists, which it enforces;
 // and what peer list reports of each peer.
 type Lists struct {
-	cfg      Config
-	own      atomic.Pointer[revocation.List]
-	ownMu    sync.Mutex
-	ownStamp fileStamp          // of the file own was read from
-	ownKey   keys.Ed25519Public // the org key own was read under
+	cfg Config
+	// own is the organisation's own list as DIR/revocations.json has it,
+	// checked under the org key in use.
+	own *ownfile.File[*revocation.List]
 	// pushed is the serial of the list last pushed to the peers; the
 	// watch loop's own.
 	pushed    int64
@@ -139,8 +138,22 @@ func New(cfg Config) (*Lists, error) {
 			return nil, err
 		}
 	}
-	k.own.Store(own)
-	k.ownStamp, k.ownKey = stampOf(cfg.OwnPath), self.Signing.Public()
+	k.own = ownfile.New(ownfile.Config[*revocation.List]{
+		Path: cfg.OwnPath,
+		Read: func(path string) (*revocation.List, error) {
+			self := cfg.Self.Current()
+			return revocation.LoadFile(path, self.Ref.Org, self.Signing.Public())
+		},
+		// The list only grows; a key rotation signs it again under
+		// the new key, a serial higher.
+		Take:    func(held, next *revocation.List) bool { return next.Serial > held.Serial },
+		Basis:   func() string { return cfg.Self.Current().Signing.Public().String() },
+		Marshal: (*revocation.List).Marshal,
+		Failed:  k.ownFailed,
+		Taken: func(l *revocation.List) {
+			cfg.Log.Warn("revocation list updated", "serial", l.Serial, "entries", len(l.Entries))
+		},
+	}, own)
 	k.pushed = own.Serial
 	if k.book, err = revocation.OpenBook(cfg.BookDir); err != nil {
 		return nil, err
@@ -202,53 +215,30 @@ func (k *Lists) noteContact(org string) {
 }
 
 // ServeHTTP serves the gateway's own signed list.
-func (k *Lists) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	raw, err := k.Own().Marshal()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Write(append(raw, '\n'))
-}
+func (k *Lists) ServeHTTP(w http.ResponseWriter, r *http.Request) { k.own.ServeHTTP(w, r) }
 
 // Own returns the organisation's own list as Config.OwnPath has it now:
 // moltgate agent revoke writes the file, and a peer that asks right after
-// must get what it says.
-func (k *Lists) Own() *revocation.List {
-	k.ownMu.Lock()
-	defer k.ownMu.Unlock()
-	// Read again when the file changed, or the org key did: a key
-	// rotation signs the list again under the new key.
-	st, self := stampOf(k.cfg.OwnPath), k.cfg.Self.Current()
-	key := self.Signing.Public()
-	if st.same(k.ownStamp) && key.Equal(k.ownKey) {
-		return k.own.Load()
-	}
-	k.ownStamp, k.ownKey = st, key
-	l, err := revocation.LoadFile(k.cfg.OwnPath, self.Ref.Org, key)
-	if err != nil && k.cfg.Pending != nil {
+// must get what it says. It is read again when the org key changes: a
+// rotation signs it again under the new key.
+func (k *Lists) Own() *revocation.List { return k.own.Get() }
+
+// ownFailed says why the organisation's own list as written was not
+// taken up.
+func (k *Lists) ownFailed(err error) {
+	if k.cfg.Pending != nil {
+		self := k.cfg.Self.Current()
 		for _, next := range k.cfg.Pending() {
 			if _, perr := revocation.LoadFile(k.cfg.OwnPath, self.Ref.Org, next); perr == nil {
 				// key rotate signed it again under the new key, which
 				// the gateway takes up once the peers have its handover;
 				// it is read again then.
 				k.cfg.Log.Info("own revocation list signed under the new org key; served once the gateway switches to it", "new", next.Fingerprint())
-				return k.own.Load()
+				return
 			}
 		}
 	}
-	if err != nil {
-		k.cfg.Log.Error("own revocation list not taken up", "err", err.Error())
-		return k.own.Load()
-	}
-	if old := k.own.Load(); l.Serial <= old.Serial {
-		return old
-	}
-	k.own.Store(l)
-	k.cfg.Log.Warn("revocation list updated", "serial", l.Serial, "entries", len(l.Entries))
-	return l
+	k.cfg.Log.Error("own revocation list not taken up", "err", err.Error())
 }
 
 // Forget drops what is held of a peer that is removed, or whose org key
@@ -258,23 +248,4 @@ func (k *Lists) Forget(org string) {
 		k.cfg.Log.Warn("peer revocation list not forgotten", "peer", org, "err", err.Error())
 	}
 	k.learnt.Delete(org)
-}
-
-// fileStamp is what changes on disk when a file is written again.
-type fileStamp struct {
-	mod  time.Time
-	size int64
-	ok   bool
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
-}
-
-func (a fileStamp) same(b fileStamp) bool {
-	return a.ok == b.ok && a.mod.Equal(b.mod) && a.size == b.size
 }

@@ -227,34 +227,21 @@ func (k *Lists) push(ctx context.Context, l *revocation.List) {
 	if err != nil {
 		return
 	}
-	for _, ps := range k.cfg.Peers.All() {
-		k.cfg.Go(func() {
-			for try, wait := 0, time.Second; try < 5; try, wait = try+1, wait*3 {
-				m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(k.cfg.Rand), TS: k.cfg.Now().UnixMilli(), Op: wire.OpSecurityAlert,
-					From: k.cfg.Self.Current().Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
-					Payload: &wire.SecurityAlertPayload{AlertType: "key_revocation", AffectedAgent: last.Agent, Effective: last.Effective,
-						ActionRequired: "terminate_sessions", RevocationList: lv}}
-				err := k.cfg.Peers.CallAsGateway(ctx, ps, m, func(r *wire.Message) (bool, error) {
-					_, ok := r.Payload.(*wire.RespondPayload)
-					return ok, nil
-				})
-				if err == nil {
-					k.cfg.Log.Info("revocation list pushed", "peer", ps.Peer().Org, "serial", l.Serial)
-					return
-				}
-				if we := pipeline.AsWire(err); !we.Code.Recoverable() && we.Code != wire.ErrPeerUnavailable {
-					k.cfg.Log.Warn("revocation list refused by peer", "peer", ps.Peer().Org, "serial", l.Serial, "err", err.Error())
-					return
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(wait):
-				}
-			}
+	peers.Push(ctx, peers.PushConfig{Go: k.cfg.Go}, k.cfg.Peers, k.cfg.Peers.All(), func(ps *peers.Remote) *wire.Message {
+		return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(k.cfg.Rand), TS: k.cfg.Now().UnixMilli(), Op: wire.OpSecurityAlert,
+			To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
+			Payload: &wire.SecurityAlertPayload{AlertType: "key_revocation", AffectedAgent: last.Agent, Effective: last.Effective,
+				ActionRequired: "terminate_sessions", RevocationList: lv}}
+	}, func(ps *peers.Remote, how peers.Pushed, err error) {
+		switch {
+		case how == peers.Delivered:
+			k.cfg.Log.Info("revocation list pushed", "peer", ps.Peer().Org, "serial", l.Serial)
+		case how == peers.Refused:
+			k.cfg.Log.Warn("revocation list refused by peer", "peer", ps.Peer().Org, "serial", l.Serial, "err", err.Error())
+		case ctx.Err() == nil:
 			k.cfg.Log.Warn("revocation list not pushed; the peer fetches it on its next contact", "peer", ps.Peer().Org, "serial", l.Serial)
-		})
-	}
+		}
+	})
 }
 
 // PullAll fetches every peer's list: what a push missed arrives within

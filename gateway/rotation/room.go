@@ -7,10 +7,10 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"os"
 	"sync"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/ownfile"
 	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handover"
@@ -84,11 +84,12 @@ type Config struct {
 type Room struct {
 	cfg Config
 
-	ownMu    sync.Mutex
-	own      *handover.Set
-	ownStamp fileStamp
+	// own is the organisation's own statements as DIR/handovers.json
+	// has them.
+	own *ownfile.File[*handover.Set]
 	// ownOld are this organisation's own org keys handed from, trusted
 	// for its own certificates until their overlap ends.
+	ownMu  sync.Mutex
 	ownOld map[keys.Ed25519Public]time.Time
 	// pushed are the statements pushed (or there at start), by
 	// signature; the watch loop's own.
@@ -127,8 +128,11 @@ func New(cfg Config) (*Room, error) {
 	if err != nil {
 		return nil, &SetError{err}
 	}
-	r := &Room{cfg: cfg, own: set, ownStamp: stampOf(cfg.OwnPath), ownOld: map[keys.Ed25519Public]time.Time{}, pushed: map[string]bool{},
-		deliveries: map[string]*delivery{}}
+	r := &Room{cfg: cfg, ownOld: map[keys.Ed25519Public]time.Time{}, pushed: map[string]bool{}, deliveries: map[string]*delivery{}}
+	r.own = ownfile.New(ownfile.Config[*handover.Set]{
+		Path: cfg.OwnPath, Read: handover.LoadFile, Marshal: (*handover.Set).Marshal,
+		Failed: func(err error) { cfg.Log.Error("own handover statements not taken up", "err", err.Error()) },
+	}, set)
 	now := cfg.Now()
 	self := cfg.Self.Current()
 	org := self.Ref.Org
@@ -151,36 +155,12 @@ func until(st *handover.Statement) time.Time {
 }
 
 // ServeHTTP serves the organisation's own statements.
-func (r *Room) ServeHTTP(w http.ResponseWriter, _ *http.Request) {
-	raw, err := r.Own().Marshal()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Write(append(raw, '\n'))
-}
+func (r *Room) ServeHTTP(w http.ResponseWriter, req *http.Request) { r.own.ServeHTTP(w, req) }
 
 // Own returns the organisation's statements as Config.OwnPath has them
 // now: moltgate key rotate and tls rotate write the file while the
 // gateway serves.
-func (r *Room) Own() *handover.Set {
-	r.ownMu.Lock()
-	defer r.ownMu.Unlock()
-	st := stampOf(r.cfg.OwnPath)
-	if st.same(r.ownStamp) {
-		return r.own
-	}
-	r.ownStamp = st
-	set, err := handover.LoadFile(r.cfg.OwnPath)
-	if err != nil {
-		r.cfg.Log.Error("own handover statements not taken up", "err", err.Error())
-		return r.own
-	}
-	r.own = set
-	return set
-}
+func (r *Room) Own() *handover.Set { return r.own.Get() }
 
 // Take verifies st, a statement of org's, against the key pinned for org
 // and takes it: an org key handover moves the pin on (keys.PinStore.
@@ -395,37 +375,24 @@ func (r *Room) push(ctx context.Context, st *handover.Statement) {
 	r.deliveryMu.Lock()
 	r.deliveries[st.Sig.String()] = d
 	r.deliveryMu.Unlock()
-	for _, ps := range all {
-		r.cfg.Go(func() {
-			for try, wait := 0, time.Second; try < 5; try, wait = try+1, wait*3 {
-				m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(r.cfg.Rand), TS: r.cfg.Now().UnixMilli(), Op: wire.OpSecurityAlert,
-					From: r.cfg.Self.Current().Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
-					Payload: &wire.SecurityAlertPayload{AlertType: "key_rotation", Effective: st.Effective,
-						ActionRequired: "update_pin", Handover: sv}}
-				err := r.cfg.Peers.CallAsGateway(ctx, ps, m, func(m *wire.Message) (bool, error) {
-					_, ok := m.Payload.(*wire.RespondPayload)
-					return ok, nil
-				})
-				if err == nil {
-					r.deliveryMu.Lock()
-					d.waiting--
-					r.deliveryMu.Unlock()
-					r.cfg.Log.Info("handover pushed", "peer", ps.Peer().Org, "kind", st.Kind)
-					return
-				}
-				if we := pipeline.AsWire(err); !we.Code.Recoverable() && we.Code != wire.ErrPeerUnavailable {
-					r.cfg.Log.Warn("handover refused by peer", "peer", ps.Peer().Org, "kind", st.Kind, "err", err.Error())
-					return
-				}
-				select {
-				case <-ctx.Done():
-					return
-				case <-time.After(wait):
-				}
-			}
+	peers.Push(ctx, peers.PushConfig{Go: r.cfg.Go}, r.cfg.Peers, all, func(ps *peers.Remote) *wire.Message {
+		return &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(r.cfg.Rand), TS: r.cfg.Now().UnixMilli(), Op: wire.OpSecurityAlert,
+			To: wire.Ref{Agent: pipeline.GatewayAgent, Org: ps.Peer().Org}, Cls: wire.Int,
+			Payload: &wire.SecurityAlertPayload{AlertType: "key_rotation", Effective: st.Effective,
+				ActionRequired: "update_pin", Handover: sv}}
+	}, func(ps *peers.Remote, how peers.Pushed, err error) {
+		switch {
+		case how == peers.Delivered:
+			r.deliveryMu.Lock()
+			d.waiting--
+			r.deliveryMu.Unlock()
+			r.cfg.Log.Info("handover pushed", "peer", ps.Peer().Org, "kind", st.Kind)
+		case how == peers.Refused:
+			r.cfg.Log.Warn("handover refused by peer", "peer", ps.Peer().Org, "kind", st.Kind, "err", err.Error())
+		case ctx.Err() == nil:
 			r.cfg.Log.Warn("handover not pushed; the peer fetches it on its next pull", "peer", ps.Peer().Org, "kind", st.Kind)
-		})
-	}
+		}
+	})
 }
 
 // PullAll fetches every peer's statements and takes what is new: what a
@@ -538,22 +505,4 @@ func (r *Room) syncKey(org string, old keys.Ed25519Public) {
 	if err != nil {
 		r.cfg.Log.Warn("peer file not updated to the key pinned", "peer", org, "err", err.Error())
 	}
-}
-
-type fileStamp struct {
-	mod  time.Time
-	size int64
-	ok   bool
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
-}
-
-func (a fileStamp) same(b fileStamp) bool {
-	return a.ok == b.ok && a.mod.Equal(b.mod) && a.size == b.size
 }
