@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,8 +20,9 @@ import (
 // issued, by its digest, and its former TLS pin before the overlap of its
 // TLS rotation ends. Within a minute acme refuses the certificate (another
 // one for the same key still passes: the certificate is revoked, not the
-// key) and stops accepting the former pin, which globex still presents;
-// globex cannot revoke the pin it presents.
+// key) and stops accepting the former pin: a gateway at globex's address
+// presenting the old certificate is refused an hour before the overlap
+// would have ended; globex cannot revoke the pin it presents.
 func TestOwnMaterialRevoked(t *testing.T) {
 	needProcesses(t)
 	acme, globex := pair(t, "websocket", nil)
@@ -54,6 +56,8 @@ func TestOwnMaterialRevoked(t *testing.T) {
 	}
 
 	oldPin := globex.doc.TLSPin
+	certPEM, _ := os.ReadFile(gateway.Dir(globex.dir).TLSCertPath())
+	keyPEM, _ := os.ReadFile(gateway.Dir(globex.dir).TLSKeyPath())
 	mg(t, "tls", "rotate", "--dir", globex.dir, "--overlap", "1h")
 	set, err := handover.LoadFile(gateway.Dir(globex.dir).HandoversPath())
 	if err != nil || len(set.Handovers) != 1 {
@@ -74,8 +78,20 @@ func TestOwnMaterialRevoked(t *testing.T) {
 	if f := peerFileOf(t, acme, "globex"); f["tls_pin"] != newPin {
 		t.Fatalf("acme's pin for globex: %v", f["tls_pin"])
 	}
-	// globex still presents the old certificate, until it restarts: acme
-	// refuses it now, an hour before the overlap would have ended.
+	// globex took its new certificate up while serving: calls go on.
+	waitFor(t, 30*time.Second, "globex never switched to its new certificate", func() bool {
+		return strings.Contains(globex.log.String(), `"msg":"TLS certificate switched"`)
+	})
+	if err := acmeCallsGlobex(acme); err != nil {
+		t.Fatalf("a call to globex under its new certificate: %v", err)
+	}
+	// The old certificate, back at globex's address, is refused now, an
+	// hour before the overlap would have ended.
+	globex.signal(syscall.SIGTERM)
+	globex.wait(60 * time.Second)
+	os.WriteFile(gateway.Dir(globex.dir).TLSCertPath(), certPEM, 0o644)
+	os.WriteFile(gateway.Dir(globex.dir).TLSKeyPath(), keyPEM, 0o600)
+	globex.start()
 	if err := acmeCallsGlobex(acme); codeOf(err) != string(wire.ErrAuthFailed) || !strings.Contains(err.Error(), oldPin) {
 		t.Fatalf("a call to the revoked certificate: %v", err)
 	}

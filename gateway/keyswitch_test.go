@@ -172,3 +172,26 @@ func TestTLSSwitchedWhileServing(t *testing.T) {
 		t.Fatal("a certificate without a handover was taken")
 	}
 }
+
+// Every certificate the gateway issues is logged with its digest, which
+// moltgate cert revoke names: its own and its agents', at start and
+// again under a new org key.
+func TestIssuedCertificatesLogged(t *testing.T) {
+	d, s, log := switchRig(t, "9757")
+	st := s.roster.Agent("echo")
+	for _, want := range []string{st.Cert.Digest(), st.Caps[0].Digest(), "tool.invoke=" + st.Caps[0].Digest(), s.keys.Load().Cert.Digest()} {
+		if !strings.Contains(log.String(), want) {
+			t.Fatalf("%s is not in the log:\n%s", want, log)
+		}
+	}
+	if _, err := RotateOrgKey(d, RotateOptions{Overlap: time.Hour}); err != nil {
+		t.Fatal(err)
+	}
+	s.rotation.PushChanged(context.Background())
+	if err := s.ReloadKeys(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st = s.roster.Agent("echo"); !strings.Contains(log.String(), st.Cert.Digest()) || !strings.Contains(log.String(), s.keys.Load().Cert.Digest()) {
+		t.Fatalf("the certificates issued under the new key are not logged:\n%s", log)
+	}
+}

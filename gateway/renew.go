@@ -38,7 +38,11 @@ func (s *Server) certifyGateway(now time.Time) error {
 // certifySelf issues self's identity certificate under self's own key,
 // the org key.
 func (s *Server) certifySelf(self *identity.Agent, now time.Time) (*identity.Cert, error) {
-	return roster.Issuer(self).IssueIdentity(self.Public(), now.Add(-time.Minute), now.Add(s.cfg.Security.CertTTL.D()))
+	cert, err := roster.Issuer(self).IssueIdentity(self.Public(), now.Add(-time.Minute), now.Add(s.cfg.Security.CertTTL.D()))
+	if err == nil {
+		roster.LogIssued(s.log, cert, nil)
+	}
+	return cert, err
 }
 
 // renewCerts issues again every certificate that is half spent: the

@@ -45,7 +45,7 @@ func runMaterialRevoke(e *env, what string, args []string) error {
 	if what == "tls" {
 		value = fs.String("pin", "", "the TLS pin to revoke (sha256:…, as peer documents spell it)")
 	} else {
-		value = fs.String("digest", "", "the certificate's digest (sha256: and 64 hex digits)")
+		value = fs.String("digest", "", "the certificate's digest (sha256: and 64 hex digits), as the gateway's log line \"certificates issued\" names it")
 		capability = fs.Bool("capability", false, "the digest is of a capability certificate (default: an identity certificate)")
 		certFile = fs.String("cert", "", "a certificate, as JSON, whose digest to revoke (- for standard input)")
 	}

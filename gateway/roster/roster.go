@@ -237,6 +237,7 @@ func (r *Roster) certify(st *Agent, now time.Time) error {
 		caps = append(caps, cc)
 	}
 	st.Cert, st.Caps = cert, caps
+	LogIssued(r.cfg.Log, cert, caps)
 	return nil
 }
 
