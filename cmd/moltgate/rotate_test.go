@@ -9,6 +9,7 @@ import (
 
 	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/handover"
+	"github.com/moltgate/moltgate/revocation"
 )
 
 func runCmd(t *testing.T, args ...string) (int, string, string) {
@@ -98,5 +99,49 @@ func TestCertAndTLSRevoke(t *testing.T) {
 		if code != c.code || !strings.Contains(stderr, c.want) || strings.Count(strings.TrimSpace(stderr), "\n") != 0 {
 			t.Errorf("%v: exit %d, %q; want exit %d naming %s on one line", c.args, code, stderr, c.code, c.want)
 		}
+	}
+}
+
+// agent rotate gives the agent a new key and revokes the old one; agent
+// remove revokes the key it held; both sign the list under the org key, a
+// serial higher each time.
+func TestAgentRotateAndRemoveRevoke(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "globex")
+	if code, _, stderr, _ := initWith(t, nil, "--dir", dir, "--org", "globex", "--listen", "127.0.0.1:17647"); code != 0 {
+		t.Fatalf("init: %s", stderr)
+	}
+	if code, _, stderr := runCmd(t, "agent", "add", "--dir", dir, "--id", "echo"); code != 0 {
+		t.Fatalf("agent add: %s", stderr)
+	}
+	d := gateway.Dir(dir)
+	first, err := gateway.LoadAgentIdentity(d, "echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(t, "agent", "rotate", "--dir", dir, "--id", "echo")
+	if code != 0 {
+		t.Fatalf("agent rotate: exit %d: %s", code, stderr)
+	}
+	second, err := gateway.LoadAgentIdentity(d, "echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Signing.Public().Equal(first.Signing.Public()) {
+		t.Fatalf("agent rotate kept the key:\n%s", stdout)
+	}
+	org, _ := gateway.LoadOrg(d, nil)
+	list, err := revocation.LoadFile(d.RevocationsPath(), "globex", org.Signing.Public())
+	if err != nil || list.Serial != 1 || len(list.Entries) != 1 || list.Entries[0].Agent != "echo" || list.Entries[0].Value != first.Signing.Public().String() {
+		t.Fatalf("after agent rotate: %+v %v", list, err)
+	}
+	if code, _, stderr := runCmd(t, "agent", "remove", "--dir", dir, "--id", "echo"); code != 0 {
+		t.Fatalf("agent remove: exit %d: %s", code, stderr)
+	}
+	list, err = revocation.LoadFile(d.RevocationsPath(), "globex", org.Signing.Public())
+	if err != nil || list.Serial != 2 || len(list.Entries) != 2 || list.Entries[1].Value != second.Signing.Public().String() {
+		t.Fatalf("after agent remove: %+v %v", list, err)
+	}
+	if _, err := gateway.LoadAgentIdentity(d, "echo", nil); err == nil {
+		t.Fatal("agent remove left the agent's key")
 	}
 }

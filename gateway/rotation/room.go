@@ -327,13 +327,7 @@ func (r *Room) Handover(kind, old, next string) (*handover.Statement, bool) {
 	if found == nil {
 		return nil, false
 	}
-	r.deliveryMu.Lock()
-	defer r.deliveryMu.Unlock()
-	d := r.deliveries[found.Sig.String()]
-	if d == nil {
-		return found, false // not pushed yet
-	}
-	return found, d.waiting == 0 || !r.cfg.Now().Before(d.since.Add(PullEvery+fetchTimeout))
+	return found, r.had(found)
 }
 
 // HandedFrom notes that the gateway now signs with the org key st handed
@@ -352,14 +346,34 @@ func (r *Room) HandedFrom(st *handover.Statement) {
 
 // PushChanged pushes each of the organisation's statements not pushed yet
 // to every peer. It is the watch loop's: one caller at a time.
+//
+// Statements go one at a time, oldest first: one is pushed once the one
+// before has reached every peer (or has had its PullEvery), since a
+// statement may be signed by the key the one before handed over to (tls
+// rotate right after key rotate), which a peer accepts only once it took
+// that one.
 func (r *Room) PushChanged(ctx context.Context) {
+	var before *handover.Statement
 	for _, st := range r.Own().Handovers {
 		if r.pushed[st.Sig.String()] {
+			before = st
 			continue
+		}
+		if before != nil && !r.had(before) {
+			return // on a later tick
 		}
 		r.pushed[st.Sig.String()] = true
 		r.push(ctx, st)
+		return
 	}
+}
+
+// had reports whether the peers have had st: see Handover.
+func (r *Room) had(st *handover.Statement) bool {
+	r.deliveryMu.Lock()
+	defer r.deliveryMu.Unlock()
+	d := r.deliveries[st.Sig.String()]
+	return d != nil && (d.waiting == 0 || !r.cfg.Now().Before(d.since.Add(PullEvery+fetchTimeout)))
 }
 
 // push sends st to every peer in a security_alert, each peer on its own,
