@@ -5,11 +5,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
 	"github.com/moltgate/moltgate/gateway/orgkey"
+	"github.com/moltgate/moltgate/gateway/ownfile"
 	"github.com/moltgate/moltgate/handover"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
@@ -30,8 +30,8 @@ type keyWatch struct {
 	mu         sync.Mutex
 	dir        Dir
 	passphrase []byte // unlocks the org key
-	orgStamp   keyStamp
-	tlsStamp   keyStamp
+	orgStamp   ownfile.Stamp
+	tlsStamp   ownfile.Stamp
 	nextOrg    *identity.Agent
 	nextTLS    *tls.Certificate
 	nextPin    string
@@ -39,22 +39,7 @@ type keyWatch struct {
 }
 
 func newKeyWatch(d Dir, passphrase []byte) *keyWatch {
-	return &keyWatch{dir: d, passphrase: passphrase, orgStamp: keyStampOf(d.OrgKeyPath()), tlsStamp: keyStampOf(d.TLSCertPath())}
-}
-
-// keyStamp is what changes on disk when a key file is written again.
-type keyStamp struct {
-	mod  time.Time
-	size int64
-	ok   bool
-}
-
-func keyStampOf(path string) keyStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return keyStamp{}
-	}
-	return keyStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
+	return &keyWatch{dir: d, passphrase: passphrase, orgStamp: ownfile.StampOf(d.OrgKeyPath()), tlsStamp: ownfile.StampOf(d.TLSCertPath())}
 }
 
 // ReloadKeys takes up a new org key in keys/org.json, and a new TLS
@@ -80,7 +65,7 @@ func (s *Server) ReloadKeys(ctx context.Context) error {
 // reloadOrgKey is ReloadKeys for the org key. The caller holds w.mu.
 func (s *Server) reloadOrgKey(ctx context.Context) error {
 	w := s.keyWatch
-	if st := keyStampOf(s.dir.OrgKeyPath()); st != w.orgStamp {
+	if st := ownfile.StampOf(s.dir.OrgKeyPath()); !st.Same(w.orgStamp) {
 		w.orgStamp, w.nextOrg = st, nil
 		next, err := LoadOrg(s.dir, w.passphrase)
 		if err != nil {
@@ -164,7 +149,7 @@ func (s *Server) switchOrgKey(ctx context.Context, next *identity.Agent, st *han
 // reloadTLS is ReloadKeys for the TLS certificate. The caller holds w.mu.
 func (s *Server) reloadTLS() error {
 	w := s.keyWatch
-	if st := keyStampOf(s.dir.TLSCertPath()); st != w.tlsStamp {
+	if st := ownfile.StampOf(s.dir.TLSCertPath()); !st.Same(w.tlsStamp) {
 		w.tlsStamp, w.nextTLS, w.nextPin = st, nil, ""
 		c, pin, err := loadTLSCert(s.dir)
 		if err != nil {

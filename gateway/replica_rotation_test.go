@@ -79,7 +79,7 @@ func TestRotationAcrossReplicas(t *testing.T) {
 		if got := g.s.revoked.Own().Serial; got != 1 {
 			t.Fatalf("%s serves the revocation list of serial %d, want the one signed under the new key", g.dir, got)
 		}
-		if !g.s.agent("echo").cert.Issuer.Equal(nw.Signing.Public()) {
+		if !g.s.roster.Agent("echo").Cert.Issuer.Equal(nw.Signing.Public()) {
 			t.Fatalf("%s's agent is not certified under the new key", g.dir)
 		}
 	}
