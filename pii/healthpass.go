@@ -31,6 +31,11 @@ func (x *scanCtx) healthPass() {
 			vocab := false
 			if i+3 < n {
 				k := binary.LittleEndian.Uint32(b[i:]) | 0x20202020
+				if k&0x80808080 == 0 && (k+0x1f1f1f1f)&^(k+0x05050505)&0x80808080 == 0x80808080 &&
+					!healthFirst4.has(k) {
+					// Four ASCII letters that begin no term and no first word of the vocabulary.
+					continue
+				}
 				k3 = k & 0xffffff
 				if healthTab[(k*healthMul)>>22] == k || k3 == short0 || k3 == short1 ||
 					isUpper(s[i]) && isDigit(s[i+1]) {
@@ -57,3 +62,38 @@ func (x *scanCtx) healthPass() {
 		}
 	}
 }
+
+// wideBloom is a 32768-bit filter over four case-folded bytes: with the few hundred keys it
+// holds, about one word in a hundred that begins with none of them gets through.
+type wideBloom [512]uint64
+
+func (b *wideBloom) set(k uint32) {
+	h := (k * 0x9E3779B1) >> 17
+	b[h>>6] |= 1 << (h & 63)
+}
+
+func (b *wideBloom) has(k uint32) bool {
+	h := (k * 0x9E3779B1) >> 17
+	return b[h>>6]&(1<<(h&63)) != 0
+}
+
+// healthFirst4 lets through, of the words that begin with four ASCII letters, only those that
+// healthPass must read further: the first four bytes of a term of four bytes or more, of a first
+// word of the vocabulary of four bytes or more, and of a three-letter term with a plural s
+// ("hivs"; "hive" is no term, and the ICD-10 shape starts with a letter and a digit). The other
+// words (most of the prose) cost one load, a test of their letters and one bit of the filter.
+var healthFirst4 = func() (b wideBloom) {
+	for _, h := range healthTerms {
+		if len(h) == 3 {
+			b.set(fold3(h, 0) | 's'<<24)
+		} else {
+			b.set(fold4(h, 0))
+		}
+	}
+	for w := range healthVocab {
+		if len(w) >= 4 {
+			b.set(fold4(w, 0))
+		}
+	}
+	return b
+}()
