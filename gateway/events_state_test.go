@@ -28,40 +28,81 @@ type sseReader struct {
 }
 
 // sseEvents subscribes to g's event stream as Server-Sent Events on its
-// HTTP face, from now on.
+// HTTP face, from now on. A subscriber that falls behind is dropped (a
+// loaded machine may be slow to read); the reader then resumes after the
+// last event it saw, as a client does with Last-Event-ID, and fails the
+// test only if the gateway says events were lost.
 func sseEvents(t *testing.T, ctx context.Context, g *testGateway) *sseReader {
 	t.Helper()
-	req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+g.s.cfg.Listen.Address+"/events", nil)
-	resp, err := g.httpClient().Do(req)
+	open := func(last string) (*http.Response, error) {
+		req, _ := http.NewRequestWithContext(ctx, "GET", "https://"+g.s.cfg.Listen.Address+"/events", nil)
+		if last != "" {
+			req.Header.Set("Last-Event-ID", last)
+		}
+		resp, err := g.httpClient().Do(req)
+		if err == nil && resp.StatusCode != 200 {
+			resp.Body.Close()
+			err = fmt.Errorf("GET /events: %s", resp.Status)
+		}
+		return resp, err
+	}
+	resp, err := open("")
 	if err != nil {
 		t.Fatal(err)
-	}
-	t.Cleanup(func() { resp.Body.Close() })
-	if resp.StatusCode != 200 {
-		t.Fatalf("GET /events: %s", resp.Status)
 	}
 	seen := make(chan events.Event, 256)
 	// The stream's first line, a comment, says the subscription is in place:
 	// what is emitted after it is seen.
 	ready := make(chan struct{})
+	done := make(chan struct{})
+	// The reader ends when ctx does, which the test cancels before its
+	// cleanups run.
+	t.Cleanup(func() { <-done })
 	go func() {
-		sc := bufio.NewScanner(resp.Body)
-		first := true
-		for sc.Scan() {
-			if first {
-				first = false
-				close(ready)
-			}
-			if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
-				var e events.Event
-				if err := json.Unmarshal([]byte(d), &e); err != nil {
-					t.Errorf("an event that is not JSON: %s", d)
-					continue
+		defer close(done)
+		defer close(seen)
+		first, last := true, ""
+		for {
+			sc := bufio.NewScanner(resp.Body)
+			hello := true
+			for sc.Scan() {
+				if first {
+					first = false
+					close(ready)
 				}
-				seen <- e
+				if hello {
+					hello = false
+					if sc.Text() == ": missed" {
+						t.Errorf("the event stream resumed after %s had lost events", last)
+						return
+					}
+				}
+				if id, ok := strings.CutPrefix(sc.Text(), "id: "); ok {
+					last = id
+				}
+				if d, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+					var e events.Event
+					if err := json.Unmarshal([]byte(d), &e); err != nil {
+						t.Errorf("an event that is not JSON: %s", d)
+						continue
+					}
+					select {
+					case seen <- e:
+					case <-ctx.Done():
+						return
+					}
+				}
 			}
+			resp.Body.Close()
+			if ctx.Err() != nil || first {
+				return
+			}
+			r, err := open(last)
+			if err != nil {
+				return
+			}
+			resp = r
 		}
-		close(seen)
 	}()
 	select {
 	case <-ready:
@@ -88,34 +129,36 @@ func (r *sseReader) poll(typ string) (e events.Event, p map[string]any, ok bool)
 
 func (r *sseReader) read(typ string, wait bool) (events.Event, map[string]any, bool) {
 	r.t.Helper()
-	var idle <-chan time.Time
-	if !wait {
-		idle = closedTime
-	}
 	for {
-		select {
-		case e, ok := <-r.seen:
-			if !ok {
-				r.t.Fatalf("the event stream ended before a %s event", typ)
+		var e events.Event
+		var ok bool
+		if wait {
+			select {
+			case e, ok = <-r.seen:
+			case <-r.ctx.Done():
+				r.t.Fatalf("no %s event", typ)
 			}
-			if e.Type != typ {
-				continue
+		} else {
+			// Everything that has come is looked at before saying none has.
+			select {
+			case e, ok = <-r.seen:
+			default:
+				return events.Event{}, nil, false
 			}
-			var p map[string]any
-			if err := json.Unmarshal(e.Payload, &p); err != nil {
-				r.t.Fatalf("%s payload %s: %v", typ, e.Payload, err)
-			}
-			return e, p, true
-		case <-idle:
-			return events.Event{}, nil, false
-		case <-r.ctx.Done():
-			r.t.Fatalf("no %s event", typ)
 		}
+		if !ok {
+			r.t.Fatalf("the event stream ended before a %s event", typ)
+		}
+		if e.Type != typ {
+			continue
+		}
+		var p map[string]any
+		if err := json.Unmarshal(e.Payload, &p); err != nil {
+			r.t.Fatalf("%s payload %s: %v", typ, e.Payload, err)
+		}
+		return e, p, true
 	}
 }
-
-// closedTime is ready at once.
-var closedTime = func() <-chan time.Time { c := make(chan time.Time); close(c); return c }()
 
 // checkSessionEvent holds a session.update payload to its form: the
 // peer's organisation and gateway, a session id, the state and when the

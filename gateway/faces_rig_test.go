@@ -87,6 +87,11 @@ func newFaceRigOn(t *testing.T, wrap func(*Listeners), opts ...func(*Server)) *f
 	// it; every other scenario sends as an agent of its own.
 	setConfig(t, db, "agent_per_second = 50.0", "agent_per_second = 0.01")
 	setConfig(t, db, "agent_burst = 100", "agent_burst = 3")
+	// The suite compares the answers that faces give in their responses,
+	// so the HTTP face holds a request for its reply until the request's
+	// own deadline: at the default 10s wait a loaded machine gets a 202
+	// (TestAcceptedNamesTheRequest covers that path).
+	setConfig(t, db, `reply_wait = "10s"`, `reply_wait = "10m"`)
 	if wrap != nil {
 		wrap(lb)
 	}
