@@ -17,6 +17,7 @@ import (
 	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/feed"
+	"github.com/moltgate/moltgate/gateway/keyswitch"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/orgkey"
@@ -106,13 +107,13 @@ func Open(opts Options) (*Server, error) {
 		return nil, &ConfigError{Key: "security.cert_ttl", Msg: fmt.Sprintf("%s is too long: certificates issued now would expire after %s, the last time the protocol can express",
 			cfg.Security.CertTTL.D(), end.UTC().Format(time.DateOnly))}
 	}
-	if set.Cert, err = s.certifySelf(org, now); err != nil {
+	if set.Cert, err = certifySelf(s, org, now); err != nil {
 		return nil, openErr(err)
 	}
 	if s.keys, err = orgkey.New(set); err != nil {
 		return nil, openErr(err)
 	}
-	s.keyWatch = newKeyWatch(d, bytes.Clone(opts.Passphrase))
+	keysSeen, orgPassphrase := keyswitch.See(d.OrgKeyPath(), d.TLSCertPath()), bytes.Clone(opts.Passphrase)
 	if s.pins, err = openPins(d); err != nil {
 		return nil, openErr(err)
 	}
@@ -351,6 +352,8 @@ func Open(opts Options) (*Server, error) {
 		s.closeStorage()
 		return nil, openErr(err)
 	}
+
+	s.keySwitch = newKeySwitch(s, d, orgPassphrase, keysSeen)
 
 	// The local bridge.
 	s.approvals = &localbridge.Approvals{}

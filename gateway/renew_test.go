@@ -49,15 +49,15 @@ func TestCertRenewal(t *testing.T) {
 
 	// Before half of cert_ttl, nothing is renewed.
 	clk.jump(ttl/2 - time.Hour)
-	acme.s.renewCerts(ctx)
+	acme.s.keySwitch.Renew(ctx)
 	if acme.s.keys.Load().Cert != oldGW || acme.s.roster.Agent("client") != oldAgent {
 		t.Fatal("certificates renewed before half of their time")
 	}
 
 	// Past half, everything is.
 	clk.jump(2 * time.Hour)
-	acme.s.renewCerts(ctx)
-	globex.s.renewCerts(ctx)
+	acme.s.keySwitch.Renew(ctx)
+	globex.s.keySwitch.Renew(ctx)
 	newGW, newAgent := acme.s.keys.Load().Cert, acme.s.roster.Agent("client")
 	if newGW == oldGW || newGW.Expires <= oldGW.Expires {
 		t.Fatal("gateway certificate not renewed")

@@ -14,6 +14,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/face/grpcface"
 	"github.com/moltgate/moltgate/gateway/face/httpface"
+	"github.com/moltgate/moltgate/gateway/keyswitch"
 	"github.com/moltgate/moltgate/gateway/revoke"
 	"github.com/moltgate/moltgate/gateway/rotation"
 	"github.com/moltgate/moltgate/internal/pgshared"
@@ -385,7 +386,7 @@ func (s *Server) startBackground() {
 			s.roster.Publish(info)
 		}
 	})
-	tick(renewEvery(s.cfg.Security.CertTTL.D()), s.renewCerts)
+	tick(keyswitch.RenewEvery(s.cfg.Security.CertTTL.D()), s.keySwitch.Renew)
 	s.registry.Background(tick)
 	// Peers and local agents added, changed or removed on disk take effect
 	// within seconds. A failed reload is reported once per change, not

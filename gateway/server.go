@@ -17,6 +17,7 @@ import (
 	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/feed"
+	"github.com/moltgate/moltgate/gateway/keyswitch"
 	"github.com/moltgate/moltgate/gateway/limit"
 	"github.com/moltgate/moltgate/gateway/local"
 	"github.com/moltgate/moltgate/gateway/orgkey"
@@ -83,14 +84,14 @@ type Server struct {
 
 	// keys are gateway@org (the org key and the gateway's X25519 key),
 	// its identity certificate, presented in every handshake, and the
-	// faces' TLS certificate: renewCerts issues the certificate again
-	// before it expires, and a rotation (keyswitch.go) replaces the org
+	// faces' TLS certificate: the key switch issues the certificate again
+	// before it expires, and takes up a rotation that replaces the org
 	// key and the TLS certificate while the gateway serves.
-	keys     *orgkey.Source
-	keyWatch *keyWatch // the key files, for a rotation while serving
-	trust    *identity.TrustStore
-	pins     *keys.PinStore
-	box      *crypto.Box
+	keys      *orgkey.Source
+	keySwitch *keyswitch.Switch // the key files, for a rotation while serving
+	trust     *identity.TrustStore
+	pins      *keys.PinStore
+	box       *crypto.Box
 
 	// reloadMu serialises ReloadPeers.
 	reloadMu sync.Mutex

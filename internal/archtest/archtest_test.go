@@ -194,6 +194,18 @@ func rules() []rule {
 			},
 		},
 		{
+			// The key switch reaches the key material, the handovers,
+			// the local agents and the revocation lists through
+			// orgkey.Source and interfaces of its own; the gateway
+			// wires it.
+			name:   "the key switch knows no storage, no face, no local bridge and no other room but orgkey and ownfile",
+			covers: isAny("gateway/keyswitch"),
+			forbidden: func(d string) bool {
+				return isAny(storage...)(d) || d == "localbridge" ||
+					(under(d, "gateway") && !isAny("gateway/keyswitch", "gateway/orgkey", "gateway/ownfile")(d))
+			},
+		},
+		{
 			// The roster is given the local bridge, the directory and
 			// the ceilings through interfaces of its own, and the event
 			// stream as hooks: it stands below every other room.
@@ -231,7 +243,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed", "gateway/rotation", "gateway/roster"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed", "gateway/rotation", "gateway/roster", "gateway/keyswitch"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
@@ -278,6 +290,7 @@ func TestRulesCatch(t *testing.T) {
 		"gateway/trail":         "gateway",
 		"gateway/feed":          "gateway/peers",
 		"gateway/rotation":      "gateway/registry",
+		"gateway/keyswitch":     "gateway/rotation",
 		"gateway/limit":         "gateway/face/wsface",
 		"gateway/roster":        "gateway/registry",
 		"gateway/peers":         "gateway/roster",
