@@ -17,7 +17,9 @@ import (
 
 	"github.com/gorilla/websocket"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
+	"google.golang.org/grpc/status"
 
 	"github.com/moltgate/moltgate/gateway/face/wsface"
 	"github.com/moltgate/moltgate/gateway/pipeline"
@@ -103,6 +105,9 @@ func TestStreamFacesNeedAHandshake(t *testing.T) {
 	var b []byte
 	if err := st.RecvMsg(&b); err == nil || ctx.Err() != nil {
 		t.Fatalf("a gRPC stream without a handshake: %v (%v)", err, ctx.Err())
+	} else if status.Code(err) != codes.DeadlineExceeded || !grpcconn.NoSession(st.Trailer()) {
+		// Ended saying why, as the WebSocket is.
+		t.Fatalf("a gRPC stream without a handshake ended with %v and trailer %v, want DeadlineExceeded and %s: %s", err, st.Trailer(), grpcconn.EndKey, grpcconn.EndNoSession)
 	}
 
 	// A connection that makes its session in time stays.

@@ -3,6 +3,7 @@ package peers
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"strings"
 
@@ -89,13 +90,28 @@ func (ps *Remote) dialGRPC(ctx context.Context) (*grpcClient, error) {
 		ps.t.log.Warn("peer stopped reading the calls sent to it: the connection is closed", "peer", ps.p.Org, "transport", TransportGRPC)
 		gc.close()
 	})
-	go ps.t.readReplies(ps, gc.pooled, func() ([]byte, error) {
-		var b grpcconn.Frame // given back by readReplies once opened
-		err := st.RecvMsg(&b)
-		return b, err
-	})
+	go ps.t.readReplies(ps, gc.pooled, grpcReader(st))
 	go func() { <-gc.dead; ps.t.cfg.Sessions.Remove(sess.ID()) }()
 	return gc, nil
+}
+
+// errNoSession is what a stream connection's read fails with, wrapped,
+// when the answering gateway ended it for making no session in time: on a
+// gRPC stream, the trailer grpcconn.EndNoSession (on a WebSocket, close
+// code wsconn.CloseNoSession, which readReplies reads itself).
+var errNoSession = errors.New("the peer made no session on the connection in time")
+
+// grpcReader reads the replies on a gRPC stream, each into a recycled
+// envelope buffer (given back by readReplies once opened).
+func grpcReader(st grpc.ClientStream) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		var b grpcconn.Frame
+		err := st.RecvMsg(&b)
+		if err != nil && grpcconn.NoSession(st.Trailer()) {
+			err = fmt.Errorf("%w: %w", errNoSession, err)
+		}
+		return b, err
+	}
 }
 
 func (ps *Remote) closeGRPC() { ps.gc.close() }

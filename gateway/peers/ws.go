@@ -76,7 +76,7 @@ func (t *Table) readReplies(ps *Remote, conn *pooled, read func() ([]byte, error
 	for {
 		b, err := read()
 		if err != nil {
-			if ce := (*websocket.CloseError)(nil); errors.As(err, &ce) && ce.Code == wsconn.CloseNoSession {
+			if endedNoSession(err) {
 				// The peer's end of the handshake did not finish in its
 				// time (a loaded machine), though this end's did: it read
 				// nothing sent in the session, so every call on the
@@ -111,6 +111,15 @@ func (t *Table) readReplies(ps *Remote, conn *pooled, read func() ([]byte, error
 			t.log.Debug("reply for no waiting call", "peer", ps.p.Org, "op", string(d.m.Op))
 		}
 	}
+}
+
+// endedNoSession reports whether err, a stream connection's read's, says
+// that the peer ended the connection for making no session in time.
+func endedNoSession(err error) bool {
+	if ce := (*websocket.CloseError)(nil); errors.As(err, &ce) {
+		return ce.Code == wsconn.CloseNoSession
+	}
+	return errors.Is(err, errNoSession)
 }
 
 // callWS sends a message on the peer's WebSocket and waits for its replies.

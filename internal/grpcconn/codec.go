@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc/mem"
+	"google.golang.org/grpc/metadata"
 
 	"github.com/moltgate/moltgate/gateway/face/frames"
 )
@@ -25,7 +26,27 @@ const (
 	// ErrorKey carries the signed error envelope of a failed Send in
 	// the trailers, next to the status.
 	ErrorKey = "moltgate-error-bin"
+	// EndKey, in the trailers of a Stream the answering gateway ended,
+	// says why, when the dialling gateway has something to do about it.
+	EndKey = "moltgate-end"
+	// EndNoSession is EndKey's value for a Stream ended because no session
+	// was made on it within the answering gateway's handshake timeout (its
+	// status is DeadlineExceeded). Nothing sent on it was acted on, so the
+	// dialling gateway sends it again in a new session, as it does for a
+	// WebSocket closed with code 4408.
+	EndNoSession = "no-session"
 )
+
+// NoSession reports whether trailer, a Stream's, says that the answering
+// gateway ended it for making no session in time (EndNoSession).
+func NoSession(trailer metadata.MD) bool {
+	for _, v := range trailer.Get(EndKey) {
+		if v == EndNoSession {
+			return true
+		}
+	}
+	return false
+}
 
 // Codec passes message bytes through untouched.
 type Codec struct{}

@@ -254,8 +254,16 @@ func (f *Face) stream(_ any, stream grpc.ServerStream) error {
 		}
 		return in, nil
 	}
-	if f.cfg.Frames.Serve(ctx, f.quitting, &pipeline.Origin{Face: pipeline.FaceStream, Remote: remoteOf(ctx)}, recv, send, nil) == frames.EndStalled {
+	switch f.cfg.Frames.Serve(ctx, f.quitting, &pipeline.Origin{Face: pipeline.FaceStream, Remote: remoteOf(ctx)}, recv, send, nil) {
+	case frames.EndStalled:
 		return status.Error(codes.ResourceExhausted, "replies not read within the write timeout")
+	case frames.EndNoSession:
+		// The dialling gateway may have finished its end of the handshake
+		// and sent calls already, which were never acted on: the trailer
+		// tells it they may go again in a new session (a stream ended
+		// with no word looks like a lost connection, which loses them).
+		stream.SetTrailer(metadata.Pairs(grpcconn.EndKey, grpcconn.EndNoSession))
+		return status.Error(codes.DeadlineExceeded, "no session was made in time")
 	}
 	return nil
 }
