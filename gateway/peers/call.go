@@ -12,6 +12,7 @@ import (
 
 	"github.com/moltgate/moltgate/gateway/face/frames"
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -158,17 +159,10 @@ func (ps *Remote) call(ctx context.Context, transport string, m *wire.Message, s
 			retried = make(map[wire.OSSACode]int, 2)
 		}
 		retried[f.class]++
-		if f.renew {
-			// The peer restarted or dropped the session: a new
-			// handshake, and the same message again (it was not
-			// opened, so it cannot have been acted on). A stream
-			// connection whose session went is closed already; closing
-			// the peer's connections again would end the new one that
-			// another call resent on.
-			if !errors.As(err, new(sessionGone)) {
-				ps.dropSession(transport)
-			}
-		} else {
+		// A failure to renew for has ended the session it was sent in
+		// (spent), and the same message goes again in a new one: the
+		// peer did not open it, so it did not note its id.
+		if !f.renew {
 			// A retry is a new message: the peer remembers ids.
 			m.ID = pipeline.NewMessageID(s.cfg.Rand)
 		}
@@ -202,16 +196,25 @@ func idempotent(m *wire.Message) bool {
 	return false
 }
 
-func (ps *Remote) dropSession(transport string) {
-	if sess, err := ps.t.cfg.Sessions.Peer(ps.ref); err == nil {
-		ps.t.cfg.Sessions.Remove(sess.ID())
+// spent ends what an attempt was sent in when the peer answered that it no
+// longer knows it (a failure to renew for, see classify): the session
+// sess, and conn, the stream connection it was made on, if any. The call
+// then goes again in a new session (the peer did not open it, so it
+// cannot have acted on it). Only these: the peer's newest session with
+// this gateway may be another, made meanwhile by another call or by the
+// peer dialling this gateway, and the stream slot may hold a new
+// connection another call resent on; the calls in those go on. A failure
+// to renew for that comes before any session was used (a handshake the
+// peer refused) has nothing to end.
+func (ps *Remote) spent(err error, sess *handshake.Session, conn *pooled) error {
+	if f, _ := classify(err); !f.renew || errors.As(err, new(sessionGone)) {
+		return err
 	}
-	switch transport {
-	case TransportWebSocket:
-		ps.closeWS()
-	case TransportGRPC:
-		ps.closeGRPC()
+	ps.t.cfg.Sessions.Remove(sess.ID())
+	if conn != nil {
+		conn.close()
 	}
+	return sessionGone{err}
 }
 
 func (ps *Remote) callOnce(ctx context.Context, transport string, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
@@ -232,6 +235,11 @@ func (ps *Remote) callHTTP(ctx context.Context, m *wire.Message, sk keys.Ed25519
 	if err != nil {
 		return err
 	}
+	return ps.spent(ps.postIn(ctx, sess, m, sk, onMsg), sess, nil)
+}
+
+// postIn is callHTTP in sess.
+func (ps *Remote) postIn(ctx context.Context, sess *handshake.Session, m *wire.Message, sk keys.Ed25519Private, onMsg func(*wire.Message) (bool, error)) error {
 	m.Sig = keys.Signature{}
 	body, err := sess.SignAndSeal(m, sk)
 	if err != nil {

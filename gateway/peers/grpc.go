@@ -137,5 +137,5 @@ func (ps *Remote) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25519
 		}
 		return gc.writeFailed(err)
 	}
-	return gc.lost(ps.t.awaitStream(ctx, ps, m, pc, gc.dead, onMsg))
+	return ps.spent(gc.lost(ps.t.awaitStream(ctx, ps, m, pc, gc.dead, onMsg)), gc.sess, gc.pooled)
 }

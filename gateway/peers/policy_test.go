@@ -23,6 +23,7 @@ import (
 // as a hello and its connection dropped.
 type failingPeer struct {
 	srv    *httptest.Server
+	globex *side
 	mu     sync.Mutex
 	calls  int
 	hellos int
@@ -30,7 +31,7 @@ type failingPeer struct {
 
 func newFailingPeer(t *testing.T, globex *side, answer func(n int) *wire.Error) *failingPeer {
 	t.Helper()
-	fp := &failingPeer{}
+	fp := &failingPeer{globex: globex}
 	codec := wire.NewCodec(wire.Limits{})
 	drop := func(w http.ResponseWriter) {
 		c, _, err := http.NewResponseController(w).Hijack()

@@ -141,7 +141,7 @@ func (ps *Remote) callWS(ctx context.Context, m *wire.Message, sk keys.Ed25519Pr
 	if err != nil {
 		return wc.writeFailed(err)
 	}
-	return wc.lost(ps.t.awaitStream(ctx, ps, m, pc, wc.dead, onMsg))
+	return ps.spent(wc.lost(ps.t.awaitStream(ctx, ps, m, pc, wc.dead, onMsg)), wc.sess, wc.pooled)
 }
 
 // WebSocketConn is the socket under the peer's WebSocket connection, below
