@@ -44,8 +44,9 @@ func TestSlowCallerGetsWholeStream(t *testing.T) {
 }
 
 // TestStuckCallerIsAbandoned: a caller that stops taking its stream fails
-// with E_TIMEOUT once delivery has waited stallLimit for it, and a call on
-// the same connection is held up at most that long, not until its deadline.
+// with E_TIMEOUT once delivery has waited its stall limit for it (half the
+// write timeout), and a call on the same connection is held up at most
+// that long, not until its deadline.
 func TestStuckCallerIsAbandoned(t *testing.T) {
 	for _, tr := range []string{TransportWebSocket, TransportGRPC} {
 		t.Run(tr, func(t *testing.T) {

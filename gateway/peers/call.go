@@ -245,7 +245,8 @@ func (ps *Remote) postIn(ctx context.Context, sess *handshake.Session, m *wire.M
 	if err != nil {
 		return notSent(err)
 	}
-	pc, done := ps.t.pending.wait(m.ID)
+	deadline, _ := ctx.Deadline()
+	pc, done := ps.t.pending.wait(m.ID, deadline)
 	defer done()
 	resp, err := ps.post(ctx, body, frames.ContentNDJSON)
 	if err != nil {

@@ -129,7 +129,8 @@ func (ps *Remote) callGRPC(ctx context.Context, m *wire.Message, sk keys.Ed25519
 	if err != nil {
 		return notSent(err)
 	}
-	pc, done := ps.t.pending.wait(m.ID)
+	deadline, _ := ctx.Deadline()
+	pc, done := ps.t.pending.wait(m.ID, deadline)
 	defer done()
 	if err := gc.send(ctx, body); err != nil {
 		if errors.Is(err, grpcconn.ErrNoTurn) {

@@ -22,20 +22,48 @@ type delivered struct {
 // that has not yet taken them before delivery waits for it.
 const ReplyBuffer = 64
 
-// stallLimit is how long the delivery of a reply waits for a call that
-// does not take it. Replies of every call on a connection come through one
-// reader, so a stuck caller holds up the others; past this it is abandoned,
-// and the others go on.
-const stallLimit = 2 * time.Second
-
 // pendingCalls are this gateway's outbound calls waiting for replies, by
 // the id of the request.
 type pendingCalls struct {
 	mu sync.Mutex
 	m  map[string]*pendingCall
+
+	// writeTimeout is the time after which a peer gives up a stream
+	// connection whose reader does not read (Config.WriteTimeout).
+	writeTimeout func() time.Duration
+	// now is the process's clock, which calls' deadlines are on. Default
+	// time.Now.
+	now func() time.Time
+	// after starts the timer of a delivery's wait: its channel, and the
+	// function that stops it. Default time.NewTimer's.
+	after func(time.Duration) (<-chan time.Time, func() bool)
 }
 
-func newPendingCalls() *pendingCalls { return &pendingCalls{m: map[string]*pendingCall{}} }
+func newPendingCalls(writeTimeout func() time.Duration) *pendingCalls {
+	return &pendingCalls{m: map[string]*pendingCall{}, writeTimeout: writeTimeout, now: time.Now,
+		after: func(d time.Duration) (<-chan time.Time, func() bool) { t := time.NewTimer(d); return t.C, t.Stop }}
+}
+
+// stallLimit is how long the delivery of a reply waits for pc to take one,
+// when ReplyBuffer of its replies wait already. Replies of every call on a
+// connection come through one reader, so a stuck caller holds up the
+// others; past this it is abandoned, and the others go on. It is derived
+// from what it protects, not from a machine's speed:
+//   - half the write timeout: meanwhile the reader does not read, so the
+//     peer's writes wait once its window is full, and at the write timeout
+//     the peer would give up the connection with every call on it;
+//   - no longer than the call has left before its deadline: past that it
+//     has failed anyway (at once if it has passed).
+//
+// It is counted from each reply the call takes, not from its start: a
+// caller that is slow but takes its replies is never abandoned.
+func (p *pendingCalls) stallLimit(pc *pendingCall) time.Duration {
+	d := p.writeTimeout() / 2
+	if !pc.deadline.IsZero() {
+		d = min(d, pc.deadline.Sub(p.now()))
+	}
+	return max(d, 0)
+}
 
 // pendingCall is one call's end of the delivery: its replies, in order,
 // and the signal that it fell so far behind that delivery gave up on it.
@@ -48,13 +76,17 @@ type pendingCall struct {
 	ready   chan struct{} // a reply was queued (capacity 1)
 	room    chan struct{} // a reply was taken (capacity 1); made once a delivery waits, guarded by mu
 	ended   chan struct{} // closed by done: nobody takes replies any more
-	overrun chan struct{} // closed when a reply could not be handed over in stallLimit
+	overrun chan struct{} // closed when a reply could not be handed over in its stall limit
+	stalled time.Duration // that limit, set before overrun is closed
 	once    sync.Once
+	// deadline is the call's, zero if it has none.
+	deadline time.Time
 }
 
-// wait registers a call; its replies are taken with pc.next until done.
-func (p *pendingCalls) wait(id string) (pc *pendingCall, done func()) {
-	pc = &pendingCall{ready: make(chan struct{}, 1), ended: make(chan struct{}), overrun: make(chan struct{})}
+// wait registers a call whose deadline is deadline (zero: none); its
+// replies are taken with pc.next until done.
+func (p *pendingCalls) wait(id string, deadline time.Time) (pc *pendingCall, done func()) {
+	pc = &pendingCall{ready: make(chan struct{}, 1), ended: make(chan struct{}), overrun: make(chan struct{}), deadline: deadline}
 	p.mu.Lock()
 	p.m[id] = pc
 	p.mu.Unlock()
@@ -124,7 +156,7 @@ func (p *pendingCalls) Deliver(m *wire.Message, sess *handshake.Session, sealed 
 // has ReplyBuffer replies it has not taken, delivery waits for it: the
 // sender is slowed down (the connection's reader stops, and the peer's
 // writes wait), and nothing is dropped. A call that takes nothing for
-// stallLimit is abandoned: it fails, and its later replies are discarded.
+// its stall limit is abandoned: it fails, and its later replies are discarded.
 // It reports false if no call waits for the reply or it was not delivered.
 func (p *pendingCalls) deliverTo(d delivered) bool {
 	p.mu.Lock()
@@ -144,8 +176,9 @@ func (p *pendingCalls) deliverTo(d delivered) bool {
 	if ok {
 		return true
 	}
-	t := time.NewTimer(stallLimit)
-	defer t.Stop()
+	limit := p.stallLimit(pc)
+	fired, stop := p.after(limit)
+	defer stop()
 	for {
 		select {
 		case <-room:
@@ -154,8 +187,8 @@ func (p *pendingCalls) deliverTo(d delivered) bool {
 			}
 		case <-pc.ended:
 			return false
-		case <-t.C:
-			pc.once.Do(func() { close(pc.overrun) })
+		case <-fired:
+			pc.once.Do(func() { pc.stalled = limit; close(pc.overrun) })
 			return false
 		}
 	}

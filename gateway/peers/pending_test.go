@@ -8,6 +8,27 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
+// fakeTimers are the timers of deliveries' waits, which fire when a test
+// says so: what is asked of them and when they fire does not depend on a
+// machine's speed.
+type fakeTimers struct {
+	asked chan time.Duration
+	fire  chan time.Time
+}
+
+// pendingWithFakeTimers is calls on connections whose write timeout is
+// writeTimeout, on a clock stopped at now.
+func pendingWithFakeTimers(writeTimeout time.Duration, now time.Time) (*pendingCalls, *fakeTimers) {
+	ft := &fakeTimers{asked: make(chan time.Duration, 8), fire: make(chan time.Time)}
+	p := newPendingCalls(func() time.Duration { return writeTimeout })
+	p.now = func() time.Time { return now }
+	p.after = func(d time.Duration) (<-chan time.Time, func() bool) {
+		ft.asked <- d
+		return ft.fire, func() bool { return true }
+	}
+	return p, ft
+}
+
 func reply(re string, n int) delivered {
 	return delivered{m: &wire.Message{ID: "r" + strconv.Itoa(n), Re: re}}
 }
@@ -15,8 +36,8 @@ func reply(re string, n int) delivered {
 // Replies reach their call in order; one for no waiting call, or for a call
 // that has ended, is refused.
 func TestPendingCallsOrder(t *testing.T) {
-	p := newPendingCalls()
-	pc, done := p.wait("q1")
+	p := newPendingCalls(func() time.Duration { return time.Minute })
+	pc, done := p.wait("q1", time.Time{})
 	if _, ok := pc.next(); ok {
 		t.Fatal("a reply before any was delivered")
 	}
@@ -51,8 +72,8 @@ func TestPendingCallsOrder(t *testing.T) {
 // A call with ReplyBuffer replies untaken holds up the next delivery until it
 // takes one; nothing is dropped.
 func TestPendingCallsBackpressure(t *testing.T) {
-	p := newPendingCalls()
-	pc, done := p.wait("q1")
+	p, ft := pendingWithFakeTimers(time.Minute, time.Now())
+	pc, done := p.wait("q1", time.Time{})
 	defer done()
 	for i := range ReplyBuffer {
 		if !p.deliverTo(reply("q1", i)) {
@@ -61,10 +82,11 @@ func TestPendingCallsBackpressure(t *testing.T) {
 	}
 	delivered := make(chan bool, 1)
 	go func() { delivered <- p.deliverTo(reply("q1", ReplyBuffer)) }()
+	<-ft.asked // the delivery past ReplyBuffer waits
 	select {
 	case <-delivered:
 		t.Fatal("a delivery past ReplyBuffer did not wait")
-	case <-time.After(50 * time.Millisecond):
+	default:
 	}
 	if d, ok := pc.next(); !ok || d.m.ID != "r0" {
 		t.Fatalf("first reply: %v, %v", d.m, ok)
@@ -79,23 +101,69 @@ func TestPendingCallsBackpressure(t *testing.T) {
 	}
 }
 
-// A delivery waiting for a call that has ended gives up at once.
+// A delivery waiting for a call that has ended gives up at once, not at
+// its stall limit (whose timer here never fires).
 func TestPendingCallsEndWhileFull(t *testing.T) {
-	p := newPendingCalls()
-	_, done := p.wait("q1")
+	p, ft := pendingWithFakeTimers(time.Minute, time.Now())
+	_, done := p.wait("q1", time.Time{})
 	for i := range ReplyBuffer {
 		p.deliverTo(reply("q1", i))
 	}
 	delivered := make(chan bool, 1)
 	go func() { delivered <- p.deliverTo(reply("q1", ReplyBuffer)) }()
-	time.Sleep(20 * time.Millisecond)
+	<-ft.asked // the delivery waits
 	done()
-	select {
-	case ok := <-delivered:
-		if ok {
-			t.Fatal("delivered to an ended call")
+	if <-delivered {
+		t.Fatal("delivered to an ended call")
+	}
+}
+
+// The stall limit is half the write timeout, or what the call has left
+// before its deadline if that is less (nothing once it has passed); once
+// it runs out without the call taking a reply, the call is abandoned and
+// told after how long. A reply taken restarts it.
+func TestPendingCallsStallLimit(t *testing.T) {
+	now := time.Date(2026, 11, 27, 8, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		deadline time.Time
+		want     time.Duration
+	}{
+		{"no deadline", time.Time{}, 5 * time.Second},
+		{"a deadline beyond it", now.Add(time.Minute), 5 * time.Second},
+		{"a deadline sooner", now.Add(time.Second), time.Second},
+		{"a deadline passed", now.Add(-time.Second), 0},
+	} {
+		p, ft := pendingWithFakeTimers(10*time.Second, now)
+		pc, done := p.wait("q1", tc.deadline)
+		for i := range ReplyBuffer {
+			p.deliverTo(reply("q1", i))
 		}
-	case <-time.After(stallLimit / 2):
-		t.Fatal("the delivery still waits for an ended call")
+		// Taking a reply lets the waiting delivery through: the limit
+		// counts from the last reply taken.
+		delivered := make(chan bool, 1)
+		go func() { delivered <- p.deliverTo(reply("q1", ReplyBuffer)) }()
+		if d := <-ft.asked; d != tc.want {
+			t.Fatalf("%s: the delivery waits %v, want %v", tc.name, d, tc.want)
+		}
+		pc.next()
+		if !<-delivered {
+			t.Fatalf("%s: the delivery failed once the call took a reply", tc.name)
+		}
+		go func() { delivered <- p.deliverTo(reply("q1", ReplyBuffer+1)) }()
+		<-ft.asked
+		ft.fire <- now
+		if <-delivered {
+			t.Fatalf("%s: delivered past the stall limit", tc.name)
+		}
+		select {
+		case <-pc.overrun:
+		default:
+			t.Fatalf("%s: the call was not told it was abandoned", tc.name)
+		}
+		if pc.stalled != tc.want {
+			t.Fatalf("%s: abandoned after %v, want %v", tc.name, pc.stalled, tc.want)
+		}
+		done()
 	}
 }

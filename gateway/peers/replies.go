@@ -14,7 +14,7 @@ import (
 // connection they would come on is lost.
 func (t *Table) awaitStream(ctx context.Context, ps *Remote, req *wire.Message, pc *pendingCall, dead <-chan struct{}, onMsg func(*wire.Message) (bool, error)) error {
 	abandoned := func() error {
-		return wire.Errorf(wire.ErrTimeout, "", "the reply from %s was abandoned: its stream was not taken for %v", ps.p.Org, stallLimit)
+		return wire.Errorf(wire.ErrTimeout, "", "the reply from %s was abandoned: its stream was not taken for %v", ps.p.Org, pc.stalled)
 	}
 	for {
 		// Replies that came are taken before anything else is looked at,

@@ -97,7 +97,7 @@ func pair(t *testing.T) (tab *Table, ps *Remote, acme, globex *side) {
 func TestRepliesFromTheCalledOrgOnly(t *testing.T) {
 	tab, ps, acme, _ := pair(t)
 	const id = "00000000-0000-4000-8000-000000000001"
-	pc, done := tab.pending.wait(id)
+	pc, done := tab.pending.wait(id, time.Time{})
 	defer done()
 	answer := func(org, text string) delivered {
 		data, _ := wire.ValueOf(map[string]string{"text": text})
@@ -146,7 +146,7 @@ func TestRefusedReplyFailsItsCall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pc, done := tab.pending.wait(req.ID)
+	pc, done := tab.pending.wait(req.ID, time.Time{})
 	defer done()
 	frames := [][]byte{b}
 	mine, err := acme.sessions.Peer(globex.gw.Ref)

@@ -134,7 +134,8 @@ func (ps *Remote) callWS(ctx context.Context, m *wire.Message, sk keys.Ed25519Pr
 	if err != nil {
 		return notSent(err)
 	}
-	pc, done := ps.t.pending.wait(m.ID)
+	deadline, _ := ctx.Deadline()
+	pc, done := ps.t.pending.wait(m.ID, deadline)
 	defer done()
 	err = wc.conn.Write(body)
 	frames.PutEnvelopeBuf(body) // the writer took a copy
