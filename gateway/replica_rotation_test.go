@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/moltgate/moltgate/internal/pgtest"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -20,16 +19,8 @@ import (
 // key, present the new certificate and serve the list signed under the
 // new key, and acme's calls to globex go on.
 func TestRotationAcrossReplicas(t *testing.T) {
-	dsn := pgtest.DSN(t)
-	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client"})
-	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", QueryTool: "echo"})
-	trustEachOther(t, da, db, "conf")
-	usePostgres(t, db, dsn)
-	replicaDir := copyDir(t, db)
-	acme := start(t, da, la, TransportHTTP)
-	globex := start(t, db, lb, TransportHTTP)
-	_, lr := newTestDir(t, "ports")
-	replica := start(t, replicaDir, &Listeners{HTTP: lr.HTTP, GRPC: lr.GRPC}, TransportHTTP)
+	rr := replicaRig(t)
+	acme, globex, replica, db, replicaDir := rr.acme, rr.globex, rr.replica, rr.globexDir, rr.replicaDir
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	echo := func(text string) error {

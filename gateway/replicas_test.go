@@ -59,20 +59,36 @@ func copyDir(t *testing.T, d Dir) Dir {
 	return dst
 }
 
-// TestReplicasShareReplayWindow runs two replicas of one organisation's
-// gateway on one PostgreSQL: a message that one replica accepted is a
-// replay for the other.
-func TestReplicasShareReplayWindow(t *testing.T) {
+// replicas is acme's gateway, with a client agent, and two replicas of
+// globex's, with an echo agent, on one PostgreSQL: globex in its directory
+// and replica in a copy of it. They trust each other up to conf and call
+// over HTTP.
+type replicas struct {
+	acme, globex, replica *testGateway
+	globexDir, replicaDir Dir
+}
+
+func replicaRig(t *testing.T) replicas {
+	t.Helper()
 	dsn := pgtest.DSN(t)
 	da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client"})
 	db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", QueryTool: "echo"})
 	trustEachOther(t, da, db, "conf")
 	usePostgres(t, db, dsn)
-	replicaDir := copyDir(t, db)
-	acme := start(t, da, la, TransportHTTP)
-	globex := start(t, db, lb, TransportHTTP)
+	rr := replicas{globexDir: db, replicaDir: copyDir(t, db)}
+	rr.acme = start(t, da, la, TransportHTTP)
+	rr.globex = start(t, db, lb, TransportHTTP)
 	_, lr := newTestDir(t, "ports")
-	replica := start(t, replicaDir, &Listeners{HTTP: lr.HTTP, GRPC: lr.GRPC}, TransportHTTP)
+	rr.replica = start(t, rr.replicaDir, &Listeners{HTTP: lr.HTTP, GRPC: lr.GRPC}, TransportHTTP)
+	return rr
+}
+
+// TestReplicasShareReplayWindow runs two replicas of one organisation's
+// gateway on one PostgreSQL: a message that one replica accepted is a
+// replay for the other.
+func TestReplicasShareReplayWindow(t *testing.T) {
+	rr := replicaRig(t)
+	acme, globex, replica := rr.acme, rr.globex, rr.replica
 
 	// acme seals one ping to globex's agent outside any session: a public
 	// ping needs a valid signature, and the identity certificate that shows,
