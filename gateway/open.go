@@ -266,7 +266,7 @@ func Open(opts Options) (*Server, error) {
 		RequestTimeout:   func() time.Duration { return s.cfg.Listen.RequestTimeout.D() },
 		WriteTimeout:     func() time.Duration { return s.writeTimeout },
 		Policy:           cfg.Peers.PeerPolicy,
-		Base:             s.quitting, Metrics: s.metrics.peers(), Trace: s.spans.PeerCall, Replied: s.receipts.Countersign,
+		Base:             s.quitting, Metrics: s.metrics.peers(), Trace: trail.PeerCalls(s.spans, s.receipts), Replied: s.receipts.Countersign,
 		Log: s.log, Now: s.now, Rand: s.rand,
 	})
 	s.revoked, err = revoke.New(revoke.Config{
@@ -310,7 +310,7 @@ func Open(opts Options) (*Server, error) {
 		CheckPeer:         s.revoked.CheckPeer,
 		Replies:           trail.Replies{Receipts: s.receipts, Next: s.peers}, Route: routes{s},
 		Tracing:       s.tracing,
-		Audit:         s.audit,
+		Audit:         trail.Boundary{Trail: s.audit, Receipts: s.receipts},
 		SuccessSample: cfg.Log.SuccessSample,
 	})
 	s.frames = frames.New(frames.Config{Handler: s.pipe, Sessions: s.sessions, Log: s.log,

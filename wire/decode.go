@@ -156,13 +156,13 @@ func (c *Codec) Check(m *Message) error {
 	if derr != nil {
 		return derr
 	}
-	sig := m.Sig
+	sig, digest := m.Sig, m.SignedDigest
 	*m = *checked
 	// It stays a message built by hand: its fields may change again and
 	// it may be signed. The tree just checked serves the next SignWith.
 	m.decoded = false
 	m.fresh = true
-	m.Sig = sig
+	m.Sig, m.SignedDigest = sig, digest
 	return nil
 }
 

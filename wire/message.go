@@ -1,6 +1,7 @@
 package wire
 
 import (
+	"crypto/sha256"
 	"slices"
 	"strings"
 	"sync"
@@ -195,6 +196,11 @@ type Message struct {
 	// Extra holds top-level members this version does not know. A decoded
 	// message keeps them in its tree; set Extra to send some.
 	Extra []Member
+	// SignedDigest, if set, receives at each signing (SignWith,
+	// AppendSignedWith) the SHA-256 of the wire bytes signed, "sig"
+	// included: a sender that must name later what it sent (a receipt
+	// does) has it without encoding the message again. Default nil.
+	SignedDigest *[32]byte
 
 	tree    Value  // the message object as received or as built
 	raw     []byte // the bytes decoded, if any; the tree's strings share them
@@ -210,6 +216,10 @@ type Message struct {
 
 // Decoded reports whether m came from Decode (and is read-only).
 func (m *Message) Decoded() bool { return m.decoded }
+
+// Canonical reports whether m was decoded from bytes that are exactly its
+// RFC 8785 form, sig included: Raw is then its wire form as well.
+func (m *Message) Canonical() bool { return m.decoded && m.canon }
 
 // Raw returns the bytes m was decoded from, or nil. They must not be
 // modified: the decoded message's strings share their memory.
@@ -319,7 +329,11 @@ func (m *Message) AppendSignedWith(dst []byte, sign func(signingBytes []byte) ke
 	out := slices.Grow(dst, len(buf)+len(ins)+SessionOverhead)
 	out = append(out, buf[:mark]...)
 	out = append(out, ins...)
-	return append(out, buf[mark:]...), nil
+	out = append(out, buf[mark:]...)
+	if m.SignedDigest != nil {
+		*m.SignedDigest = sha256.Sum256(out[len(dst):])
+	}
+	return out, nil
 }
 
 // Reply starts a message answering m: from m's recipient to m's sender,

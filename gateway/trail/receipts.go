@@ -2,6 +2,7 @@ package trail
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -12,7 +13,6 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/moltgate/moltgate/audit"
-	"github.com/moltgate/moltgate/gateway/peers"
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/identity"
@@ -29,11 +29,12 @@ import (
 const ExtReceipt = "moltgate.receipt"
 
 // ExtReceipts carries one side's signed root of a batch of receipts and
-// each receipt's place in it, to the other side's gateway, in a respond
-// from gateway to gateway: {"root": {…}, "receipts": [{"reply_id",
-// "index", "path"}, …]}. The callee's gateway sends its root (role
-// callee) to the caller's, which answers with its own (role caller): the
-// countersignature.
+// each receipt's place in it, to the other side's gateway: {"root": {…},
+// "receipts": [{"reply_id", "index", "path"}, …]}. It rides on a message
+// already going there (a reply, a call), or on a respond from gateway to
+// gateway of its own when none leaves within the window (carry.go). The
+// callee's gateway sends its root (role callee) to the caller's, which
+// answers with its own (role caller): the countersignature.
 const ExtReceipts = "moltgate.receipts"
 
 // Defaults of ReceiptsConfig.
@@ -102,6 +103,7 @@ type Receipts struct {
 
 	signing  *batcher // the callee's batches
 	counters *batcher // the caller's
+	out      outbox   // both, signed, until a message takes them
 }
 
 // held is a receipt and its leaf.
@@ -125,7 +127,7 @@ func NewReceipts(ctx context.Context, cfg ReceiptsConfig) *Receipts {
 	bodies, _ := lru.New[string, *held](receiptsHeld)
 	early, _ := lru.New[string, *receipt.Proof](receiptsHeld)
 	s := &Receipts{cfg: cfg, roots: receipt.NewRoots(cfg.Verifier, 1024), prev: lastReceipt(ctx, cfg.Trail.l, cfg.Self.Current().Ref.Org),
-		awaited: awaited, bodies: bodies, early: early}
+		awaited: awaited, bodies: bodies, early: early, out: outbox{waiting: map[string][]*signed{}}}
 	s.signing = &batcher{window: cfg.Window, max: cfg.Batch, goFn: cfg.Go, base: cfg.Base, open: map[string]*batch{},
 		flush: func(b *batch) { s.signBatch(receipt.RoleCallee, b) }}
 	s.counters = &batcher{window: cfg.Window, max: cfg.Batch, goFn: cfg.Go, base: cfg.Base, open: map[string]*batch{},
@@ -173,16 +175,36 @@ func (s *Receipts) Sign(in *pipeline.Inbound, r *wire.Message) error {
 	if ps == nil {
 		return nil
 	}
-	req, err := in.M.Tree()
+	qd, err := receivedDigest(in.M)
 	if err != nil {
 		return err
 	}
+	// A signed batch waiting for the caller's gateway rides on the
+	// reply, before its digest is taken: the digest covers it, as the
+	// reply's signature does.
+	ext := r.Ext
+	carried := s.carry(in.M.From.Org, r)
+	if err := s.sign(in, r, ps, qd); err != nil {
+		if carried != nil {
+			// The reply will not leave as it is: the batch waits for the
+			// next message, or goes alone.
+			r.Ext = ext
+			s.put(in.M.From.Org, carried)
+		}
+		return err
+	}
+	return nil
+}
+
+// sign is Sign once the request's digest is known and a batch may ride on
+// r.
+func (s *Receipts) sign(in *pipeline.Inbound, r *wire.Message, ps Peer, qd string) error {
 	rep, err := r.Tree()
 	if err != nil {
 		return err
 	}
 	rc := &receipt.Receipt{Type: receipt.Type, Caller: in.M.From.Ref().String(), Callee: in.M.To.String(), RequestID: in.M.ID, ReplyID: r.ID,
-		RequestDigest: receipt.Digest(req), ReplyDigest: receipt.Digest(rep), Outcome: receipt.OutcomeSuccess,
+		RequestDigest: qd, ReplyDigest: receipt.Digest(rep), Outcome: receipt.OutcomeSuccess,
 		ConsentID: consentID(in.M), TS: s.cfg.Now().UnixMilli()}
 	if r.Op == wire.OpError {
 		rc.Outcome = receipt.OutcomeError
@@ -218,345 +240,19 @@ func (s *Receipts) Sign(in *pipeline.Inbound, r *wire.Message) error {
 	return nil
 }
 
-// replyDigest is a reply's digest as its receipt names it: without sig and
-// without the receipt itself.
-func replyDigest(r *wire.Message) (string, error) {
-	t, err := r.Tree()
-	if err != nil {
-		return "", err
+// receivedDigest is the digest of a request as it was received: of its
+// bytes, when they are their own canonical form, as they are when the
+// sender is a gateway; otherwise of that form, encoded.
+func receivedDigest(m *wire.Message) (string, error) {
+	if m.Canonical() {
+		sum := sha256.Sum256(m.Raw())
+		return digestString(&sum), nil
 	}
-	t = t.Without("sig")
-	if ext := t.Get("ext").Without(ExtReceipt); ext.Len() == 0 {
-		t = t.Without("ext")
-	} else {
-		t = t.With("ext", ext)
-	}
-	return receipt.Digest(t), nil
-}
-
-// requestDigest is the digest of a request as it was sent, sig included.
-// The tree a sent message builds is not its wire form (TestReceiptInBothLedgers
-// in package gateway fails with it): the wire form is parsed again.
-func requestDigest(m *wire.Message) (string, error) {
-	b, err := m.AppendWire(nil)
-	if err != nil {
-		return "", err
-	}
-	t, err := wire.Parse(b, 0)
+	t, err := m.Tree()
 	if err != nil {
 		return "", err
 	}
 	return receipt.Digest(t), nil
-}
-
-// Countersign takes, as the caller, the body of the receipt the callee
-// put in its final reply r to req: it checks that the body names what was
-// sent and received, and holds it until the callee's signed batch brings
-// its proof (or countersigns it at once if the proof came first). A reply
-// without a receipt, or with one that does not hold, is still the reply:
-// the receipt is proof of the exchange, not a condition of it; a bad one
-// is logged.
-func (s *Receipts) Countersign(ps *peers.Remote, req, r *wire.Message, sess *handshake.Session) {
-	if s == nil || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
-		return
-	}
-	s.countersign(remote{ps: ps, self: s.cfg.Self}, req, r, sess)
-}
-
-func (s *Receipts) countersign(ps Peer, req, r *wire.Message, sess *handshake.Session) {
-	v := r.Ext.Get(ExtReceipt)
-	if v.IsAbsent() {
-		return
-	}
-	rc, err := receipt.FromValue(v)
-	if err == nil && (rc.CalleeProof != nil || rc.CallerProof != nil) {
-		err = &receipt.Error{Field: "callee_proof", Reason: "a receipt in a reply is a body alone; its proofs come in batches"}
-	}
-	if err == nil {
-		err = matches(rc, req, r)
-	}
-	var leaf merkle.Hash
-	if err == nil {
-		leaf, err = rc.Leaf()
-	}
-	if err != nil {
-		s.cfg.Log.Error("receipt refused", "peer", ps.Org(), "message_id", r.ID, "err", err.Error())
-		return
-	}
-	h := &held{rc: rc, leaf: leaf, ps: ps, sess: sess}
-	if p, ok := s.early.Peek(r.ID); ok {
-		s.early.Remove(r.ID)
-		s.calleeProof(h, p, ps.Org())
-		return
-	}
-	s.bodies.Add(r.ID, h)
-}
-
-// calleeProof takes the callee's proof of a receipt held as caller, whose
-// root was checked, and queues the receipt to be countersigned.
-func (s *Receipts) calleeProof(h *held, p *receipt.Proof, from string) {
-	err := error(&receipt.Error{Field: "callee", Reason: "is not of the organisation that signed the batch"})
-	if orgOf(h.rc.Callee) == from {
-		err = p.Includes(h.leaf)
-	}
-	if err != nil {
-		s.cfg.Log.Error("receipt refused", "peer", from, "message_id", h.rc.ReplyID, "err", err.Error())
-		return
-	}
-	s.mu.Lock()
-	h.rc.CalleeProof = p
-	s.mu.Unlock()
-	s.counters.add(from, h)
-}
-
-// matches checks that rc names the exchange of req and r.
-func matches(rc *receipt.Receipt, req, r *wire.Message) error {
-	rd, err := replyDigest(r)
-	if err != nil {
-		return err
-	}
-	qd, err := requestDigest(req)
-	if err != nil {
-		return err
-	}
-	switch {
-	case rc.Caller != req.From.Ref().String():
-		return &receipt.Error{Field: "caller", Reason: "is not who sent the request"}
-	case rc.Callee != req.To.String():
-		return &receipt.Error{Field: "callee", Reason: "is not whom the request was for"}
-	case rc.RequestID != req.ID || rc.RequestDigest != qd:
-		return &receipt.Error{Field: "request_digest", Reason: "is not of the request sent"}
-	case rc.ReplyID != r.ID || rc.ReplyDigest != rd:
-		return &receipt.Error{Field: "reply_digest", Reason: "is not of the reply received"}
-	case (rc.Outcome == receipt.OutcomeError) != (r.Op == wire.OpError):
-		return &receipt.Error{Field: "outcome", Reason: "does not say what the reply is"}
-	case rc.ConsentID != consentID(req):
-		return &receipt.Error{Field: "consent_id", Reason: "is not the request's consent"}
-	}
-	return nil
-}
-
-// signBatch signs b, this gateway's batch in role, and sends the root and
-// each receipt's place to the peer. As caller, each receipt is then
-// complete, and kept.
-func (s *Receipts) signBatch(role string, b *batch) {
-	leaves := make([]merkle.Hash, len(b.items))
-	for i, h := range b.items {
-		leaves[i] = h.leaf
-	}
-	self := s.cfg.Self.Current()
-	proofs, err := receipt.SignBatch(self.Signing, self.Ref.Org, role, s.cfg.Now().UnixMilli(), leaves)
-	if err != nil {
-		s.cfg.Log.Error("receipts not signed", "peer", b.ps.Org(), "receipts", len(b.items), "err", err.Error())
-		return
-	}
-	list := make([]wire.Value, len(b.items))
-	for i, h := range b.items {
-		p := &proofs[i]
-		path := make([]wire.Value, len(p.Path))
-		for j, x := range p.Path {
-			path[j] = wire.StringValue(x.String())
-		}
-		list[i] = wire.ObjectValue(wire.Member{Key: "index", Value: wire.IntValue(p.Index)},
-			wire.Member{Key: "path", Value: wire.ArrayValue(path...)},
-			wire.Member{Key: "reply_id", Value: wire.StringValue(h.rc.ReplyID)})
-		s.mu.Lock()
-		if role == receipt.RoleCallee {
-			h.rc.CalleeProof = p
-		} else {
-			h.rc.CallerProof = p
-		}
-		s.mu.Unlock()
-		if role == receipt.RoleCaller {
-			s.keep(h.rc)
-		}
-	}
-	root, err := rootValue(&proofs[0].Root)
-	if err != nil {
-		return
-	}
-	ext := wire.ObjectValue(wire.Member{Key: ExtReceipts, Value: wire.ObjectValue(
-		wire.Member{Key: "receipts", Value: wire.ArrayValue(list...)}, wire.Member{Key: "root", Value: root})})
-	s.send(b, ext)
-}
-
-func rootValue(rt *receipt.Root) (wire.Value, error) {
-	b, err := json.Marshal(rt)
-	if err != nil {
-		return wire.Value{}, err
-	}
-	return wire.Parse(b, 0)
-}
-
-// send carries ext to the peer of b: a respond from this gateway to its
-// gateway, re the batch's first reply, in the session of the last
-// exchange, as a late reply is.
-func (s *Receipts) send(b *batch, ext wire.Value) {
-	ctx, cancel := context.WithTimeout(s.cfg.Base, 10*time.Second)
-	defer cancel()
-	m := &wire.Message{V: wire.Version, ID: pipeline.NewMessageID(s.cfg.Rand), TS: s.cfg.Now().UnixMilli(), Op: wire.OpRespond,
-		Re: b.items[0].rc.ReplyID, From: s.cfg.Self.Current().Sender(), To: wire.Ref{Agent: pipeline.GatewayAgent, Org: b.ps.Org()}, Cls: wire.Pub,
-		Payload: &wire.RespondPayload{Status: "success", Data: wire.ObjectValue()}, Ext: ext}
-	if err := b.ps.Send(ctx, b.sess, m); err != nil {
-		s.cfg.Log.Warn("signed receipts not sent", "peer", b.ps.Org(), "receipts", len(b.items), "err", err.Error())
-	}
-}
-
-// Peer is the other side of an exchange: a peer's gateway.
-type Peer interface {
-	// Org is the peer's organisation.
-	Org() string
-	// Send signs m and seals it in sess (or, if sess is nil or has
-	// ended, in a session with the peer) and posts it to the peer's
-	// gateway.
-	Send(ctx context.Context, sess *handshake.Session, m *wire.Message) error
-}
-
-// Remotes adapts the gateway's table of peers (get) to Peer, for
-// ReceiptsConfig.Peer; self signs what is sent.
-func Remotes(get func(org string) *peers.Remote, self identity.Holder) func(org string) Peer {
-	return func(org string) Peer {
-		if ps := get(org); ps != nil {
-			return remote{ps: ps, self: self}
-		}
-		return nil
-	}
-}
-
-// remote is an imported peer as a Peer. Two are equal if they are of the
-// same import.
-type remote struct {
-	ps   *peers.Remote
-	self identity.Holder
-}
-
-func (r remote) Org() string { return r.ps.Peer().Org }
-
-func (r remote) Send(ctx context.Context, sess *handshake.Session, m *wire.Message) error {
-	var (
-		body []byte
-		err  error
-	)
-	// A session made under a former org key signs with that key
-	// (handshake.Session.Self).
-	self := r.self.Current()
-	if sess != nil {
-		body, err = sess.SignAndSeal(m, self.Signing)
-	}
-	if sess == nil || err != nil {
-		if sess, err = r.ps.Session(ctx); err == nil {
-			body, err = sess.SignAndSeal(m, self.Signing)
-		}
-	}
-	if err != nil {
-		return err
-	}
-	resp, err := r.ps.Post(ctx, body)
-	if err != nil {
-		return err
-	}
-	return resp.Body.Close()
-}
-
-// placed is one receipt's place in an ExtReceipts batch.
-type placed struct {
-	ReplyID string        `json:"reply_id"`
-	Index   int64         `json:"index"`
-	Path    []merkle.Hash `json:"path"`
-}
-
-// Take is what a peer's gateway sends back about the receipts of
-// exchanges with this one: its signed batch (ExtReceipts). It reports
-// whether m was that.
-func (s *Receipts) Take(m *wire.Message) bool {
-	if s == nil || m.Op != wire.OpRespond || m.From.Agent != pipeline.GatewayAgent {
-		return false
-	}
-	v := m.Ext.Get(ExtReceipts)
-	if v.IsAbsent() {
-		return false
-	}
-	var got struct {
-		Root     receipt.Root `json:"root"`
-		Receipts []placed     `json:"receipts"`
-	}
-	err := wire.Bind(v, &got, ExtReceipts)
-	if err == nil && len(got.Receipts) > receiptsHeld {
-		err = wire.Errorf(wire.ErrInvalidParam, ExtReceipts+".receipts", "%d receipts; at most %d", len(got.Receipts), receiptsHeld)
-	}
-	rt := &got.Root
-	if err == nil && (rt.Org != m.From.Org || (rt.Role != receipt.RoleCallee && rt.Role != receipt.RoleCaller)) {
-		err = &receipt.Error{Field: ExtReceipts + ".root", Reason: "is not signed by the organisation that sent it, as callee or caller"}
-	}
-	if err == nil && rt.Size != int64(len(got.Receipts)) {
-		err = &receipt.Error{Field: ExtReceipts + ".root.size", Reason: "is not the number of receipts sent with it"}
-	}
-	if err == nil {
-		k, ok := s.cfg.KeyOf(rt.Org)
-		if !ok {
-			err = &receipt.Error{Field: ExtReceipts + ".root.org", Reason: "is not a peer"}
-		} else {
-			err = s.roots.Verify(rt, k)
-		}
-	}
-	if err != nil {
-		s.cfg.Log.Warn("signed receipts refused", "peer", m.From.Org, "message_id", m.ID, "err", err.Error())
-		return true
-	}
-	bad := 0
-	var last error
-	for _, pl := range got.Receipts {
-		p := &receipt.Proof{Index: pl.Index, Path: pl.Path, Root: *rt}
-		var err error
-		if rt.Role == receipt.RoleCallee {
-			err = s.takeCallee(m.From.Org, pl.ReplyID, p)
-		} else {
-			err = s.takeCaller(m.From.Org, pl.ReplyID, p)
-		}
-		if err != nil {
-			bad, last = bad+1, err
-		}
-	}
-	if bad > 0 {
-		s.cfg.Log.Warn("signed receipts refused", "peer", m.From.Org, "message_id", m.ID, "refused", bad, "err", last.Error())
-	}
-	return true
-}
-
-// takeCallee is the callee's proof of a receipt this gateway holds as
-// caller, or will when its reply comes.
-func (s *Receipts) takeCallee(from, replyID string, p *receipt.Proof) error {
-	h, ok := s.bodies.Peek(replyID)
-	if !ok {
-		// The batch overtook the reply it covers.
-		s.early.Add(replyID, p)
-		return nil
-	}
-	s.bodies.Remove(replyID)
-	s.calleeProof(h, p, from)
-	return nil
-}
-
-// takeCaller is the caller's countersignature of a receipt this gateway
-// made: the receipt is complete, and kept.
-func (s *Receipts) takeCaller(from, replyID string, p *receipt.Proof) error {
-	h, ok := s.awaited.Peek(replyID)
-	if !ok {
-		return nil // not awaited (any more): nothing to complete
-	}
-	if orgOf(h.rc.Caller) != from {
-		return &receipt.Error{Field: "caller", Reason: "is not of the organisation that countersigned"}
-	}
-	if err := p.Includes(h.leaf); err != nil {
-		return err
-	}
-	s.awaited.Remove(replyID)
-	s.mu.Lock()
-	rc := *h.rc
-	s.mu.Unlock()
-	rc.CallerProof = p
-	s.keep(&rc)
-	return nil
 }
 
 // keep appends a doubly signed receipt to the ledger.
@@ -590,16 +286,4 @@ func orgOf(ref string) string {
 		return ref[i+1:]
 	}
 	return ""
-}
-
-// Replies takes the signed batches of receipts that come back among the
-// replies to this gateway's own calls, and hands the rest to Next.
-type Replies struct {
-	Receipts *Receipts
-	Next     pipeline.Replies
-}
-
-// Deliver implements pipeline.Replies.
-func (r Replies) Deliver(m *wire.Message, sess *handshake.Session, sealed bool) bool {
-	return r.Receipts.Take(m) || r.Next.Deliver(m, sess, sealed)
 }

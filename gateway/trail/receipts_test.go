@@ -49,6 +49,13 @@ type side struct {
 // ledger, linked to each other.
 func exchange(t *testing.T, wg *sync.WaitGroup) (acme, globex *side, keyOf receipt.KeyOf) {
 	t.Helper()
+	return exchangeWith(t, wg, context.Background(), 5*time.Millisecond, 64)
+}
+
+// exchangeWith is exchange with the batches' window and size, and the
+// context whose end sends what is waiting.
+func exchangeWith(t *testing.T, wg *sync.WaitGroup, base context.Context, window time.Duration, batch int) (acme, globex *side, keyOf receipt.KeyOf) {
+	t.Helper()
 	acme = &side{self: agent(t, 1, wire.Ref{Agent: "gateway", Org: "acme"})}
 	globex = &side{self: agent(t, 2, wire.Ref{Agent: "gateway", Org: "globex"})}
 	keyOf = func(org string) (keys.Ed25519Public, bool) {
@@ -73,9 +80,9 @@ func exchange(t *testing.T, wg *sync.WaitGroup) (acme, globex *side, keyOf recei
 				}
 				return nil
 			},
-			Window: 5 * time.Millisecond, Batch: 64,
+			Window: window, Batch: batch,
 			Go:   func(f func()) { wg.Add(1); go func() { defer wg.Done(); f() }() },
-			Base: context.Background(), Log: quiet, Now: time.Now, Rand: rand.Reader})
+			Base: base, Log: quiet, Now: time.Now, Rand: rand.Reader})
 	}
 	return acme, globex, keyOf
 }

@@ -1,0 +1,115 @@
+package trail
+
+import (
+	"context"
+	"crypto/rand"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/crypto"
+	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// The digest a sender keeps of the bytes it signed is the one the callee
+// takes of the bytes it received, and the one the request encoded again
+// gives: the caller checks a receipt's request_digest without encoding
+// the request again, and a request sent without it still checks.
+func TestRequestDigestFromSignedBytes(t *testing.T) {
+	codec := wire.NewCodec(wire.Limits{MaxMessage: 1 << 16})
+	sender := agent(t, 1, wire.Ref{Agent: "client", Org: "acme"})
+	req, _ := call("r1")
+	req.ID = pipeline.NewMessageID(rand.Reader)
+	req.Payload = &wire.QueryPayload{Domain: "weather", Intent: "alerts"}
+	req.From = sender.Sender()
+	req.Ext = wire.ObjectValue(wire.Member{Key: "acme.note", Value: wire.ObjectValue(wire.Member{Key: "text", Value: wire.StringValue("é \u2028 \"quoted\" <&>")})})
+	req.SignedDigest = new([32]byte)
+	b, err := crypto.Sign(codec, req, sender.Signing)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kept := digestString(req.SignedDigest)
+	got, err := codec.Decode(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Canonical() {
+		t.Fatal("a signed message does not decode as canonical")
+	}
+	received, err := receivedDigest(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reencoded, err := requestDigest(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept != received || kept != reencoded {
+		t.Fatalf("digests differ: kept %s, received %s, encoded again %s", kept, received, reencoded)
+	}
+	if !sentDigestIs(req, received) {
+		t.Fatal("the digest kept does not check")
+	}
+	req.SignedDigest = nil
+	if !sentDigestIs(req, received) {
+		t.Fatal("a request without a digest kept does not check")
+	}
+	if sentDigestIs(req, "sha256:"+received[7:len(received)-1]+"0") && received[len(received)-1] != '0' {
+		t.Fatal("another digest checks")
+	}
+}
+
+// A signed batch waiting for a peer rides on the next reply or call to
+// it, which the other side takes it from, and goes alone only when no
+// message takes it within the window; the exchange then completes with no
+// message of its own.
+func TestBatchesRideOnMessages(t *testing.T) {
+	var wg sync.WaitGroup
+	// Each receipt is signed at once, and nothing goes alone until base
+	// ends.
+	base, cancel := context.WithCancel(context.Background())
+	acme, globex, _ := exchangeWith(t, &wg, base, time.Hour, 1)
+	globexLink := link{org: "globex", to: &globex.r}
+	// Calls one after the other, each once the batches of the one before
+	// are signed and waiting, as on a busy link.
+	waiting := func(r *Receipts, org string) func() bool {
+		return func() bool {
+			r.out.mu.Lock()
+			defer r.out.mu.Unlock()
+			return len(r.out.waiting[org]) > 0
+		}
+	}
+	req1, r1 := call("r1")
+	if err := globex.r.Sign(&pipeline.Inbound{M: req1, FromPeer: true}, r1); err != nil {
+		t.Fatal(err)
+	}
+	acme.r.countersign(globexLink, req1, r1, nil)
+	waitFor(t, "globex's batch waiting", waiting(globex.r, "acme"))
+	req2, r2 := call("r2")
+	if err := globex.r.Sign(&pipeline.Inbound{M: req2, FromPeer: true}, r2); err != nil {
+		t.Fatal(err)
+	}
+	if r2.Ext.Get(ExtReceipts).IsAbsent() {
+		t.Fatal("globex's batch did not ride on its next reply")
+	}
+	acme.r.countersign(globexLink, req2, r2, nil)
+	waitFor(t, "acme's countersignature waiting", waiting(acme.r, "globex"))
+	req3, _ := call("r3")
+	end := acme.r.Outgoing(req3)
+	if req3.Ext.Get(ExtReceipts).IsAbsent() || req3.SignedDigest == nil {
+		t.Fatal("acme's batch did not ride on its next call, or its digest is not kept")
+	}
+	end(nil)
+	Boundary{Trail: globex.a, Receipts: globex.r}.Inbound(context.Background(), &pipeline.Inbound{M: req3, FromPeer: true}, pipeline.Answer{})
+	if _, ok := globex.r.awaited.Peek("r1"); ok {
+		t.Fatal("the countersignature that came with a call was not taken")
+	}
+	if globex.r.Awaited() != 1 {
+		t.Fatalf("globex awaits %d countersignatures; want 1 (r2's)", globex.r.Awaited())
+	}
+	// What is left goes alone.
+	cancel()
+	waitFor(t, "r2 countersigned", func() bool { return globex.r.Awaited() == 0 })
+	wg.Wait()
+}
