@@ -27,6 +27,7 @@ import (
 
 	"github.com/moltgate/moltgate/gateway"
 	"github.com/moltgate/moltgate/internal/freeport"
+	"github.com/moltgate/moltgate/internal/logbuf"
 	"github.com/moltgate/moltgate/localbridge"
 )
 
@@ -95,24 +96,6 @@ func needProcesses(t *testing.T) {
 	}
 }
 
-// syncBuffer collects a process's log.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // org is one organisation's gateway directory, and its gateway process
 // once started.
 type org struct {
@@ -124,7 +107,7 @@ type org struct {
 	doc    *gateway.PeerDoc // what `peer export` says of it
 
 	cmd    *exec.Cmd
-	log    *syncBuffer
+	log    *logbuf.Buffer
 	exited chan struct{}
 	err    error // the process's exit, once exited is closed
 }
@@ -214,7 +197,7 @@ func (o *org) start() {
 	t := o.t
 	t.Helper()
 	if o.log == nil {
-		o.log = &syncBuffer{} // a restarted gateway logs after its predecessor
+		o.log = &logbuf.Buffer{} // a restarted gateway logs after its predecessor
 	}
 	o.exited = make(chan struct{})
 	o.cmd = exec.Command(bin.moltgate, "serve", "--dir", o.dir)

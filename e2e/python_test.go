@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/moltgate/moltgate/internal/logbuf"
 )
 
 // debianPython is the interpreter the Python SDK is held to: the one a fresh
@@ -57,8 +59,8 @@ func TestPythonAgentAndCaller(t *testing.T) {
 	defer cancel()
 	caller := exec.CommandContext(ctx, debianPython, filepath.Join(sdk, "tests", "e2e_caller.py"), acme.dir, globex.dir)
 	caller.Env = append(os.Environ(), "PYTHONPATH="+sdk)
-	var stderr syncBuffer
-	caller.Stderr = &stderr
+	stderr := &logbuf.Buffer{}
+	caller.Stderr = stderr
 	out, err := caller.Output()
 	if err != nil {
 		t.Fatalf("python caller: %v\n%s", err, stderr.String())
@@ -119,8 +121,8 @@ func TestPythonAgentAndCaller(t *testing.T) {
 	// The README's caller example, as a user would run it.
 	example := exec.CommandContext(ctx, debianPython, filepath.Join(sdk, "examples", "caller.py"), acme.dir, "greeter@globex", "client")
 	example.Env = caller.Env
-	stderr = syncBuffer{}
-	example.Stderr = &stderr
+	stderr = &logbuf.Buffer{}
+	example.Stderr = stderr
 	exOut, err := example.Output()
 	if err != nil {
 		t.Fatalf("examples/caller.py: %v\n%s", err, stderr.String())

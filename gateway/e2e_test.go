@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/moltgate/moltgate/gateway/pipeline"
+	"github.com/moltgate/moltgate/internal/logbuf"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/agent"
 	"github.com/moltgate/moltgate/localbridge/agent/echo"
@@ -28,19 +27,7 @@ type testGateway struct {
 	dir Dir
 	s   *Server
 	ls  *Listeners
-	log *bytes.Buffer
-	mu  *sync.Mutex
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (w lockedWriter) Write(p []byte) (int, error) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.b.Write(p)
+	log *logbuf.Buffer
 }
 
 // newTestDir initialises a gateway directory bound to two fresh loopback
@@ -107,8 +94,8 @@ func startWith(t testing.TB, d Dir, ls *Listeners, transport string, o Options, 
 // names, agents with those tools in place of the echo agent.
 func startAgents(t testing.TB, d Dir, ls *Listeners, transport string, o Options, tools map[string][]agent.Tool, opts ...func(*Server)) *testGateway {
 	t.Helper()
-	g := &testGateway{t: t, dir: d, ls: ls, log: &bytes.Buffer{}, mu: &sync.Mutex{}}
-	logger := slog.New(slog.NewJSONHandler(lockedWriter{g.mu, g.log}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	g := &testGateway{t: t, dir: d, ls: ls, log: &logbuf.Buffer{}}
+	logger := slog.New(slog.NewJSONHandler(g.log, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	o.Dir, o.Logger = d, logger
 	s, err := Open(o)
 	if err != nil {
@@ -168,11 +155,7 @@ func startAgents(t testing.TB, d Dir, ls *Listeners, transport string, o Options
 	return g
 }
 
-func (g *testGateway) logs() string {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	return g.log.String()
-}
+func (g *testGateway) logs() string { return g.log.String() }
 
 // withSync turns scheduled registry sync on, at the default interval.
 func withSync(s *Server) { s.cfg.Directory.SyncInterval = Duration(5 * time.Minute) }

@@ -1,48 +1,35 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
 	"log/slog"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/logbuf"
 	"github.com/moltgate/moltgate/keys"
 )
 
 // switchRig is a gateway opened on a directory with one local agent,
 // whose log is kept.
-func switchRig(t *testing.T, port string) (Dir, *Server, *syncLog) {
+func switchRig(t *testing.T, port string) (Dir, *Server, *logbuf.Buffer) {
 	t.Helper()
 	d := initDir(t, "globex", "127.0.0.1:"+port)
 	if _, err := AddAgent(d, AddAgentOptions{ID: "echo", MaxCls: "int"}); err != nil {
 		t.Fatal(err)
 	}
-	log := &syncLog{mu: &sync.Mutex{}, b: &bytes.Buffer{}}
-	s, err := Open(Options{Dir: d, Logger: slog.New(slog.NewJSONHandler(lockedWriter{mu: log.mu, b: log.b}, nil))})
+	log := &logbuf.Buffer{}
+	s, err := Open(Options{Dir: d, Logger: slog.New(slog.NewJSONHandler(log, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Shutdown(context.Background()) })
 	s.held.release() // as Serve does
 	return d, s, log
-}
-
-// syncLog is a log written under mu.
-type syncLog struct {
-	mu *sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (l *syncLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // An org key rotated while the gateway serves is taken up once its

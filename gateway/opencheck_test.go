@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"log/slog"
@@ -9,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/logbuf"
 	"github.com/moltgate/moltgate/internal/pgtest"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
@@ -374,14 +373,13 @@ func TestInitRefusesADirectoryOthersMayWrite(t *testing.T) {
 // prints only its error; what came before is logged then, in order.
 func TestNothingLoggedBeforeServing(t *testing.T) {
 	d, ls := newTestDir(t, "acme", AddAgentOptions{ID: "bot", Capabilities: []string{"bot.chat"}})
-	var mu sync.Mutex
-	var buf bytes.Buffer
-	logger := slog.New(slog.NewJSONHandler(lockedWriter{&mu, &buf}, nil))
+	var buf logbuf.Buffer
+	logger := slog.New(slog.NewJSONHandler(&buf, nil))
 	s, err := Open(Options{Dir: d, Logger: logger})
 	if err != nil {
 		t.Fatal(err)
 	}
-	logged := func() string { mu.Lock(); defer mu.Unlock(); return buf.String() }
+	logged := buf.String
 	// The local bridge reports the agent from another goroutine.
 	time.Sleep(300 * time.Millisecond)
 	if l := logged(); l != "" {

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/logbuf"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/jsonrpc"
 	"github.com/moltgate/moltgate/localbridge/osp"
@@ -49,7 +50,7 @@ func listenExhausted(t *testing.T, path string, fails int32) *exhaustedListener 
 // local process could bring that about by holding connections open.
 func TestAcceptOutOfDescriptors(t *testing.T) {
 	dir := shortDir(t)
-	logs := &logBuffer{}
+	logs := &logbuf.Buffer{}
 	cfg := localbridge.Config{Logger: slogTo(logs)}
 	core := localbridge.NewCore(cfg)
 	coreL := listenExhausted(t, filepath.Join(dir, "core.sock"), 3)
@@ -99,7 +100,7 @@ func TestAcceptOutOfDescriptors(t *testing.T) {
 	}
 }
 
-func slogTo(b *logBuffer) *slog.Logger {
+func slogTo(b *logbuf.Buffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 

@@ -1,7 +1,6 @@
 package localbridge_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/internal/logbuf"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/localbridge/agent"
 	"github.com/moltgate/moltgate/localbridge/agent/echo"
@@ -61,24 +61,6 @@ func helperAgent(report string) int {
 	return 0
 }
 
-// logBuffer collects log output safely from many goroutines.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // auditLog records audit events.
 type auditLog struct {
 	mu     sync.Mutex
@@ -107,7 +89,7 @@ type bridge struct {
 	core  *localbridge.Core
 	path  string
 	dir   string
-	logs  *logBuffer
+	logs  *logbuf.Buffer
 	audit *auditLog
 }
 
@@ -125,7 +107,7 @@ func shortDir(t testing.TB) string {
 // newBridge starts a Core on a real socket. cfg's Logger and Audit are set to capture.
 func newBridge(t testing.TB, cfg localbridge.Config) *bridge {
 	t.Helper()
-	b := &bridge{dir: shortDir(t), logs: &logBuffer{}, audit: &auditLog{}}
+	b := &bridge{dir: shortDir(t), logs: &logbuf.Buffer{}, audit: &auditLog{}}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(b.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
