@@ -120,26 +120,34 @@ func (a *Trail) Outbound(ctx context.Context, m *wire.Message, g classify.Decisi
 
 // decide appends the decision on m and, when m carried personal data under
 // a consent and passed, the transmission. wait commits the transmission
-// before returning.
+// before returning. What is recorded is settled first: a decision that
+// records nothing (an allowed message, with decisions = "blocked") costs
+// no allocation.
 func (a *Trail) decide(ctx context.Context, m *wire.Message, d audit.Decision, code wire.Code, reason string, wait bool) error {
-	d.Op, d.MessageID, d.From, d.To, d.Class = string(m.Op), m.ID, m.From.Ref().String(), m.To.String(), m.Cls.String()
-	d.Code, d.Reason = string(code), reason
-	if m.PIIMeta != nil {
-		d.PIITypes = mergeTypes(d.PIITypes, m.PIIMeta.Types)
-		d.ConsentID, d.NoStorage = consentOf(m)
-	}
-	trace := tracing.Inject(ctx).TraceParent
 	// Every block is recorded; what is allowed with "all", but a
 	// stream's chunks only when they carry personal data (the call's
 	// request and answer record the rest).
-	if code != "" || a.all && m.Op != wire.OpStream {
+	record := code != "" || a.all && m.Op != wire.OpStream
+	var transmit bool
+	if m.PIIMeta != nil {
+		d.PIITypes = mergeTypes(d.PIITypes, m.PIIMeta.Types)
+		d.ConsentID, d.NoStorage = consentOf(m)
+		transmit = code == "" && len(d.PIITypes) > 0 && d.ConsentID != ""
+	}
+	if !record && !transmit {
+		return nil
+	}
+	d.Op, d.MessageID, d.From, d.To, d.Class = string(m.Op), m.ID, m.From.Ref().String(), m.To.String(), m.Cls.String()
+	d.Code, d.Reason = string(code), reason
+	trace := tracing.Inject(ctx).TraceParent
+	if record {
 		typ := audit.TypeAllowed
 		if code != "" {
 			typ = audit.TypeBlocked
 		}
 		a.append(ctx, typ, m.ID, trace, d, false)
 	}
-	if code == "" && len(d.PIITypes) > 0 && d.ConsentID != "" {
+	if transmit {
 		return a.append(ctx, audit.TypePIITransmitted, m.ID, trace, d, wait)
 	}
 	return nil

@@ -13,6 +13,7 @@ import (
 
 	"github.com/moltgate/moltgate/audit"
 	"github.com/moltgate/moltgate/classify"
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -112,5 +113,50 @@ func TestSpansCountPeerCalls(t *testing.T) {
 	want := []string{"globex query ok", "globex query " + string(wire.ErrRateLimit)}
 	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
 		t.Fatalf("counted %q, want %q", got, want)
+	}
+}
+
+// allowedCall is a message a gateway lets through: no personal data, no
+// block.
+func allowedCall() *wire.Message {
+	return &wire.Message{V: wire.Version, ID: "9d2c1f4e-8a7b-4c3d-9e1f-0a1b2c3d4e5f", Op: wire.OpQuery,
+		From: wire.Sender{Agent: "client", Org: "acme"}, To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub}
+}
+
+// With decisions = "blocked", a message allowed without personal data is
+// not recorded, and settling that costs no allocation on any of the three
+// ways a decision comes in.
+func TestTrailNothingRecordedAllocatesNothing(t *testing.T) {
+	a, _ := openTrail(t, false)
+	defer a.Close(context.Background())
+	ctx := context.Background()
+	m := allowedCall()
+	in := &pipeline.Inbound{Origin: pipeline.Origin{Face: "websocket"}, M: m, FromPeer: true, Gate: &classify.Decision{Allow: true}}
+	allow := classify.Decision{Allow: true}
+	if n := testing.AllocsPerRun(200, func() {
+		a.Inbound(ctx, in, pipeline.Answer{})
+		a.Reply(ctx, m, allow)
+		if err := a.Outbound(ctx, m, allow); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Fatalf("%v allocations per message not recorded; want 0", n)
+	}
+}
+
+func BenchmarkTrailNothingRecorded(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "audit.db")
+	l, err := audit.OpenSQLite(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := New(Config{Ledger: l, Events: audit.Config{Source: "moltgate://acme"}, Log: quiet})
+	defer a.Close(context.Background())
+	ctx := context.Background()
+	m := allowedCall()
+	in := &pipeline.Inbound{Origin: pipeline.Origin{Face: "websocket"}, M: m, FromPeer: true, Gate: &classify.Decision{Allow: true}}
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Inbound(ctx, in, pipeline.Answer{})
 	}
 }
