@@ -243,6 +243,14 @@ func (x *scanCtx) assign(i int) int {
 	return x.passphraseAt(i)
 }
 
+// keyByte holds the bytes of the name before an assignment: ASCII word bytes, '.' and '-'.
+var keyByte = func() (t [256]bool) {
+	for c := range 0x80 {
+		t[c] = isWordByte(byte(c)) || c == '.' || c == '-'
+	}
+	return t
+}()
+
 func (x *scanCtx) assignKey(i int) int {
 	s := x.s
 	// The identifier before the operator.
@@ -257,7 +265,7 @@ func (x *scanCtx) assignKey(i int) int {
 		k--
 	}
 	ie := k
-	for k > 0 && (isWordByte(s[k-1]) && s[k-1] < 0x80 || s[k-1] == '.' || s[k-1] == '-') {
+	for k > 0 && keyByte[s[k-1]] {
 		k--
 	}
 	if ie-k < 2 || ie-k > 80 {

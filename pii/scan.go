@@ -215,15 +215,7 @@ func (x *scanCtx) run() {
 // are clear.
 func plainMask(b []byte) uint64 {
 	if len(b) >= 64 {
-		b = b[:64]
-		return plain8(binary.LittleEndian.Uint64(b[0:8])) |
-			plain8(binary.LittleEndian.Uint64(b[8:16]))<<8 |
-			plain8(binary.LittleEndian.Uint64(b[16:24]))<<16 |
-			plain8(binary.LittleEndian.Uint64(b[24:32]))<<24 |
-			plain8(binary.LittleEndian.Uint64(b[32:40]))<<32 |
-			plain8(binary.LittleEndian.Uint64(b[40:48]))<<40 |
-			plain8(binary.LittleEndian.Uint64(b[48:56]))<<48 |
-			plain8(binary.LittleEndian.Uint64(b[56:64]))<<56
+		return plainBlock(&b[0])
 	}
 	var m uint64
 	k := 0
@@ -236,6 +228,31 @@ func plainMask(b []byte) uint64 {
 		}
 	}
 	return m
+}
+
+// lowerBefore returns the start of the run of lower-case ASCII letters that ends at p, reading
+// back no further than done. Most runs are a word's letters before a full stop or a digit: eight
+// bytes are tested at once.
+func lowerBefore(s string, p, done int) int {
+	i := p
+	if p >= 8 {
+		const (
+			lo7 = 0x7f7f7f7f7f7f7f7f
+			hi8 = 0x8080808080808080
+		)
+		w := binary.LittleEndian.Uint64(unsafe.Slice(unsafe.StringData(s), len(s))[p-8 : p])
+		x := w & lo7
+		lowers := (x + 0x1f1f1f1f1f1f1f1f) &^ (x + 0x0505050505050505) &^ w & hi8
+		// s[p-1] is the top byte: the lower-case bytes that end the eight are its leading ones.
+		l := bits.LeadingZeros64(^lowers&hi8) >> 3
+		if i = p - l; l < 8 || i <= done {
+			return max(i, done)
+		}
+	}
+	for i > done && isLower(s[i-1]) {
+		i--
+	}
+	return i
 }
 
 // plain8 returns one bit per byte of w (byte k in bit k), set when the byte is plain. For a
@@ -265,8 +282,8 @@ func (x *scanCtx) step(p, done int) int {
 	n := len(s)
 	k := ctab[s[p]]
 	i := p
-	for i > done && isLower(s[i-1]) {
-		i--
+	if p > done && isLower(s[p-1]) {
+		i = lowerBefore(s, p, done)
 	}
 	if i+36 <= n && s[i+8] == '-' && s[i+13] == '-' {
 		// Message, task and stream ids are everywhere in agent traffic,

@@ -113,7 +113,11 @@ func urlPassword(pw string) bool {
 	return true
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// isSpace reports ' ', '\t', '\n' or '\r': one compare and one bit test, where four compares
+// cost more on the scan's hot paths.
+func isSpace(c byte) bool {
+	return c <= ' ' && uint64(1<<' '|1<<'\t'|1<<'\n'|1<<'\r')>>c&1 != 0
+}
 
 // templated reports a value that stands for one filled in elsewhere: ${VAR}, $VAR, $(cmd),
 // {{ .Values.x }}, %VAR%, <password>, [password], {password}, @Value.
