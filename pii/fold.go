@@ -114,6 +114,15 @@ func hasHigh(s string) bool {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))
 	const hi = 0x8080808080808080
 	i := 0
+	for ; i+64 <= len(b); i += 64 {
+		w := b[i : i+64]
+		if (binary.LittleEndian.Uint64(w[0:])|binary.LittleEndian.Uint64(w[8:])|
+			binary.LittleEndian.Uint64(w[16:])|binary.LittleEndian.Uint64(w[24:])|
+			binary.LittleEndian.Uint64(w[32:])|binary.LittleEndian.Uint64(w[40:])|
+			binary.LittleEndian.Uint64(w[48:])|binary.LittleEndian.Uint64(w[56:]))&hi != 0 {
+			return true
+		}
+	}
 	for ; i+32 <= len(b); i += 32 {
 		w := b[i : i+32]
 		if (binary.LittleEndian.Uint64(w[0:])|binary.LittleEndian.Uint64(w[8:])|

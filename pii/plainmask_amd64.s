@@ -1,18 +1,18 @@
 #include "textflag.h"
 
 // The constants plainBlock compares each byte with.
-DATA plainA<>+0(SB)/8, $0x6060606060606060
-DATA plainA<>+8(SB)/8, $0x6060606060606060
-GLOBL plainA<>(SB), RODATA|NOPTR, $16
-DATA plainZ<>+0(SB)/8, $0x7b7b7b7b7b7b7b7b
-DATA plainZ<>+8(SB)/8, $0x7b7b7b7b7b7b7b7b
-GLOBL plainZ<>(SB), RODATA|NOPTR, $16
-DATA plainDash<>+0(SB)/8, $0x2d2d2d2d2d2d2d2d
-DATA plainDash<>+8(SB)/8, $0x2d2d2d2d2d2d2d2d
-GLOBL plainDash<>(SB), RODATA|NOPTR, $16
-DATA plainSlash<>+0(SB)/8, $0x2f2f2f2f2f2f2f2f
-DATA plainSlash<>+8(SB)/8, $0x2f2f2f2f2f2f2f2f
-GLOBL plainSlash<>(SB), RODATA|NOPTR, $16
+// The constants the bytes are compared with, 32 of each (SSE2 reads the first 16).
+#define CONST32(name, v) \
+	DATA name+0(SB)/8, $v; \
+	DATA name+8(SB)/8, $v; \
+	DATA name+16(SB)/8, $v; \
+	DATA name+24(SB)/8, $v; \
+	GLOBL name(SB), RODATA|NOPTR, $32
+
+CONST32(plainA<>, 0x6060606060606060)
+CONST32(plainZ<>, 0x7b7b7b7b7b7b7b7b)
+CONST32(plainDash<>, 0x2d2d2d2d2d2d2d2d)
+CONST32(plainSlash<>, 0x2f2f2f2f2f2f2f2f)
 
 // PLAIN16 leaves in R the plain-byte mask of the 16 bytes at off(SI). The compares are signed:
 // a byte from 0x80 up is negative, so it is never above 0x60 (no lower-case letter), and it is
@@ -35,8 +35,8 @@ GLOBL plainSlash<>(SB), RODATA|NOPTR, $16
 	NOTQ	DX; \
 	ANDQ	DX, R
 
-// func plainBlock(p *byte) uint64
-TEXT ·plainBlock(SB), NOSPLIT, $0-16
+// func plainBlockSSE2(p *byte) uint64
+TEXT ·plainBlockSSE2(SB), NOSPLIT, $0-16
 	MOVQ	p+0(FP), SI
 	MOVOU	plainA<>(SB), X8
 	MOVOU	plainZ<>(SB), X9
@@ -52,5 +52,35 @@ TEXT ·plainBlock(SB), NOSPLIT, $0-16
 	ORQ	CX, AX
 	SHLQ	$48, DI
 	ORQ	DI, AX
+	MOVQ	AX, ret+8(FP)
+	RET
+
+// PLAIN32 is PLAIN16 for 32 bytes with AVX2.
+#define PLAIN32(off, R) \
+	VMOVDQU	off(SI), Y0; \
+	VPCMPGTB	Y8, Y0, Y1; \
+	VPCMPGTB	Y0, Y9, Y2; \
+	VPAND	Y2, Y1, Y1; \
+	VPCMPGTB	Y0, Y10, Y3; \
+	VPCMPEQB	Y11, Y0, Y4; \
+	VPOR	Y4, Y3, Y3; \
+	VPOR	Y3, Y1, Y1; \
+	VPMOVMSKB	Y1, R; \
+	VPMOVMSKB	Y0, DX; \
+	NOTL	DX; \
+	ANDL	DX, R
+
+// func plainBlockAVX2(p *byte) uint64
+TEXT ·plainBlockAVX2(SB), NOSPLIT, $0-16
+	MOVQ	p+0(FP), SI
+	VMOVDQU	plainA<>(SB), Y8
+	VMOVDQU	plainZ<>(SB), Y9
+	VMOVDQU	plainDash<>(SB), Y10
+	VMOVDQU	plainSlash<>(SB), Y11
+	PLAIN32(0, AX)
+	PLAIN32(32, BX)
+	VZEROUPPER
+	SHLQ	$32, BX
+	ORQ	BX, AX
 	MOVQ	AX, ret+8(FP)
 	RET

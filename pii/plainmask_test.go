@@ -7,8 +7,14 @@ import (
 )
 
 // TestPlainBlockAgreesWithPlain8 holds the block mask to plain8, the definition, on every byte
-// value at every position and on random blocks.
+// value at every position and on random blocks, in each form the processor can run.
 func TestPlainBlockAgreesWithPlain8(t *testing.T) {
+	for name, plainBlock := range plainBlockForms() {
+		t.Run(name, func(t *testing.T) { testPlainBlock(t, plainBlock) })
+	}
+}
+
+func testPlainBlock(t *testing.T, plainBlock func(*byte) uint64) {
 	want := func(b []byte) uint64 {
 		var m uint64
 		for k := 0; k < 64; k += 8 {

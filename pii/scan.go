@@ -105,6 +105,19 @@ var cueBloom = func() (b bloom) {
 	return b
 }()
 
+// cueStart[c|0x20] is set when a word that starts with the byte c may be one cue reads: the
+// first bytes of the token rules' prefixes and of the cue words nameCue knows. Numbers and most
+// words are passed over on one load, before the three-byte filter.
+var cueStart = func() (t [256]bool) {
+	for _, r := range tokenRules {
+		t[r.prefix[0]|0x20] = true
+	}
+	for _, c := range "mdnipcsr" {
+		t[c] = true
+	}
+	return t
+}()
+
 // scanCtx is the state of one scan call; pooled so that clean input allocates nothing.
 type scanCtx struct {
 	sc   *Scanner
@@ -296,7 +309,7 @@ func (x *scanCtx) step(p, done int) int {
 	if k&cWord == 0 {
 		// A lower-case word followed by '-', '.' or ':' may be a token prefix ("sk-", "hvs.")
 		// or a cue ("name:", "mr.").
-		if k&cJoin != 0 && i < p && i+1 < n && cueBloom.has(fold3(s, i)) {
+		if k&cJoin != 0 && i < p && i+1 < n && cueStart[s[i]|0x20] && cueBloom.has(fold3(s, i)) {
 			if e := x.cue(i, p); e > p {
 				return e
 			}
@@ -344,7 +357,7 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if i+1 < n && cueBloom.has(fold3(s, i)) {
+	if i+1 < n && cueStart[s[i]|0x20] && cueBloom.has(fold3(s, i)) {
 		if e := x.cue(i, j); e > j {
 			return e
 		}
