@@ -30,6 +30,7 @@ import (
 	"github.com/moltgate/moltgate/handshake"
 	"github.com/moltgate/moltgate/handshake/replay"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/filestamp"
 	"github.com/moltgate/moltgate/internal/outage"
 	"github.com/moltgate/moltgate/internal/wsconn"
 	"github.com/moltgate/moltgate/keys"
@@ -124,7 +125,7 @@ func Open(opts Options) (*Server, error) {
 	s.trust = TrustStore(org, imported)
 	// Stamped before reading, so that a record written meanwhile is read
 	// again once serving.
-	s.agentsSeen = dirStamp(d.AgentsDir())
+	s.agentsSeen = filestamp.Dir(d.AgentsDir())
 	agents, err := LoadAgents(d)
 	if err != nil {
 		return nil, openErr(err)

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/moltgate/moltgate/gateway/peers"
+	"github.com/moltgate/moltgate/internal/filestamp"
 	"github.com/moltgate/moltgate/keys"
 )
 
@@ -136,7 +136,7 @@ func handedOver(old, p *Peer, pin keys.Pin) bool {
 // edited: the name, time and size of each file in the peers directory, and
 // of the pin file.
 func (s *Server) peersStamp() string {
-	st := dirStamp(s.dir.PeersDir())
+	st := filestamp.Dir(s.dir.PeersDir())
 	if fi, err := os.Stat(s.dir.PinsPath()); err == nil {
 		st += fmt.Sprintf("pins %d %d\n", fi.ModTime().UnixNano(), fi.Size())
 	}
@@ -213,20 +213,4 @@ func (s *Server) ReloadAgents(ctx context.Context) error {
 		return fmt.Errorf("reload agents: %w", err)
 	}
 	return nil
-}
-
-// dirStamp is the name, modification time and size of each file in dir:
-// it changes when a file is added, removed, replaced or written in place.
-func dirStamp(dir string) string {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return ""
-	}
-	var b strings.Builder
-	for _, e := range ents {
-		if fi, err := e.Info(); err == nil {
-			fmt.Fprintf(&b, "%s %d %d\n", e.Name(), fi.ModTime().UnixNano(), fi.Size())
-		}
-	}
-	return b.String()
 }

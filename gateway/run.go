@@ -17,6 +17,7 @@ import (
 	"github.com/moltgate/moltgate/gateway/keyswitch"
 	"github.com/moltgate/moltgate/gateway/revoke"
 	"github.com/moltgate/moltgate/gateway/rotation"
+	"github.com/moltgate/moltgate/internal/filestamp"
 	"github.com/moltgate/moltgate/internal/pgshared"
 	"github.com/moltgate/moltgate/localbridge"
 )
@@ -408,7 +409,7 @@ func (s *Server) startBackground() {
 				s.log.Warn("peers not reloaded", "err", err.Error())
 			}
 		}
-		if st := dirStamp(s.dir.AgentsDir()); st != s.agentsSeen {
+		if st := filestamp.Dir(s.dir.AgentsDir()); st != s.agentsSeen {
 			s.agentsSeen = st
 			if err := s.ReloadAgents(ctx); err != nil && !errors.Is(err, ErrServerClosed) {
 				s.log.Warn("agents not reloaded", "err", err.Error())

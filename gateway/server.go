@@ -102,7 +102,7 @@ type Server struct {
 	roster     *roster.Roster
 	events     *events.Stream
 	feed       *feed.Feed // what the rooms report to the event stream
-	agentsSeen string     // dirStamp of the agents' records last read; the watch loop's own
+	agentsSeen string     // filestamp.Dir of the agents' records last read; the watch loop's own
 
 	replay   *replay.Window
 	hsCfg    *handshake.Config

@@ -25,9 +25,9 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/gateway/orgkey"
-	"github.com/moltgate/moltgate/gateway/ownfile"
 	"github.com/moltgate/moltgate/handover"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/filestamp"
 	"github.com/moltgate/moltgate/revocation"
 )
 
@@ -103,8 +103,8 @@ type Switch struct {
 	cfg Config
 
 	mu       sync.Mutex
-	orgStamp ownfile.Stamp
-	tlsStamp ownfile.Stamp
+	orgStamp filestamp.Stamp
+	tlsStamp filestamp.Stamp
 	nextOrg  *identity.Agent
 	nextTLS  *tls.Certificate
 	nextPin  string
@@ -114,14 +114,14 @@ type Switch struct {
 // Seen is the key files as they were when the key material in use was
 // read: a change after it is a rotation.
 type Seen struct {
-	org, tls ownfile.Stamp
+	org, tls filestamp.Stamp
 }
 
 // See stamps the org key file and the TLS certificate file as they are
 // now. The gateway calls it once it has read them, before it builds the
 // rooms New needs, so that a rotation written meanwhile is not missed.
 func See(orgKeyPath, tlsCertPath string) Seen {
-	return Seen{org: ownfile.StampOf(orgKeyPath), tls: ownfile.StampOf(tlsCertPath)}
+	return Seen{org: filestamp.Of(orgKeyPath), tls: filestamp.Of(tlsCertPath)}
 }
 
 // New returns a Switch that takes the key files as seen as the ones in
@@ -147,7 +147,7 @@ func (w *Switch) Reload(ctx context.Context) error {
 
 // reloadOrgKey is Reload for the org key. The caller holds w.mu.
 func (w *Switch) reloadOrgKey(ctx context.Context) error {
-	if st := ownfile.StampOf(w.cfg.OrgKeyPath); !st.Same(w.orgStamp) {
+	if st := filestamp.Of(w.cfg.OrgKeyPath); !st.Same(w.orgStamp) {
 		w.orgStamp, w.nextOrg = st, nil
 		next, err := w.cfg.LoadOrg()
 		if err != nil {
@@ -230,7 +230,7 @@ func (w *Switch) switchOrgKey(ctx context.Context, next *identity.Agent, st *han
 
 // reloadTLS is Reload for the TLS certificate. The caller holds w.mu.
 func (w *Switch) reloadTLS() error {
-	if st := ownfile.StampOf(w.cfg.TLSCertPath); !st.Same(w.tlsStamp) {
+	if st := filestamp.Of(w.cfg.TLSCertPath); !st.Same(w.tlsStamp) {
 		w.tlsStamp, w.nextTLS, w.nextPin = st, nil, ""
 		c, pin, err := w.cfg.LoadTLS()
 		if err != nil {

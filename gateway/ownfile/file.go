@@ -2,32 +2,10 @@ package ownfile
 
 import (
 	"net/http"
-	"os"
 	"sync"
-	"time"
+
+	"github.com/moltgate/moltgate/internal/filestamp"
 )
-
-// Stamp is what changes on disk when a file is written again: its
-// modification time and size, or its absence.
-type Stamp struct {
-	mod  time.Time
-	size int64
-	ok   bool
-}
-
-// StampOf is path's Stamp now.
-func StampOf(path string) Stamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return Stamp{}
-	}
-	return Stamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
-}
-
-// Same reports whether a and b are the same file as written.
-func (a Stamp) Same(b Stamp) bool {
-	return a.ok == b.ok && a.mod.Equal(b.mod) && a.size == b.size
-}
 
 // Config is what a File reads, checks and serves. Read and Marshal are
 // required.
@@ -58,7 +36,7 @@ type File[T any] struct {
 	cfg   Config[T]
 	mu    sync.Mutex
 	held  T
-	stamp Stamp
+	stamp filestamp.Stamp
 	basis string
 }
 
@@ -74,7 +52,7 @@ func New[T any](cfg Config[T], first T) *File[T] {
 	if cfg.Taken == nil {
 		cfg.Taken = func(T) {}
 	}
-	f := &File[T]{cfg: cfg, held: first, stamp: StampOf(cfg.Path)}
+	f := &File[T]{cfg: cfg, held: first, stamp: filestamp.Of(cfg.Path)}
 	if cfg.Basis != nil {
 		f.basis = cfg.Basis()
 	}
@@ -87,7 +65,7 @@ func New[T any](cfg Config[T], first T) *File[T] {
 func (f *File[T]) Get() T {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	st, basis := StampOf(f.cfg.Path), ""
+	st, basis := filestamp.Of(f.cfg.Path), ""
 	if f.cfg.Basis != nil {
 		basis = f.cfg.Basis()
 	}

@@ -74,19 +74,3 @@ func TestFileFollowsTheDisk(t *testing.T) {
 		t.Fatalf("served %q %v", body, rec.Header())
 	}
 }
-
-func TestStamp(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "f")
-	if !StampOf(path).Same(StampOf(path)) {
-		t.Fatal("two absent files differ")
-	}
-	os.WriteFile(path, []byte("a"), 0o600)
-	a := StampOf(path)
-	if a.Same(StampOf(path + ".x")) {
-		t.Fatal("a file is the same as none")
-	}
-	os.WriteFile(path, []byte("ab"), 0o600)
-	if a.Same(StampOf(path)) {
-		t.Fatal("a file written again is the same")
-	}
-}

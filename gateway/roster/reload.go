@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"sort"
 	"time"
+
+	"github.com/moltgate/moltgate/internal/filestamp"
 )
 
 // Reload makes the agents added, changed or removed since the records were
@@ -42,7 +44,7 @@ func (r *Roster) Reload(ctx context.Context) error {
 		old := cur[a.ID]
 		c := change{old: old}
 		switch {
-		case old == nil || !old.key.same(stampOf(r.cfg.KeyPath(a.ID))):
+		case old == nil || !old.key.Same(filestamp.Of(r.cfg.KeyPath(a.ID))):
 			// New, or removed and added again under a new key.
 			if c.st, err = r.load(a, now); err != nil {
 				return err

@@ -16,13 +16,13 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"sort"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/filestamp"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -127,7 +127,7 @@ type Agent struct {
 	Cert *identity.Cert
 	// Caps are what the organisation certifies it may ask of peers.
 	Caps []*identity.CapabilityCert
-	key  fileStamp // of the key file Identity was read from
+	key  filestamp.Stamp // of the key file Identity was read from
 }
 
 // New reads the keys of the agents of records, the records as the gateway
@@ -189,7 +189,7 @@ func (r *Roster) Len() int { return len(*r.agents.Load()) }
 
 // load reads a local agent's keys and has the org certify them.
 func (r *Roster) load(a *Record, now time.Time) (*Agent, error) {
-	key := stampOf(r.cfg.KeyPath(a.ID))
+	key := filestamp.Of(r.cfg.KeyPath(a.ID))
 	id, err := r.cfg.Identity(a.ID)
 	if err != nil && r.cfg.Named(err) {
 		return nil, err
@@ -239,25 +239,6 @@ func (r *Roster) certify(st *Agent, now time.Time) error {
 	st.Cert, st.Caps = cert, caps
 	LogIssued(r.cfg.Log, cert, caps)
 	return nil
-}
-
-// fileStamp is what changes on disk when a file is written again.
-type fileStamp struct {
-	mod  time.Time
-	size int64
-	ok   bool
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	return fileStamp{mod: fi.ModTime(), size: fi.Size(), ok: true}
-}
-
-func (a fileStamp) same(b fileStamp) bool {
-	return a.ok == b.ok && a.mod.Equal(b.mod) && a.size == b.size
 }
 
 // sorted is the agents in the order of their ids.
