@@ -21,6 +21,8 @@ import (
 // connection ends, withdrawn after local.withdraw_after, and published again
 // when it connects with the key its first connection was handed.
 func TestAgentComesAndGoes(t *testing.T) {
+	// Mostly waiting (on withdraw_after), so it runs beside the others that wait.
+	t.Parallel()
 	d, ls := newTestDir(t, "globex")
 	cfg, err := os.ReadFile(d.ConfigPath())
 	if err != nil {

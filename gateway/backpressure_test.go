@@ -45,12 +45,19 @@ func TestSlowCallerGetsWholeStream(t *testing.T) {
 
 // TestStuckCallerIsAbandoned: a caller that stops taking its stream fails
 // with E_TIMEOUT once delivery has waited its stall limit for it (half the
-// write timeout), and a call on the same connection is held up at most
-// that long, not until its deadline.
+// write timeout, 4 s here), and a call on the same connection is held up at
+// most that long, not until its deadline.
 func TestStuckCallerIsAbandoned(t *testing.T) {
+	// Mostly waiting (on the stall limit), so it runs beside the others that wait.
+	t.Parallel()
 	for _, tr := range []string{TransportWebSocket, TransportGRPC} {
 		t.Run(tr, func(t *testing.T) {
-			acme, _ := twoGateways(t, tr)
+			da, la := newTestDir(t, "acme", AddAgentOptions{ID: "client", MaxCls: "pii"})
+			db, lb := newTestDir(t, "globex", AddAgentOptions{ID: "echo", Capabilities: []string{"echo.text"}, QueryTool: "echo", MaxCls: "pii"})
+			trustEachOther(t, da, db, "pii")
+			writeTimeout := func(s *Server) { s.writeTimeout = 4 * time.Second }
+			acme := start(t, da, la, tr, writeTimeout)
+			start(t, db, lb, tr, writeTimeout)
 			// A bound against a hang, not a measure: the stuck call is held
 			// until the other has been answered, so this deadline is what
 			// the other call would run into if the stuck one held it up.

@@ -268,6 +268,8 @@ func TestCrossOrgRefusals(t *testing.T) {
 // TestGracefulShutdown: calls in flight when the peer gateway shuts down
 // complete, over every transport, and the shutdown waits for them.
 func TestGracefulShutdown(t *testing.T) {
+	// Mostly waiting (on a slow call and the drain), so it runs beside the others that wait.
+	t.Parallel()
 	for _, tr := range []string{TransportWebSocket, TransportGRPC, TransportHTTP} {
 		t.Run(tr, func(t *testing.T) {
 			acme, globex := twoGateways(t, tr)

@@ -260,6 +260,8 @@ func TestSessionEvents(t *testing.T) {
 // local.withdraw_after, it is announced removed (withdrawn), and registered
 // again when it comes back with its key.
 func TestAgentHealthEvents(t *testing.T) {
+	// Mostly waiting (on heartbeats, every 5 s), so it runs beside the others that wait.
+	t.Parallel()
 	db, lb := newTestDir(t, "globex")
 	editConfig(t, db, `withdraw_after = "2m"`, `withdraw_after = "1s"`)
 	globex := start(t, db, lb, TransportWebSocket)
