@@ -1,7 +1,6 @@
 package keyswitch
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -9,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/moltgate/moltgate/gateway/orgkey"
 	"github.com/moltgate/moltgate/handover"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/logbuf"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/revocation"
 	"github.com/moltgate/moltgate/wire"
@@ -63,7 +62,7 @@ type rig struct {
 	trust *identity.TrustStore
 	hs    *handovers
 	ag    *agents
-	log   *bytes.Buffer
+	log   *logbuf.Buffer
 	path  string
 	next  *identity.Agent
 	now   time.Time
@@ -89,12 +88,11 @@ func newRig(t *testing.T) *rig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &rig{keys: src, trust: identity.NewTrustStore(), hs: &handovers{}, ag: &agents{}, log: &bytes.Buffer{},
+	r := &rig{keys: src, trust: identity.NewTrustStore(), hs: &handovers{}, ag: &agents{}, log: &logbuf.Buffer{},
 		path: filepath.Join(t.TempDir(), "org.json"), now: now}
 	if err := os.WriteFile(r.path, []byte("old"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var mu sync.Mutex
 	r.w = New(Config{
 		Org: "globex", OrgKeyPath: r.path, TLSCertPath: filepath.Join(t.TempDir(), "cert.pem"),
 		LoadOrg:     func() (*identity.Agent, error) { return r.next, nil },
@@ -102,20 +100,9 @@ func newRig(t *testing.T) *rig {
 		HalfSpent:   func(issued, expires int64, now time.Time) bool { return now.UnixMilli() >= issued+(expires-issued)/2 },
 		ConfigError: func(key, msg string) error { return &configError{key, msg} },
 		Keys:        src, Trust: r.trust, Handovers: r.hs, Agents: r.ag, Revocations: revocations{},
-		Log: slog.New(slog.NewTextHandler(lockedWriter{&mu, r.log}, nil)), Now: func() time.Time { return r.now },
+		Log: slog.New(slog.NewTextHandler(r.log, nil)), Now: func() time.Time { return r.now },
 	}, See(r.path, filepath.Join(t.TempDir(), "cert.pem")))
 	return r
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
 }
 
 // rotate writes a new org key, the same agent and encryption key under a
