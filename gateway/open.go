@@ -205,7 +205,10 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.consents.Revocations, s.consents.Spender = outage.WatchConsents(s.consents.Revocations, s.consents.Spender, s.outages)
 	s.grants = classify.NewGrants(100000)
-	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Grants: s.grants, Counter: s.blocks, Now: s.now}); err != nil {
+	// The signed batches of receipts ride on calls and replies; the
+	// receiving gateway takes them, never its agents.
+	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Grants: s.grants, Counter: s.blocks, Now: s.now,
+		Unscanned: []string{trail.ExtReceipts}}); err != nil {
 		return nil, openErr(err)
 	}
 
