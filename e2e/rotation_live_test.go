@@ -73,14 +73,7 @@ func presentedKey(t *testing.T, from, o *org, key keys.Ed25519Public) error {
 // go on throughout, the one in flight at the rotation included; and after
 // the overlap acme refuses the old key and the old certificate.
 func TestKeysRotatedWithoutRestart(t *testing.T) {
-	needProcesses(t)
-	acme, globex := pair(t, "websocket", nil)
-	c := acme.client()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	if _, _, err := call(ctx, c, "client", "echo@globex", "echo", `{"text":"warm up"}`); err != nil {
-		t.Fatal(err)
-	}
+	acme, globex, c, ctx := warmPair(t, 4*time.Minute)
 	old, err := gateway.LoadOrg(gateway.Dir(globex.dir), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -84,13 +84,7 @@ func (l *load) end() {
 // gateway drains what it accepted. After the restart globex serves under
 // the new key, and acme's calls go on.
 func TestRotatedGatewayRestartedUnderLoad(t *testing.T) {
-	needProcesses(t)
-	acme, globex := pair(t, "websocket", nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	if _, _, err := call(ctx, acme.client(), "client", "echo@globex", "echo", `{"text":"warm up"}`); err != nil {
-		t.Fatal(err)
-	}
+	acme, globex, _, ctx := warmPair(t, 4*time.Minute)
 	mg(t, "key", "rotate", "--dir", globex.dir, "--overlap", "1h")
 	nw, err := gateway.LoadOrg(gateway.Dir(globex.dir), nil)
 	if err != nil {

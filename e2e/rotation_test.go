@@ -195,6 +195,23 @@ func (o *org) restart() {
 	o.start()
 }
 
+// warmPair opens the rotation tests: acme and globex over WebSocket,
+// acme's local client, a context that ends after limit, and a first call
+// from acme's agent to globex's made, so that a session is under way
+// before anything rotates.
+func warmPair(t *testing.T, limit time.Duration) (acme, globex *org, c *localbridge.Client, ctx context.Context) {
+	t.Helper()
+	needProcesses(t)
+	acme, globex = pair(t, "websocket", nil)
+	c = acme.client()
+	ctx, cancel := context.WithTimeout(context.Background(), limit)
+	t.Cleanup(cancel)
+	if _, _, err := call(ctx, c, "client", "echo@globex", "echo", `{"text":"warm up"}`); err != nil {
+		t.Fatal(err)
+	}
+	return acme, globex, c, ctx
+}
+
 // TestOrgKeyRotatedWhileCalling: globex rotates its org key while acme's
 // agent calls it. The handover reaches acme with nobody acting there:
 // acme's pin names the new key, and no call fails, the one in flight at
@@ -203,14 +220,7 @@ func (o *org) restart() {
 // the overlap is over the old key is refused: a handshake and a message
 // certified under it.
 func TestOrgKeyRotatedWhileCalling(t *testing.T) {
-	needProcesses(t)
-	acme, globex := pair(t, "websocket", nil)
-	c := acme.client()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	if _, _, err := call(ctx, c, "client", "echo@globex", "echo", `{"text":"warm up"}`); err != nil {
-		t.Fatal(err)
-	}
+	acme, globex, c, ctx := warmPair(t, 3*time.Minute)
 	old, err := gateway.LoadOrg(gateway.Dir(globex.dir), nil)
 	if err != nil {
 		t.Fatal(err)
