@@ -13,8 +13,11 @@ import (
 
 // htmlCandidate reports whether s holds an entity ('&' then '#' or a letter), a tag ('<' then a
 // letter, '/' or '!') or "mailto:".
-func htmlCandidate(s string) bool {
+func htmlCandidate(s string, mk uint16) bool {
 	for _, c := range [...]byte{'&', '<'} {
+		if c == '&' && mk&markAmp == 0 || c == '<' && mk&markLt == 0 {
+			continue
+		}
 		for r := s; ; {
 			i := strings.IndexByte(r, c)
 			if i < 0 || i+1 >= len(r) {
@@ -27,7 +30,7 @@ func htmlCandidate(s string) bool {
 			r = r[i+1:]
 		}
 	}
-	for r := s; ; {
+	for r := s; mk&markColon != 0; {
 		i := strings.IndexByte(r, ':')
 		if i < 0 {
 			return false
@@ -37,6 +40,7 @@ func htmlCandidate(s string) bool {
 		}
 		r = r[i+1:]
 	}
+	return false
 }
 
 // namedEntities are the entities that stand for characters an identifier or a secret is made

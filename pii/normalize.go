@@ -121,7 +121,7 @@ func (x *scanCtx) normalize(hm int) {
 				x.scanView(v, at, 0, 0, StagePercent, nil)
 			}
 		}
-		if mk&markHTML != 0 && x.room(len(s)) && htmlCandidate(s) {
+		if mk&markHTML != 0 && x.room(len(s)) && htmlCandidate(s, mk) {
 			if v, at := htmlView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageHTML, nil)
 			}
@@ -154,38 +154,48 @@ func (x *scanCtx) normalize(hm int) {
 // even made when it does not.
 func (x *scanCtx) room(n int) bool { return x.decoded+n <= x.budget }
 
-// The bytes that start a view's candidate, as marks tells them.
+// The bytes that start a view's candidate, as marks tells them. The order of the first eight
+// is byteMarksAVX2's (marks_amd64.s).
 const (
-	markPct     = 1 << iota // '%'
-	markHTML                // '&', '<' or ':' ("mailto:")
-	markSpace               // ' ': words spelt out
-	markBracket             // '[', '(', '{', '<'
-	markAt                  // '@'
+	markPct    = 1 << iota // '%'
+	markAmp                // '&'
+	markColon              // ':' ("mailto:")
+	markLt                 // '<'
+	markLBrack             // '['
+	markLParen             // '('
+	markLBrace             // '{'
+	markAt                 // '@'
+	markSpace              // ' ': words spelt out
+	markDot                // " dot" may be in the text
 
 	markAll = 1<<iota - 1
+
+	markHTML    = markAmp | markLt | markColon
+	markBracket = markLt | markLBrack | markLParen | markLBrace
 
 	// maxMarkText is the length up to which marks reads every byte: below it, one loop costs
 	// less than the calls to strings.IndexByte the prefilters make.
 	maxMarkText = 128
 )
 
-var markTab = func() (t [256]uint8) {
+var markTab = func() (t [256]uint16) {
 	t['%'] = markPct
-	t['&'] = markHTML
-	t[':'] = markHTML
-	t['<'] = markHTML | markBracket
-	t[' '] = markSpace
-	t['['], t['('], t['{'] = markBracket, markBracket, markBracket
+	t['&'] = markAmp
+	t[':'] = markColon
+	t['<'] = markLt
+	t[' '] = markSpace | markDot
+	t['['], t['('], t['{'] = markLBrack, markLParen, markLBrace
 	t['@'] = markAt
 	return t
 }()
 
-// marks returns which prefilters a short s calls for; markAll for a longer one.
-func marks(s string) uint8 {
+// marks returns which prefilters s calls for: the marks of the bytes a short s holds; for a
+// longer one, longMarks.
+func marks(s string) uint16 {
 	if len(s) > maxMarkText {
-		return markAll
+		return longMarks(s)
 	}
-	var m uint8
+	var m uint16
 	for i := 0; i < len(s); i++ {
 		m |= markTab[s[i]]
 	}

@@ -44,9 +44,9 @@ var sepDotFirst = func() (t [256]bool) {
 // first ("DOT" the scan reports itself). " dot " is searched for as a whole, which costs a
 // fraction of looking at every 'd' of the prose; the other words in texts of at most
 // maxSepLangText bytes.
-func sepCandidate(s string, mk uint8) uint8 {
+func sepCandidate(s string, mk uint16) uint8 {
 	var langs uint8
-	if mk&markSpace != 0 && strings.Contains(s, " dot ") {
+	if mk&markDot != 0 && strings.Contains(s, " dot ") {
 		langs |= 1
 	}
 	if len(s) <= maxSepLangText && mk&markSpace != 0 {
@@ -72,9 +72,9 @@ func sepCandidate(s string, mk uint8) uint8 {
 	if langs&1 != 0 {
 		return langs
 	}
-	for _, c := range [...]byte{'[', '(', '{', '<'} {
-		if mk&markBracket == 0 {
-			break
+	for k, c := range [...]byte{'[', '(', '{', '<'} {
+		if mk&[...]uint16{markLBrack, markLParen, markLBrace, markLt}[k] == 0 {
+			continue
 		}
 		for r := s; ; {
 			i := strings.IndexByte(r, c)
