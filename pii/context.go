@@ -164,6 +164,10 @@ func hasCue(s string, a, b int, cl *cueList) bool {
 // Bits from n up may be set.
 func cueMasks(s string, base, n int) (first, alnum uint64) {
 	b := unsafe.Slice(unsafe.StringData(s), len(s))[base:]
+	if len(b) >= 64 && plainAVX2 {
+		letter, high, digit := classBlockAVX2(&b[0])
+		return letter | high, letter | digit
+	}
 	k := 0
 	for ; k < n && k+8 <= len(b); k += 8 {
 		f, a := cueMask8(binary.LittleEndian.Uint64(b[k:]))

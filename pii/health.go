@@ -175,6 +175,10 @@ func healthWordShape(s string, i, n int) bool {
 // (ASCII or from 0x80 up, as isAlpha) and of those that are letters or digits.
 func alphaMasks(b []byte) (alpha, alnum uint64) {
 	k := 0
+	if len(b) >= 64 && plainAVX2 {
+		letter, high, digit := classBlockAVX2(&b[0])
+		return letter | high, letter | high | digit
+	}
 	if len(b) >= 64 {
 		// Unrolled over a fixed-size array: no bounds checks, and the eight words independent.
 		w := (*[64]byte)(b[:64])

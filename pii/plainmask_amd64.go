@@ -20,3 +20,10 @@ func plainBlockSSE2(p *byte) uint64
 
 //go:noescape
 func plainBlockAVX2(p *byte) uint64
+
+// classBlockAVX2 returns, for the 64 bytes at p, the masks of the ASCII letters, of the bytes from
+// 0x80 up and of the ASCII digits (byte k in bit k), 32 bytes at a time. Only where
+// plainAVX2 is true; alphaMasks and cueMasks compute the same eight bytes at a time elsewhere.
+//
+//go:noescape
+func classBlockAVX2(p *byte) (letter, high, digit uint64)

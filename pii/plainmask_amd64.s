@@ -84,3 +84,45 @@ TEXT ·plainBlockAVX2(SB), NOSPLIT, $0-16
 	ORQ	BX, AX
 	MOVQ	AX, ret+8(FP)
 	RET
+
+CONST32(class20<>, 0x2020202020202020)
+CONST32(class2f<>, 0x2f2f2f2f2f2f2f2f)
+CONST32(class3a<>, 0x3a3a3a3a3a3a3a3a)
+
+// CLASS32 leaves in L, H and D the masks of the ASCII letters, of the bytes from 0x80 up and of
+// the ASCII digits of the 32 bytes at off(SI). A letter folded to lower case (| 0x20) is above
+// 0x60 and below 0x7b, and '@' and '[' .. '_' fold outside; bytes from 0x80 up stay negative.
+#define CLASS32(off, L, H, D) \
+	VMOVDQU	off(SI), Y0; \
+	VPOR	Y12, Y0, Y1; \
+	VPCMPGTB	Y8, Y1, Y2; \
+	VPCMPGTB	Y1, Y9, Y3; \
+	VPAND	Y3, Y2, Y2; \
+	VPMOVMSKB	Y2, L; \
+	VPMOVMSKB	Y0, H; \
+	VPCMPGTB	Y13, Y0, Y2; \
+	VPCMPGTB	Y0, Y14, Y3; \
+	VPAND	Y3, Y2, Y2; \
+	VPMOVMSKB	Y2, D
+
+// func classBlockAVX2(p *byte) (letter, high, digit uint64)
+TEXT ·classBlockAVX2(SB), NOSPLIT, $0-32
+	MOVQ	p+0(FP), SI
+	VMOVDQU	plainA<>(SB), Y8
+	VMOVDQU	plainZ<>(SB), Y9
+	VMOVDQU	class20<>(SB), Y12
+	VMOVDQU	class2f<>(SB), Y13
+	VMOVDQU	class3a<>(SB), Y14
+	CLASS32(0, AX, BX, CX)
+	CLASS32(32, DX, DI, R8)
+	VZEROUPPER
+	SHLQ	$32, DX
+	ORQ	DX, AX
+	SHLQ	$32, DI
+	ORQ	DI, BX
+	SHLQ	$32, R8
+	ORQ	R8, CX
+	MOVQ	AX, letter+8(FP)
+	MOVQ	BX, high+16(FP)
+	MOVQ	CX, digit+24(FP)
+	RET

@@ -70,3 +70,44 @@ func TestLowerBeforeAgreesBytewise(t *testing.T) {
 		}
 	}
 }
+
+// TestClassBlockAgreesWithAlpha8 holds the vector class masks to alpha8 and cueMask8, which
+// alphaMasks and cueMasks use where there is no AVX2, on every byte value at every position and
+// on random blocks.
+func TestClassBlockAgreesWithAlpha8(t *testing.T) {
+	if !plainAVX2 {
+		t.Skip("no AVX2 form on this processor")
+	}
+	check := func(b []byte) {
+		t.Helper()
+		var alpha, digit, first, alnum uint64
+		for k := 0; k < 64; k += 8 {
+			w := binary.LittleEndian.Uint64(b[k:])
+			a, d := alpha8(w)
+			f, an := cueMask8(w)
+			alpha, digit, first, alnum = alpha|a<<k, digit|d<<k, first|f<<k, alnum|an<<k
+		}
+		letter, high, dig := classBlockAVX2(&b[0])
+		if letter|high != alpha || dig != digit || letter|high != first || letter|dig != alnum {
+			t.Fatalf("%q: classBlockAVX2 %064b %064b %064b; alpha8 %064b %064b, cueMask8 %064b %064b",
+				b, letter, high, dig, alpha, digit, first, alnum)
+		}
+	}
+	var b [64]byte
+	for pos := 0; pos < 64; pos++ {
+		for c := 0; c < 256; c++ {
+			for k := range b {
+				b[k] = ' '
+			}
+			b[pos] = byte(c)
+			check(b[:])
+		}
+	}
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := 0; n < 100000; n++ {
+		for k := range b {
+			b[k] = byte(r.UintN(256))
+		}
+		check(b[:])
+	}
+}
