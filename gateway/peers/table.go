@@ -83,8 +83,9 @@ type Config struct {
 	// own name without one. Default 30 s.
 	RequestTimeout func() time.Duration
 	// WriteTimeout is how long a write to a stream connection may wait
-	// for the peer to read before the connection is given up. Default
-	// wsconn.WriteTimeout.
+	// for the peer to read before the connection is given up; half of it
+	// is how long a reply waits for a caller that takes none (see
+	// stallLimit). Default wsconn.WriteTimeout.
 	WriteTimeout func() time.Duration
 	// Base ends renewals in the background when it is done (at shutdown).
 	// Default context.Background().
