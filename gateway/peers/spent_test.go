@@ -2,6 +2,7 @@ package peers
 
 import (
 	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -74,4 +75,40 @@ func dial(t *testing.T, from, to *side) *handshake.Session {
 	from.sessions.Add(sess)
 	to.sessions.Add(theirs)
 	return theirs
+}
+
+// On a stream connection the same: the attempt's connection closes, with
+// its session, not the one the slot holds by then (another call's, made
+// meanwhile), whose calls go on. A failure that is not the session's
+// ends nothing.
+func TestSessionExpiredEndsTheCallsOwnConnection(t *testing.T) {
+	_, ps, acme, globex := pair(t)
+	ours, err := acme.sessions.Peer(ps.ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dial(t, acme, globex)
+	newer, err := acme.sessions.Peer(ps.ref)
+	if err != nil || newer == ours {
+		t.Fatalf("no newer session: %v", err)
+	}
+	attempt, current := newPooled(ours, func() {}), newPooled(newer, func() {})
+	ps.ws.cur, ps.ws.has = &wsClient{pooled: current}, true
+
+	if err := ps.spent(answered{wire.Errorf(wire.ErrCapability, "", "no capability")}, ours, attempt); pipeline.Code(err) != wire.ErrCapability || attempt.isDead() {
+		t.Fatalf("a refusal that is not the session's: %v, the connection closed: %v", err, attempt.isDead())
+	}
+	err = ps.spent(answered{wire.Errorf(wire.ErrSessionExpired, "", "the session ran out")}, ours, attempt)
+	if !errors.As(err, new(sessionGone)) {
+		t.Fatalf("the call's %v is not sent again in a new session", err)
+	}
+	if !attempt.isDead() || current.isDead() {
+		t.Fatalf("the attempt's connection closed: %v; the slot's: %v", attempt.isDead(), current.isDead())
+	}
+	if _, err := acme.sessions.Get(ours.ID()); err == nil {
+		t.Fatal("the session the call was refused in is still held")
+	}
+	if _, err := acme.sessions.Get(newer.ID()); err != nil {
+		t.Fatalf("the slot's session was ended: %v", err)
+	}
 }
