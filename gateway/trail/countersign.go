@@ -95,10 +95,20 @@ func matches(rc *receipt.Receipt, req, r *wire.Message) error {
 		return &receipt.Error{Field: "reply_digest", Reason: "is not of the reply received"}
 	case (rc.Outcome == receipt.OutcomeError) != (r.Op == wire.OpError):
 		return &receipt.Error{Field: "outcome", Reason: "does not say what the reply is"}
+	case rc.Code != errorCode(r):
+		return &receipt.Error{Field: "code", Reason: "is not the error the reply carries"}
 	case rc.ConsentID != consentID(req):
 		return &receipt.Error{Field: "consent_id", Reason: "is not the request's consent"}
 	}
 	return nil
+}
+
+// errorCode is the code of an error reply, "" for any other.
+func errorCode(r *wire.Message) string {
+	if p, ok := r.Payload.(*wire.ErrorPayload); ok && r.Op == wire.OpError {
+		return string(p.Code)
+	}
+	return ""
 }
 
 // replyDigest is a reply's digest as its receipt names it: without sig and

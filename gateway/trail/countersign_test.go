@@ -113,3 +113,25 @@ func TestBatchesRideOnMessages(t *testing.T) {
 	waitFor(t, "r2 countersigned", func() bool { return globex.r.Awaited() == 0 })
 	wg.Wait()
 }
+
+// A receipt of an error reply names the error the reply carries, and no
+// other: every member of a body is checked against the exchange.
+func TestReceiptCodeIsTheReplys(t *testing.T) {
+	var wg sync.WaitGroup
+	acme, globex, _ := exchange(t, &wg)
+	defer wg.Wait()
+	req, _ := call("e1")
+	r := req.Reply(wire.OpError, &wire.ErrorPayload{Code: wire.ErrTimeout, Message: "the agent did not answer"})
+	r.ID = "e1"
+	if err := globex.r.Sign(&pipeline.Inbound{M: req, FromPeer: true}, r); err != nil {
+		t.Fatal(err)
+	}
+	altered := *r
+	altered.Ext = r.Ext.With(ExtReceipt, r.Ext.Get(ExtReceipt).With("code", wire.StringValue("E_RATE_LIMIT")))
+	acme.r.countersign(link{org: "globex", to: &globex.r}, req, &altered, nil)
+	if _, ok := acme.r.bodies.Peek("e1"); ok {
+		t.Fatal("a body naming another error was held")
+	}
+	acme.r.countersign(link{org: "globex", to: &globex.r}, req, r, nil)
+	waitFor(t, "the error's receipt countersigned", func() bool { return globex.r.Awaited() == 0 })
+}
