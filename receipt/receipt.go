@@ -44,6 +44,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/moltgate/moltgate/keys"
@@ -95,9 +96,26 @@ const leafDomain = "moltgate receipt v2\n"
 // both sides compute it from the message as they parsed it, whatever its
 // envelope.
 func Digest(m wire.Value) string {
-	sum := sha256.Sum256(wire.AppendCanonical(nil, m))
-	return "sha256:" + hex.EncodeToString(sum[:])
+	bp := digestBufs.Get().(*[]byte)
+	b := wire.AppendCanonical((*bp)[:0], m)
+	sum := sha256.Sum256(b)
+	if cap(b) <= maxDigestBuf {
+		*bp = b
+	}
+	digestBufs.Put(bp)
+	var out [7 + 64]byte
+	copy(out[:], "sha256:")
+	hex.Encode(out[7:], sum[:])
+	return string(out[:])
 }
+
+// digestBufs recycles the buffers messages are encoded in to be digested:
+// each side digests every request and reply of an exchange, and the
+// encoding lives only until it is hashed.
+var digestBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxDigestBuf bounds the buffers kept for reuse.
+const maxDigestBuf = 64 << 10
 
 // Error is a receipt that is malformed or whose signatures do not hold.
 type Error struct {
