@@ -1,6 +1,9 @@
 package crypto
 
 import (
+	"strings"
+	"time"
+
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -10,8 +13,15 @@ import (
 type Opener struct {
 	// Codec decodes envelopes and messages. Required.
 	Codec *wire.Codec
-	// Box holds the recipient's X25519 key. Required for sealed envelopes.
+	// Box holds the recipient's X25519 key. Required for sealed envelopes
+	// unless Keyring is set.
 	Box *Box
+	// Keyring, if set, is read for each sealed envelope and opens it in
+	// place of Box: the recipient's keys at that time, the one a rotation
+	// replaced included while its overlap lasts. Default none.
+	Keyring func() *Keyring
+	// Now is the time a Keyring's overlap is judged at. Default time.Now.
+	Now func() time.Time
 	// Accept reports whether a message addressed to "to" is for this
 	// recipient. Required.
 	Accept func(to wire.Ref) bool
@@ -37,15 +47,9 @@ func (o *Opener) Open(b []byte) (*wire.Message, error) {
 func (o *Opener) OpenEnvelope(env *wire.Envelope) (*wire.Message, error) {
 	m := env.Message
 	if env.Encrypted {
-		if o.Box == nil {
-			return nil, wire.Errorf(wire.ErrAuthFailed, "envelope", "no key to open sealed envelopes")
-		}
-		if len(env.Nonce) != 24 {
-			return nil, wire.Errorf(wire.ErrInvalidParam, "envelope.nonce", "want 24 bytes")
-		}
-		pt, err := o.Box.OpenFrom(nil, env.Ciphertext, (*[24]byte)(env.Nonce), env.SenderPublic)
+		pt, err := o.open(env)
 		if err != nil {
-			return nil, wire.Errorf(wire.ErrAuthFailed, "ciphertext", "envelope could not be opened")
+			return nil, err
 		}
 		m, err = o.Codec.Decode(pt)
 		if err != nil {
@@ -66,6 +70,37 @@ func (o *Opener) OpenEnvelope(env *wire.Envelope) (*wire.Message, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// open decrypts a sealed envelope's box under the recipient's key, or
+// keys.
+func (o *Opener) open(env *wire.Envelope) ([]byte, error) {
+	if o.Box == nil && o.Keyring == nil {
+		return nil, wire.Errorf(wire.ErrAuthFailed, "envelope", "no key to open sealed envelopes")
+	}
+	if len(env.Nonce) != 24 {
+		return nil, wire.Errorf(wire.ErrInvalidParam, "envelope.nonce", "want 24 bytes")
+	}
+	nonce := (*[24]byte)(env.Nonce)
+	if o.Keyring == nil {
+		pt, err := o.Box.OpenFrom(nil, env.Ciphertext, nonce, env.SenderPublic)
+		if err != nil {
+			return nil, wire.Errorf(wire.ErrAuthFailed, "ciphertext", "envelope could not be opened")
+		}
+		return pt, nil
+	}
+	now := time.Now
+	if o.Now != nil {
+		now = o.Now
+	}
+	pt, err := o.Keyring().OpenFrom(nil, env.Ciphertext, nonce, env.SenderPublic, now())
+	if err != nil {
+		// Past the cause, the message says which keys were tried: a
+		// sender still sealing to a key replaced learns to take the new
+		// one.
+		return nil, wire.Errorf(wire.ErrAuthFailed, "ciphertext", "envelope could not be opened%s", strings.TrimPrefix(err.Error(), ErrNotOpened.Error()))
+	}
+	return pt, nil
 }
 
 // AcceptRef returns an Accept function for exactly one agent.

@@ -1,0 +1,125 @@
+package crypto
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
+	"github.com/moltgate/moltgate/wire"
+)
+
+// rotatedParty is bob after a rotation of his X25519 key: his opener reads
+// a keyring whose former key is the one alice may still seal to.
+type rotatedParty struct {
+	old, new *party
+	ring     *Keyring
+	now      time.Time
+	op       *Opener
+}
+
+func newRotated(t *testing.T, codec *wire.Codec, until time.Time) *rotatedParty {
+	t.Helper()
+	old := newParty(t, codec, "bob", "globex", 2)
+	enc, err := keys.GenerateX25519(bytes.NewReader(bytes.Repeat([]byte{9}, 32)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := &identity.Agent{Ref: old.id.Ref, Signing: old.id.Signing, Encryption: enc}
+	nw := &party{id: id, box: NewBox(enc, 0)}
+	r := &rotatedParty{old: old, new: nw, ring: NewKeyring(old.box).Rotated(nw.box, until)}
+	r.op = &Opener{Codec: codec, Keyring: func() *Keyring { return r.ring }, Now: func() time.Time { return r.now }, Accept: AcceptRef(id.Ref)}
+	return r
+}
+
+// During the overlap an envelope sealed to either key opens, the new one
+// first; after it, one sealed to the former key is refused, E_AUTH_FAILED,
+// with an error that names both keys and when the former was refused from,
+// while the new one still opens.
+func TestKeyringOpensEitherDuringOverlap(t *testing.T) {
+	codec := wire.NewCodec(wire.Limits{})
+	until := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
+	alice := newParty(t, codec, "alice", "acme", 1)
+	bob := newRotated(t, codec, until)
+	sealTo := func(to *party, text string) []byte {
+		t.Helper()
+		env, err := SealMessage(codec, alice.message(to, wire.Conf, text), alice.id.Signing, alice.box, to.box.Public())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return env
+	}
+	toOld, toNew := sealTo(bob.old, "to the old key"), sealTo(bob.new, "to the new key")
+
+	bob.now = until.Add(-time.Millisecond)
+	for _, c := range []struct {
+		env  []byte
+		text string
+	}{{toOld, "to the old key"}, {toNew, "to the new key"}} {
+		m, err := bob.op.Open(c.env)
+		if err != nil {
+			t.Fatalf("during the overlap, %s: %v", c.text, err)
+		}
+		if got, _ := m.Payload.(*wire.RespondPayload).Data.Get("text").Str(); got != c.text {
+			t.Fatalf("opened %q, want %q", got, c.text)
+		}
+	}
+
+	bob.now = until
+	_, err := bob.op.Open(toOld)
+	wantCode(t, err, wire.ErrAuthFailed)
+	var we *wire.Error
+	errors.As(err, &we)
+	for _, want := range []string{"envelope could not be opened", bob.new.box.Public().String(), bob.old.box.Public().String(), "refused since 2026-05-02T12:00:00Z"} {
+		if !strings.Contains(we.Message, want) {
+			t.Fatalf("after the overlap the refusal says %q, want it to say %q", we.Message, want)
+		}
+	}
+	if we.Field != "ciphertext" {
+		t.Fatalf("refusal names %q, want ciphertext", we.Field)
+	}
+	if _, err := bob.op.Open(toNew); err != nil {
+		t.Fatalf("after the overlap, to the new key: %v", err)
+	}
+
+	// A box sealed to neither key is refused during the overlap too.
+	bob.now = until.Add(-time.Hour)
+	carol := newParty(t, codec, "carol", "initech", 3)
+	_, err = bob.op.Open(sealTo(carol, "to someone else"))
+	wantCode(t, err, wire.ErrAuthFailed)
+	if errors.As(err, &we); !strings.Contains(we.Message, "sealed neither to") {
+		t.Fatalf("a box for another recipient: %q", we.Message)
+	}
+}
+
+// A reply goes out of the box of the key its sender names, the former one
+// included, so that the receiver's check of from.enc_key against the box's
+// sender holds; a key the keyring does not hold has no box.
+func TestKeyringFor(t *testing.T) {
+	codec := wire.NewCodec(wire.Limits{})
+	bob := newRotated(t, codec, time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC))
+	carol := newParty(t, codec, "carol", "initech", 3)
+	switch {
+	case bob.ring.For(bob.new.box.Public()) != bob.new.box, bob.ring.For(keys.X25519Public{}) != bob.new.box:
+		t.Fatal("the key in use has not its own box")
+	case bob.ring.For(bob.old.box.Public()) != bob.old.box:
+		t.Fatal("the former key has not its own box")
+	case bob.ring.For(carol.box.Public()) != nil:
+		t.Fatal("a key not held has a box")
+	}
+	// Rotating to the key in use changes nothing; a second rotation drops
+	// the key before the former.
+	if bob.ring.Rotated(bob.new.box, time.Time{}) != bob.ring {
+		t.Fatal("a rotation to the key in use made a new keyring")
+	}
+	again := bob.ring.Rotated(carol.box, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
+	if again.Current != carol.box || again.Former != bob.new.box || again.For(bob.old.box.Public()) != nil {
+		t.Fatalf("a second rotation holds %v", again)
+	}
+	if n := len(NewKeyring(carol.box).Accepting(time.Now())); n != 1 {
+		t.Fatalf("a keyring of one key accepts %d", n)
+	}
+}
