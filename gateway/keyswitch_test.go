@@ -87,9 +87,8 @@ func TestOrgKeySwitchedWhileServing(t *testing.T) {
 	}
 }
 
-// A key put in keys/org.json without a handover, or with another
-// encryption key, is not taken up while serving: the error says why and
-// that a restart takes it.
+// A key put in keys/org.json without a handover is not taken up while
+// serving: the error says why and that a restart takes it.
 func TestOrgKeyWithoutHandoverNotTaken(t *testing.T) {
 	d, s, _ := switchRig(t, "9753")
 	before := s.self()

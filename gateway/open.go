@@ -12,7 +12,6 @@ import (
 
 	"github.com/moltgate/moltgate/audit"
 	"github.com/moltgate/moltgate/classify"
-	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/gateway/face/frames"
@@ -75,7 +74,6 @@ func Open(opts Options) (*Server, error) {
 	s := &Server{
 		cfg: cfg, cfgSeen: cfgText, dir: d, now: opts.Now, rand: opts.Rand,
 		codec: wire.NewCodec(cfg.WireLimits()),
-		box:   crypto.NewBox(org.Encryption, 0),
 	}
 	s.bgCtx, s.stopBG = context.WithCancel(context.Background())
 	s.quitting, s.quit = context.WithCancel(context.Background())
@@ -300,7 +298,7 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.pipe = pipeline.New(pipeline.Config{
 		Org: cfg.Org, MessageBytes: cfg.Limits.MessageBytes, MaxHops: cfg.Limits.MaxHops, Self: s.keys,
-		Codec: s.codec, Box: s.box, Verifier: s.verifier, Trust: s.trust, Replay: s.replay,
+		Codec: s.codec, Keys: s.keys.Keyring, Verifier: s.verifier, Trust: s.trust, Replay: s.replay,
 		Sessions: s.sessions, Acceptor: s.acceptor, Gate: s.gate, Scanner: s.scanner, Log: s.log, Now: s.now, Rand: s.rand,
 		Metrics: pipeline.Metrics{Messages: s.metrics.messages, Latency: s.metrics.latency, Sessions: s.metrics.sessions,
 			InFlight: s.metrics.inflight, RateLimit: s.metrics.rateLimit},

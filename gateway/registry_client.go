@@ -121,10 +121,9 @@ func (o *RegisterOptions) fillProfile(d Dir, cfg *Config, org *identity.Agent, p
 		local, err := LoadAgentIdentity(d, o.Agent, o.Passphrase)
 		switch {
 		case err == nil:
+			// Its enc_key is the gateway's, below: the key file's may be
+			// one key rotate turned over since.
 			key = local.Signing.Public()
-			if enc.IsZero() {
-				enc = local.Encryption.Public()
-			}
 		case errors.Is(err, fs.ErrNotExist):
 			return wire.Errorf(wire.ErrInvalidParam, "key", "%s is not a local agent: give its key", o.Agent)
 		default:

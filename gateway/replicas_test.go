@@ -99,7 +99,7 @@ func TestReplicasShareReplayWindow(t *testing.T) {
 		Payload: &wire.PingPayload{Nonce: "n-1"},
 		Ext:     wire.ObjectValue(wire.Member{Key: pipeline.ExtIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.Cert.Value()})})}
 	peer := acme.s.peers.Get("globex").Peer()
-	env, err := crypto.SealMessage(acme.s.codec, m, st.Identity.Signing, acme.s.box, peer.EncKey)
+	env, err := crypto.SealMessage(acme.s.codec, m, st.Identity.Signing, acme.s.keys.Keyring().Current, peer.EncKey)
 	if err != nil {
 		t.Fatal(err)
 	}

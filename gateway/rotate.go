@@ -49,6 +49,9 @@ type Rotated struct {
 	Org string
 	// Old and New are the org keys ("ed25519:…") or TLS pins ("sha256:…").
 	Old, New string
+	// OldEncKey and NewEncKey are the X25519 keys ("x25519:…") that go
+	// with the org keys; "" for a TLS rotation.
+	OldEncKey, NewEncKey string
 	// Effective is when the new one took effect; Until when the old one
 	// stops being good.
 	Effective, Until time.Time
@@ -78,8 +81,10 @@ func (o *RotateOptions) fill(verb string) error {
 // peer within seconds and serves it on its registry and in its peer
 // document, and each peer, holding the old key, takes the new one because
 // the old one vouched for it. The revocation list is signed again under
-// the new key (serial one higher). The gateway's X25519 encryption key,
-// which its local agents share, stays as it is.
+// the new key (serial one higher). A new X25519 encryption key goes with
+// the new org key, and the statement names it: the peers, and the local
+// agents who share the gateway's, take it up with the org key, and what
+// was sealed to the old one still opens until the overlap ends.
 //
 // The new key is written to keys/org.json last, after the statement: a
 // rotation that stops half way is finished by running it again. A serving
@@ -120,11 +125,15 @@ func RotateOrgKey(d Dir, o RotateOptions) (*Rotated, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", verb, err)
 		}
-		next = &identity.Agent{Ref: org.Ref, Signing: sk, Encryption: org.Encryption}
+		enc, err := keys.GenerateX25519(o.Rand)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", verb, err)
+		}
+		next = &identity.Agent{Ref: org.Ref, Signing: sk, Encryption: enc}
 		if err := next.Save(d.nextOrgKeyPath(), wo); err != nil {
 			return nil, fmt.Errorf("%s: %w", verb, err)
 		}
-		if st, err = handover.OrgKey(cfg.Org, org.Signing, sk, org.Encryption.Public(), o.Now, o.Overlap, o.Now); err != nil {
+		if st, err = handover.OrgKey(cfg.Org, org.Signing, sk, enc.Public(), o.Now, o.Overlap, o.Now); err != nil {
 			return nil, fmt.Errorf("%s: %w", verb, err)
 		}
 		set.Add(st)
@@ -153,7 +162,8 @@ func RotateOrgKey(d Dir, o RotateOptions) (*Rotated, error) {
 		return nil, fmt.Errorf("%s: %w", verb, err)
 	}
 	eff := time.UnixMilli(st.Effective)
-	return &Rotated{Org: cfg.Org, Old: st.Old, New: st.New, Effective: eff, Until: eff.Add(time.Duration(st.OverlapMS) * time.Millisecond), Statement: st}, nil
+	return &Rotated{Org: cfg.Org, Old: st.Old, New: st.New, OldEncKey: org.Encryption.Public().String(), NewEncKey: st.NewEncKey,
+		Effective: eff, Until: eff.Add(time.Duration(st.OverlapMS) * time.Millisecond), Statement: st}, nil
 }
 
 // RotateTLS gives the gateway a new TLS certificate, for the same names

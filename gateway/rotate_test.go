@@ -35,8 +35,13 @@ func TestRotateOrgKey(t *testing.T) {
 	if after.Signing.Public().Equal(before.Signing.Public()) || r.New != after.Signing.Public().String() || r.Old != before.Signing.Public().String() {
 		t.Fatalf("keys: before %s, after %s, rotated %s -> %s", before.Signing.Public(), after.Signing.Public(), r.Old, r.New)
 	}
-	if !after.Encryption.Public().Equal(before.Encryption.Public()) || after.Ref != before.Ref {
-		t.Fatal("the encryption key or the name changed")
+	if after.Ref != before.Ref {
+		t.Fatal("the name changed")
+	}
+	// A new X25519 key goes with the new org key, and the statement the
+	// old key signed names it, so that peers learn it before it is used.
+	if after.Encryption.Public().Equal(before.Encryption.Public()) || r.OldEncKey != before.Encryption.Public().String() || r.NewEncKey != after.Encryption.Public().String() {
+		t.Fatalf("X25519 keys: before %s, after %s, rotated %s -> %s", before.Encryption.Public(), after.Encryption.Public(), r.OldEncKey, r.NewEncKey)
 	}
 	if !r.Until.Equal(time.UnixMilli(now.UnixMilli()).Add(time.Hour)) {
 		t.Fatalf("until %v", r.Until)
@@ -47,6 +52,9 @@ func TestRotateOrgKey(t *testing.T) {
 	}
 	if err := set.Handovers[0].Verify(before.Signing.Public()); err != nil {
 		t.Fatalf("a peer holding the old key: %v", err)
+	}
+	if set.Handovers[0].NewEncKey != r.NewEncKey {
+		t.Fatalf("the handover names X25519 key %s, want the new %s", set.Handovers[0].NewEncKey, r.NewEncKey)
 	}
 	if _, err := os.Stat(d.nextOrgKeyPath()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the next key file stayed: %v", err)
@@ -107,8 +115,8 @@ func TestRotateOrgKeyResumes(t *testing.T) {
 		t.Fatalf("%d statements, want the one", len(set.Handovers))
 	}
 	after, _ := LoadOrg(d, nil)
-	if after.Signing.Public().String() != r.New {
-		t.Fatal("org.json is not the new key")
+	if after.Signing.Public().String() != r.New || after.Encryption.Public().String() != r.NewEncKey || again.NewEncKey != r.NewEncKey {
+		t.Fatal("org.json is not the new key, or not with the X25519 key the statement names")
 	}
 	if _, err := revocation.LoadFile(d.RevocationsPath(), "globex", after.Signing.Public()); err != nil {
 		t.Fatal(err)

@@ -79,7 +79,14 @@ func (rt routes) Seal(in *pipeline.Inbound, r *wire.Message, sk keys.Ed25519Priv
 		return in.Sess.AppendSignAndSeal(frames.GetEnvelopeBuf(), r, sk)
 	}
 	if !in.M.From.EncKey.IsZero() {
-		return crypto.SealMessage(s.codec, r, sk, s.box, in.M.From.EncKey)
+		// Out of the box of the key the reply names as its sender's: during
+		// a rotation of the X25519 key, a reply signed by an identity read
+		// before the switch names the key replaced.
+		b := s.keys.Keyring().For(r.From.EncKey)
+		if b == nil {
+			return nil, wire.Errorf(wire.ErrInternal, "from.enc_key", "the reply names %s, which is not this gateway's X25519 key", r.From.EncKey)
+		}
+		return crypto.SealMessage(s.codec, r, sk, b, in.M.From.EncKey)
 	}
 	if r.Cls > wire.Int {
 		return nil, wire.Errorf(wire.ErrClassification, "cls", "a %s reply cannot travel in the clear; send the request sealed", r.Cls)

@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/classify"
-	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/directory"
 	"github.com/moltgate/moltgate/events"
 	"github.com/moltgate/moltgate/gateway/face/frames"
@@ -91,7 +90,6 @@ type Server struct {
 	keySwitch *keyswitch.Switch // the key files, for a rotation while serving
 	trust     *identity.TrustStore
 	pins      *keys.PinStore
-	box       *crypto.Box
 
 	// reloadMu serialises ReloadPeers.
 	reloadMu sync.Mutex

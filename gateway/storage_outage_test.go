@@ -60,7 +60,7 @@ func (r *outageRig) ping() []byte {
 		From: st.Identity.Sender(), To: wire.Ref{Agent: "echo", Org: "globex"}, Cls: wire.Pub,
 		Payload: &wire.PingPayload{Nonce: "n-1"},
 		Ext:     wire.ObjectValue(wire.Member{Key: pipeline.ExtIdentity, Value: wire.ObjectValue(wire.Member{Key: "cert", Value: st.Cert.Value()})})}
-	env, err := crypto.SealMessage(r.acme.s.codec, m, st.Identity.Signing, r.acme.s.box, r.acme.s.peers.Get("globex").Peer().EncKey)
+	env, err := crypto.SealMessage(r.acme.s.codec, m, st.Identity.Signing, r.acme.s.keys.Keyring().Current, r.acme.s.peers.Get("globex").Peer().EncKey)
 	if err != nil {
 		r.t.Fatal(err)
 	}

@@ -148,9 +148,12 @@ func runRotate(e *env, what string, args []string) error {
 		}
 		oldFP, newFP := fingerprintOf(r.Old), fingerprintOf(r.New)
 		fmt.Fprintf(e.stdout, "Org key of %s rotated: %s -> %s\n", r.Org, oldFP, newFP)
-		fmt.Fprintf(e.stdout, "The old key signed the handover (%s); peers take the new key from it, with no operator acting on their side.\n", d.HandoversPath())
-		fmt.Fprintf(e.stdout, "Both keys verify until %s; after that the old one is refused everywhere.\n", until(r))
-		fmt.Fprintln(e.stdout, "A serving gateway pushes the handover to its peers within seconds and serves it on its registry and in its peer document. Once its peers have it (within a minute), it signs with the new key and certifies its agents under it while it serves (it logs \"org key switched\"); sessions made before go on under the old key until the overlap ends. A gateway that is not serving takes the new key when it starts.")
+		if r.OldEncKey != r.NewEncKey {
+			fmt.Fprintf(e.stdout, "X25519 encryption key rotated with it: %s -> %s\n", r.OldEncKey, r.NewEncKey)
+		}
+		fmt.Fprintf(e.stdout, "The old key signed the handover (%s), which names both new keys; peers take them from it, with no operator acting on their side.\n", d.HandoversPath())
+		fmt.Fprintf(e.stdout, "Both org keys verify, and envelopes sealed to either X25519 key open, until %s; after that the old ones are refused everywhere.\n", until(r))
+		fmt.Fprintln(e.stdout, "A serving gateway pushes the handover to its peers within seconds and serves it on its registry and in its peer document. Once its peers have it (within a minute), it signs with the new key, opens with the new X25519 key (and the old one until the overlap ends), and certifies its agents under both while it serves (it logs \"org key switched\"); sessions made before go on under the old key until the overlap ends. A gateway that is not serving takes the new keys when it starts. Clients that seal to this organisation outside a session take the new X25519 key from its peer document (moltgate peer export) or its agents' directory entries.")
 		return nil
 	}
 	r, err := gateway.RotateTLS(d, o)

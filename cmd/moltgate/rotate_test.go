@@ -31,7 +31,8 @@ func TestKeyAndTLSRotate(t *testing.T) {
 		t.Fatalf("key rotate: exit %d: %s", code, stderr)
 	}
 	after, _ := gateway.LoadOrg(gateway.Dir(dir), nil)
-	for _, want := range []string{before.Signing.Public().Fingerprint(), after.Signing.Public().Fingerprint(), "while it serves"} {
+	for _, want := range []string{before.Signing.Public().Fingerprint(), after.Signing.Public().Fingerprint(), "while it serves",
+		"X25519 encryption key rotated with it: " + before.Encryption.Public().String() + " -> " + after.Encryption.Public().String()} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("key rotate said:\n%s\nwant %q", stdout, want)
 		}

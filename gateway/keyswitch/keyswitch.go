@@ -8,7 +8,9 @@
 // statement has reached the peers (rotation.Room.Handover), it swaps its
 // key material (orgkey.Source), so that what starts from then on is
 // signed with the new org key or presents the new certificate, while what
-// started before finishes under the old, which the overlap keeps good.
+// started before finishes under the old, which the overlap keeps good. The
+// org key's X25519 key turns over with it: envelopes sealed to the key
+// replaced open until the overlap ends, and are refused after.
 //
 // Switch reaches the rest of the gateway through interfaces and hooks of
 // its own (Handovers, Agents, Revocations, Config's function fields), so
@@ -24,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/gateway/orgkey"
 	"github.com/moltgate/moltgate/handover"
 	"github.com/moltgate/moltgate/identity"
@@ -130,11 +133,12 @@ func New(cfg Config, seen Seen) *Switch {
 	return &Switch{cfg: cfg, orgStamp: seen.org, tlsStamp: seen.tls}
 }
 
-// Reload takes up a new org key, and a new TLS certificate, once the
-// handover that announces each has reached the peers. A key or
-// certificate that no handover from the one in use names, or an org key
-// with another name or encryption key, is not taken up: the error says
-// why, and a restart takes it as it is.
+// Reload takes up a new org key (with its X25519 key), and a new TLS
+// certificate, once the handover that announces each has reached the
+// peers. A key or certificate that no handover from the one in use names,
+// or an org key with another name or with another X25519 key than its
+// handover names, is not taken up: the error says why, and a restart
+// takes it as it is.
 func (w *Switch) Reload(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -167,16 +171,20 @@ func (w *Switch) reloadOrgKey(ctx context.Context) error {
 		w.nextOrg = nil
 		return w.cfg.ConfigError("keys/org.json", msg+"; the gateway goes on under the key in use, and takes the new one as it is at its next start")
 	}
-	switch {
-	case next.Ref != cur.Ref:
+	if next.Ref != cur.Ref {
 		return refuse(fmt.Sprintf("is now the key of %s, not of %s", next.Ref, cur.Ref))
-	case !next.Encryption.Public().Equal(cur.Encryption.Public()):
-		return refuse("holds another X25519 encryption key, which the local agents share and a running gateway does not change")
 	}
 	st, had := w.cfg.Handovers.Handover(handover.KindOrgKey, cur.Signing.Public().String(), next.Signing.Public().String())
 	if st == nil {
 		return refuse(fmt.Sprintf("holds the key %s, which no handover from the key in use (%s) names in handovers.json: peers would refuse it (rotate with moltgate key rotate)",
 			next.Signing.Public().Fingerprint(), cur.Signing.Public().Fingerprint()))
+	}
+	// Peers take the X25519 key the handover names as the one to seal
+	// to; a key file holding another would have them seal to a key this
+	// gateway cannot open with.
+	if enc := next.Encryption.Public().String(); st.NewEncKey != enc {
+		return refuse(fmt.Sprintf("holds the X25519 key %s, but the handover to its org key names %s, which peers would seal to (rotate again with moltgate key rotate)",
+			enc, st.NewEncKey))
 	}
 	if !had {
 		w.wait("org key", next.Signing.Public().Fingerprint())
@@ -198,9 +206,10 @@ func (w *Switch) wait(what, next string) {
 
 // switchOrgKey makes next, which st hands over to, the org key in use: the
 // gateway's identity certificate and its agents' certificates are issued
-// again under it, and their directory entries published again; new
-// handshakes present it, and what the gateway signs from now on is signed
-// with it. Sessions made under the old key go on until the overlap ends
+// again under it (naming its X25519 key, which the agents share), and
+// their directory entries published again; new handshakes present it, and
+// what the gateway signs from now on is signed with it. What is sealed to
+// the X25519 key replaced opens until the overlap ends. Sessions made under the old key go on until the overlap ends
 // (the peers' sessions renew under the new one before), and the old key
 // stays trusted for the organisation's own certificates until then.
 func (w *Switch) switchOrgKey(ctx context.Context, next *identity.Agent, st *handover.Statement) error {
@@ -209,8 +218,13 @@ func (w *Switch) switchOrgKey(ctx context.Context, next *identity.Agent, st *han
 	if err != nil {
 		return fmt.Errorf("reload org key: %w", err)
 	}
+	until := time.UnixMilli(st.Effective + st.OverlapMS)
 	old, err := w.cfg.Keys.Update(func(set orgkey.Set) (orgkey.Set, error) {
 		set.Self, set.Cert = next, cert
+		// What was sealed to the X25519 key replaced still opens until
+		// the overlap ends: senders move to the new key as they take the
+		// handover or the directory entries published again under it.
+		set.Keys = set.Keys.Rotated(crypto.NewBox(next.Encryption, 0), until)
 		return set, nil
 	})
 	if err != nil {
@@ -222,8 +236,8 @@ func (w *Switch) switchOrgKey(ctx context.Context, next *identity.Agent, st *han
 	// gateway serves it from now on.
 	w.cfg.Revocations.Own()
 	renewed := w.cfg.Agents.Recertify(ctx, now)
-	until := time.UnixMilli(st.Effective + st.OverlapMS)
 	w.cfg.Log.Warn("org key switched", "old", old.Self.Signing.Public().Fingerprint(), "new", next.Signing.Public().Fingerprint(),
+		"old_enc_key", old.Self.Encryption.Public().String(), "new_enc_key", next.Encryption.Public().String(),
 		"agents_certified", len(renewed), "old_refused_from", until.UTC().Format(time.RFC3339))
 	return nil
 }

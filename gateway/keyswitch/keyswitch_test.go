@@ -105,19 +105,30 @@ func newRig(t *testing.T) *rig {
 	return r
 }
 
-// rotate writes a new org key, the same agent and encryption key under a
-// new signing key, as key rotate does.
+// rotate writes a new org key, the same agent under a new signing key and
+// a new X25519 key, as key rotate does.
 func (r *rig) rotate(t *testing.T) {
 	t.Helper()
 	sk, err := keys.GenerateEd25519(rand.Reader)
 	if err != nil {
 		t.Fatal(err)
 	}
+	enc, err := keys.GenerateX25519(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
 	cur := r.keys.Current()
-	r.next = &identity.Agent{Ref: cur.Ref, Signing: sk, Encryption: cur.Encryption}
+	r.next = &identity.Agent{Ref: cur.Ref, Signing: sk, Encryption: enc}
 	if err := os.WriteFile(r.path, []byte("new, and longer"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// handover is the statement from the key in use to the one rotate wrote,
+// naming its X25519 key, with an overlap of an hour.
+func (r *rig) handover() *handover.Statement {
+	return &handover.Statement{Kind: handover.KindOrgKey, Old: r.keys.Current().Signing.Public().String(), New: r.next.Signing.Public().String(),
+		NewEncKey: r.next.Encryption.Public().String(), Effective: r.now.UnixMilli(), OverlapMS: time.Hour.Milliseconds()}
 }
 
 // A new org key is taken up only once its handover has reached the
@@ -128,8 +139,7 @@ func TestSwitchWaitsForHandover(t *testing.T) {
 	ctx := context.Background()
 	old := r.keys.Current()
 	r.rotate(t)
-	r.hs.st = &handover.Statement{Kind: handover.KindOrgKey, Old: old.Signing.Public().String(), New: r.next.Signing.Public().String(),
-		Effective: r.now.UnixMilli(), OverlapMS: time.Hour.Milliseconds()}
+	r.hs.st = r.handover()
 	for range 2 {
 		if err := r.w.Reload(ctx); err != nil {
 			t.Fatal(err)
@@ -159,6 +169,56 @@ func TestSwitchWaitsForHandover(t *testing.T) {
 		t.Fatalf("agents certified again %d times, want once", r.ag.recertified)
 	case !strings.Contains(r.log.String(), "org key switched"):
 		t.Fatalf("the switch is not logged:\n%s", r.log)
+	}
+}
+
+// The X25519 key turns over with the org key, live: once switched, the
+// gateway's keyring opens what is sealed to the new key and, until the
+// overlap ends, to the one replaced; after it, only the new.
+func TestSwitchTakesNewEncKey(t *testing.T) {
+	r := newRig(t)
+	old := r.keys.Current()
+	r.rotate(t)
+	r.hs.st, r.hs.had = r.handover(), true
+	if err := r.w.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	set := r.keys.Load()
+	k := set.Keys
+	until := time.UnixMilli(r.hs.st.Effective + r.hs.st.OverlapMS)
+	switch {
+	case set.Self != r.next || !set.Cert.EncKey.Equal(r.next.Encryption.Public()):
+		t.Fatal("the gateway's identity certificate does not name the new X25519 key")
+	case !k.Current.Public().Equal(r.next.Encryption.Public()):
+		t.Fatal("the keyring does not open with the new X25519 key")
+	case k.Former == nil || !k.Former.Public().Equal(old.Encryption.Public()) || !k.Until.Equal(until):
+		t.Fatalf("the keyring's former key: %+v, want the old one until %v", k, until)
+	case len(k.Accepting(until.Add(-time.Millisecond))) != 2 || len(k.Accepting(until)) != 1:
+		t.Fatal("the old X25519 key is not accepted until the overlap ends, and only until then")
+	case !strings.Contains(r.log.String(), `new_enc_key="`+r.next.Encryption.Public().String()+`"`):
+		t.Fatalf("the switch does not log the new X25519 key:\n%s", r.log)
+	}
+}
+
+// A key file whose X25519 key is not the one its handover names is not
+// taken: peers would seal to a key the gateway cannot open with.
+func TestSwitchRefusesEncKeyNotNamed(t *testing.T) {
+	r := newRig(t)
+	old := r.keys.Current()
+	r.rotate(t)
+	r.hs.st, r.hs.had = r.handover(), true
+	other, err := keys.GenerateX25519(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.hs.st.NewEncKey = other.Public().String()
+	err = r.w.Reload(context.Background())
+	var ce *configError
+	if !errors.As(err, &ce) || ce.key != "keys/org.json" || !strings.Contains(ce.msg, "handover to its org key names "+other.Public().String()) {
+		t.Fatalf("Reload = %v, want the file named and the X25519 key the handover names", err)
+	}
+	if r.keys.Current() != old || r.keys.Keyring().Former != nil {
+		t.Fatal("a key with an X25519 key its handover does not name was taken up")
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/identity"
 )
 
@@ -15,6 +16,11 @@ import (
 type Set struct {
 	// Self is gateway@org: the org key and the gateway's X25519 key.
 	Self *identity.Agent
+	// Keys open what is sealed to the gateway: Self's X25519 key and,
+	// during the overlap of a rotation of it, the key it replaced; what
+	// the gateway and its agents seal goes out of the box of the key they
+	// name as from.enc_key. Default (New): Self's key alone.
+	Keys *crypto.Keyring
 	// Cert is Self's identity certificate, issued by Self's org key,
 	// presented in every handshake.
 	Cert *identity.Cert
@@ -35,6 +41,8 @@ func (s *Set) check() error {
 	switch {
 	case s.Self == nil || s.Self.Signing.IsZero() || s.Self.Encryption.IsZero():
 		return &SetError{"the set has no org key"}
+	case s.Keys == nil || !s.Keys.Current.Public().Equal(s.Self.Encryption.Public()):
+		return &SetError{"the X25519 key in use is not the org key's"}
 	case s.Cert == nil:
 		return &SetError{"the set has no identity certificate"}
 	case s.Cert.Ref() != s.Self.Ref || !s.Cert.Key.Equal(s.Self.Signing.Public()) || !s.Cert.EncKey.Equal(s.Self.Encryption.Public()):
@@ -54,6 +62,9 @@ type Source struct {
 
 // New returns a Source holding set, or a *SetError.
 func New(set Set) (*Source, error) {
+	if set.Keys == nil && set.Self != nil && !set.Self.Encryption.IsZero() {
+		set.Keys = crypto.NewKeyring(crypto.NewBox(set.Self.Encryption, 0))
+	}
 	if err := set.check(); err != nil {
 		return nil, err
 	}
@@ -75,6 +86,9 @@ func (s *Source) Identity() (*identity.Agent, *identity.Cert) {
 	set := s.p.Load()
 	return set.Self, set.Cert
 }
+
+// Keyring returns the X25519 keys in use now: crypto.Opener.Keyring.
+func (s *Source) Keyring() *crypto.Keyring { return s.p.Load().Keys }
 
 // ErrNoTLS is GetCertificate's answer when the Set holds no TLS
 // certificate.

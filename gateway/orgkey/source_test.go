@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/crypto"
 	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
@@ -103,6 +104,36 @@ func TestSourceRefusesBrokenSet(t *testing.T) {
 	}
 	if _, err := src.GetCertificate(&tls.ClientHelloInfo{}); !errors.Is(err, ErrNoTLS) {
 		t.Fatalf("no TLS: %v", err)
+	}
+}
+
+// A new X25519 key is taken only with the keyring that opens what is
+// sealed to it: one that still opens only the former key would refuse
+// every envelope sealed to the key the certificate names.
+func TestSourceKeyringGoesWithEncKey(t *testing.T) {
+	a, b := setOf(t, keys.X25519Private{}), setOf(t, keys.X25519Private{})
+	src, err := New(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k := src.Keyring(); k == nil || !k.Current.Public().Equal(a.Self.Encryption.Public()) || k.Former != nil {
+		t.Fatalf("New's keyring: %+v", k)
+	}
+	var se *SetError
+	if _, err := src.Update(func(cur Set) (Set, error) { cur.Self, cur.Cert = b.Self, b.Cert; return cur, nil }); !errors.As(err, &se) {
+		t.Fatalf("a new X25519 key with the former keyring: %v", err)
+	}
+	until := time.Now().Add(time.Hour)
+	if _, err := src.Update(func(cur Set) (Set, error) {
+		cur.Self, cur.Cert = b.Self, b.Cert
+		cur.Keys = cur.Keys.Rotated(crypto.NewBox(b.Self.Encryption, 0), until)
+		return cur, nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	k := src.Keyring()
+	if !k.Current.Public().Equal(b.Self.Encryption.Public()) || !k.Former.Public().Equal(a.Self.Encryption.Public()) || !k.Until.Equal(until) {
+		t.Fatalf("the keyring after the rotation: %+v", k)
 	}
 }
 

@@ -166,8 +166,11 @@ type Config struct {
 	// rotation changes while serving).
 	Self identity.Holder
 
-	Codec    *wire.Codec
-	Box      *crypto.Box
+	Codec *wire.Codec
+	// Keys open what is sealed to the gateway outside a session, read
+	// for each envelope: its X25519 key and, while a rotation's overlap
+	// lasts, the key that one replaced (orgkey.Source.Keyring).
+	Keys     func() *crypto.Keyring
 	Verifier *keys.Verifier
 	Trust    *identity.TrustStore
 	Replay   *replay.Window

@@ -119,7 +119,7 @@ func openSigned(p *Pipeline, _ context.Context, in *Inbound) (Answer, bool) {
 	if in.M != nil {
 		return next()
 	}
-	op := &crypto.Opener{Codec: p.Codec, Box: p.Box, Verifier: p.Verifier, Accept: func(to wire.Ref) bool { return to.Org == p.Org }}
+	op := &crypto.Opener{Codec: p.Codec, Keyring: p.Keys, Now: p.Now, Verifier: p.Verifier, Accept: func(to wire.Ref) bool { return to.Org == p.Org }}
 	m, err := op.OpenEnvelope(in.env)
 	if err != nil {
 		return p.refuseUnread(in.Origin, err), true

@@ -59,8 +59,8 @@ type Ceilings interface {
 // otherwise.
 type Config struct {
 	// Self is gateway@org, read at each use: the organisation's key
-	// issues the agents' certificates, and every agent's enc_key must be
-	// the gateway's X25519 key.
+	// issues the agents' certificates, and every agent's enc_key is the
+	// gateway's X25519 key.
 	Self func() *identity.Agent
 	// Records reads the agents' records (DIR/agents) again, checked, for
 	// Reload.
@@ -201,14 +201,23 @@ func (r *Roster) load(a *Record, now time.Time) (*Agent, error) {
 	if id.Ref.Org != self.Ref.Org || id.Ref.Agent != a.ID {
 		return nil, fmt.Errorf("agent %s: key file is for %s", a.ID, id.Ref)
 	}
-	if !id.Encryption.Public().Equal(self.Encryption.Public()) {
-		return nil, fmt.Errorf("agent %s: its enc_key is not the gateway's", a.ID)
-	}
-	st := &Agent{Spec: a, Identity: id, key: key}
+	st := &Agent{Spec: a, Identity: sharing(id, self), key: key}
 	if err := r.certify(st, now); err != nil {
 		return nil, fmt.Errorf("agent %s: %w", a.ID, err)
 	}
 	return st, nil
+}
+
+// sharing is id with the gateway's X25519 key, which every local agent
+// shares: the gateway opens what is sealed to its agents. The key an
+// agent's key file holds is not read (key rotate turns the gateway's over
+// and leaves the agents' files as they are), so that an agent's enc_key is
+// always the gateway's in use.
+func sharing(id, self *identity.Agent) *identity.Agent {
+	if id.Encryption.Equal(self.Encryption) {
+		return id
+	}
+	return &identity.Agent{Ref: id.Ref, Signing: id.Signing, Encryption: self.Encryption}
 }
 
 // Issuer is the organisation as it issues certificates: gateway@org's

@@ -15,6 +15,7 @@ import (
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/localbridge"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -128,21 +129,68 @@ func (g *rig) newKey(id string) {
 func TestNewRefusesAKeyNotTheAgents(t *testing.T) {
 	self, _ := identity.Generate(rand.Reader, wire.Ref{Agent: "gateway", Org: "acme"})
 	other, _ := identity.Generate(rand.Reader, wire.Ref{Agent: "calc", Org: "globex"})
-	ownEnc, _ := identity.Generate(rand.Reader, wire.Ref{Agent: "calc", Org: "acme"})
-	for _, c := range []struct {
-		key  *identity.Agent
-		want string
-	}{
-		{other, "agent calc: key file is for calc@globex"},
-		{ownEnc, "agent calc: its enc_key is not the gateway's"},
-	} {
-		_, err := New(Config{
-			Self: func() *identity.Agent { return self }, Identity: func(string) (*identity.Agent, error) { return c.key, nil },
-			KeyPath: func(string) string { return "" }, CertTTL: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		}, []*Record{{ID: "calc"}})
-		if err == nil || err.Error() != c.want {
-			t.Errorf("New = %v, want %q", err, c.want)
+	_, err := New(Config{
+		Self: func() *identity.Agent { return self }, Identity: func(string) (*identity.Agent, error) { return other, nil },
+		KeyPath: func(string) string { return "" }, CertTTL: time.Hour, Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+	}, []*Record{{ID: "calc"}})
+	if want := "agent calc: key file is for calc@globex"; err == nil || err.Error() != want {
+		t.Errorf("New = %v, want %q", err, want)
+	}
+}
+
+// Every agent's enc_key is the gateway's X25519 key in use, whatever its
+// key file holds (a file written before key rotate turned the gateway's
+// over holds the one before), and follows it when it turns over: the
+// identity, its certificate and its directory entry name the new one.
+func TestAgentsShareTheGatewaysEncKey(t *testing.T) {
+	g := newRig(t, time.Minute, &Record{ID: "calc", MaxCls: wire.Conf, Capabilities: []string{"calc.add"}})
+	own, err := identity.Generate(rand.Reader, wire.Ref{Agent: "calc", Org: "acme"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.keys["calc"] = own // a key file whose X25519 key is not the gateway's
+	g.r, err = New(Config{
+		Self: func() *identity.Agent { return g.self }, Identity: func(string) (*identity.Agent, error) { return own, nil },
+		KeyPath: func(string) string { return "" }, CertTTL: time.Hour, Directory: g.entries, Ceilings: g.policy,
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return g.clock },
+	}, g.records)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bridge := localbridge.NewCore(localbridge.Config{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	t.Cleanup(func() { bridge.Close() })
+	if err := g.r.Launch(bridge); err != nil {
+		t.Fatal(err)
+	}
+	wantEnc := func(when string, enc keys.X25519Public) {
+		t.Helper()
+		st := g.r.Agent("calc")
+		switch {
+		case !st.Identity.Encryption.Public().Equal(enc):
+			t.Fatalf("%s: the agent's X25519 key is not the gateway's", when)
+		case !st.Cert.EncKey.Equal(enc) || !st.Identity.Public().EncKey.Equal(enc):
+			t.Fatalf("%s: the agent's certificate names %s, want the gateway's %s", when, st.Cert.EncKey, enc)
+		case !st.Identity.Signing.Public().Equal(own.Signing.Public()):
+			t.Fatalf("%s: the agent's signing key changed", when)
 		}
+	}
+	wantEnc("at start", g.self.Encryption.Public())
+
+	enc, err := keys.GenerateX25519(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk, err := keys.GenerateEd25519(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.self = &identity.Agent{Ref: g.self.Ref, Signing: sk, Encryption: enc}
+	if done := g.r.Recertify(context.Background(), g.clock); len(done) != 1 {
+		t.Fatalf("Recertify certified %v", done)
+	}
+	wantEnc("after the gateway's key turned over", enc.Public())
+	if !g.r.Agent("calc").Cert.Issuer.Equal(sk.Public()) {
+		t.Fatal("the agent's certificate is not issued under the new org key")
 	}
 }
 
