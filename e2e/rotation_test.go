@@ -72,6 +72,12 @@ type caller struct {
 }
 
 func startCalling(ctx context.Context, c *localbridge.Client) *caller {
+	return startCallingFrom(ctx, c, "client", "echo@globex")
+}
+
+// startCallingFrom is startCalling from the local agent from to the agent
+// to of a peer, through c.
+func startCallingFrom(ctx context.Context, c *localbridge.Client, from, to string) *caller {
 	cl := &caller{stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(cl.done)
@@ -85,7 +91,7 @@ func startCalling(ctx context.Context, c *localbridge.Client) *caller {
 				return
 			case <-pace.C:
 			}
-			_, _, err := call(ctx, c, "client", "echo@globex", "echo", `{"text":"during the rotation"}`)
+			_, _, err := call(ctx, c, from, to, "echo", `{"text":"during the rotation"}`)
 			cl.mu.Lock()
 			if err != nil {
 				cl.failed = append(cl.failed, err)
@@ -115,11 +121,18 @@ func (cl *caller) end() (int, []error) {
 // returns once it runs; its outcome comes on the channel.
 func slowCall(t *testing.T, ctx context.Context, c *localbridge.Client, ms int) <-chan error {
 	t.Helper()
+	return slowCallFrom(t, ctx, c, "client", "echo@globex", ms)
+}
+
+// slowCallFrom is slowCall from the local agent from to the agent to of a
+// peer, through c.
+func slowCallFrom(t *testing.T, ctx context.Context, c *localbridge.Client, from, to string, ms int) <-chan error {
+	t.Helper()
 	done := make(chan error, 1)
 	running := make(chan struct{})
 	go func() {
 		var once sync.Once
-		out, err := c.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "sleep", Input: json.RawMessage(`{"ms":` + strconv.Itoa(ms) + `}`)},
+		out, err := c.Query(ctx, localbridge.QueryRequest{From: from, To: to, Tool: "sleep", Input: json.RawMessage(`{"ms":` + strconv.Itoa(ms) + `}`)},
 			func(localbridge.StreamEvent) error { once.Do(func() { close(running) }); return nil })
 		if err == nil && !strings.Contains(string(out), `"slept_ms":`+strconv.Itoa(ms)) {
 			err = &json.UnsupportedValueError{Str: string(out)}
