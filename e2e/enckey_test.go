@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -59,14 +58,8 @@ func directoryEncKeys(t *testing.T, o *org, org, agent string) []string {
 // overlap ends and is refused after it, E_AUTH_FAILED naming the keys;
 // one sealed to the new key opens throughout.
 func TestEncKeyRotatedWithoutRestart(t *testing.T) {
-	needProcesses(t)
-	acme, globex := pair(t, "websocket", nil)
-	toGlobex, toAcme := acme.client(), globex.client()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	if _, _, err := call(ctx, toGlobex, "client", "echo@globex", "echo", `{"text":"warm up"}`); err != nil {
-		t.Fatal(err)
-	}
+	acme, globex, toGlobex, ctx := warmPair(t, 4*time.Minute)
+	toAcme := globex.client()
 	if _, _, err := call(ctx, toAcme, "echo", "client@acme", "echo", `{"text":"warm up"}`); err != nil {
 		t.Fatal(err)
 	}
