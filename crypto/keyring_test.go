@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/moltgate/moltgate/identity"
+	"github.com/moltgate/moltgate/internal/benchcpu"
 	"github.com/moltgate/moltgate/keys"
 	"github.com/moltgate/moltgate/wire"
 )
@@ -121,5 +122,41 @@ func TestKeyringFor(t *testing.T) {
 	}
 	if n := len(NewKeyring(carol.box).Accepting(time.Now())); n != 1 {
 		t.Fatalf("a keyring of one key accepts %d", n)
+	}
+}
+
+// BenchmarkSealOpenRotated is BenchmarkSealOpen with the recipient's keys
+// in a keyring during a rotation's overlap: sealed to the key in use,
+// which opens at the first try, or to the key replaced, which opens after
+// a failed try under the key in use.
+func BenchmarkSealOpenRotated(b *testing.B) {
+	codec, sk, _ := benchSigned(b)
+	_, ea, eb := benchKeys()
+	ec, _ := keys.GenerateX25519(bytes.NewReader(bytes.Repeat([]byte{4}, 32)))
+	boxA, former, current := NewBox(ea, 0), NewBox(eb, 0), NewBox(ec, 0)
+	ring := NewKeyring(former).Rotated(current, time.Now().Add(time.Hour))
+	accept := AcceptRef(wire.Ref{Agent: "weather-bot", Org: "globex"})
+	for _, c := range []struct {
+		name string
+		op   *Opener
+		to   keys.X25519Public
+	}{
+		{"box", &Opener{Codec: codec, Box: current, Accept: accept}, current.Public()},
+		{"keyring-current", &Opener{Codec: codec, Keyring: func() *Keyring { return ring }, Accept: accept}, current.Public()},
+		{"keyring-former", &Opener{Codec: codec, Keyring: func() *Keyring { return ring }, Accept: accept}, former.Public()},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			defer benchcpu.Start(b)()
+			for b.Loop() {
+				env, err := SealMessage(codec, benchMessage(sk, ea.Public()), sk, boxA, c.to)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := c.op.Open(env); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
