@@ -93,7 +93,7 @@ func (x *scanCtx) noteCandidate(i, j int, m uint8) {
 		digits += k - g
 		groups++
 		e := k
-		for e < len(s) && e-k < 5 && !isAlnum(s[e]) && s[e] != '\n' {
+		for e < len(s) && e-k < 5 && chainSep[s[e]] {
 			e++
 		}
 		if e == k || e == len(s) || !isDigit(s[e]) || digits > 19 {
@@ -106,6 +106,15 @@ func (x *scanCtx) noteCandidate(i, j int, m uint8) {
 		x.hints = append(x.hints, int32(i), int32(k), hintDigits)
 	}
 }
+
+// chainSep holds the bytes that may stand between two digit groups of a chain: not an ASCII
+// letter or digit, not a line feed.
+var chainSep = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = !isAlnum(byte(c)) && c != '\n'
+	}
+	return t
+}()
 
 // normalize scans the views of x.s that its candidates call for; hints from hm on are x.s's.
 // It leaves x.hints as it found them before hm.

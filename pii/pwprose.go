@@ -39,17 +39,31 @@ var pwGeneric = newCues("policy", "policies", "must", "should", "require", "at l
 	"hint", "example", "such as", "like ", "e.g", "never", "don't", "do not", "weak", "strong", "complex",
 	"muss", "mindestens", "doit", "debe", "deve", "moet", "zeichen", "caract")
 
+// tokenByte[c]&1 is set when c continues a token read back (no white space, no '"'), &2 when
+// it continues one read forward (nor '<').
+var tokenByte = func() (t [256]uint8) {
+	for c := range 256 {
+		if !isSpace(byte(c)) && c != '"' {
+			t[c] |= 1
+			if c != '<' {
+				t[c] |= 2
+			}
+		}
+	}
+	return t
+}()
+
 // pwWord handles the token (delimited by white space) around p, a byte the scan stopped at in a
 // word with a digit or a symbol. It returns the end of a password found, or p.
 func (x *scanCtx) pwWord(p int) int {
 	s := x.s
 	ts := p
-	for ts > 0 && p-ts < 64 && !isSpace(s[ts-1]) && s[ts-1] != '"' {
+	for ts > 0 && p-ts < 64 && tokenByte[s[ts-1]]&1 != 0 {
 		ts--
 	}
 	te := p
 	digitOrSym := false
-	for te < len(s) && te-ts < 80 && !isSpace(s[te]) && s[te] != '"' && s[te] != '<' {
+	for te < len(s) && te-ts < 80 && tokenByte[s[te]]&2 != 0 {
 		if !isAlpha(s[te]) {
 			digitOrSym = true
 		}
