@@ -8,6 +8,8 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/moltgate/moltgate/handover"
@@ -84,7 +86,8 @@ func (o *RotateOptions) fill(verb string) error {
 // the new key (serial one higher). A new X25519 encryption key goes with
 // the new org key, and the statement names it: the peers, and the local
 // agents who share the gateway's, take it up with the org key, and what
-// was sealed to the old one still opens until the overlap ends.
+// was sealed to the old one still opens until the overlap ends. The local
+// agents' key files get the new X25519 key too.
 //
 // The new key is written to keys/org.json last, after the statement: a
 // rotation that stops half way is finished by running it again. A serving
@@ -158,12 +161,50 @@ func RotateOrgKey(d Dir, o RotateOptions) (*Rotated, error) {
 			return nil, fmt.Errorf("%s: %w", verb, err)
 		}
 	}
+	// The local agents' key files hold a copy of the gateway's X25519
+	// key (agent add writes it): they get the new one, so that the old
+	// one leaves the disk with keys/org.json. A serving gateway does not
+	// read it from them.
+	if err := rekeyAgents(d, next.Encryption, wo); err != nil {
+		return nil, fmt.Errorf("%s: %w (run it again to finish the rotation)", verb, err)
+	}
 	if err := os.Rename(d.nextOrgKeyPath(), d.OrgKeyPath()); err != nil {
 		return nil, fmt.Errorf("%s: %w", verb, err)
 	}
 	eff := time.UnixMilli(st.Effective)
 	return &Rotated{Org: cfg.Org, Old: st.Old, New: st.New, OldEncKey: org.Encryption.Public().String(), NewEncKey: st.NewEncKey,
 		Effective: eff, Until: eff.Add(time.Duration(st.OverlapMS) * time.Millisecond), Statement: st}, nil
+}
+
+// rekeyAgents writes enc into every local agent's key file that holds
+// another X25519 key, keeping its signing key.
+func rekeyAgents(d Dir, enc keys.X25519Private, wo keys.WriteOptions) error {
+	dir := d.path("keys", "agents")
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".json") || strings.HasPrefix(name, ".") {
+			continue
+		}
+		id, err := loadIdentity(d, "keys/agents/"+name, wo.Passphrase)
+		if err != nil {
+			return err
+		}
+		if id.Encryption.Equal(enc) {
+			continue
+		}
+		id.Encryption = enc
+		if err := id.Save(filepath.Join(dir, name), wo); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // RotateTLS gives the gateway a new TLS certificate, for the same names

@@ -23,6 +23,13 @@ func TestRotateOrgKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := AddAgent(d, AddAgentOptions{ID: "echo", MaxCls: "int"}); err != nil {
+		t.Fatal(err)
+	}
+	agentBefore, err := LoadAgentIdentity(d, "echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	now := time.Now()
 	r, err := RotateOrgKey(d, RotateOptions{Overlap: time.Hour, Now: now})
 	if err != nil {
@@ -55,6 +62,15 @@ func TestRotateOrgKey(t *testing.T) {
 	}
 	if set.Handovers[0].NewEncKey != r.NewEncKey {
 		t.Fatalf("the handover names X25519 key %s, want the new %s", set.Handovers[0].NewEncKey, r.NewEncKey)
+	}
+	// The agent's key file holds the new X25519 key in place of its copy
+	// of the old one, and its own signing key as before.
+	agentAfter, err := LoadAgentIdentity(d, "echo", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !agentAfter.Encryption.Equal(after.Encryption) || !agentAfter.Signing.Public().Equal(agentBefore.Signing.Public()) {
+		t.Fatal("the agent's key file does not hold the new X25519 key beside its own signing key")
 	}
 	if _, err := os.Stat(d.nextOrgKeyPath()); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("the next key file stayed: %v", err)

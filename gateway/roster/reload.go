@@ -40,11 +40,25 @@ func (r *Roster) Reload(ctx context.Context) error {
 	cur := r.All()
 	next := make(map[string]*Agent, len(records))
 	now := r.cfg.Now()
+	restamped := false
 	for _, a := range records {
 		old := cur[a.ID]
 		c := change{old: old}
+		stamp := filestamp.Of(r.cfg.KeyPath(a.ID)) // before the file is read
 		switch {
-		case old == nil || !old.key.Same(filestamp.Of(r.cfg.KeyPath(a.ID))):
+		case old != nil && !old.key.Same(stamp) && r.sameKey(old):
+			// The same key in a file written again (key rotate writes the
+			// gateway's new X25519 key into every agent's file): the same
+			// agent, as certified, and its entry stays.
+			st := *old
+			st.key, st.Spec = stamp, a
+			if reflect.DeepEqual(old.Spec, a) {
+				next[a.ID] = &st
+				restamped = true
+				continue
+			}
+			c.st = &st
+		case old == nil || !old.key.Same(stamp):
 			// New, or removed and added again under a new key.
 			if c.st, err = r.load(a, now); err != nil {
 				return err
@@ -67,6 +81,9 @@ func (r *Roster) Reload(ctx context.Context) error {
 		}
 	}
 	if len(changes) == 0 && len(gone) == 0 {
+		if restamped {
+			r.agents.Store(&next)
+		}
 		return nil
 	}
 	sort.Slice(gone, func(i, j int) bool { return gone[i].Spec.ID < gone[j].Spec.ID })
@@ -140,4 +157,11 @@ func (r *Roster) republish(ctx context.Context, id string) {
 		return
 	}
 	r.Publish(info)
+}
+
+// sameKey reports whether the key file of old, which changed on disk,
+// still holds old's signing key.
+func (r *Roster) sameKey(old *Agent) bool {
+	id, err := r.cfg.Identity(old.Spec.ID)
+	return err == nil && id.Ref == old.Identity.Ref && id.Signing.Public().Equal(old.Identity.Signing.Public())
 }

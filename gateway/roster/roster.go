@@ -210,9 +210,9 @@ func (r *Roster) load(a *Record, now time.Time) (*Agent, error) {
 
 // sharing is id with the gateway's X25519 key, which every local agent
 // shares: the gateway opens what is sealed to its agents. The key an
-// agent's key file holds is not read (key rotate turns the gateway's over
-// and leaves the agents' files as they are), so that an agent's enc_key is
-// always the gateway's in use.
+// agent's key file holds is not read (key rotate writes the gateway's new
+// key into the agents' files before the gateway switches to it), so that
+// an agent's enc_key is always the gateway's in use.
 func sharing(id, self *identity.Agent) *identity.Agent {
 	if id.Encryption.Equal(self.Encryption) {
 		return id

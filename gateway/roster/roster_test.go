@@ -139,8 +139,8 @@ func TestNewRefusesAKeyNotTheAgents(t *testing.T) {
 }
 
 // Every agent's enc_key is the gateway's X25519 key in use, whatever its
-// key file holds (a file written before key rotate turned the gateway's
-// over holds the one before), and follows it when it turns over: the
+// key file holds (key rotate writes the new one into the files before the
+// gateway switches to it), and follows it when it turns over: the
 // identity, its certificate and its directory entry name the new one.
 func TestAgentsShareTheGatewaysEncKey(t *testing.T) {
 	g := newRig(t, time.Minute, &Record{ID: "calc", MaxCls: wire.Conf, Capabilities: []string{"calc.add"}})
@@ -191,6 +191,37 @@ func TestAgentsShareTheGatewaysEncKey(t *testing.T) {
 	wantEnc("after the gateway's key turned over", enc.Public())
 	if !g.r.Agent("calc").Cert.Issuer.Equal(sk.Public()) {
 		t.Fatal("the agent's certificate is not issued under the new org key")
+	}
+}
+
+// A key file written again with the same signing key (key rotate writes
+// the gateway's new X25519 key into every agent's file) leaves the agent
+// as it is: the same identity and certificates, its entry not withdrawn.
+func TestReloadKeepsAgentWhoseFileWasRewritten(t *testing.T) {
+	g := newRig(t, time.Minute, &Record{ID: "calc", MaxCls: wire.Conf, Capabilities: []string{"calc.add"}})
+	before := g.r.Agent("calc")
+	writes := g.entries.log()
+	enc, err := keys.GenerateX25519(rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := *g.keys["calc"]
+	k.Encryption = enc
+	g.keys["calc"] = &k
+	if err := os.WriteFile(filepath.Join(g.dir, "calc"), []byte("rewritten with a new X25519 key, "+time.Now().String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := g.r.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	after := g.r.Agent("calc")
+	switch {
+	case after.Identity != before.Identity || after.Cert != before.Cert:
+		t.Fatal("an agent whose key file was written again with its key was loaded as a new one")
+	case g.entries.log() != writes:
+		t.Fatalf("the directory was written: %q, before %q", g.entries.log(), writes)
+	case after.key.Same(before.key):
+		t.Fatal("the key file's new stamp was not kept: every reload would read it again")
 	}
 }
 
