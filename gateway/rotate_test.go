@@ -220,7 +220,11 @@ func TestImportFollowsHandovers(t *testing.T) {
 	if !pin.Key.Equal(after.Signing.Public()) || pin.Previous == nil || !pin.Previous.Key.Equal(before.Signing.Public()) {
 		t.Fatalf("pin: %+v", pin)
 	}
-	if peers, err := LoadPeers(acme, "acme"); err != nil || len(peers) != 1 || !peers[0].OrgKey.Equal(after.Signing.Public()) {
+	// The X25519 key to seal to moved on with the org key.
+	if !pin.EncKey.Equal(after.Encryption.Public()) || !pin.Previous.EncKey.Equal(before.Encryption.Public()) || !p.EncKey.Equal(after.Encryption.Public()) {
+		t.Fatalf("X25519 keys after the import: pin %s (previous %s), peer %s; want %s", pin.EncKey, pin.Previous.EncKey, p.EncKey, after.Encryption.Public())
+	}
+	if peers, err := LoadPeers(acme, "acme"); err != nil || len(peers) != 1 || !peers[0].OrgKey.Equal(after.Signing.Public()) || !peers[0].EncKey.Equal(after.Encryption.Public()) {
 		t.Fatalf("load peers: %v", err)
 	}
 	// An importer that pinned yet another key for globex needs --replace:
