@@ -200,6 +200,18 @@ func vocabAt(s string, i int) int {
 var personWords = toSet(`i i'm i've i'd i'll my me mine myself she he his her him hers patient patientin
 patienten ich mein meine meiner er sie ihr je j'ai mon ma mes il elle yo mi mis él ella paciente io mio mia lui lei`)
 
+// personLens[c] has bit n set when a word of personWords or personOpeners has n bytes and starts
+// with c: a capitalised word of another first letter or length ("The", "Latency", "Please") is
+// neither, on one load.
+var personLens = func() (t [256]uint32) {
+	for _, ws := range []*wordSet{personWords, personOpeners} {
+		for w := range ws.m {
+			t[w[0]] |= 1 << len(w)
+		}
+	}
+	return t
+}()
+
 // personOpeners open a sentence whose next word is a first-person pronoun in an oblique case,
 // which personWords cannot hold alone ("mir" and "me" are other words too): "Bei mir wurde
 // Asthma diagnostiziert", "On m'a diagnostiqué", "A mí me diagnosticaron", "Mi hanno detto".

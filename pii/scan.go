@@ -438,7 +438,7 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 			return e
 		}
 	}
-	if !x.personCue && j-i <= 10 && k&cUpper != 0 && (personWords.hasFold(s[i:j]) || firstPersonOpener(s, i, j)) {
+	if !x.personCue && j-i <= 10 && k&cUpper != 0 && personLens[s[i]|0x20]>>(j-i)&1 != 0 && (personWords.hasFold(s[i:j]) || firstPersonOpener(s, i, j)) {
 		x.personCue = true
 	}
 	return p
