@@ -42,7 +42,9 @@ villages wells wharf quay rise chase parade circus close walk grove court drive 
 var streetPrefixes = toSet(`rue avenue av avda avda. piazzetta via viale piazza piazzale vicolo corso largo calle avenida av.
 rua praça praca travessa alameda estrada rodovia camino paseo plaza carrer passeig ul ul. ulica al.
 aleja boulevard bd chemin route impasse allée quai cours place strada str. calea bulevardul odos leoforos
-plateia`)
+plateia cuesta cañada ronda rambla glorieta travesía travesia pasaje callejón callejon urbanización
+urbanizacion carretera senda vía sentier allee passage vicolo contrada borgo lungomare salita calçada
+calcada beco`)
 
 // Street-type words that follow the name as a separate word (in lower case in those languages).
 var streetWords = toSet(`út utca tér körút u. rkp. sor köz gate gata gatan vej vei veien vegen vägen
@@ -449,6 +451,9 @@ func (x *scanCtx) address(i, j int) int {
 	if ok1 && nameWord(s, nw, lowerText) || ok2 && nameWord(s, pw, lowerText) && nd <= 4 {
 		if ok1 && isMonthWord(s, nw) || ok2 && weekdays.hasFold(s[pw.a:pw.b]) {
 			return i // "on Saturday 7 August": a date
+		}
+		if ok2 && designation(s, pw, i) {
+			return i // "ICD-10", "ISO-9001": a standard's or a product's number
 		}
 		if x.key == keyAddress || x.cueBefore(i, sentenceWindow(s, i, 80), addressCues) {
 			a, b := i, j

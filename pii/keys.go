@@ -35,6 +35,7 @@ const (
 	keySumoID  // Sumo Logic access id
 	keyLabel   // order_id, invoice_number, tracking_number, sku: a business reference, not a person's number
 	keyLogin   // login, creds, userpass: a user and a password written as one value ("admin/s3cret")
+	keyPlace   // city, venue, company, vendor, brand: a place or a firm, though it may be named for a person
 )
 
 // normKey lower-cases the letters of k and drops everything else ("Customer_Email2" -> "customeremail").
@@ -216,6 +217,8 @@ func classifyKey(k string) keyKind {
 		"hostaddress", "listenaddress", "bindaddress", "localaddress", "peeraddress", "webaddress",
 		"contractaddress", "netaddress", "addressfamily", "addressbook", "addresses"):
 		return keyAddress
+	case placeKey(n):
+		return keyPlace
 	case inList(n, "firstname", "lastname", "fullname", "surname", "givenname", "familyname", "middlename",
 		"maidenname", "patientname", "customername", "contactname", "personname", "legalname",
 		"cardholdername", "cardholder", "accountholder", "accountholdername", "recipientname",

@@ -180,7 +180,7 @@ func (x *scanCtx) personName(k int) (int, int, int) {
 		if !ok || w.a != skipSpace(s, e) {
 			break
 		}
-		if w.b-w.a > 30 || !capitalized(s, w) {
+		if w.b-w.a > 30 || !capitalized(s, w) || identifierAt(s, w.b) {
 			break
 		}
 		var buf [32]byte

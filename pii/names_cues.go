@@ -285,6 +285,9 @@ func (x *scanCtx) personCueAfter(e int) bool {
 //
 // The step calls it for a given name of the gazetteer; a word that is none is loneSurname's.
 func (x *scanCtx) singleName(a, e int) int {
+	if x.key == keyPlace {
+		return a // a place or a firm named for a person
+	}
 	s := x.s
 	if e-a < 3 || e-a > 20 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80) {
 		return a
@@ -432,6 +435,9 @@ applicants patients passengers tenants customers clients`)
 // list or after "were" or "are" behind it, each is a person's name, whether a list knows it
 // or not ("Dale and White were precision engineers"). It returns the end of the list, or a.
 func (x *scanCtx) personList(a int) int {
+	if x.key == keyPlace {
+		return a // a place or a firm named for a person
+	}
 	s := x.s
 	type item struct{ a, b int }
 	var items [5]item

@@ -264,6 +264,9 @@ santa são`)
 // namePair tries a name that starts with the capitalised word s[a:e]; it returns the end of the
 // name, or a.
 func (x *scanCtx) namePair(a, e int) int {
+	if x.key == keyPlace {
+		return a // a place or a firm named for a person
+	}
 	s := x.s
 	if e-a < 2 || e-a > 20 || titleWord(s, a) != e || namePairStop.hasFold(s[a:e]) {
 		return a
@@ -341,7 +344,7 @@ func (x *scanCtx) namePair(a, e int) int {
 	if f < len(s) && !possessive && orgAt(s, f) {
 		return a
 	}
-	if pw, ok := wordBefore(s, a); ok && pw.b-pw.a <= 12 && placeBefore.hasFold(s[pw.a:pw.b]) {
+	if pw, ok := wordBefore(s, a); ok && pw.b-pw.a <= 12 && placeBefore.hasFold(s[pw.a:pw.b]) || streetBefore(s, a) || streetEnd(s, a, end) || streetStart(s, a, e, end) {
 		return a
 	}
 	x.add(TypeName, a, end, conf, "name.gazetteer")
@@ -419,6 +422,9 @@ func skipInitial(s string, q int) int {
 // Derek"); when at least three are given names of the list and they are most of it, each
 // given name is a person's name. It returns the end of the list, or a.
 func (x *scanCtx) nameList(a int) int {
+	if x.key == keyPlace {
+		return a // a place or a firm named for a person
+	}
 	s := x.s
 	type item struct{ a, b int }
 	var items [12]item

@@ -126,6 +126,9 @@ func workOf(s string, a, end int) bool {
 // is a former member, partner or holder, which only a person is. It returns the end of the
 // name, or a.
 func (x *scanCtx) loneSurname(a, e int, speech bool) int {
+	if x.key == keyPlace {
+		return a // a place or a firm named for a person
+	}
 	s := x.s
 	if e-a < 3 || e-a > 24 || e < len(s) && (isAlnum(s[e]) || s[e] >= 0x80 && s[e] != 0xE2) {
 		return a
@@ -260,3 +263,10 @@ type letterPairs [26]uint32
 
 func (t *letterPairs) add(a, b byte)      { t[a-'a'] |= 1 << (b - 'a') }
 func (t *letterPairs) has(a, b byte) bool { return t[a-'a']>>(b-'a')&1 != 0 }
+
+// identifierAt reports whether the word ending at b goes on as an identifier does, with an
+// underscore or a digit ("DB_PASSWORD", "Worker2"): the name of a variable or a resource, as in
+// "- name: DB_PASSWORD", not of a person.
+func identifierAt(s string, b int) bool {
+	return b < len(s) && (s[b] == '_' || isDigit(s[b]))
+}

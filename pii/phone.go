@@ -28,13 +28,16 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 			}
 		}
 		if ones > 1 || (ones == 1 && n.glen[0] != 1 && n.gsep[n.ng-1] != 'x') {
-			if !(ones == 1 && n.paren) {
+			if !(ones == 1 && n.paren) && !x.spacedPhone(n) {
 				return 0, ""
 			}
 		}
 	}
 	if n.ng == 2 && n.glen[0] == 4 && isYear(d[:4]) && n.glen[1] >= 5 && n.gsep[1] == '-' && !x.cueBefore(n.start, 40, strongPhoneCues) {
 		return 0, "" // a year and a serial: "2025-050735" is a reference
+	}
+	if x.key != keyPhone && x.idLayout(n) {
+		return 0, ""
 	}
 	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, phoneAfterCues)
 	if !n.plus && x.idLabelled(n.start, n.end) && !x.cueBefore(n.start, 40, strongPhoneCues) {

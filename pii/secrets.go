@@ -123,8 +123,12 @@ func entropy(s string) float64 {
 	return h
 }
 
-// placeholderRun reports a run of 4+ identical filler characters (xxxx, XXXX, ****, ####, ....).
+// placeholderRun reports a run of 4+ identical filler characters (xxxx, XXXX, ****, ####, ....), or a
+// value elided or marked redacted (redactedValue).
 func placeholderRun(v string) bool {
+	if redactedValue(v) {
+		return true
+	}
 	run := 0
 	var prev byte
 	for i := 0; i < len(v); i++ {
