@@ -87,7 +87,7 @@ func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
 			hits = append(hits, h)
 		}
 	}
-	return hits
+	return append(hits, x.atSplit(parts, key)...)
 }
 
 // joinWorthy reports whether parts hold a byte other than a lower-case letter or a space: what a

@@ -31,6 +31,13 @@ var splitForms = []struct {
 		k := [][2]string{{"user", "domain"}, {"username", "domain"}, {"local_part", "email_domain"}, {"mailbox", "mail_domain"}}[r.IntN(4)]
 		return map[string]any{"account": map[string]any{k[0]: l, k[1]: d, "active": true}}, []string{l, d}
 	}},
+	{"members-at", TypeEmail, func(r *rand.Rand, v string) (any, []string) {
+		// Members sorted by name (as a map marshals, and as a gateway reads them), which may put
+		// the domain before the '@'.
+		l, d, _ := strings.Cut(v, "@")
+		k := [][3]string{{"mailbox", "at", "host"}, {"a", "b", "c"}, {"z", "m", "a"}, {"first", "sep", "rest"}}[r.IntN(4)]
+		return map[string]any{"contact": map[string]any{k[0]: l, k[1]: "@", k[2]: d}}, []string{l, "@", d}
+	}},
 	{"card-groups", TypeCard, func(r *rand.Rand, v string) (any, []string) {
 		var g []any
 		var p []string
