@@ -421,7 +421,9 @@ const policyText = `## Policy
   60,000 from public data, followed by one to three more capitalised words (particles and a middle
   initial allowed), is a person's name unless a company suffix, a place word or a street prefix around
   it says otherwise ("Didier Schmitt S.A.R.L.", "boulevard William Guyot", "John Deere tractor", "King
-  Charles"). A given name that is also a word or a place ("Chad", "Heather", "Victor", "Sofia") counts
+  Charles"); a street type before the name or ending it ("Ronda Alfredo Ferrándiz", "Cañada de Josefina
+  Solís", "Stephanie Crossroad"), or a place or firm key (city, company, vendor, brand) above it, makes
+  it a street's, a place's or a firm's name. A given name that is also a word or a place ("Chad", "Heather", "Victor", "Sofia") counts
   before a listed surname, after a cue, or before what people do ("Heather Berg called again"). A
   capitalised pair the list does not know counts after a role word, an honorific, a greeting, a
   relative or a verb that takes only people ("Passenger", "Thanks,", "Sra.", "Herr", "my son", "Ask",
@@ -481,7 +483,8 @@ const policyText = `## Policy
   plain word ("my password is sunshine") is not reported, since "the password is incorrect" reads
   the same. Sentences about passwords in general ("reset your password", "the password policy
   requires 12 characters", "the password field is empty"), placeholders ("<password>", "********",
-  "${DB_PASSWORD}", "changeme", "your-password", "REDACTED"), versions ("v3.2.0") and codes that
+  "${DB_PASSWORD}", "changeme", "your-password", "REDACTED", a key cut short or marked redacted:
+  "AKIA4BB...REDACTED", "sk-proj-4f…"), versions ("v3.2.0") and codes that
   are not access codes ("tax code", "promo code", "error code") pass.
 - **Published examples.** Credentials published as documentation examples (AWS's
   AKIAIOSFODNN7EXAMPLE, the example API keys of the Firebase SDKs) are never reported.

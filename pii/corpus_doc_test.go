@@ -168,7 +168,8 @@ func corpusDoc(rows []corpusRow, blocked []bool, ms []measure, floors map[string
 		p("they meet their target; the floor only moves towards the target.\n\n%s\n", strings.Join(below, "\n"))
 	}
 
-	p("\n## Secrets beside gitleaks\n\n")
+	p("\n%s", probeSection(rows, blocked))
+	p("## Secrets beside gitleaks\n\n")
 	gate := map[string][2]int{}
 	for i, r := range rows {
 		if r.Split != "test" || !r.secretRow() {
