@@ -268,14 +268,32 @@ func (x *scanCtx) assignKey(i int) int {
 	for k > 0 && keyByte[s[k-1]] {
 		k--
 	}
-	if ie-k < 2 || ie-k > 80 {
+	var lb [40]byte
+	if ie-k > 80 {
 		return i
+	}
+	if ie-k < 2 {
+		if _, _, ok := leetIdent(lb[:0], s, ie); !ok {
+			return i // too short, unless it is a key in look-alikes that the bytes above cut ("pa$$:")
+		}
 	}
 	ident := s[k:ie]
 	if pw := ie-k == 2 && lower(s[k]) == 'p' && lower(s[k+1]) == 'w'; !pw && !secretish(ident) {
-		return i // "PW=" and "pw:" are a password's key too, too short for the filter
+		// "PW=" and "pw:" are a password's key too, too short for the filter; "p4ssw0rd:" is
+		// one spelt in look-alikes.
+		l, lk, ok := leetIdent(lb[:0], s, ie)
+		if !ok || !secretish(l) {
+			return i
+		}
+		ident, k = l, lk
 	}
 	kind := classifyKey(ident)
+	if kind == keyNone {
+		// "passw0rd": secretish, and a key once read in letters.
+		if l, lk, ok := leetIdent(lb[:0], s, ie); ok && secretish(l) {
+			ident, k, kind = l, lk, classifyKey(l)
+		}
+	}
 	sidekiq := false
 	if kind == keyNone {
 		if len(ident) > 20 && strings.HasSuffix(strings.ToUpper(ident), "__CONTRIBSYS__COM") {

@@ -82,7 +82,7 @@ insists insisted disputes disputed booked cancelled canceled paid prefers recomm
 smiled laughed cried married divorced
 sagte sagt fragte fragt rief ruft schrieb schreibt dit déclare demande écrit dijo dice pregunta
 llamó escribió disse diz perguntou ligou escreveu zei vraagt belde schreef powiedział powiedziała
-began begins tested suffers padece sufre leidet souffre soffre sofre`)
+began begins tested suffers padece sufre leidet souffre soffre sofre reported reports noticed`)
 
 // personStates follow "is", "was" or "has been" after a person's name: "X is allergic to",
 // "X is being treated for", "X has been struggling with".

@@ -1,0 +1,41 @@
+package pii
+
+// Key words spelt in leetspeak. A careless or hostile writer spells the name before an assignment
+// with digits and signs for letters ("p4ssw0rd: ...", "P@ssw0rd = ...", "pa$$word: ...", "s3cr3t=
+// ..."), and the name then says what a password key says. The name is read again with the look-
+// alikes as the letters they stand for only when it holds one of them, and only when it said
+// nothing as written.
+
+// leetLetter is the letter a look-alike digit or sign stands for in a key word; 0 for others.
+var leetLetter = func() (t [256]byte) {
+	t['4'], t['@'], t['0'], t['1'], t['3'], t['5'], t['$'], t['7'] = 'a', 'a', 'o', 'i', 'e', 's', 's', 't'
+	return t
+}()
+
+// leetIdent returns the name that ends at ie read with its look-alikes as letters, into buf, and
+// where it starts; ok is false when the name holds none, or too few letters to be a word.
+func leetIdent(buf []byte, s string, ie int) (name string, start int, ok bool) {
+	k := ie
+	for k > 0 && (keyByte[s[k-1]] || s[k-1] == '@' || s[k-1] == '$') && ie-k < 40 {
+		k--
+	}
+	if ie-k < 4 {
+		return "", 0, false
+	}
+	buf = buf[:0]
+	subs, letters := 0, 0
+	for j := k; j < ie; j++ {
+		c := s[j]
+		if l := leetLetter[c]; l != 0 {
+			c = l
+			subs++
+		} else if isLower(c) || isUpper(c) {
+			letters++
+		}
+		buf = append(buf, c)
+	}
+	if subs == 0 || letters < 2 || subs > letters {
+		return "", 0, false
+	}
+	return string(buf), k, true
+}
