@@ -46,15 +46,22 @@ from at in on to for of with and or but if then also too going trying looking ca
 new good great well back home out up down going done ready sure afraid interested unable able
 siri alexa cortana bixby`)
 
+// nameCueFirst holds the first letters of the cue words nameCue knows; cueStart, the scan's
+// filter before it, is built from it.
+var nameCueFirst = func() (t [256]bool) {
+	for _, c := range "mdnipcsr" {
+		t[c] = true
+	}
+	return t
+}()
+
 // nameCue recognises the cue word at s[i:j] and a name after it.
 func (x *scanCtx) nameCue(i, j int) int {
 	s := x.s
 	if j-i > 9 {
 		return i
 	}
-	switch lower(s[i]) {
-	case 'm', 'd', 'n', 'i', 'p', 'c', 's', 'r':
-	default:
+	if !nameCueFirst[lower(s[i])] {
 		return i
 	}
 	var buf [16]byte

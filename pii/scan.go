@@ -112,8 +112,8 @@ var cueStart = func() (t [256]bool) {
 	for _, r := range tokenRules {
 		t[r.prefix[0]|0x20] = true
 	}
-	for _, c := range "mdnipcsr" {
-		t[c] = true
+	for c, ok := range nameCueFirst {
+		t[c] = t[c] || ok
 	}
 	return t
 }()
