@@ -58,15 +58,15 @@ func (x *scanCtx) at(i int) int {
 		break
 	}
 	if labels < 2 {
-		return i
+		return x.reversedAt(i)
 	}
 	tld := s[lastLabel:e]
 	if len(tld) < 2 || len(tld) > 24 {
-		return i
+		return x.reversedAt(i)
 	}
 	for k := 0; k < len(tld); k++ {
 		if !isAlpha(tld[k]) {
-			return i
+			return x.reversedAt(i)
 		}
 	}
 	c := 0.95
