@@ -265,14 +265,22 @@ func (x *scanCtx) assignKey(i int) int {
 		k--
 	}
 	ie := k
+	var leet byte // the look-alikes among the name's bytes, as leetLetter reads them
 	for k > 0 && keyByte[s[k-1]] {
+		leet |= leetLetter[s[k-1]]
 		k--
 	}
+	// leetIdent reads the name again over '@' and '$' as well: it finds nothing where the name
+	// holds no look-alike and neither of those stands before it, which is most names.
+	mayLeet := leet != 0 || k > 0 && (s[k-1] == '@' || s[k-1] == '$')
 	var lb [40]byte
 	if ie-k > 80 {
 		return i
 	}
 	if ie-k < 2 {
+		if !mayLeet {
+			return i
+		}
 		if _, _, ok := leetIdent(lb[:0], s, ie); !ok {
 			return i // too short, unless it is a key in look-alikes that the bytes above cut ("pa$$:")
 		}
@@ -281,6 +289,9 @@ func (x *scanCtx) assignKey(i int) int {
 	if pw := ie-k == 2 && lower(s[k]) == 'p' && lower(s[k+1]) == 'w'; !pw && !secretish(ident) {
 		// "PW=" and "pw:" are a password's key too, too short for the filter; "p4ssw0rd:" is
 		// one spelt in look-alikes.
+		if !mayLeet {
+			return i
+		}
 		l, lk, ok := leetIdent(lb[:0], s, ie)
 		if !ok || !secretish(l) {
 			return i
@@ -288,7 +299,7 @@ func (x *scanCtx) assignKey(i int) int {
 		ident, k = l, lk
 	}
 	kind := classifyKey(ident)
-	if kind == keyNone {
+	if kind == keyNone && mayLeet {
 		// "passw0rd": secretish, and a key once read in letters.
 		if l, lk, ok := leetIdent(lb[:0], s, ie); ok && secretish(l) {
 			ident, k, kind = l, lk, classifyKey(l)
