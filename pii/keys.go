@@ -190,7 +190,7 @@ func classifyKey(k string) keyKind {
 		"identificationnumber", "nationalnumber") ||
 		inList(n, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib",
 			"aadhaar", "aadhar", "mynumber", "kojinbango", "cpf", "cnpj", "sin", "nas", "tfn", "taxfilenumber", "medicare",
-			"medicarenumber", "ric", "residentid", "uidai"):
+			"medicarenumber", "ric", "residentid", "uidai") || schemeNumberKey(n):
 		return keyNationalID
 	case containsAny(n, "driverslicen", "driverlicen", "drivinglicen", "dlnumber"):
 		return keyDL

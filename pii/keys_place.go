@@ -1,5 +1,20 @@
 package pii
 
+import "strings"
+
+// schemeNumberKey reports whether a normalised key is a national scheme's short name and "number"
+// or "no" ("sinnumber", "bsnno", "cpfnumber"): the scheme's number.
+func schemeNumberKey(n string) bool {
+	stem, ok := strings.CutSuffix(n, "number")
+	if !ok {
+		if stem, ok = strings.CutSuffix(n, "no"); !ok {
+			return false
+		}
+	}
+	return inList(stem, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib",
+		"cpf", "cnpj", "sin", "nas", "tfn", "ric", "pan", "ssn", "sofi", "ahv", "avs", "rut", "curp", "nric")
+}
+
 // placeKey reports whether a normalised key names a place or a firm: its value is named for a
 // person as often as not ("Ciudad Juan Bosch", "Matthews, Davison and Evans", "Tim Hortons"), and
 // is not a person's name. An address key is not one: an address holds a street and a number.

@@ -36,11 +36,11 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 	if n.ng == 2 && n.glen[0] == 4 && isYear(d[:4]) && n.glen[1] >= 5 && n.gsep[1] == '-' && !x.cueBefore(n.start, 40, strongPhoneCues) {
 		return 0, "" // a year and a serial: "2025-050735" is a reference
 	}
-	if x.key != keyPhone && x.idLayout(n) {
+	if x.key != keyPhone && x.idLayout(n) || idKey(x.key) {
 		return 0, ""
 	}
 	cue := x.key == keyPhone || x.cueBefore(n.start, 40, phoneCues) || x.cueAround(n.start, n.end, 0, 16, phoneAfterCues)
-	if !n.plus && x.idLabelled(n.start, n.end) && !x.cueBefore(n.start, 40, strongPhoneCues) {
+	if !n.plus && x.idLabelled(n.start, n.end) && !x.cueBefore(n.start, 40, strongPhoneCues) && !x.spacedPhone(n) {
 		return 0, ""
 	}
 	intl := n.plus || (nd >= 9 && d[0] == '0' && d[1] == '0') || (nd >= 11 && d[0] == '0' && d[1] == '1' && d[2] == '1')

@@ -22,6 +22,16 @@ func (x *scanCtx) spacedPhone(n *numSpan) bool {
 // spacedPhoneCues are the words before a spaced-out number that say it is someone's number.
 var spacedPhoneCues = newCues("my number", "number is", "number:", "reach me", "contact me")
 
+// idKey reports whether a key names an identifier other than a phone number: a number under it is
+// that identifier, valid or not ({"sin_number": "165 996 206"} with a failing check digit).
+func idKey(k keyKind) bool {
+	switch k {
+	case keySSN, keyNationalID, keyPassport, keyDL, keyNHS, keyNINO, keyCard, keyIBAN, keyAccount, keyRouting:
+		return true
+	}
+	return false
+}
+
 // idLayout reports whether n is written as a national identifier is and no phone number is: a US
 // SSN's 3-2-4 groups, a Brazilian CPF's ddd.ddd.ddd-dd, or twelve digits in three groups of four
 // with no trunk 0 (Aadhaar, My Number). A phone word before it still makes it a phone number.
