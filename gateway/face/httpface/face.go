@@ -104,8 +104,10 @@ type Config struct {
 	// DrainBytes and DrainTime bound what is read and thrown away of a
 	// body refused as too large, after the refusal is sent, so that a
 	// client that sends its whole body before it reads (most do) reads the
-	// 413 rather than a reset. A body announced larger is not read at all;
-	// past either bound the connection is closed. Defaults 16 MiB and 5s.
+	// 413 rather than a reset: at most DrainBytes, each MiB of it within
+	// DrainTime of the one before. A body announced larger is not read at
+	// all; past either bound the connection is closed. Defaults 16 MiB and
+	// 5s.
 	DrainBytes int64
 	DrainTime  time.Duration
 	// Messages counts requests refused before their message was read, by

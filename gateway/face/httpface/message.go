@@ -53,22 +53,36 @@ func (f *Face) readBody(w http.ResponseWriter, r *http.Request, face string, lim
 }
 
 // drain reads and throws away what is left of a body refused as too large,
-// up to DrainBytes and for at most DrainTime, once the refusal is sent.
-// Most clients send their whole body before they read (Python's
-// http.client, for one): a server that closes with the body unread resets
-// the connection, and the reset discards the 413 before the client reads
-// it. A client that asked to continue and was refused sends nothing more,
-// and a body announced larger than the bound would be cut off anyway:
-// neither is waited for.
+// up to DrainBytes, once the refusal is sent. Most clients send their whole
+// body before they read (Python's http.client, for one): a server that
+// closes with the body unread resets the connection, and the reset discards
+// the 413 before the client reads it. A client that asked to continue and
+// was refused sends nothing more, and a body announced larger than the
+// bound would be cut off anyway: neither is waited for.
+//
+// The client has DrainTime for each drainStep it sends, not for the whole
+// body: a client on a loaded machine that keeps sending is read to the
+// end, and one that trickles is cut off within DrainTime of falling behind.
 func (f *Face) drain(w http.ResponseWriter, r *http.Request) {
 	rc := http.NewResponseController(w)
 	rc.Flush()
 	if r.ContentLength > f.cfg.DrainBytes || r.ProtoAtLeast(1, 1) && strings.EqualFold(r.Header.Get("Expect"), "100-continue") {
 		return
 	}
-	rc.SetReadDeadline(time.Now().Add(f.cfg.DrainTime))
-	io.CopyN(io.Discard, r.Body, f.cfg.DrainBytes)
+	for left := f.cfg.DrainBytes; left > 0; {
+		rc.SetReadDeadline(time.Now().Add(f.cfg.DrainTime))
+		n, err := io.CopyN(io.Discard, r.Body, min(left, drainStep))
+		left -= n
+		if err != nil {
+			return
+		}
+	}
 }
+
+// drainStep is how much of a refused body a client must send within each
+// DrainTime to be read on: 1 MiB in 5 s by default, which any client
+// that is not stalling manages, and 16 MiB is then read within 80 s at most.
+const drainStep = 1 << 20
 
 // refuseBody answers a request refused before its message was read, and
 // counts it as a message of no op on face.
