@@ -55,8 +55,6 @@ func TestSessionRenewalUnderLoad(t *testing.T) {
 			}
 			acme := start(t, da, la, tr)
 			globex := start(t, db, lb, tr)
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
 
 			// About 8 KB a call: the request, three chunks and the reply.
 			in, _ := json.Marshal(map[string]any{"text": strings.Repeat("renew ", 170), "repeat": 3})
@@ -68,8 +66,14 @@ func TestSessionRenewalUnderLoad(t *testing.T) {
 				go func() {
 					defer wg.Done()
 					for range calls {
+						// Each call has its own deadline, against a hang
+						// only: the calls queue behind each other on a
+						// loaded machine, and one deadline for all of
+						// them would measure its speed.
+						ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 						_, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo", Input: in},
 							func(localbridge.StreamEvent) error { return nil })
+						cancel()
 						if err != nil {
 							errs <- err
 						}

@@ -99,9 +99,16 @@ func (t *Table) CallAsGateway(ctx context.Context, ps *Remote, m *wire.Message, 
 // finds it checked.
 func (t *Table) prepareOutbound(ctx context.Context, m *wire.Message) (wire.Value, error) {
 	if d, ok := ctx.Deadline(); ok && m.Exp == 0 {
+		// A call whose deadline passed before it could be sent is the
+		// caller's timeout, not a message the peer would refuse for
+		// expiring before it was sent.
+		left := time.Until(d)
+		if left <= 0 {
+			return wire.Value{}, wire.Errorf(wire.ErrTimeout, "", "the call's deadline passed before it could be sent to %s", m.To.Org)
+		}
 		// exp is on the gateway's clock, as ts is; the deadline on the
 		// process's.
-		m.Exp = t.now().Add(time.Until(d)).UnixMilli()
+		m.Exp = t.now().Add(left).UnixMilli()
 	}
 	return t.cfg.Codec.CheckTree(m)
 }
