@@ -298,6 +298,9 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 		return b // "1990-2000"
 	}
 	if nd < 6 {
+		if e := x.cjkDate(n); e > 0 {
+			return e // "1962年8月11日"
+		}
 		return a // too short for any identifier we know; maybe a house number
 	}
 	if x.key == keyLabel || x.labelledNumber(a) || x.labelledAfter(b) {
