@@ -88,7 +88,33 @@ func probeSection(rows []corpusRow, blocked []bool) string {
 		p("| %s | %s | %d | %s | %s | %s | %s |\n", name, must, c[0][1], frac(bf.All[0], bf.All[1]), frac(c[0][0], c[0][1]),
 			frac(bf.Test[0], bf.Test[1]), frac(c[1][0], c[1][1]))
 	}
-	p("\n`go test ./pii -run TestProbe -v` prints the figures per shape and lists the development part's misses.\n\n")
+	p("\nThe shapes still short of their family's target (at least %.2f blocked, at most %.2f for hard\n", targetFamilyRecall, targetFalseBlock)
+	p("negatives), over all their rows:\n\n")
+	var short []string
+	shapes := map[string][2]int{}
+	for i, r := range rows {
+		if strings.HasPrefix(r.Source, "probe/") {
+			c := shapes[r.Family+" "+r.Source]
+			c[1]++
+			if blocked[i] {
+				c[0]++
+			}
+			shapes[r.Family+" "+r.Source] = c
+		}
+	}
+	for k, c := range shapes {
+		fam, _, _ := strings.Cut(k, " ")
+		v := float64(c[0]) / float64(c[1])
+		if slices.Contains(blockFamilies, fam) && v < targetFamilyRecall || !slices.Contains(blockFamilies, fam) && v > targetFalseBlock {
+			short = append(short, fmt.Sprintf("- %s (%s): %s", strings.TrimPrefix(k[len(fam)+1:], "probe/"), fam, frac(c[0], c[1])))
+		}
+	}
+	slices.Sort(short)
+	if len(short) == 0 {
+		short = []string{"None."}
+	}
+	p("%s\n\n", strings.Join(short, "\n"))
+	p("`go test ./pii -run TestProbe -v` prints the figures per shape and lists the development part's misses.\n\n")
 	return s.String()
 }
 
