@@ -105,3 +105,17 @@ func (b *Box) SealWithNonce(signed []byte, peer keys.X25519Public, nonce *[24]by
 	}
 	return wire.AppendSealed(make([]byte, 0, len(ct)*4/3+200), b.pub, nonce[:], ct), nil
 }
+
+// Forget drops and zeroes the shared keys b remembers, once b's key is
+// no longer to open anything: a shared key opens what its peer sealed as
+// well as the private key does. The private key itself is an
+// *ecdh.PrivateKey, which cannot be zeroed; dropping the last reference
+// to b is what remains. Forget must not run while b opens or seals.
+func (b *Box) Forget() {
+	for _, peer := range b.cache.Keys() {
+		if k, ok := b.cache.Peek(peer); ok {
+			clear(k[:])
+		}
+	}
+	b.cache.Purge()
+}

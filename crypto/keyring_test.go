@@ -111,15 +111,93 @@ func TestKeyringFor(t *testing.T) {
 	case bob.ring.For(carol.box.Public()) != nil:
 		t.Fatal("a key not held has a box")
 	}
-	// Rotating to the key in use changes nothing; a second rotation drops
-	// the key before the former.
+	// Rotating to the key in use changes nothing.
 	if bob.ring.Rotated(bob.new.box, time.Time{}) != bob.ring {
 		t.Fatal("a rotation to the key in use made a new keyring")
 	}
-	again := bob.ring.Rotated(carol.box, time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC))
-	if again.Current != carol.box || again.Former != bob.new.box || again.For(bob.old.box.Public()) != nil {
-		t.Fatalf("a second rotation holds %v", again)
+}
+
+// A second rotation before the first one's overlap ends keeps both keys
+// replaced, each until its own overlap ends; Expired drops each then, and
+// the refusal names the key refused.
+func TestKeyringRotatedTwice(t *testing.T) {
+	codec := wire.NewCodec(wire.Limits{})
+	first := time.Date(2026, 5, 2, 12, 0, 0, 0, time.UTC)
+	second := first.Add(time.Hour)
+	alice := newParty(t, codec, "alice", "acme", 1)
+	bob := newRotated(t, codec, first)
+	carol := newParty(t, codec, "carol", "initech", 3)
+	again := bob.ring.Rotated(carol.box, second)
+	if again.Current != carol.box || len(again.Formers) != 2 || again.Formers[0].Box != bob.new.box || again.Formers[1].Box != bob.old.box {
+		t.Fatalf("a second rotation holds %+v", again)
 	}
+	if again.For(bob.old.box.Public()) != bob.old.box || again.For(bob.new.box.Public()) != bob.new.box {
+		t.Fatal("a key replaced has not its own box")
+	}
+	bob.ring = again
+	toOldest, err := SealMessage(codec, alice.message(bob.old, wire.Conf, "to the oldest"), alice.id.Signing, alice.box, bob.old.box.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bob.now = first.Add(-time.Second)
+	if _, err := bob.op.Open(toOldest); err != nil {
+		t.Fatalf("two rotations on, sealed to the oldest key during its overlap: %v", err)
+	}
+	if k, ended := again.Expired(bob.now); k != again || ended != nil {
+		t.Fatal("Expired dropped a key during its overlap")
+	}
+	bob.now = first
+	_, err = bob.op.Open(toOldest)
+	wantCode(t, err, wire.ErrAuthFailed)
+	var we *wire.Error
+	if errors.As(err, &we); !strings.Contains(we.Message, bob.old.box.Public().String()+", refused since 2026-05-02T12:00:00Z") || !strings.Contains(we.Message, bob.new.box.Public().String()) {
+		t.Fatalf("the refusal of the oldest key says %q", we.Message)
+	}
+	k, ended := again.Expired(first)
+	if len(ended) != 1 || ended[0].Box != bob.old.box || len(k.Formers) != 1 || k.Formers[0].Box != bob.new.box || k.For(bob.old.box.Public()) != nil {
+		t.Fatalf("Expired at the first overlap's end: %+v, dropped %+v", k, ended)
+	}
+	if k, ended = k.Expired(second); len(ended) != 1 || len(k.Formers) != 0 || len(k.Accepting(second)) != 1 {
+		t.Fatalf("Expired at the second overlap's end: %+v, dropped %+v", k, ended)
+	}
+	// Dropped, the keys replaced are still named in a refusal.
+	bob.ring, bob.now = k, second
+	_, err = bob.op.Open(toOldest)
+	wantCode(t, err, wire.ErrAuthFailed)
+	if errors.As(err, &we); !strings.Contains(we.Message, bob.old.box.Public().String()+", refused since 2026-05-02T12:00:00Z") ||
+		!strings.Contains(we.Message, bob.new.box.Public().String()+", refused since 2026-05-02T13:00:00Z") || !strings.Contains(we.Message, "not sealed to "+carol.box.Public().String()) {
+		t.Fatalf("the refusal once the keys replaced are dropped says %q", we.Message)
+	}
+	// A rotation back to a key replaced holds it once, as the one in use.
+	back := again.Rotated(bob.old.box, second)
+	if back.Current != bob.old.box || len(back.Formers) != 2 || back.Formers[0].Box != carol.box || back.Formers[1].Box != bob.new.box {
+		t.Fatalf("a rotation back to a key replaced holds %+v", back)
+	}
+}
+
+// Forget zeroes the shared keys a box remembers, and the box works out
+// the key again if asked after all.
+func TestBoxForget(t *testing.T) {
+	codec := wire.NewCodec(wire.Limits{})
+	alice, bob := newParty(t, codec, "alice", "acme", 1), newParty(t, codec, "bob", "globex", 2)
+	k, err := bob.box.SharedKey(alice.box.Public())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := *k
+	bob.box.Forget()
+	if *k != ([32]byte{}) {
+		t.Fatal("Forget left a shared key in memory")
+	}
+	again, err := bob.box.SharedKey(alice.box.Public())
+	if err != nil || *again != want {
+		t.Fatal("after Forget the shared key is not worked out again")
+	}
+}
+
+// A keyring of one key opens under it alone.
+func TestKeyringOneKey(t *testing.T) {
+	carol := newParty(t, wire.NewCodec(wire.Limits{}), "carol", "initech", 3)
 	if n := len(NewKeyring(carol.box).Accepting(time.Now())); n != 1 {
 		t.Fatalf("a keyring of one key accepts %d", n)
 	}

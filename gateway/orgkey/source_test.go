@@ -116,7 +116,7 @@ func TestSourceKeyringGoesWithEncKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if k := src.Keyring(); k == nil || !k.Current.Public().Equal(a.Self.Encryption.Public()) || k.Former != nil {
+	if k := src.Keyring(); k == nil || !k.Current.Public().Equal(a.Self.Encryption.Public()) || len(k.Formers) != 0 {
 		t.Fatalf("New's keyring: %+v", k)
 	}
 	var se *SetError
@@ -132,7 +132,7 @@ func TestSourceKeyringGoesWithEncKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	k := src.Keyring()
-	if !k.Current.Public().Equal(b.Self.Encryption.Public()) || !k.Former.Public().Equal(a.Self.Encryption.Public()) || !k.Until.Equal(until) {
+	if !k.Current.Public().Equal(b.Self.Encryption.Public()) || len(k.Formers) != 1 || !k.Formers[0].Box.Public().Equal(a.Self.Encryption.Public()) || !k.Formers[0].Until.Equal(until) {
 		t.Fatalf("the keyring after the rotation: %+v", k)
 	}
 }
