@@ -35,6 +35,7 @@ func newKeySwitch(s *Server, d Dir, passphrase []byte, seen keyswitch.Seen) *key
 		},
 		HalfSpent:   roster.HalfSpent,
 		ConfigError: func(key, msg string) error { return &ConfigError{Key: key, Msg: msg} },
+		RetiredDir:  d.RetiredKeysDir(),
 		Keys:        s.keys, Trust: s.trust, Handovers: s.rotation, Agents: s.roster, Revocations: s.revoked,
 		Log: s.log, Now: s.now,
 	}, seen)

@@ -109,6 +109,9 @@ func Open(opts Options) (*Server, error) {
 	if set.Cert, err = certifySelf(s, org, now); err != nil {
 		return nil, openErr(err)
 	}
+	if set.Keys, err = openKeyring(d, org, opts.Passphrase, now); err != nil {
+		return nil, openErr(err)
+	}
 	if s.keys, err = orgkey.New(set); err != nil {
 		return nil, openErr(err)
 	}

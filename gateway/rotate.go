@@ -161,19 +161,29 @@ func RotateOrgKey(d Dir, o RotateOptions) (*Rotated, error) {
 			return nil, fmt.Errorf("%s: %w", verb, err)
 		}
 	}
+	// The X25519 key replaced opens what senders that have not taken the
+	// handover seal to it until the overlap ends, a restart meanwhile
+	// included: it is kept in keys/retired until then, and removed by the
+	// gateway after. Unless the rotation that stopped half way kept it.
+	eff := time.UnixMilli(st.Effective)
+	until := eff.Add(time.Duration(st.OverlapMS) * time.Millisecond)
+	if !org.Encryption.Equal(next.Encryption) {
+		if err := retireEncKey(d, cfg.Org, org.Encryption, until, wo); err != nil {
+			return nil, fmt.Errorf("%s: %w (run it again to finish the rotation)", verb, err)
+		}
+	}
 	// The local agents' key files hold a copy of the gateway's X25519
 	// key (agent add writes it): they get the new one, so that the old
-	// one leaves the disk with keys/org.json. A serving gateway does not
-	// read it from them.
+	// one leaves keys/agents and keys/org.json. A serving gateway does
+	// not read it from them.
 	if err := rekeyAgents(d, next.Encryption, wo); err != nil {
 		return nil, fmt.Errorf("%s: %w (run it again to finish the rotation)", verb, err)
 	}
 	if err := os.Rename(d.nextOrgKeyPath(), d.OrgKeyPath()); err != nil {
 		return nil, fmt.Errorf("%s: %w", verb, err)
 	}
-	eff := time.UnixMilli(st.Effective)
 	return &Rotated{Org: cfg.Org, Old: st.Old, New: st.New, OldEncKey: org.Encryption.Public().String(), NewEncKey: st.NewEncKey,
-		Effective: eff, Until: eff.Add(time.Duration(st.OverlapMS) * time.Millisecond), Statement: st}, nil
+		Effective: eff, Until: until, Statement: st}, nil
 }
 
 // rekeyAgents writes enc into every local agent's key file that holds

@@ -86,6 +86,11 @@ type Config struct {
 	// ConfigError makes the error that names the configuration key (a
 	// file of the gateway directory) a refused key is read from.
 	ConfigError func(key, msg string) error
+	// RetiredDir is where key rotate keeps the X25519 keys it replaced
+	// (keys/retired, package retired); Reload removes each file once its
+	// overlap has ended. Default "": no file is removed, and the keys
+	// replaced are dropped from memory all the same.
+	RetiredDir string
 
 	// Keys is the key material in use, which the switch replaces; Trust
 	// takes a new org key for Org; the rest are the rooms and the log and
@@ -111,7 +116,8 @@ type Switch struct {
 	nextOrg  *identity.Agent
 	nextTLS  *tls.Certificate
 	nextPin  string
-	waiting  string // what the log last said is waiting, once per change
+	waiting  string        // what the log last said is waiting, once per change
+	forget   []*crypto.Box // boxes of keys dropped, zeroed at the next Reload
 }
 
 // Seen is the key files as they were when the key material in use was
@@ -138,7 +144,8 @@ func New(cfg Config, seen Seen) *Switch {
 // peers. A key or certificate that no handover from the one in use names,
 // or an org key with another name or with another X25519 key than its
 // handover names, is not taken up: the error says why, and a restart
-// takes it as it is.
+// takes it as it is. An X25519 key replaced whose overlap has ended is
+// dropped, and its file in RetiredDir removed.
 func (w *Switch) Reload(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -146,7 +153,7 @@ func (w *Switch) Reload(ctx context.Context) error {
 	if w.cfg.TLS {
 		err = errors.Join(err, w.reloadTLS())
 	}
-	return err
+	return errors.Join(err, w.expire())
 }
 
 // reloadOrgKey is Reload for the org key. The caller holds w.mu.

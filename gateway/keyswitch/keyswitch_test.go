@@ -191,7 +191,7 @@ func TestSwitchTakesNewEncKey(t *testing.T) {
 		t.Fatal("the gateway's identity certificate does not name the new X25519 key")
 	case !k.Current.Public().Equal(r.next.Encryption.Public()):
 		t.Fatal("the keyring does not open with the new X25519 key")
-	case k.Former == nil || !k.Former.Public().Equal(old.Encryption.Public()) || !k.Until.Equal(until):
+	case len(k.Formers) != 1 || !k.Formers[0].Box.Public().Equal(old.Encryption.Public()) || !k.Formers[0].Until.Equal(until):
 		t.Fatalf("the keyring's former key: %+v, want the old one until %v", k, until)
 	case len(k.Accepting(until.Add(-time.Millisecond))) != 2 || len(k.Accepting(until)) != 1:
 		t.Fatal("the old X25519 key is not accepted until the overlap ends, and only until then")
@@ -217,7 +217,7 @@ func TestSwitchRefusesEncKeyNotNamed(t *testing.T) {
 	if !errors.As(err, &ce) || ce.key != "keys/org.json" || !strings.Contains(ce.msg, "handover to its org key names "+other.Public().String()) {
 		t.Fatalf("Reload = %v, want the file named and the X25519 key the handover names", err)
 	}
-	if r.keys.Current() != old || r.keys.Keyring().Former != nil {
+	if r.keys.Current() != old || len(r.keys.Keyring().Formers) != 0 {
 		t.Fatal("a key with an X25519 key its handover does not name was taken up")
 	}
 }
