@@ -32,7 +32,8 @@ func TestKeyAndTLSRotate(t *testing.T) {
 	}
 	after, _ := gateway.LoadOrg(gateway.Dir(dir), nil)
 	for _, want := range []string{before.Signing.Public().Fingerprint(), after.Signing.Public().Fingerprint(), "while it serves",
-		"X25519 encryption key rotated with it: " + before.Encryption.Public().String() + " -> " + after.Encryption.Public().String()} {
+		"X25519 encryption key rotated with it: " + before.Encryption.Public().String() + " -> " + after.Encryption.Public().String(),
+		"kept in " + filepath.Join(dir, "keys", "retired") + " until the overlap ends"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("key rotate said:\n%s\nwant %q", stdout, want)
 		}

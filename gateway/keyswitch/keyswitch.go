@@ -10,7 +10,9 @@
 // signed with the new org key or presents the new certificate, while what
 // started before finishes under the old, which the overlap keeps good. The
 // org key's X25519 key turns over with it: envelopes sealed to the key
-// replaced open until the overlap ends, and are refused after.
+// replaced open until the overlap ends, and are refused after, when the
+// switch drops the key and removes the file key rotate kept it in
+// (package retired).
 //
 // Switch reaches the rest of the gateway through interfaces and hooks of
 // its own (Handovers, Agents, Revocations, Config's function fields), so
