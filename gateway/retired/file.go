@@ -165,7 +165,7 @@ func decode(b []byte) (*fileJSON, time.Time, error) {
 		return nil, time.Time{}, &FormatError{fmt.Sprintf("moltgate_retired_key: unsupported version %d", f.Version)}
 	}
 	until, err := time.Parse(time.RFC3339Nano, f.Until)
-	if err != nil {
+	if err != nil || until.IsZero() {
 		return nil, time.Time{}, &FormatError{fmt.Sprintf("until: %q is not an RFC 3339 time", f.Until)}
 	}
 	return &f, until, nil
