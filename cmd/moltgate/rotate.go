@@ -150,7 +150,7 @@ func runRotate(e *env, what string, args []string) error {
 		fmt.Fprintf(e.stdout, "Org key of %s rotated: %s -> %s\n", r.Org, oldFP, newFP)
 		if r.OldEncKey != r.NewEncKey {
 			fmt.Fprintf(e.stdout, "X25519 encryption key rotated with it: %s -> %s\n", r.OldEncKey, r.NewEncKey)
-			fmt.Fprintf(e.stdout, "The old X25519 key is kept in %s until the overlap ends, so that a restart meanwhile still opens what is sealed to it; the gateway removes it then.\n", d.RetiredKeysDir())
+			fmt.Fprintf(e.stdout, "The old X25519 key is kept in %s until the overlap ends, so that the gateway opens what is still sealed to it if it starts again meanwhile; it removes the file then.\n", d.RetiredKeysDir())
 		}
 		fmt.Fprintf(e.stdout, "The old key signed the handover (%s), which names both new keys; peers take them from it, with no operator acting on their side.\n", d.HandoversPath())
 		fmt.Fprintf(e.stdout, "Both org keys verify, and envelopes sealed to either X25519 key open, until %s; after that the old ones are refused everywhere.\n", until(r))
