@@ -298,8 +298,10 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 		return b // "1990-2000"
 	}
 	if nd < 6 {
-		if e := x.cjkDate(n); e > 0 {
-			return e // "1962年8月11日"
+		if nd == 4 && b < len(s) && s[b] == 0xE5 { // the first byte of 年
+			if e := x.cjkDate(n); e > 0 {
+				return e // "1962年8月11日"
+			}
 		}
 		return a // too short for any identifier we know; maybe a house number
 	}
