@@ -245,7 +245,7 @@ func (x *scanCtx) joined(root string, mark int, key keyKind) {
 // step on top of x.segs; key is its member name ("" in an array). A container with more parts
 // than a view takes records no more.
 func (x *scanCtx) notePart(mark int, s, key string) {
-	if len(x.jparts)-mark <= maxJoinParts {
+	if len(x.jparts)-mark <= maxJoinParts && !keyText(s) {
 		x.jparts = append(x.jparts, jpart{s: s, seg: x.segs[len(x.segs)-1], key: key})
 	}
 }

@@ -29,7 +29,9 @@ func (x *scanCtx) cue(i, j int) int {
 	if i+2 < len(s) {
 		for _, r := range tokenIndex[fold3(s, i)] {
 			if e, t, c, rule := tokenRules[r].check(x, i); e > i {
-				x.add(t, i, e, c, rule)
+				if t != 0 { // type 0: a public token of the protocol, read whole
+					x.add(t, i, e, c, rule)
+				}
 				return e
 			}
 		}

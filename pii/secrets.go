@@ -147,6 +147,9 @@ func placeholderRun(v string) bool {
 	return false
 }
 
+// tokenRule is tried at a word that begins with prefix. check returns end > i for a token found
+// at i: a finding of type t, or, with t 0, a public token read whole that nothing else may be
+// read inside.
 type tokenRule struct {
 	prefix string
 	check  func(x *scanCtx, i int) (end int, t Type, c float64, rule string)
@@ -407,8 +410,13 @@ func jwt(x *scanCtx, i int) (int, Type, float64, string) {
 	return ok(e, TypeJWT, 0.95, "secret.jwt")
 }
 
-// seed recognises ed25519:/x25519: + 44 base64 characters (a 32-byte key). Public keys have the
-// same form, so it is a secret only under a private-key name or after a private/seed/secret cue.
+// seed recognises moltgate's key and signature text forms (package keys): ed25519:/x25519: +
+// padded base64 of a 32-byte key (44 characters) or, for ed25519, of a 64-byte signature (88).
+// A private seed has the form of a public key (and a 64-byte private key that of a signature), so
+// either is a secret only under a private-key name or after a private/seed/secret cue. Otherwise the text form is a
+// public key or a signature, which every identity and capability certificate carries: it is
+// consumed whole, without a finding (type 0), so that what its base64 spells by chance is not
+// read as a token of its own ("ed25519:oy2…" as a NuGet key, ".../AIza…" as a Google key).
 func seed(x *scanCtx, i int) (int, Type, float64, string) {
 	s := x.s
 	p := strings.IndexByte(s[i:], ':')
@@ -416,17 +424,18 @@ func seed(x *scanCtx, i int) (int, Type, float64, string) {
 		return no(i)
 	}
 	b := i + p + 1
-	e := span(s, b, setB64|csEq, 45)
-	if e-b != 44 || s[e-1] != '=' || !rightEdge(s, e) {
+	e := span(s, b, setB64|csEq, 89)
+	n := e - b
+	if n != 44 && (n != 88 || s[i] != 'e') || s[e-1] != '=' || !rightEdge(s, e) {
 		return no(i)
 	}
-	if _, err := base64.StdEncoding.DecodeString(s[b:e]); err != nil {
+	if k, err := base64.StdEncoding.DecodeString(s[b:e]); err != nil || len(k) != 32 && len(k) != 64 {
 		return no(i)
 	}
 	if x.key == keyPrivate || x.cueBefore(i, 48, seedCues) {
 		return ok(e, TypePrivateKey, 0.97, "secret.private-seed")
 	}
-	return no(i)
+	return e, 0, 0, ""
 }
 
 // "encryption_key" is no cue: a directory attestation names the agent's public key so, an
