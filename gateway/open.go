@@ -233,7 +233,11 @@ func Open(opts Options) (*Server, error) {
 	s.feed = feed.New(feed.Config{Stream: s.events, Org: cfg.Org, Now: s.now})
 	s.sessions = handshake.NewStore(handshake.StoreConfig{MaxSessions: cfg.Limits.MaxSessions, Now: s.now, Observe: s.feed.Session})
 	s.hsCfg = &handshake.Config{
-		GetSelf: s.keys.Identity, Trust: s.trust, Pins: orgPins{s.pins}, Codec: s.codec,
+		GetSelf: s.keys.Identity, Trust: s.trust, Pins: orgPins{s.pins, func(org string) {
+			if r := s.rotation; r != nil {
+				r.PullSoon(org)
+			}
+		}}, Codec: s.codec,
 		Capabilities: []string{"query", "task", "stream", "tool.invoke", "consent", "registry"},
 		Timeout:      cfg.Security.HandshakeTimeout.D(), SessionLifetime: cfg.Security.SessionTTL.D(),
 		MaxSessionBytes: cfg.Limits.SessionBytes, Replay: s.replay, Verifier: s.verifier, Rand: s.rand, Now: s.now,

@@ -207,13 +207,24 @@ func (s *Server) Org() string { return s.cfg.Org }
 func (s *Server) self() *identity.Agent { return s.keys.Current() }
 
 // orgPins adapts the pin store to the handshake: peers are pinned by org
-// ("globex"), and a peer gateway presents its org key.
-type orgPins struct{ p *keys.PinStore }
+// ("globex"), and a peer gateway presents its org key. A key that differs
+// from the pin is told to mismatch (if set): the peer may have rotated
+// while its push did not reach this gateway (it restarted with the new
+// key before pushing, or this one was down), and its statements are
+// fetched at once rather than at the next pull, a minute later.
+type orgPins struct {
+	p        *keys.PinStore
+	mismatch func(org string)
+}
 
 func (o orgPins) Check(name string, key keys.Ed25519Public) error {
 	ref, err := wire.ParseRef(name)
 	if err != nil || ref.Agent != GatewayAgent {
 		return fmt.Errorf("check pin %s: %w", name, keys.ErrNotPinned)
 	}
-	return o.p.Check(ref.Org, key)
+	err = o.p.Check(ref.Org, key)
+	if err != nil && !errors.Is(err, keys.ErrNotPinned) && o.mismatch != nil {
+		o.mismatch(ref.Org)
+	}
+	return err
 }

@@ -99,6 +99,10 @@ type Room struct {
 	// far each got; those there at start count as delivered.
 	deliveryMu sync.Mutex
 	deliveries map[string]*delivery
+
+	// soon is when PullSoon last fetched each org's statements.
+	soonMu sync.Mutex
+	soon   map[string]time.Time
 }
 
 // delivery is how far the push of one statement got.
@@ -128,7 +132,7 @@ func New(cfg Config) (*Room, error) {
 	if err != nil {
 		return nil, &SetError{err}
 	}
-	r := &Room{cfg: cfg, ownOld: map[keys.Ed25519Public]time.Time{}, pushed: map[string]bool{}, deliveries: map[string]*delivery{}}
+	r := &Room{cfg: cfg, ownOld: map[keys.Ed25519Public]time.Time{}, pushed: map[string]bool{}, deliveries: map[string]*delivery{}, soon: map[string]time.Time{}}
 	r.own = ownfile.New(ownfile.Config[*handover.Set]{
 		Path: cfg.OwnPath, Read: handover.LoadFile, Marshal: (*handover.Set).Marshal,
 		Failed: func(err error) { cfg.Log.Error("own handover statements not taken up", "err", err.Error()) },
@@ -408,6 +412,35 @@ func (r *Room) push(ctx context.Context, st *handover.Statement) {
 		}
 	})
 }
+
+// PullSoon fetches org's statements in the background, at most once per
+// pullSoonEvery: a handshake from org was signed with a key its pin does
+// not accept, as when org rotated and its push missed this gateway. The
+// handshake is refused all the same; the peer's next one finds the pin
+// moved on if the statement checks.
+func (r *Room) PullSoon(org string) {
+	ps := r.cfg.Peers.Get(org)
+	if ps == nil {
+		return
+	}
+	now := r.cfg.Now()
+	r.soonMu.Lock()
+	if last, ok := r.soon[org]; ok && now.Sub(last) < pullSoonEvery {
+		r.soonMu.Unlock()
+		return
+	}
+	r.soon[org] = now
+	r.soonMu.Unlock()
+	r.cfg.Go(func() {
+		if err := r.pull(context.Background(), ps); err != nil {
+			r.cfg.Log.Warn("peer handovers not fetched after a key its pin does not accept", "peer", org, "err", err.Error())
+		}
+	})
+}
+
+// pullSoonEvery bounds the fetches a peer's (or a stranger's) handshakes
+// under another key can cause.
+const pullSoonEvery = 5 * time.Second
 
 // PullAll fetches every peer's statements and takes what is new: what a
 // push missed arrives within PullEvery.
