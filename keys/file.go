@@ -2,7 +2,6 @@ package keys
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,9 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-
-	"golang.org/x/crypto/chacha20poly1305"
-	"golang.org/x/crypto/scrypt"
 )
 
 // An identity file is a JSON document that holds one agent's two private
@@ -96,21 +92,10 @@ type filePrivate struct {
 	EncryptionKey string `json:"encryption_key"`
 }
 
-type fileEncrypted struct {
-	KDF        string `json:"kdf"`
-	LogN       int    `json:"log_n"`
-	R          int    `json:"r"`
-	P          int    `json:"p"`
-	Salt       string `json:"salt"`
-	AEAD       string `json:"aead"`
-	Nonce      string `json:"nonce"`
-	Ciphertext string `json:"ciphertext"`
-}
-
 type fileJSON struct {
 	fileHeader
-	Private   *filePrivate   `json:"private,omitempty"`
-	Encrypted *fileEncrypted `json:"encrypted,omitempty"`
+	Private   *filePrivate `json:"private,omitempty"`
+	Encrypted *Sealed      `json:"encrypted,omitempty"`
 }
 
 // WriteOptions tunes WriteFile.
@@ -150,40 +135,13 @@ func (kf *KeyFile) Marshal(opts WriteOptions) ([]byte, error) {
 	if len(opts.Passphrase) == 0 {
 		f.Private = &priv
 	} else {
-		r := opts.Rand
-		if r == nil {
-			r = rand.Reader
-		}
-		logN := opts.ScryptLogN
-		if logN == 0 {
-			logN = ScryptLogN
-		}
-		if logN < minScryptLogN || logN > maxScryptLogN {
-			return nil, fmt.Errorf("encode identity file: scrypt log_n %d outside [%d, %d]", logN, minScryptLogN, maxScryptLogN)
-		}
-		salt := make([]byte, 16)
-		nonce := make([]byte, chacha20poly1305.NonceSizeX)
-		if _, err := io.ReadFull(r, salt); err != nil {
-			return nil, fmt.Errorf("encode identity file: %w", err)
-		}
-		if _, err := io.ReadFull(r, nonce); err != nil {
-			return nil, fmt.Errorf("encode identity file: %w", err)
-		}
-		key, err := scrypt.Key(opts.Passphrase, salt, 1<<logN, 8, 1, chacha20poly1305.KeySize)
-		if err != nil {
-			return nil, fmt.Errorf("encode identity file: %w", err)
-		}
-		aead, err := chacha20poly1305.NewX(key)
-		if err != nil {
-			return nil, fmt.Errorf("encode identity file: %w", err)
-		}
 		plain, _ := json.Marshal(priv)
-		ct := aead.Seal(nil, nonce, plain, headerAD(f.fileHeader))
+		sealed, err := Seal(plain, headerAD(f.fileHeader), opts)
 		clear(plain)
-		f.Encrypted = &fileEncrypted{
-			KDF: "scrypt", LogN: logN, R: 8, P: 1, Salt: EncodeBytes(salt),
-			AEAD: "xchacha20-poly1305", Nonce: EncodeBytes(nonce), Ciphertext: EncodeBytes(ct),
+		if err != nil {
+			return nil, fmt.Errorf("encode identity file: %w", err)
 		}
+		f.Encrypted = sealed
 	}
 	out, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
@@ -212,28 +170,12 @@ func UnmarshalKeyFile(b []byte, passphrase []byte) (*KeyFile, error) {
 	case f.Private != nil && f.Encrypted == nil:
 		priv = *f.Private
 	case f.Encrypted != nil && f.Private == nil:
-		e := f.Encrypted
-		if len(passphrase) == 0 {
-			return nil, fmt.Errorf("decode identity file: file is encrypted: %w", ErrPassphrase)
-		}
-		if e.KDF != "scrypt" || e.AEAD != "xchacha20-poly1305" || e.R != 8 || e.P != 1 ||
-			e.LogN < minScryptLogN || e.LogN > maxScryptLogN {
-			return nil, &FormatError{Msg: "unsupported encryption parameters"}
-		}
-		salt, err1 := DecodeBytes(e.Salt, 64)
-		nonce, err2 := DecodeBytes(e.Nonce, chacha20poly1305.NonceSizeX)
-		ct, err3 := DecodeBytes(e.Ciphertext, 4096)
-		if err := errors.Join(err1, err2, err3); err != nil || len(nonce) != chacha20poly1305.NonceSizeX {
-			return nil, &FormatError{Msg: "malformed encrypted section"}
-		}
-		key, err := scrypt.Key(passphrase, salt, 1<<e.LogN, e.R, e.P, chacha20poly1305.KeySize)
+		plain, err := f.Encrypted.Open(passphrase, headerAD(f.fileHeader))
 		if err != nil {
+			if fe := (*FormatError)(nil); errors.As(err, &fe) {
+				return nil, err
+			}
 			return nil, fmt.Errorf("decode identity file: %w", err)
-		}
-		aead, _ := chacha20poly1305.NewX(key)
-		plain, err := aead.Open(nil, nonce, ct, headerAD(f.fileHeader))
-		if err != nil {
-			return nil, fmt.Errorf("decode identity file: %w", ErrPassphrase)
 		}
 		defer clear(plain)
 		if err := json.Unmarshal(plain, &priv); err != nil {

@@ -2,15 +2,11 @@ package retired
 
 import (
 	"bytes"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"time"
-
-	"golang.org/x/crypto/chacha20poly1305"
-	"golang.org/x/crypto/scrypt"
 
 	"github.com/moltgate/moltgate/keys"
 )
@@ -56,21 +52,10 @@ type private struct {
 	EncryptionKey string `json:"encryption_key"`
 }
 
-type encrypted struct {
-	KDF        string `json:"kdf"`
-	LogN       int    `json:"log_n"`
-	R          int    `json:"r"`
-	P          int    `json:"p"`
-	Salt       string `json:"salt"`
-	AEAD       string `json:"aead"`
-	Nonce      string `json:"nonce"`
-	Ciphertext string `json:"ciphertext"`
-}
-
 type fileJSON struct {
 	header
-	Private   *private   `json:"private,omitempty"`
-	Encrypted *encrypted `json:"encrypted,omitempty"`
+	Private   *private     `json:"private,omitempty"`
+	Encrypted *keys.Sealed `json:"encrypted,omitempty"`
 }
 
 // FormatError is a file that is not a retired key file: cut short, edited
@@ -79,9 +64,6 @@ type fileJSON struct {
 type FormatError struct{ Msg string }
 
 func (e *FormatError) Error() string { return "decode retired key file: " + e.Msg }
-
-// Bounds on the scrypt work factor read, as for identity files.
-const minLogN, maxLogN = 10, 22
 
 func (k *Key) header() header {
 	var h header
@@ -107,38 +89,13 @@ func (k *Key) Marshal(opts keys.WriteOptions) ([]byte, error) {
 	if len(opts.Passphrase) == 0 {
 		f.Private = &priv
 	} else {
-		r := opts.Rand
-		if r == nil {
-			r = rand.Reader
-		}
-		logN := opts.ScryptLogN
-		if logN == 0 {
-			logN = keys.ScryptLogN
-		}
-		if logN < minLogN || logN > maxLogN {
-			return nil, fmt.Errorf("encode retired key file: scrypt log_n %d outside [%d, %d]", logN, minLogN, maxLogN)
-		}
-		salt, nonce := make([]byte, 16), make([]byte, chacha20poly1305.NonceSizeX)
-		if _, err := io.ReadFull(r, salt); err != nil {
-			return nil, fmt.Errorf("encode retired key file: %w", err)
-		}
-		if _, err := io.ReadFull(r, nonce); err != nil {
-			return nil, fmt.Errorf("encode retired key file: %w", err)
-		}
-		key, err := scrypt.Key(opts.Passphrase, salt, 1<<logN, 8, 1, chacha20poly1305.KeySize)
-		if err != nil {
-			return nil, fmt.Errorf("encode retired key file: %w", err)
-		}
-		aead, err := chacha20poly1305.NewX(key)
-		clear(key)
-		if err != nil {
-			return nil, fmt.Errorf("encode retired key file: %w", err)
-		}
 		plain, _ := json.Marshal(priv)
-		ct := aead.Seal(nil, nonce, plain, additionalData(f.header))
+		sealed, err := keys.Seal(plain, additionalData(f.header), opts)
 		clear(plain)
-		f.Encrypted = &encrypted{KDF: "scrypt", LogN: logN, R: 8, P: 1, Salt: keys.EncodeBytes(salt),
-			AEAD: "xchacha20-poly1305", Nonce: keys.EncodeBytes(nonce), Ciphertext: keys.EncodeBytes(ct)}
+		if err != nil {
+			return nil, fmt.Errorf("encode retired key file: %w", err)
+		}
+		f.Encrypted = sealed
 	}
 	out, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
@@ -190,28 +147,13 @@ func Unmarshal(b, passphrase []byte) (*Key, error) {
 	case f.Private != nil && f.Encrypted == nil:
 		priv = *f.Private
 	case f.Encrypted != nil && f.Private == nil:
-		e := f.Encrypted
-		if len(passphrase) == 0 {
-			return nil, fmt.Errorf("decode retired key file: file is encrypted: %w", keys.ErrPassphrase)
+		plain, err := f.Encrypted.Open(passphrase, additionalData(f.header))
+		var fe *keys.FormatError
+		if errors.As(err, &fe) {
+			return nil, &FormatError{"encrypted: " + fe.Msg}
 		}
-		if e.KDF != "scrypt" || e.AEAD != "xchacha20-poly1305" || e.R != 8 || e.P != 1 || e.LogN < minLogN || e.LogN > maxLogN {
-			return nil, &FormatError{"encrypted: unsupported encryption parameters"}
-		}
-		salt, err1 := keys.DecodeBytes(e.Salt, 64)
-		nonce, err2 := keys.DecodeBytes(e.Nonce, chacha20poly1305.NonceSizeX)
-		ct, err3 := keys.DecodeBytes(e.Ciphertext, 4096)
-		if errors.Join(err1, err2, err3) != nil || len(nonce) != chacha20poly1305.NonceSizeX {
-			return nil, &FormatError{"encrypted: malformed"}
-		}
-		key, err := scrypt.Key(passphrase, salt, 1<<e.LogN, e.R, e.P, chacha20poly1305.KeySize)
 		if err != nil {
 			return nil, fmt.Errorf("decode retired key file: %w", err)
-		}
-		aead, _ := chacha20poly1305.NewX(key)
-		clear(key)
-		plain, err := aead.Open(nil, nonce, ct, additionalData(f.header))
-		if err != nil {
-			return nil, fmt.Errorf("decode retired key file: %w", keys.ErrPassphrase)
 		}
 		defer clear(plain)
 		if err := json.Unmarshal(plain, &priv); err != nil {
