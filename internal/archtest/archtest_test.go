@@ -94,6 +94,7 @@ func rules() []rule {
 		{name: "keys is the bottom layer", covers: isAny("keys"), allowed: []string{}},
 		{name: "wire stands on keys alone", covers: isAny("wire"), allowed: []string{"keys"}},
 		{name: "crypto stands on wire and keys alone", covers: isAny("crypto"), allowed: []string{"keys", "wire"}},
+		{name: "retired keys stand on keys alone", covers: isAny("gateway/retired"), allowed: []string{"keys"}},
 		{
 			name:   "the pipeline knows no storage, no face, no peer and no local bridge",
 			covers: isAny("gateway/pipeline"),
@@ -198,11 +199,11 @@ func rules() []rule {
 			// the local agents and the revocation lists through
 			// orgkey.Source and interfaces of its own; the gateway
 			// wires it.
-			name:   "the key switch knows no storage, no face, no local bridge and no other room but orgkey and ownfile",
+			name:   "the key switch knows no storage, no face, no local bridge and no other room but orgkey, ownfile and retired",
 			covers: isAny("gateway/keyswitch"),
 			forbidden: func(d string) bool {
 				return isAny(storage...)(d) || d == "localbridge" ||
-					(under(d, "gateway") && !isAny("gateway/keyswitch", "gateway/orgkey", "gateway/ownfile")(d))
+					(under(d, "gateway") && !isAny("gateway/keyswitch", "gateway/orgkey", "gateway/ownfile", "gateway/retired")(d))
 			},
 		},
 		{
@@ -243,7 +244,7 @@ func rules() []rule {
 
 func TestImportRules(t *testing.T) {
 	all := deps(t)
-	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed", "gateway/rotation", "gateway/roster", "gateway/keyswitch"} {
+	for _, must := range []string{"keys", "wire", "crypto", "gateway", "gateway/pipeline", "gateway/registry", "gateway/local", "gateway/peers", "gateway/revoke", "gateway/trail", "gateway/feed", "gateway/rotation", "gateway/roster", "gateway/keyswitch", "gateway/retired"} {
 		if _, ok := all[must]; !ok {
 			t.Fatalf("go list did not list package %s: the rules would check nothing", must)
 		}
