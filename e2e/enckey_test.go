@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
 	"testing"
@@ -28,22 +27,9 @@ func (p *rawPeer) sealedPingTo(agent string, enc keys.X25519Public) []byte {
 // agent@org.
 func directoryEncKeys(t *testing.T, o *org, org, agent string) []string {
 	t.Helper()
-	var out struct {
-		Results []struct {
-			Name          string `json:"name"`
-			Org           string `json:"org"`
-			EncryptionKey string `json:"encryption_key"`
-		} `json:"results"`
-	}
-	raw := mg(t, "agents", "--dir", o.dir, "--org", org, "--json")
-	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		t.Fatalf("agents --json: %v: %s", err, raw)
-	}
 	var ks []string
-	for _, a := range out.Results {
-		if a.Name == agent && a.Org == org {
-			ks = append(ks, a.EncryptionKey)
-		}
+	for _, a := range directoryListed(t, o, org, agent) {
+		ks = append(ks, a.EncryptionKey)
 	}
 	return ks
 }

@@ -128,25 +128,39 @@ func errCode(m *wire.Message) wire.Code {
 	return ""
 }
 
-// directoryKeys is the keys acme's directory lists for agent@org.
-func directoryKeys(t *testing.T, o *org, org, agent string) []string {
+// listed is one agent as o's directory lists it (moltgate agents --json).
+type listed struct {
+	Name          string `json:"name"`
+	Org           string `json:"org"`
+	PublicKey     string `json:"public_key"`
+	EncryptionKey string `json:"encryption_key"`
+}
+
+// directoryListed is every entry o's directory lists for agent@org.
+func directoryListed(t *testing.T, o *org, org, agent string) []listed {
 	t.Helper()
 	var out struct {
-		Results []struct {
-			Name      string `json:"name"`
-			Org       string `json:"org"`
-			PublicKey string `json:"public_key"`
-		} `json:"results"`
+		Results []listed `json:"results"`
 	}
 	raw := mg(t, "agents", "--dir", o.dir, "--org", org, "--json")
 	if err := json.Unmarshal([]byte(raw), &out); err != nil {
 		t.Fatalf("agents --json: %v: %s", err, raw)
 	}
-	var ks []string
+	var ls []listed
 	for _, a := range out.Results {
 		if a.Name == agent && a.Org == org {
-			ks = append(ks, a.PublicKey)
+			ls = append(ls, a)
 		}
+	}
+	return ls
+}
+
+// directoryKeys is the signing keys o's directory lists for agent@org.
+func directoryKeys(t *testing.T, o *org, org, agent string) []string {
+	t.Helper()
+	var ks []string
+	for _, a := range directoryListed(t, o, org, agent) {
+		ks = append(ks, a.PublicKey)
 	}
 	return ks
 }

@@ -1,11 +1,9 @@
 package e2e
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/tls"
-	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -55,14 +53,7 @@ func presentedKey(t *testing.T, from, o *org, key keys.Ed25519Public) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_, err = handshake.NewInitiator(cfg, handshake.Peer{Ref: wire.Ref{Agent: gateway.GatewayAgent, Org: o.name}, Key: key}).
-		Run(ctx, handshake.RoundTrip(func(_ context.Context, b []byte) ([]byte, error) {
-			resp, err := client.Post(o.doc.Endpoint+"/moltspeak/v0.1/message", "application/json", bytes.NewReader(b))
-			if err != nil {
-				return nil, err
-			}
-			defer resp.Body.Close()
-			return io.ReadAll(resp.Body)
-		}))
+		Run(ctx, overHTTPS(client, o.doc.Endpoint))
 	return err
 }
 

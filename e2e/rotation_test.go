@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -162,15 +163,21 @@ func handshakeAs(t *testing.T, gw *identity.Agent, to *org) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_, err = handshake.NewInitiator(cfg, handshake.Peer{Ref: wire.Ref{Agent: gateway.GatewayAgent, Org: to.name}, Key: to.doc.OrgKey}).
-		Run(ctx, handshake.RoundTrip(func(_ context.Context, b []byte) ([]byte, error) {
-			resp, err := client.Post(to.doc.Endpoint+"/moltspeak/v0.1/message", "application/json", bytes.NewReader(b))
-			if err != nil {
-				return nil, err
-			}
-			defer resp.Body.Close()
-			return io.ReadAll(resp.Body)
-		}))
+		Run(ctx, overHTTPS(client, to.doc.Endpoint))
 	return err
+}
+
+// overHTTPS carries a handshake's messages as POSTs to the message route
+// of the gateway at endpoint.
+func overHTTPS(client *http.Client, endpoint string) handshake.Transport {
+	return handshake.RoundTrip(func(_ context.Context, b []byte) ([]byte, error) {
+		resp, err := client.Post(endpoint+"/moltspeak/v0.1/message", "application/json", bytes.NewReader(b))
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		return io.ReadAll(resp.Body)
+	})
 }
 
 // certifiedBy is a raw peer of from's organisation whose identity
