@@ -270,6 +270,9 @@ func Open(opts Options) (*Server, error) {
 	s.async = newAsyncReplies()
 	s.peers = peers.New(peers.Config{
 		Handshake: s.hsCfg, Sessions: s.sessions, Codec: s.codec, Verifier: s.verifier, Gate: peerGate{s}, Self: s.keys,
+		// During a peer's handover both keys are good for its error
+		// replies, and sessions move to the newest within seconds.
+		PeerKeys:         s.pins.Keys,
 		Transport:        func() string { return s.cfg.Peers.Transport },
 		EnvelopeLimit:    func() int { return s.pipe.EnvelopeLimit() },
 		HandshakeTimeout: func() time.Duration { return s.cfg.Security.HandshakeTimeout.D() },

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/localbridge"
+	"github.com/moltgate/moltgate/wire"
 )
 
 // TestRotationAcrossReplicas: two replicas of globex on one PostgreSQL.
@@ -79,5 +81,22 @@ func TestRotationAcrossReplicas(t *testing.T) {
 	}
 	if err := echo("after"); err != nil {
 		t.Fatalf("a call after both replicas switched: %v", err)
+	}
+	// acme's session made under globex's old key is renewed under the new
+	// one within seconds, on its next calls; the handshake shows acme the
+	// new key, its pin takes it and its peer file names it.
+	gw := wire.Ref{Agent: pipeline.GatewayAgent, Org: "globex"}
+	for {
+		sess, err := acme.s.sessions.Peer(gw)
+		if err == nil && sess.Peer().Key.Equal(nw.Signing.Public()) && acme.s.peers.Get("globex").Peer().OrgKey.Equal(nw.Signing.Public()) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("acme's session with globex and its peer file still under the old key:\n%s", acme.logs())
+		}
+		if err := echo("renew"); err != nil {
+			t.Fatalf("a call while acme moves to globex's new key: %v", err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

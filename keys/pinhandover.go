@@ -176,20 +176,29 @@ func (s *PinStore) checkHanded(name string, key Ed25519Public) error {
 // Accepted returns the keys Check accepts for name now, the pinned one
 // first.
 func (s *PinStore) Accepted(name string) []Ed25519Public {
+	_, out := s.Keys(name)
+	return out
+}
+
+// Keys returns the keys Check accepts for name now, the pinned one first,
+// and of them the newest: the key handed over to once in effect, before
+// the peer has presented it, and the pinned key otherwise. It returns
+// nothing for a name not pinned.
+func (s *PinStore) Keys(name string) (newest Ed25519Public, accepted []Ed25519Public) {
 	p, ok := s.Lookup(name)
 	if !ok {
-		return nil
+		return Ed25519Public{}, nil
 	}
 	now := s.now()
 	p = settled(p, now)
-	out := []Ed25519Public{p.Key}
+	newest, accepted = p.Key, []Ed25519Public{p.Key}
 	if p.Next != nil && !now.Before(p.Next.Effective) {
-		out = append(out, p.Next.Key)
+		newest, accepted = p.Next.Key, append(accepted, p.Next.Key)
 	}
 	if p.Previous != nil {
-		out = append(out, p.Previous.Key)
+		accepted = append(accepted, p.Previous.Key)
 	}
-	return out
+	return newest, accepted
 }
 
 // Ended is a key no longer accepted for a pin: its handover's overlap

@@ -197,6 +197,9 @@ func (ps *Remote) accepts(key keys.Ed25519Public) bool {
 		return key.Equal(ps.p.OrgKey)
 	}
 	_, accepted := ps.t.cfg.PeerKeys(ps.p.Org)
+	if accepted == nil {
+		return key.Equal(ps.p.OrgKey)
+	}
 	for _, k := range accepted {
 		if k.Equal(key) {
 			return true

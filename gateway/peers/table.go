@@ -68,8 +68,9 @@ type Config struct {
 	// the newest: during a handover of its org key, the key handed over
 	// to (once in effect) as well as the one handed from. A session made
 	// under an older key than the newest is renewed, and an error reply
-	// outside a session is accepted under any of them. Default: the key
-	// of the peer file alone.
+	// outside a session is accepted under any of them. For an org it
+	// returns no keys for, and by default, the key of the peer file
+	// alone.
 	PeerKeys func(org string) (newest keys.Ed25519Public, accepted []keys.Ed25519Public)
 	// Transport is how calls go: TransportHTTP, TransportWebSocket or
 	// TransportGRPC. Default TransportHTTP.
