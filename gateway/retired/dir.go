@@ -89,7 +89,10 @@ func Sweep(dir string, now time.Time) ([]string, error) {
 		if now.Before(until) {
 			continue
 		}
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		switch err := os.Remove(p); {
+		case errors.Is(err, fs.ErrNotExist):
+			continue // a replica sharing the directory removed it first
+		case err != nil:
 			errs = append(errs, &FileError{p, err})
 			continue
 		}
