@@ -24,13 +24,38 @@ import (
 //
 //	go test ./gateway -run '^$' -bench CrossOrgObserve -benchtime 4000x
 func BenchmarkCrossOrgObserve(b *testing.B) {
-	modes := []struct {
-		name     string
-		settings [][2]string
-	}{
+	observeRounds(b, []observeMode{
 		{"off", [][2]string{{"success_sample = ", "success_sample = 0.0"}}},
 		{"all", [][2]string{{"decisions = ", `decisions = "all"`}, {"receipts = ", "receipts = true"}}},
-	}
+	})
+}
+
+// What tracing every span to a file costs a round trip, in one process,
+// as BenchmarkCrossOrgObserve measures recording: a pair as `moltgate
+// init` configures it ("default": the log line of each answered call,
+// refusals in the ledger, no receipts, no tracing) and a pair that also
+// writes every span to a file at sample_ratio = 1 ("trace"), as moltgate
+// bench --observe does; trace/default is the issue's measure.
+//
+//	go test ./gateway -run '^$' -bench CrossOrgTrace -benchtime 4000x
+func BenchmarkCrossOrgTrace(b *testing.B) {
+	observeRounds(b, []observeMode{
+		{"default", nil},
+		{"trace", [][2]string{{"exporter = ", `exporter = "file"`}, {"# path = ", `path = "data/spans.jsonl"`}, {"# sample_ratio = ", "sample_ratio = 1.0"}}},
+	})
+}
+
+// observeMode is a pair of gateways' configuration: each setting replaces
+// the line that starts with its first string by its second.
+type observeMode struct {
+	name     string
+	settings [][2]string
+}
+
+// observeRounds alternates rounds of round trips between a pair of
+// gateways per mode, and reports each mode's CPU time per round trip and
+// the ratio of the second mode's to the first's.
+func observeRounds(b *testing.B, modes []observeMode) {
 	rts := make([]func(), len(modes))
 	for i, md := range modes {
 		da, la := newTestDir(b, "acme", AddAgentOptions{ID: "client", MaxCls: "conf"})
@@ -99,5 +124,5 @@ func BenchmarkCrossOrgObserve(b *testing.B) {
 	for i, md := range modes {
 		b.ReportMetric(float64(cpu[i])/float64(n[i]), "cpu-ns/rt-"+md.name)
 	}
-	b.ReportMetric(float64(cpu[1])/float64(n[1])/(float64(cpu[0])/float64(n[0])), "all/off")
+	b.ReportMetric(float64(cpu[1])/float64(n[1])/(float64(cpu[0])/float64(n[0])), modes[1].name+"/"+modes[0].name)
 }
