@@ -25,13 +25,68 @@ type probeBefore struct {
 // detectors were changed for it beside the figures now.
 func probeSection(rows []corpusRow, blocked []bool) string {
 	var before probeBefore
-	b, err := os.ReadFile(filepath.Join("testdata", "corpus", "probe_before.json"))
-	if err != nil || json.Unmarshal(b, &before) != nil {
+	if !readProbeBefore("probe", &before) {
 		return ""
 	}
+	var s strings.Builder
+	p := func(format string, a ...any) { fmt.Fprintf(&s, format, a...) }
+	p("## A fresh probe\n\n")
+	p("The corpus's test part shares its sentence templates with the development part, so it says little about\n")
+	p("text in shapes nobody wrote a template for. The probe (testdata/corpus/probe.jsonl, source `probe`,\n")
+	p("pii/internal/corpusgen/probe_rows.py) was written apart from the other generators, without reading\n")
+	p("their templates: agents' tool-call payloads and text as they come in real traffic (CRM records, support\n")
+	p("tickets, calendar invites, invoices, shipping updates, HR and intake forms, chat transcripts, log lines,\n")
+	p("stack traces, SQL errors, YAML/TOML/.env, curl, Kubernetes secrets, notebook output, Markdown tables) in\n")
+	p("English, German, French, Spanish, Italian, Portuguese, Dutch, Japanese and Chinese, written carelessly\n")
+	p("(keys pasted in prose, a temporary password in a note, a card in a refund description) and with hostile\n")
+	p("intent (zero-width characters, full-width digits, leetspeak around key words, spaced digits, reversed\n")
+	p("text, JSON nested in strings, base64 of JSON), beside hard negatives of the same shapes. Each of its\n")
+	p("%d shapes has at least 20 generated rows; its rows are split by hash of id as the other sources are,\n", probeShapes(rows, "probe/"))
+	p("and its test part counts in the tables above.\n\n")
+	p("It was first scored on %s at commit %s, before any detector was changed for it: that is the\n", before.Date, before.Commit)
+	p("figure of how the detectors generalise. Before that, the probe's own labels were checked against its\n")
+	p("misses, and rows whose label was wrong were made again (an \"invalid\" SSN that is a valid ITIN, a\n")
+	p("product named for a person). The detectors were then worked on from the development part's misses\n")
+	p("only. Rows blocked, before and now:\n\n")
+	p("%s", probeTable(rows, blocked, "probe/", before))
+	p("`go test ./pii -run TestProbe -v` prints the figures per shape and lists the development part's misses.\n\n")
+	var before2 probeBefore
+	if !readProbeBefore("probe2", &before2) {
+		return s.String()
+	}
+	p("## A second probe\n\n")
+	p("Once the detectors had been worked on from the first probe's development part, its test part no longer\n")
+	p("said how they meet shapes nobody tuned them on. The second probe (testdata/corpus/probe2.jsonl, source\n")
+	p("`probe2`, pii/internal/corpusgen/probe2_rows.py) was written apart from the corpus generators and from\n")
+	p("the first probe, in shapes neither uses: CSV inside a tool result, SQL inserts and DDL, raw HTTP requests\n")
+	p("and headers, vCards and WhatsApp links, SEPA XML, INI and YAML files, shell history, CI logs, Terraform,\n")
+	p("JWTs, WebSocket frames, e-mail signatures, Markdown tables, Python and Java stack traces; people from\n")
+	p("Faker locales neither uses (Nordic, Czech, Hungarian, Romanian, Turkish, Portuguese, Mexican, Swiss,\n")
+	p("Austrian, Croatian, Slovene, Lithuanian, Indonesian, New Zealand, and Russian, Ukrainian, Greek, Korean\n")
+	p("and Taiwanese in their own scripts); phone numbers of fourteen other regions; DNI, NIE, PESEL,\n")
+	p("Steuer-ID, TFN, Medicare and NI numbers; LLM and developer-tool vendors the first did not use; real\n")
+	p("private keys derived from seeded bytes; careless writing (ALL CAPS, names in lower case, abbreviations)\n")
+	p("and hostile writing (homoglyphs, \"[at]\"/\"{.}\" spelling, spaced letters, base32, hex, unicode escapes,\n")
+	p("values split across nested fields), beside hard negatives of the same shapes (masked values, public\n")
+	p("identifiers, lockfile hashes, documentation placeholders, eponyms and brands). Each of its %d shapes\n", probeShapes(rows, "probe2/"))
+	p("has %d generated rows, split by hash of id; its test part counts in the tables above.\n\n", 24)
+	p("It was scored on %s at commit %s, before any detector was changed for it. The detectors were then\n", before2.Date, before2.Commit)
+	p("worked on from families of its development part's misses only. Rows blocked, before and now:\n\n")
+	p("%s", probeTable(rows, blocked, "probe2/", before2))
+	return s.String()
+}
+
+func readProbeBefore(name string, before *probeBefore) bool {
+	b, err := os.ReadFile(filepath.Join("testdata", "corpus", name+"_before.json"))
+	return err == nil && json.Unmarshal(b, before) == nil
+}
+
+// probeTable renders one probe's figures before any detector was changed for it beside the
+// figures now, and the shapes still short of their family's target.
+func probeTable(rows []corpusRow, blocked []bool, prefix string, before probeBefore) string {
 	now := map[string][2][2]int{} // key → [all, test] → [blocked, rows]
 	for i, r := range rows {
-		if !strings.HasPrefix(r.Source, "probe/") {
+		if !strings.HasPrefix(r.Source, prefix) {
 			continue
 		}
 		all := "overall block"
@@ -54,24 +109,6 @@ func probeSection(rows []corpusRow, blocked []bool) string {
 	}
 	var s strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&s, format, a...) }
-	p("## A fresh probe\n\n")
-	p("The corpus's test part shares its sentence templates with the development part, so it says little about\n")
-	p("text in shapes nobody wrote a template for. The probe (testdata/corpus/probe.jsonl, source `probe`,\n")
-	p("pii/internal/corpusgen/probe_rows.py) was written apart from the other generators, without reading\n")
-	p("their templates: agents' tool-call payloads and text as they come in real traffic (CRM records, support\n")
-	p("tickets, calendar invites, invoices, shipping updates, HR and intake forms, chat transcripts, log lines,\n")
-	p("stack traces, SQL errors, YAML/TOML/.env, curl, Kubernetes secrets, notebook output, Markdown tables) in\n")
-	p("English, German, French, Spanish, Italian, Portuguese, Dutch, Japanese and Chinese, written carelessly\n")
-	p("(keys pasted in prose, a temporary password in a note, a card in a refund description) and with hostile\n")
-	p("intent (zero-width characters, full-width digits, leetspeak around key words, spaced digits, reversed\n")
-	p("text, JSON nested in strings, base64 of JSON), beside hard negatives of the same shapes. Each of its\n")
-	p("%d shapes has at least 20 generated rows; its rows are split by hash of id as the other sources are,\n", probeShapes(rows))
-	p("and its test part counts in the tables above.\n\n")
-	p("It was first scored on %s at commit %s, before any detector was changed for it: that is the\n", before.Date, before.Commit)
-	p("figure of how the detectors generalise. Before that, the probe's own labels were checked against its\n")
-	p("misses, and rows whose label was wrong were made again (an \"invalid\" SSN that is a valid ITIN, a\n")
-	p("product named for a person). The detectors were then worked on from the development part's misses\n")
-	p("only. Rows blocked, before and now:\n\n")
 	p("| family | must | rows | before | now | test part before | test part now |\n|---|---|---|---|---|---|---|\n")
 	for _, k := range append([]string{"overall block", "overall pass"}, append(append([]string{}, blockFamilies...), passFamilies...)...) {
 		bf, ok := before.Families[k]
@@ -93,7 +130,7 @@ func probeSection(rows []corpusRow, blocked []bool) string {
 	var short []string
 	shapes := map[string][2]int{}
 	for i, r := range rows {
-		if strings.HasPrefix(r.Source, "probe/") {
+		if strings.HasPrefix(r.Source, prefix) {
 			c := shapes[r.Family+" "+r.Source]
 			c[1]++
 			if blocked[i] {
@@ -106,7 +143,7 @@ func probeSection(rows []corpusRow, blocked []bool) string {
 		fam, _, _ := strings.Cut(k, " ")
 		v := float64(c[0]) / float64(c[1])
 		if slices.Contains(blockFamilies, fam) && v < targetFamilyRecall || !slices.Contains(blockFamilies, fam) && v > targetFalseBlock {
-			short = append(short, fmt.Sprintf("- %s (%s): %s", strings.TrimPrefix(k[len(fam)+1:], "probe/"), fam, frac(c[0], c[1])))
+			short = append(short, fmt.Sprintf("- %s (%s): %s", strings.TrimPrefix(k[len(fam)+1:], prefix), fam, frac(c[0], c[1])))
 		}
 	}
 	slices.Sort(short)
@@ -114,14 +151,13 @@ func probeSection(rows []corpusRow, blocked []bool) string {
 		short = []string{"None."}
 	}
 	p("%s\n\n", strings.Join(short, "\n"))
-	p("`go test ./pii -run TestProbe -v` prints the figures per shape and lists the development part's misses.\n\n")
 	return s.String()
 }
 
-func probeShapes(rows []corpusRow) int {
+func probeShapes(rows []corpusRow, prefix string) int {
 	seen := map[string]bool{}
 	for _, r := range rows {
-		if strings.HasPrefix(r.Source, "probe/") {
+		if strings.HasPrefix(r.Source, prefix) {
 			seen[r.Family+" "+r.Source] = true
 		}
 	}
