@@ -389,7 +389,7 @@ func (x *scanCtx) assignKey(i int) int {
 // compared in full only when its key starts one of them.
 var secretWords = []string{"pass", "pwd", "priv", "secret", "seed", "sumo", "token", "key", "auth",
 	"cred", "contribsys", "login", "bearer", "senha", "kennwort", "contrase", "wachtwoord", "mdp", "session",
-	"sid", "cookie"}
+	"sid", "cookie", "_pw"}
 
 var secretStarts = func() (b bloom) {
 	for _, w := range secretWords {
@@ -462,6 +462,10 @@ func secretishAt(ident string) bool {
 		case 'b':
 			if hasFoldPrefix(r, "bearer") {
 				return true
+			}
+		case '_':
+			if len(r) == 3 && hasFoldPrefix(r, "_pw") {
+				return true // bind_pw, DB_PW
 			}
 		}
 	}

@@ -148,7 +148,7 @@ func classifyKey(k string) keyKind {
 			hasSuffixAny(n, "seed", "private"):
 			return keyPrivate
 		case containsAny(n, "password", "passwd", "passphrase", "passwort", "kennwort", "motdepasse", "contrasea",
-			"contrasena", "wachtwoord", "senha") || hasSuffixAny(n, "pwd") || inList(n, "passe", "mdp", "pw") ||
+			"contrasena", "wachtwoord", "senha") || hasSuffixAny(n, "pwd") || len(n) > 3 && hasSuffixAny(n, "pw") || inList(n, "passe", "mdp", "pw") ||
 			inList(n, "pin", "passcode", "accesscode", "doorcode", "gatecode", "entrycode", "alarmcode", "unlockcode",
 				"otp", "pinnumber", "devicepin", "simpin", "cardpin") ||
 			(strings.HasSuffix(n, "pass") && !hasSuffixAny(n, "bypass", "compass", "overpass", "class")):

@@ -39,3 +39,39 @@ func leetIdent(buf []byte, s string, ie int) (name string, start int, ok bool) {
 	}
 	return string(buf), k, true
 }
+
+// leetNouns are the password words a leet spelling in prose stands for ("pa55word is X").
+var leetNouns = []string{"password", "passwort", "passwd", "kennwort", "wachtwoord", "passphrase"}
+
+// leetCueEnd returns the end of the last word in s[lo:hi] that is a password word spelt with
+// look-alikes ("pa55word", "p4ssw0rd", "P@$$W0RD"), or -1.
+func leetCueEnd(s string, lo, hi int) int {
+	best := -1
+	var buf [16]byte
+	for k := lo; k < hi; {
+		for k < hi && !isAlnum(s[k]) && s[k] != '@' && s[k] != '$' {
+			k++
+		}
+		e := k
+		for e < hi && (isAlnum(s[e]) || s[e] == '@' || s[e] == '$') {
+			e++
+		}
+		if n := e - k; n >= 6 && n <= len(buf) {
+			w, subs := buf[:0], 0
+			for j := k; j < e; j++ {
+				c := s[j]
+				if l := leetLetter[c]; l != 0 {
+					c, subs = l, subs+1
+				}
+				w = append(w, lower(c))
+			}
+			for _, noun := range leetNouns {
+				if subs > 0 && string(w) == noun {
+					best = e
+				}
+			}
+		}
+		k = e + 1
+	}
+	return best
+}

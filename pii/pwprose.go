@@ -22,7 +22,7 @@ var pwCues = newCues("password", "passwort", "passwd", "passphrase", "passcode",
 	"network key", "sign in with", "log in using", "login using", "sign in using", "credentials are", "creds",
 	"anmelden mit", "connexion avec", "iniciar sesión con", "entrar com", "p/w", "heslo", "hasło", "haslo",
 	"lösenord", "losenord", "passord", "adgangskode", "salasana", "jelszó", "jelszo", "şifre", "sifre", "parola ",
-	"пароль", "密码", "密碼", "パスワード", "비밀번호", "sshpass -p ", "redis-cli -a ", "unlock with", "unlocks with", "unlock it with",
+	"пароль", "密码", "密碼", "パスワード", "비밀번호", "sshpass -p ", "redis-cli -a ", "htpasswd -b", "htpasswd -nb", "htpasswd -cb", "unlock with", "unlocks with", "unlock it with",
 	"open it with", "decrypt it with", "protected with", "encrypted with the", "locked with")
 
 // pwAfterCues follow the value: "use X as the password".
@@ -70,7 +70,11 @@ func (x *scanCtx) pwWord(p int) int {
 		te++
 	}
 	x.pwSeen = te
-	if !digitOrSym || ts > 0 && !isSpace(s[ts-1]) && s[ts-1] != '"' {
+	cjk := false
+	if t := cjkValueStart(s, ts, te); t > ts && t < te {
+		ts, cjk = t, true
+	}
+	if !digitOrSym || ts > 0 && !isSpace(s[ts-1]) && s[ts-1] != '"' && !cjk {
 		return p
 	}
 	for k := ts; k < p; k++ {
@@ -92,8 +96,17 @@ func (x *scanCtx) pwWord(p int) int {
 			break
 		}
 	}
-	if b-a < 4 || b-a > 64 || !pwShape(s[a:b]) {
+	if b-a < 4 || b-a > 64 {
 		return p
+	}
+	slug, acct := false, -1
+	if !pwShape(s[a:b]) {
+		if acct = accountAnswer(s, ts, a, b); acct < 0 {
+			if !slugPassword(s[a:b]) {
+				return p
+			}
+			slug = true
+		}
 	}
 	// A cue before, within the same sentence (or the question just before: "Password for the
 	// VPN? It's X"), with nothing general between.
@@ -104,13 +117,24 @@ func (x *scanCtx) pwWord(p int) int {
 		}
 	}
 	ce := lastCueEnd(s, lo, ts, pwCues)
+	if ce < 0 {
+		ce = leetCueEnd(s, lo, ts)
+	}
 	switch {
+	case acct >= 0:
+		a = acct
 	case ce >= 0:
 		if hasCue(s, ce, ts, pwGeneric) || ts-ce > 40 || strings.ContainsAny(asideless(s[ce:ts]), "([{$<") {
 			return p // general words, or code: os.environ["X"], f(password=…)
 		}
-	case hasCue(s, b, min(len(s), b+24), pwAfterCues) || pwNounAfter(s, b):
+	case !slug && (hasCue(s, b, min(len(s), b+24), pwAfterCues) || pwNounAfter(s, b)):
 	default:
+		if acct = accountAnswer(s, ts, a, b); acct < 0 {
+			return p
+		}
+		a = acct
+	}
+	if slug && (ce < 0 || !closeAfterCue(s, ce, ts)) {
 		return p
 	}
 	v := s[a:b]
@@ -166,8 +190,9 @@ func pwShape(v string) bool {
 	if uppers == 0 && symbols > 0 && symbols == joins {
 		return false // a slug or a version: eu-west-1, gpt-4o-mini, 1.8s
 	}
-	if strings.Contains(v, "://") || v[0] == '/' && identOnly(strings.ReplaceAll(v, "/", "_")) {
-		return false // a URL or a path
+	if strings.Contains(v, "://") || v[0] == '/' && identOnly(strings.ReplaceAll(v, "/", "_")) ||
+		strings.Count(v, "/") >= 2 && identOnly(pathFold.Replace(v)) {
+		return false // a URL or a path (secret/data/prod/db6)
 	}
 	if (v[0] == '@' || v[0] == '#' || v[0] == '-') && (identOnly(strings.TrimLeft(v, "-")) && digits == 0 || v[1] == '-') {
 		return false // @mention, #tag, --flag, -rf
@@ -178,6 +203,9 @@ func pwShape(v string) bool {
 	// A word that ends in punctuation alone ("box:", "is.") states nothing.
 	return digits > 0 || symbols > 1 || !strings.ContainsAny(v[len(v)-1:], ".,:;!?")
 }
+
+// pathFold reads a path's separators as an identifier's, to see whether its parts are names.
+var pathFold = strings.NewReplacer("/", "_", "-", "_", ".", "_")
 
 // lastCueEnd returns the end of the last cue of cues in s[lo:hi] (at a word start), or -1.
 func lastCueEnd(s string, lo, hi int, cl *cueList) int {

@@ -19,7 +19,7 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 		if passcode(v) {
 			return TypePassword, 0.9, "secret.passcode"
 		}
-		if credential(v, 6) && !codeRef(v) {
+		if credential(v, 6) && (!codeRef(v) || slugPassword(v) && !secretish(v)) {
 			return TypePassword, 0.9, "secret.password-assignment"
 		}
 		if passphraseWords(v) {
@@ -74,7 +74,7 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 // codeRef reports values that are references in code rather than literals: dotted identifiers,
 // calls, paths, URLs and file names.
 func codeRef(v string) bool {
-	if isCall(v) || strings.Contains(v, "://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") {
+	if isCall(v) || boundCall(v) || strings.Contains(v, "://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") {
 		return true
 	}
 	if versioned(v) {
@@ -141,4 +141,37 @@ func startsWithTokenPrefix(v string) bool {
 		}
 	}
 	return false
+}
+
+// boundCall reports a function called on a bind parameter, as SQL and code write a value they
+// compute: "crypt($2, gen_salt('bf'))", "hash(?)", "encode(:pw)". The function's name is letters
+// alone and the parameter ends at ',' or ')'.
+func boundCall(v string) bool {
+	k := strings.IndexByte(v, '(')
+	if k < 3 || k+2 >= len(v) {
+		return false
+	}
+	for j := 0; j < k; j++ {
+		if !isAlpha(v[j]) && v[j] != '_' && v[j] != '.' {
+			return false
+		}
+	}
+	e := k + 2
+	switch v[k+1] {
+	case '$':
+		for e < len(v) && isDigit(v[e]) {
+			e++
+		}
+		if e == k+2 {
+			return false
+		}
+	case ':':
+		for e < len(v) && (isAlnum(v[e]) || v[e] == '_') {
+			e++
+		}
+	case '?':
+	default:
+		return false
+	}
+	return e == len(v) || v[e] == ',' || v[e] == ')'
 }
