@@ -84,7 +84,7 @@ func (x *scanCtx) keyContext() {
 			}
 		}
 	case keyNationalID:
-		if rule, ok := nationalValue(v); ok {
+		if rule, ok := nationalValueAs(v, x.siblingID); ok {
 			x.add(TypeNationalID, a, b, 0.95, rule)
 		}
 	case keyNHS:

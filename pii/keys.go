@@ -187,7 +187,7 @@ func classifyKey(k string) keyKind {
 		"pannumber", "permanentaccount", "mynumber", "kojinbango", "taxfile", "insee", "identitynumber", "idcard", "pesel",
 		"personnummer", "fodselsnummer", "codicefiscale", "fiscalcode", "taxid", "steuerid",
 		"kennitala", "rodnecislo", "citizenid", "socialinsurance", "personalnumber", "personalcode",
-		"identificationnumber", "nationalnumber") ||
+		"identificationnumber", "nationalnumber", "documentnumber", "docnumber", "documentno") ||
 		inList(n, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib",
 			"aadhaar", "aadhar", "mynumber", "kojinbango", "cpf", "cnpj", "sin", "nas", "tfn", "taxfilenumber", "medicare",
 			"medicarenumber", "ric", "residentid", "uidai") || schemeNumberKey(n):

@@ -44,6 +44,9 @@ func (x *scanCtx) nationalNumber(n *numSpan) (Type, float64, string) {
 		cue = true
 		named = x.namedIDAfter(n.end)
 	}
+	if named == "" && x.key == keyNationalID {
+		named = x.siblingID
+	}
 	if named == "us.ssn" && len(d) == 15 {
 		named = "fr.nir" // France's social security number
 	}
@@ -131,6 +134,34 @@ func nationalValue(v string) (string, bool) {
 		}
 	}
 	if r, ok := alnumNational(v); ok {
+		return r, true
+	}
+	return "", false
+}
+
+// nationalValueAs is nationalValue held to the identifier named beside the value, if any: a
+// number under {"document_type":"PESEL"} that fails PESEL's check is a mistyped PESEL, even if
+// its digits pass another country's check of the same length.
+func nationalValueAs(v, named string) (string, bool) {
+	if named == "" {
+		return nationalValue(v)
+	}
+	var buf [40]byte
+	d := buf[:0]
+	for i := 0; i < len(v) && len(d) < len(buf); i++ {
+		if isDigit(v[i]) {
+			d = append(d, v[i])
+		} else if !oneOf(v[i], " -./+") {
+			d = nil
+			break
+		}
+	}
+	for _, nv := range allNatValidators {
+		if d != nil && nv.rule == named && nv.n == len(d) && nv.ok(d) {
+			return named, true
+		}
+	}
+	if r, ok := alnumNational(v); ok && r == named {
 		return r, true
 	}
 	return "", false

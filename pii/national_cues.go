@@ -1,5 +1,11 @@
 package pii
 
+import (
+	"strings"
+
+	"github.com/moltgate/moltgate/wire"
+)
+
 // A context word that names one identifier ("CPF", "PESEL", "Aadhaar") says which check the
 // number after it must pass: a number after "CPF" that fails the CPF check is a mistyped CPF,
 // even if its digits happen to satisfy another country's check of the same length.
@@ -96,4 +102,30 @@ func (x *scanCtx) namedIDBefore(p int, cue bool) string {
 		}
 	}
 	return ""
+}
+
+// siblingScheme returns the rule of the identifier that a member of ms names as a document's
+// type ({"document_type": "PESEL", "document_number": "…"}), or "": the number beside it must
+// then pass that identifier's check, not any other of its length.
+func siblingScheme(ms []wire.Member) string {
+	for _, m := range ms {
+		if len(m.Key) < 4 || !hasSuffixFold(m.Key, "type") && !hasSuffixFold(m.Key, "kind") && !hasSuffixFold(m.Key, "scheme") {
+			continue
+		}
+		v, ok := m.Value.Str()
+		if !ok || len(v) < 2 || len(v) > 32 {
+			continue
+		}
+		for _, c := range namedIDs {
+			cue := strings.TrimRight(c.cue, " :#")
+			if hasFoldPrefix(v, cue) && (len(v) == len(cue) || !isAlnum(v[len(cue)])) {
+				return c.rule
+			}
+		}
+	}
+	return ""
+}
+
+func hasSuffixFold(s, suf string) bool {
+	return len(s) >= len(suf) && strings.EqualFold(s[len(s)-len(suf):], suf)
 }

@@ -492,8 +492,10 @@ func (x *scanCtx) numberWithLetter(n *numSpan) int {
 		return e
 	}
 	// Spanish DNI: 8 digits and the mod-23 letter.
-	if n.ng == 1 && n.nd == 8 && b < len(s) && isUpper(s[b]) && (b+1 >= len(s) || !isWordByte(s[b+1])) {
-		if dniLetter[atoi(d)%23] == s[b] {
+	if n.ng == 1 && n.nd == 8 && b < len(s) && isAlpha(s[b]) && (b+1 >= len(s) || !isWordByte(s[b+1])) &&
+		(isUpper(s[b]) || x.key == keyNationalID || x.cueBefore(a, 40, nationalCues)) {
+		// A lower-case letter ("dni 11394319g") counts after a cue.
+		if dniLetter[atoi(d)%23] == upper(s[b]) {
 			c := 0.7
 			if x.key == keyNationalID || x.cueBefore(a, 40, nationalCues) {
 				c = 0.95

@@ -58,6 +58,9 @@ func closeAfterCue(s string, ce, ts int) bool {
 	if ts-ce > 24 {
 		return false
 	}
+	for ce < ts && isAlpha(s[ce]) {
+		ce++ // the word's ending: "lösenordet", "Passwort"
+	}
 	words := 0
 	for _, w := range strings.FieldsFunc(s[ce:ts], func(r rune) bool { return r == ' ' || r == ':' || r == '=' || r == '\t' }) {
 		found := false

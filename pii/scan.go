@@ -142,6 +142,9 @@ type scanCtx struct {
 	foldAt []int32 // see fold
 
 	pwSeen int // end of the last token pwWord examined in the current string
+	// siblingID is the rule of the identifier a member of the object being walked names as the
+	// type of a document ({"document_type":"PESEL","document_number":…}), or "".
+	siblingID string
 
 	farCue [2]farCue // see nextWord
 
@@ -359,6 +362,12 @@ func (x *scanCtx) step(p, done int) int {
 	}
 	if i+1 < n && cueStart[s[i]|0x20] && cueBloom.has(fold3(s, i)) {
 		if e := x.cue(i, j); e > j {
+			return e
+		}
+	}
+	if i < p && m&cDigit != 0 && m&(cUpper|cHigh) == 0 && j-i >= 8 {
+		// "nie: y8271409w": an identifier typed in lower case.
+		if e := x.lowerID(i, j); e > j-1 {
 			return e
 		}
 	}

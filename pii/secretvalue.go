@@ -148,7 +148,7 @@ func startsWithTokenPrefix(v string) bool {
 // alone and the parameter ends at ',' or ')'.
 func boundCall(v string) bool {
 	k := strings.IndexByte(v, '(')
-	if k < 3 || k+2 >= len(v) {
+	if k < 3 || k+1 >= len(v) {
 		return false
 	}
 	for j := 0; j < k; j++ {

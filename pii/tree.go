@@ -59,6 +59,9 @@ func (x *scanCtx) walkTree(root string, v wire.Value, key keyKind, depth int, sk
 		x.endContainer(root, mark, key)
 	case wire.Object:
 		mark := len(x.jparts)
+		outer := x.siblingID
+		x.siblingID = siblingScheme(v.Members())
+		defer func() { x.siblingID = outer }()
 		for i, m := range v.Members() {
 			if skip != nil && skip(m.Key) {
 				continue
