@@ -43,35 +43,33 @@ func leetIdent(buf []byte, s string, ie int) (name string, start int, ok bool) {
 // leetNouns are the password words a leet spelling in prose stands for ("pa55word is X").
 var leetNouns = []string{"password", "passwort", "passwd", "kennwort", "wachtwoord", "passphrase"}
 
-// leetCueEnd returns the end of the last word in s[lo:hi] that is a password word spelt with
-// look-alikes ("pa55word", "p4ssw0rd", "P@$$W0RD"), or -1.
-func leetCueEnd(s string, lo, hi int) int {
-	best := -1
-	var buf [16]byte
-	for k := lo; k < hi; {
-		for k < hi && !isAlnum(s[k]) && s[k] != '@' && s[k] != '$' {
-			k++
-		}
-		e := k
-		for e < hi && (isAlnum(s[e]) || s[e] == '@' || s[e] == '$') {
-			e++
-		}
-		if n := e - k; n >= 6 && n <= len(buf) {
-			w, subs := buf[:0], 0
-			for j := k; j < e; j++ {
-				c := s[j]
-				if l := leetLetter[c]; l != 0 {
-					c, subs = l, subs+1
-				}
-				w = append(w, lower(c))
-			}
-			for _, noun := range leetNouns {
-				if subs > 0 && string(w) == noun {
-					best = e
-				}
-			}
-		}
-		k = e + 1
+// leetNoun reports whether the token w is a password word spelt with look-alikes ("pa55word",
+// "p4ssw0rd", "P@$$W0RD"); a sentence's punctuation after it is left out.
+func leetNoun(w string) bool {
+	for len(w) > 0 && oneOf(w[len(w)-1], ":=,.-") {
+		w = w[:len(w)-1]
 	}
-	return best
+	if len(w) < 6 || len(w) > 16 {
+		return false
+	}
+	var buf [16]byte
+	b, subs := buf[:0], 0
+	for j := 0; j < len(w); j++ {
+		c := w[j]
+		if l := leetLetter[c]; l != 0 {
+			c, subs = l, subs+1
+		} else if !isAlpha(c) {
+			return false
+		}
+		b = append(b, lower(c))
+	}
+	if subs == 0 {
+		return false
+	}
+	for _, noun := range leetNouns {
+		if string(b) == noun {
+			return true
+		}
+	}
+	return false
 }

@@ -70,9 +70,16 @@ func (x *scanCtx) pwWord(p int) int {
 		te++
 	}
 	x.pwSeen = te
+	if te-ts >= 6 && te-ts <= 17 && (s[ts]|0x20 == 'p' || s[ts]|0x20 == 'k' || s[ts]|0x20 == 'w') && leetNoun(s[ts:te]) {
+		x.leetCue = te // a password word in leetspeak: a cue for the word after it
+		return p
+	}
 	cjk := false
-	if t := cjkValueStart(s, ts, te); t > ts && t < te {
-		ts, cjk = t, true
+	if s[ts] >= 0x80 {
+		// "密码是X": a value straight after a CJK character.
+		if t := cjkValueStart(s, ts, te); t > ts && t < te {
+			ts, cjk = t, true
+		}
 	}
 	if !digitOrSym || ts > 0 && !isSpace(s[ts-1]) && s[ts-1] != '"' && !cjk {
 		return p
@@ -101,8 +108,11 @@ func (x *scanCtx) pwWord(p int) int {
 	}
 	slug, acct := false, -1
 	if !pwShape(s[a:b]) {
-		if acct = accountAnswer(s, ts, a, b); acct < 0 {
-			if !slugPassword(s[a:b]) {
+		if b-a >= 9 {
+			acct = accountAnswer(s, ts, a, b)
+		}
+		if acct < 0 {
+			if b-a < 6 || !isDigit(s[b-1]) || !isDigit(s[b-2]) || !isLower(s[a]) || !slugPassword(s[a:b]) {
 				return p
 			}
 			slug = true
@@ -117,8 +127,8 @@ func (x *scanCtx) pwWord(p int) int {
 		}
 	}
 	ce := lastCueEnd(s, lo, ts, pwCues)
-	if ce < 0 {
-		ce = leetCueEnd(s, lo, ts)
+	if ce < 0 && x.leetCue > lo && x.leetCue <= ts {
+		ce = x.leetCue // "pa55word is X"
 	}
 	switch {
 	case acct >= 0:
@@ -129,6 +139,9 @@ func (x *scanCtx) pwWord(p int) int {
 		}
 	case !slug && (hasCue(s, b, min(len(s), b+24), pwAfterCues) || pwNounAfter(s, b)):
 	default:
+		if !(ts >= 3 && s[ts-2] == '/' || b-a >= 9) {
+			return p
+		}
 		if acct = accountAnswer(s, ts, a, b); acct < 0 {
 			return p
 		}

@@ -92,9 +92,9 @@ var loginAsked = newCues("login", "log in", "logon", "password", "passwort", "cr
 func accountAnswer(s string, ts, a, b int) int {
 	v := s[a:b]
 	start := -1
-	if k := strings.IndexByte(v, ':'); k > 0 && isAccount(v[:k]) {
+	if k := strings.IndexByte(v, ':'); k > 1 && k < 14 && isAccount(v[:k]) {
 		start = a + k + 1
-	} else if ts >= 3 && (s[ts-2] == '/' || s[ts-2] == '|') && s[ts-1] == ' ' && s[ts-3] == ' ' {
+	} else if k < 0 && ts >= 3 && (s[ts-2] == '/' || s[ts-2] == '|') && s[ts-1] == ' ' && s[ts-3] == ' ' {
 		w := ts - 3
 		for w > 0 && isAccountByte(s[w-1]) {
 			w--
@@ -116,7 +116,7 @@ func isAccountByte(c byte) bool { return isAlnum(c) || c == '-' }
 
 func isAccount(w string) bool {
 	for _, a := range accountWords {
-		if strings.EqualFold(w, a) {
+		if len(a) == len(w) && strings.EqualFold(w, a) {
 			return true
 		}
 	}

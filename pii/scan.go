@@ -141,7 +141,8 @@ type scanCtx struct {
 
 	foldAt []int32 // see fold
 
-	pwSeen int // end of the last token pwWord examined in the current string
+	pwSeen  int // end of the last token pwWord examined in the current string
+	leetCue int // end of the last password word in leetspeak pwWord met in the current string
 	// siblingID is the rule of the identifier a member of the object being walked names as the
 	// type of a document ({"document_type":"PESEL","document_number":…}), or "".
 	siblingID string
@@ -208,6 +209,7 @@ func (x *scanCtx) run() {
 	done := 0 // scanning back for the start of a word never goes before done
 	i := 0
 	x.pwSeen = 0
+	x.leetCue = 0
 	for i < n {
 		if i-base >= 64 || i < base {
 			base = i
