@@ -112,7 +112,7 @@ func (x *scanCtx) pwWord(p int) int {
 			acct = accountAnswer(s, ts, a, b)
 		}
 		if acct < 0 {
-			if b-a < 6 || !isDigit(s[b-1]) || !isDigit(s[b-2]) || !isLower(s[a]) || !slugPassword(s[a:b]) {
+			if b-a < 6 || !isDigit(s[b-1]) || !isLower(s[a]) || !numberOnWord(s, a, b) || !slugPassword(s[a:b]) {
 				return p
 			}
 			slug = true

@@ -138,3 +138,13 @@ func cjkValueStart(s string, ts, p int) int {
 	}
 	return ts
 }
+
+// numberOnWord reports whether the digits that end s[a:b] are written onto a lower-case letter
+// ("lumi7"): the cheap part of slugPassword's test, tried first.
+func numberOnWord(s string, a, b int) bool {
+	k := b - 1
+	for k > a && isDigit(s[k-1]) {
+		k--
+	}
+	return k > a && isLower(s[k-1])
+}
