@@ -72,8 +72,14 @@ func (r routes) Local(ctx context.Context, in *pipeline.Inbound, emit func([]byt
 // Seal seals a reply to an inbound message (the registry's, or what the
 // local room answers), signed by sk, the way the request came: in its
 // session, or sealed to the sender's key, or (for pub and int only) in the
-// clear.
+// clear. The receipt of the exchange, if r has one, is told how it went.
 func (rt routes) Seal(in *pipeline.Inbound, r *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
+	b, err := rt.seal(in, r, sk)
+	rt.s.receipts.Sealed(r, err)
+	return b, err
+}
+
+func (rt routes) seal(in *pipeline.Inbound, r *wire.Message, sk keys.Ed25519Private) ([]byte, error) {
 	s := rt.s
 	if in.Sess != nil {
 		return in.Sess.AppendSignAndSeal(frames.GetEnvelopeBuf(), r, sk)

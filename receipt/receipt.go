@@ -4,14 +4,13 @@
 // For each request a gateway answers for another organisation, the callee's
 // gateway makes a receipt: digests of the request's and the reply's bytes,
 // their ids, the time, the outcome, the consent the request travelled
-// under, and the hash of the previous receipt it made. It returns the
-// receipt's body with the reply. A few milliseconds later it signs, once,
-// the root of a Merkle tree (package merkle) over the bodies of the
-// receipts it made meanwhile, and sends each receipt's inclusion proof and
-// the signed root to the caller's gateway. The caller checks the body
-// against what it sent and received and the proof against the callee's
-// signed root, and countersigns the same way: one signed root over the
-// receipts it checked meanwhile. Both keep the doubly signed receipt in
+// under, and the hash of the previous receipt it made. A few milliseconds
+// later it signs, once, the root of a Merkle tree (package merkle) over the
+// bodies of the receipts it made meanwhile, and sends the leaves and the
+// signed root to the caller's gateway. The caller builds the body from
+// what it sent and received, checks its leaf against the callee's signed
+// tree, and countersigns the same way: one signed root over the receipts
+// it checked meanwhile. Both keep the doubly signed receipt in
 // their audit ledgers, and anyone holding the two organisations' peer
 // documents verifies one receipt offline, without the others of its
 // batches: recompute the leaf from the body, walk each proof's path to its

@@ -84,7 +84,8 @@ type Observer interface {
 	// reply the gate allowed: personal data that cannot be recorded as
 	// transmitted does not leave.
 	Outbound(ctx context.Context, r *wire.Message, d classify.Decision) error
-	// Receipt signs into r the receipt of the peer's call it answers.
+	// Receipt starts, in r, the receipt of the peer's call it answers;
+	// the Sealer then finishes it.
 	Receipt(in *pipeline.Inbound, r *wire.Message) error
 	// CallerTrace continues a local caller's trace context (W3C
 	// traceparent and tracestate) in ctx.

@@ -2,7 +2,6 @@ package trail
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/moltgate/moltgate/gateway/pipeline"
 	"github.com/moltgate/moltgate/handshake"
@@ -16,7 +15,7 @@ import (
 // whatever message brought them.
 
 // signBatch signs b, this gateway's batch in role, and queues the root and
-// each receipt's place for the peer's gateway. As caller, each receipt is
+// each receipt's leaf for the peer's gateway. As caller, each receipt is
 // then complete, and kept.
 func (s *Receipts) signBatch(role string, b *batch) {
 	leaves := make([]merkle.Hash, len(b.items))
@@ -29,16 +28,8 @@ func (s *Receipts) signBatch(role string, b *batch) {
 		s.cfg.Log.Error("receipts not signed", "peer", b.ps.Org(), "receipts", len(b.items), "err", err.Error())
 		return
 	}
-	list := make([]wire.Value, len(b.items))
 	for i, h := range b.items {
 		p := &proofs[i]
-		path := make([]wire.Value, len(p.Path))
-		for j, x := range p.Path {
-			path[j] = wire.StringValue(x.String())
-		}
-		list[i] = wire.ObjectValue(wire.Member{Key: "index", Value: wire.IntValue(p.Index)},
-			wire.Member{Key: "path", Value: wire.ArrayValue(path...)},
-			wire.Member{Key: "reply_id", Value: wire.StringValue(h.rc.ReplyID)})
 		s.mu.Lock()
 		if role == receipt.RoleCallee {
 			h.rc.CalleeProof = p
@@ -50,27 +41,11 @@ func (s *Receipts) signBatch(role string, b *batch) {
 			s.keep(h.rc)
 		}
 	}
-	root, err := rootValue(&proofs[0].Root)
+	v, err := batchValue(&proofs[0].Root, b.items, role)
 	if err != nil {
 		return
 	}
-	s.put(b.ps.Org(), &signed{b: b, v: wire.ObjectValue(
-		wire.Member{Key: "receipts", Value: wire.ArrayValue(list...)}, wire.Member{Key: "root", Value: root})})
-}
-
-func rootValue(rt *receipt.Root) (wire.Value, error) {
-	b, err := json.Marshal(rt)
-	if err != nil {
-		return wire.Value{}, err
-	}
-	return wire.Parse(b, 0)
-}
-
-// placed is one receipt's place in an ExtReceipts batch.
-type placed struct {
-	ReplyID string        `json:"reply_id"`
-	Index   int64         `json:"index"`
-	Path    []merkle.Hash `json:"path"`
+	s.put(b.ps.Org(), &signed{b: b, v: v})
 }
 
 // Take is what a peer's gateway sends alone about the receipts of
@@ -90,22 +65,11 @@ func (s *Receipts) Take(m *wire.Message) bool {
 }
 
 // take checks a batch that a message from org (id) brought, and takes
-// each receipt's proof.
+// each receipt's prev and proof.
 func (s *Receipts) take(org, id string, v wire.Value) {
-	var got struct {
-		Root     receipt.Root `json:"root"`
-		Receipts []placed     `json:"receipts"`
-	}
-	err := wire.Bind(v, &got, ExtReceipts)
-	if err == nil && len(got.Receipts) > receiptsHeld {
-		err = wire.Errorf(wire.ErrInvalidParam, ExtReceipts+".receipts", "%d receipts; at most %d", len(got.Receipts), receiptsHeld)
-	}
-	rt := &got.Root
+	rt, got, err := parseBatch(v)
 	if err == nil && (rt.Org != org || (rt.Role != receipt.RoleCallee && rt.Role != receipt.RoleCaller)) {
 		err = &receipt.Error{Field: ExtReceipts + ".root", Reason: "is not signed by the organisation that sent it, as callee or caller"}
-	}
-	if err == nil && rt.Size != int64(len(got.Receipts)) {
-		err = &receipt.Error{Field: ExtReceipts + ".root.size", Reason: "is not the number of receipts sent with it"}
 	}
 	if err == nil {
 		k, ok := s.cfg.KeyOf(rt.Org)
@@ -121,13 +85,13 @@ func (s *Receipts) take(org, id string, v wire.Value) {
 	}
 	bad := 0
 	var last error
-	for _, pl := range got.Receipts {
-		p := &receipt.Proof{Index: pl.Index, Path: pl.Path, Root: *rt}
+	for i := range got {
+		pl := &got[i]
 		var err error
 		if rt.Role == receipt.RoleCallee {
-			err = s.takeCallee(org, pl.ReplyID, p)
+			err = s.takeCallee(org, pl)
 		} else {
-			err = s.takeCaller(org, pl.ReplyID, p)
+			err = s.takeCaller(org, pl)
 		}
 		if err != nil {
 			bad, last = bad+1, err
@@ -138,38 +102,38 @@ func (s *Receipts) take(org, id string, v wire.Value) {
 	}
 }
 
-// takeCallee is the callee's proof of a receipt this gateway holds as
-// caller, or will when its reply comes.
-func (s *Receipts) takeCallee(from, replyID string, p *receipt.Proof) error {
-	h, ok := s.bodies.Peek(replyID)
+// takeCallee is the callee's prev and proof of a receipt this gateway
+// holds as caller, or will when its reply comes.
+func (s *Receipts) takeCallee(from string, pl *placed) error {
+	h, ok := s.bodies.Peek(pl.replyID)
 	if !ok {
 		// The batch overtook the reply it covers.
-		s.early.Add(replyID, p)
+		s.early.Add(pl.replyID, pl)
 		return nil
 	}
-	s.bodies.Remove(replyID)
-	s.calleeProof(h, p, from)
+	s.bodies.Remove(pl.replyID)
+	s.calleeProof(h, pl, from)
 	return nil
 }
 
 // takeCaller is the caller's countersignature of a receipt this gateway
 // made: the receipt is complete, and kept.
-func (s *Receipts) takeCaller(from, replyID string, p *receipt.Proof) error {
-	h, ok := s.awaited.Peek(replyID)
+func (s *Receipts) takeCaller(from string, pl *placed) error {
+	h, ok := s.awaited.Peek(pl.replyID)
 	if !ok {
 		return nil // not awaited (any more): nothing to complete
 	}
 	if orgOf(h.rc.Caller) != from {
 		return &receipt.Error{Field: "caller", Reason: "is not of the organisation that countersigned"}
 	}
-	if err := p.Includes(h.leaf); err != nil {
-		return err
+	if pl.leaf != h.leaf {
+		return &receipt.Error{Field: ExtReceipts + ".receipts.leaf", Reason: "the caller countersigned another body than the one this gateway signed for reply " + pl.replyID}
 	}
-	s.awaited.Remove(replyID)
+	s.awaited.Remove(pl.replyID)
 	s.mu.Lock()
 	rc := *h.rc
 	s.mu.Unlock()
-	rc.CallerProof = p
+	rc.CallerProof = pl.proof
 	s.keep(&rc)
 	return nil
 }

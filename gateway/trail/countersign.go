@@ -11,14 +11,16 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
-// The caller's side of the receipt exchange: the bodies that come with
-// replies, checked against what was sent and received, held until the
-// callee's signed batch proves them, then countersigned.
+// The caller's side of the receipt exchange: the body of each receipt,
+// rebuilt from what was sent and received, held until the callee's signed
+// batch brings its prev and proof, then countersigned.
 
-// Countersign takes, as the caller, the body of the receipt the callee
-// put in its final reply r to req: it checks that the body names what was
-// sent and received, and holds it until the callee's signed batch brings
-// its proof (or countersigns it at once if the proof came first). A reply
+// Countersign takes, as the caller, the mark of a receipt (ExtReceipt)
+// in the callee's final reply r to req: it rebuilds the receipt's body
+// from req and r (the parties, the ids, the digests of both as signed, the
+// outcome, the consent) and the mark's time, and holds it until the
+// callee's signed batch brings its prev and its leaf, which must be the
+// body's (or completes it at once if the batch came first). A reply
 // without a receipt, or with one that does not hold, is still the reply:
 // the receipt is proof of the exchange, not a condition of it; a bad one
 // is logged. A signed batch that rides on r is taken too.
@@ -37,70 +39,65 @@ func (s *Receipts) countersign(ps Peer, req, r *wire.Message, sess *handshake.Se
 	if v.IsAbsent() {
 		return
 	}
-	rc, err := receipt.FromValue(v)
-	if err == nil && (rc.CalleeProof != nil || rc.CallerProof != nil) {
-		err = &receipt.Error{Field: "callee_proof", Reason: "a receipt in a reply is a body alone; its proofs come in batches"}
-	}
-	if err == nil {
-		err = matches(rc, req, r)
-	}
-	var leaf merkle.Hash
-	if err == nil {
-		leaf, err = rc.Leaf()
-	}
+	rc, err := bodyOf(req, r, v)
 	if err != nil {
 		s.cfg.Log.Error("receipt refused", "peer", ps.Org(), "message_id", r.ID, "err", err.Error())
 		return
 	}
-	h := &held{rc: rc, leaf: leaf, ps: ps, sess: sess}
-	if p, ok := s.early.Peek(r.ID); ok {
+	h := &held{rc: rc, ps: ps, sess: sess}
+	if pl, ok := s.early.Peek(r.ID); ok {
 		s.early.Remove(r.ID)
-		s.calleeProof(h, p, ps.Org())
+		s.calleeProof(h, pl, ps.Org())
 		return
 	}
 	s.bodies.Add(r.ID, h)
 }
 
-// calleeProof takes the callee's proof of a receipt held as caller, whose
-// root was checked, and queues the receipt to be countersigned.
-func (s *Receipts) calleeProof(h *held, p *receipt.Proof, from string) {
+// bodyOf is the body of the receipt of the exchange of req and its reply
+// r, as the caller knows it, but for prev: mark is the reply's ExtReceipt.
+func bodyOf(req, r *wire.Message, mark wire.Value) (*receipt.Receipt, error) {
+	ts, ok := mark.Get("ts").Int()
+	if mark.Kind() != wire.Object || mark.Len() != 1 || !ok || ts <= 0 {
+		return nil, wire.Errorf(wire.ErrInvalidParam, "ext."+ExtReceipt, `want {"ts": the time the callee made the receipt, unix milliseconds}`)
+	}
+	qd, err := sentDigest(req)
+	if err != nil {
+		return nil, err
+	}
+	rd, err := requestDigest(r)
+	if err != nil {
+		return nil, err
+	}
+	rc := &receipt.Receipt{Type: receipt.Type, Caller: req.From.Ref().String(), Callee: req.To.String(), RequestID: req.ID, ReplyID: r.ID,
+		RequestDigest: qd, ReplyDigest: rd, Outcome: receipt.OutcomeSuccess, Code: errorCode(r), ConsentID: consentID(req), TS: ts}
+	if r.Op == wire.OpError {
+		rc.Outcome = receipt.OutcomeError
+	}
+	return rc, nil
+}
+
+// calleeProof takes the callee's prev and proof of a receipt held as
+// caller, whose root was checked: the body, with that prev, must be the
+// leaf the callee signed. The receipt is queued to be countersigned.
+func (s *Receipts) calleeProof(h *held, pl *placed, from string) {
+	var leaf merkle.Hash
 	err := error(&receipt.Error{Field: "callee", Reason: "is not of the organisation that signed the batch"})
 	if orgOf(h.rc.Callee) == from {
-		err = p.Includes(h.leaf)
+		h.rc.Prev = pl.prev
+		leaf, err = h.rc.Leaf()
+	}
+	if err == nil && leaf != pl.leaf {
+		err = &receipt.Error{Field: ExtReceipts + ".receipts.leaf", Reason: "the callee signed another body than the exchange this gateway sent and received (parties, ids, digests, outcome, consent or time)"}
 	}
 	if err != nil {
 		s.cfg.Log.Error("receipt refused", "peer", from, "message_id", h.rc.ReplyID, "err", err.Error())
 		return
 	}
+	h.leaf = leaf
 	s.mu.Lock()
-	h.rc.CalleeProof = p
+	h.rc.CalleeProof = pl.proof
 	s.mu.Unlock()
 	s.counters.add(from, h)
-}
-
-// matches checks that rc names the exchange of req and r.
-func matches(rc *receipt.Receipt, req, r *wire.Message) error {
-	rd, err := replyDigest(r)
-	if err != nil {
-		return err
-	}
-	switch {
-	case rc.Caller != req.From.Ref().String():
-		return &receipt.Error{Field: "caller", Reason: "is not who sent the request"}
-	case rc.Callee != req.To.String():
-		return &receipt.Error{Field: "callee", Reason: "is not whom the request was for"}
-	case rc.RequestID != req.ID || !sentDigestIs(req, rc.RequestDigest):
-		return &receipt.Error{Field: "request_digest", Reason: "is not of the request sent"}
-	case rc.ReplyID != r.ID || rc.ReplyDigest != rd:
-		return &receipt.Error{Field: "reply_digest", Reason: "is not of the reply received"}
-	case (rc.Outcome == receipt.OutcomeError) != (r.Op == wire.OpError):
-		return &receipt.Error{Field: "outcome", Reason: "does not say what the reply is"}
-	case rc.Code != errorCode(r):
-		return &receipt.Error{Field: "code", Reason: "is not the error the reply carries"}
-	case rc.ConsentID != consentID(req):
-		return &receipt.Error{Field: "consent_id", Reason: "is not the request's consent"}
-	}
-	return nil
 }
 
 // errorCode is the code of an error reply, "" for any other.
@@ -111,33 +108,15 @@ func errorCode(r *wire.Message) string {
 	return ""
 }
 
-// replyDigest is a reply's digest as its receipt names it: without sig and
-// without the receipt itself.
-func replyDigest(r *wire.Message) (string, error) {
-	t, err := r.Tree()
-	if err != nil {
-		return "", err
+// sentDigest is the digest of the request m as it was signed and sent:
+// the digest of the bytes signed, which wire.Message.SignedDigest kept
+// when m left (Outgoing asks for it), or for a request sent without it,
+// of m encoded again.
+func sentDigest(m *wire.Message) (string, error) {
+	if d := m.SignedDigest; d != nil && *d != ([32]byte{}) {
+		return digestString(d), nil
 	}
-	t = t.Without("sig")
-	if ext := t.Get("ext").Without(ExtReceipt); ext.Len() == 0 {
-		t = t.Without("ext")
-	} else {
-		t = t.With("ext", ext)
-	}
-	return receipt.Digest(t), nil
-}
-
-// sentDigestIs reports whether want is the digest of the request m as it
-// was signed and sent. The digest of the bytes signed, which
-// wire.Message.SignedDigest kept when m left (Outgoing asks for it), is
-// compared first; a request sent without it, or whose digest was taken
-// otherwise, is encoded again.
-func sentDigestIs(m *wire.Message, want string) bool {
-	if d := m.SignedDigest; d != nil && *d != ([32]byte{}) && want == digestString(d) {
-		return true
-	}
-	got, err := requestDigest(m)
-	return err == nil && got == want
+	return requestDigest(m)
 }
 
 // digestString is a SHA-256 sum as receipts write digests.
@@ -148,7 +127,8 @@ func digestString(sum *[32]byte) string {
 	return string(b[:])
 }
 
-// requestDigest is the digest of a request as it was sent, sig included:
+// requestDigest is the digest of a message (a request, a reply) as it was
+// sent, sig included:
 // of its bytes as received, when they are their own canonical form, and
 // otherwise of its wire form parsed again (the tree a sent message builds
 // is not always its wire form).

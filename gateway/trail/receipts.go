@@ -22,19 +22,21 @@ import (
 	"github.com/moltgate/moltgate/wire"
 )
 
-// ExtReceipt carries the body of a receipt of an exchange: the callee's
-// gateway puts it in its reply, unsigned; the reply's signature covers it,
-// and the batch signature that makes it a receipt comes a few
-// milliseconds later (ExtReceipts).
+// ExtReceipt marks a reply whose exchange has a receipt: the callee's
+// gateway puts {"ts": …}, the time it made the receipt, in its reply. The
+// rest of the receipt's body the caller's gateway rebuilds from what it
+// sent and received (the parties, the ids, both digests, the outcome, the
+// consent), and prev comes with the callee's signed batch (ExtReceipts).
 const ExtReceipt = "moltgate.receipt"
 
 // ExtReceipts carries one side's signed root of a batch of receipts and
-// each receipt's place in it, to the other side's gateway: {"root": {…},
-// "receipts": [{"reply_id", "index", "path"}, …]}. It rides on a message
-// already going there (a reply, a call), or on a respond from gateway to
-// gateway of its own when none leaves within the window (carry.go). The
-// callee's gateway sends its root (role callee) to the caller's, which
-// answers with its own (role caller): the countersignature.
+// each receipt's leaf, to the other side's gateway: {"root": {…},
+// "receipts": [{"leaf", "prev", "reply_id"}, …]}, in the order of the
+// tree (batchwire.go). It rides on a message already going there (a
+// reply, a call), or on a respond from gateway to gateway of its own when
+// none leaves within the window (carry.go). The callee's gateway sends its
+// root (role callee) to the caller's, which answers with its own (role
+// caller): the countersignature.
 const ExtReceipts = "moltgate.receipts"
 
 // Defaults of ReceiptsConfig.
@@ -91,15 +93,22 @@ type Receipts struct {
 	cfg   ReceiptsConfig
 	roots *receipt.Roots
 
-	mu   sync.Mutex // guards prev, and the proofs set on held receipts
-	prev string     // Hash of the last receipt this gateway made as callee
+	mu sync.Mutex // guards prev, and the proofs set on held receipts
+	// prev is the last receipt this gateway made as callee, by its leaf;
+	// none is set before the first.
+	prev merkle.Hash
+	none bool
 
-	// As callee: the receipts made, by reply id, until countersigned.
-	awaited *lru.Cache[string, *held]
-	// As caller: the receipts whose bodies came with replies, by reply
-	// id, until the callee's proofs come; and the proofs that came first.
+	// As callee: the receipts whose replies are being signed, by reply
+	// id, until they are (Sealed); then the receipts made, until
+	// countersigned.
+	unsealed *lru.Cache[string, *held]
+	awaited  *lru.Cache[string, *held]
+	// As caller: the receipts whose replies came, by reply id, until the
+	// callee's batch brings their prev and proof; and what batches brought
+	// first.
 	bodies *lru.Cache[string, *held]
-	early  *lru.Cache[string, *receipt.Proof]
+	early  *lru.Cache[string, *placed]
 
 	signing  *batcher // the callee's batches
 	counters *batcher // the caller's
@@ -112,6 +121,14 @@ type held struct {
 	leaf merkle.Hash
 	ps   Peer               // the other side
 	sess *handshake.Session // the session of the exchange, or nil
+	// prev is rc.Prev as a leaf, unless first (rc.Prev is "").
+	prev  merkle.Hash
+	first bool
+	// As callee: the digest of the reply as signed, which its signing
+	// writes (wire.Message.SignedDigest), and the signed batch that rides
+	// on the reply, until it is sealed.
+	signed  [32]byte
+	carried *signed
 }
 
 // NewReceipts starts the exchange where the ledger's chain of receipts
@@ -123,11 +140,13 @@ func NewReceipts(ctx context.Context, cfg ReceiptsConfig) *Receipts {
 	if cfg.Batch <= 0 {
 		cfg.Batch = DefaultReceiptBatch
 	}
+	unsealed, _ := lru.New[string, *held](receiptsHeld)
 	awaited, _ := lru.New[string, *held](receiptsHeld)
 	bodies, _ := lru.New[string, *held](receiptsHeld)
-	early, _ := lru.New[string, *receipt.Proof](receiptsHeld)
-	s := &Receipts{cfg: cfg, roots: receipt.NewRoots(cfg.Verifier, 1024), prev: lastReceipt(ctx, cfg.Trail.l, cfg.Self.Current().Ref.Org),
-		awaited: awaited, bodies: bodies, early: early, out: outbox{waiting: map[string][]*signed{}}}
+	early, _ := lru.New[string, *placed](receiptsHeld)
+	s := &Receipts{cfg: cfg, roots: receipt.NewRoots(cfg.Verifier, 1024),
+		unsealed: unsealed, awaited: awaited, bodies: bodies, early: early, out: outbox{waiting: map[string][]*signed{}}}
+	s.prev, s.none = lastReceipt(ctx, cfg.Trail.l, cfg.Self.Current().Ref.Org)
 	s.signing = &batcher{window: cfg.Window, max: cfg.Batch, goFn: cfg.Go, base: cfg.Base, open: map[string]*batch{},
 		flush: func(b *batch) { s.signBatch(receipt.RoleCallee, b) }}
 	s.counters = &batcher{window: cfg.Window, max: cfg.Batch, goFn: cfg.Go, base: cfg.Base, open: map[string]*batch{},
@@ -139,12 +158,12 @@ func NewReceipts(ctx context.Context, cfg ReceiptsConfig) *Receipts {
 // countersignatures have not come back.
 func (s *Receipts) Awaited() int { return s.awaited.Len() }
 
-// lastReceipt is the hash of the last receipt this gateway made as
-// callee, from its ledger.
-func lastReceipt(ctx context.Context, l *audit.Ledger, org string) string {
+// lastReceipt is the leaf of the last receipt this gateway made as
+// callee, from its ledger; none if there is none.
+func lastReceipt(ctx context.Context, l *audit.Ledger, org string) (leaf merkle.Hash, none bool) {
 	es, err := l.Entries(ctx, audit.Filter{Type: audit.TypeReceipt, Limit: 1000})
 	if err != nil {
-		return ""
+		return merkle.Hash{}, true
 	}
 	for i := len(es) - 1; i >= 0; i-- {
 		var ev audit.Event
@@ -155,18 +174,18 @@ func lastReceipt(ctx context.Context, l *audit.Ledger, org string) string {
 		if err != nil || orgOf(r.Callee) != org {
 			continue
 		}
-		if h, err := r.Hash(); err == nil {
-			return h
+		if h, err := r.Leaf(); err == nil {
+			return h, false
 		}
 	}
-	return ""
+	return merkle.Hash{}, true
 }
 
-// Sign makes the receipt of the exchange of in.M and its final reply r,
-// before r is signed, puts its body in r's ext and queues it for this
-// gateway's next batch. r's digest is taken before the body goes in: it
-// is of r without ext moltgate.receipt, and without sig, which covers the
-// body too.
+// Sign starts the receipt of the exchange of in.M and its final reply r,
+// before r is signed: it marks r (ExtReceipt, with the receipt's time) and
+// asks r's signing for the digest of its bytes (wire.Message.SignedDigest),
+// which Sealed then takes to finish the receipt. A signed batch waiting
+// for the caller's gateway rides on r, under r's signature and digest.
 func (s *Receipts) Sign(in *pipeline.Inbound, r *wire.Message) error {
 	if s == nil || !in.FromPeer || (r.Op != wire.OpRespond && r.Op != wire.OpError) {
 		return nil
@@ -179,65 +198,62 @@ func (s *Receipts) Sign(in *pipeline.Inbound, r *wire.Message) error {
 	if err != nil {
 		return err
 	}
-	// A signed batch waiting for the caller's gateway rides on the
-	// reply, before its digest is taken: the digest covers it, as the
-	// reply's signature does.
-	ext := r.Ext
-	carried := s.carry(in.M.From.Org, r)
-	if err := s.sign(in, r, ps, qd); err != nil {
-		if carried != nil {
-			// The reply will not leave as it is: the batch waits for the
-			// next message, or goes alone.
-			r.Ext = ext
-			s.put(in.M.From.Org, carried)
-		}
-		return err
-	}
-	return nil
-}
-
-// sign is Sign once the request's digest is known and a batch may ride on
-// r.
-func (s *Receipts) sign(in *pipeline.Inbound, r *wire.Message, ps Peer, qd string) error {
-	rep, err := r.Tree()
-	if err != nil {
-		return err
-	}
 	rc := &receipt.Receipt{Type: receipt.Type, Caller: in.M.From.Ref().String(), Callee: in.M.To.String(), RequestID: in.M.ID, ReplyID: r.ID,
-		RequestDigest: qd, ReplyDigest: receipt.Digest(rep), Outcome: receipt.OutcomeSuccess,
-		ConsentID: consentID(in.M), TS: s.cfg.Now().UnixMilli()}
+		RequestDigest: qd, Outcome: receipt.OutcomeSuccess, Code: errorCode(r), ConsentID: consentID(in.M), TS: s.cfg.Now().UnixMilli()}
 	if r.Op == wire.OpError {
 		rc.Outcome = receipt.OutcomeError
-		if p, ok := r.Payload.(*wire.ErrorPayload); ok {
-			rc.Code = string(p.Code)
-		}
 	}
-	s.mu.Lock()
-	rc.Prev = s.prev
-	leaf, err := rc.Leaf()
-	if err == nil {
-		s.prev = leaf.String()
-	}
-	s.mu.Unlock()
-	if err != nil {
-		return err
-	}
-	b, err := rc.Marshal()
-	if err != nil {
-		return err
-	}
-	v, err := wire.Parse(b, 0)
-	if err != nil {
-		return err
-	}
+	h := &held{rc: rc, ps: ps, sess: in.Sess}
+	h.carried = s.carry(in.M.From.Org, r)
 	if r.Ext.IsAbsent() {
 		r.Ext = wire.ObjectValue()
 	}
-	r.Ext = r.Ext.With(ExtReceipt, v)
-	h := &held{rc: rc, leaf: leaf, ps: ps, sess: in.Sess}
-	s.awaited.Add(r.ID, h)
-	s.signing.add(in.M.From.Org, h)
+	r.Ext = r.Ext.With(ExtReceipt, wire.ObjectValue(wire.Member{Key: "ts", Value: wire.IntValue(rc.TS)}))
+	r.SignedDigest = &h.signed
+	s.unsealed.Add(r.ID, h)
 	return nil
+}
+
+// Sealed is told that r was signed and sealed, or failed to be (err). The
+// receipt Sign started for r, if any, then has its reply's digest: it
+// takes its place in the chain of this gateway's receipts (prev) and in
+// its next batch. A reply that did not leave has no receipt, and the
+// batch that rode on it waits for the next message.
+func (s *Receipts) Sealed(r *wire.Message, err error) {
+	if s == nil || r.SignedDigest == nil {
+		return
+	}
+	h, ok := s.unsealed.Peek(r.ID)
+	if !ok || r.SignedDigest != &h.signed {
+		return
+	}
+	s.unsealed.Remove(r.ID)
+	org := orgOf(h.rc.Caller)
+	if err != nil || h.signed == ([32]byte{}) {
+		if h.carried != nil {
+			s.put(org, h.carried)
+		}
+		return
+	}
+	h.carried = nil
+	h.rc.ReplyDigest = digestString(&h.signed)
+	// The chain's order is the batch's: prev is taken and the receipt
+	// queued under one lock, so that a batch's receipts follow each other
+	// in the chain and each one's prev need not travel.
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.prev, h.first = s.prev, s.none
+	if !h.first {
+		h.rc.Prev = h.prev.String()
+	}
+	leaf, err := h.rc.Leaf()
+	if err != nil {
+		s.cfg.Log.Error("receipt not made", "peer", org, "message_id", r.ID, "err", err.Error())
+		return
+	}
+	h.leaf, s.prev, s.none = leaf, leaf, false
+	s.awaited.Add(r.ID, h)
+	s.signing.add(org, h)
 }
 
 // receivedDigest is the digest of a request as it was received: of its
