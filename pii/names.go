@@ -70,6 +70,7 @@ func (x *scanCtx) nameCue(i, j int) int {
 	w := string(lowerInto(buf[:0], s[i:j]))
 	k := j
 	conf := 0.0
+	asked := false
 	switch {
 	case honorifics.has(w) && w != "sir" && w != "madam" && w != "dame":
 		if k < len(s) && s[k] == '.' {
@@ -80,7 +81,10 @@ func (x *scanCtx) nameCue(i, j int) int {
 		conf = 0.8
 	case w == "name" || w == "named" || w == "called":
 		// "my name is X", "name: X", "Name - X", "named X", "name on the account? User: X".
-		k = x.skipToName(j, 40)
+		if pw, ok := wordBefore(s, i); ok && pw.b == i-1 && pw.b-pw.a <= 12 && thingNames.hasFold(s[pw.a:pw.b]) {
+			return i // "the file name is Quarterly Report", "product name: Moltgate Pro"
+		}
+		k, asked = x.skipToName(j, 40)
 		conf = 0.8
 		if w == "name" && !x.nameNounContext(i) {
 			conf = 0.7
@@ -132,6 +136,12 @@ func (x *scanCtx) nameCue(i, j int) int {
 	if n == 0 {
 		return i
 	}
+	if asked && (thingWordIn(s, j, a) || n < 2 && !x.nameNounContext(i) && !knownWordIn(s, a, e)) {
+		// The answer to a question on a thing's name ("What name should the bucket have?") is
+		// none; to one that says nothing of a person, a single word is a name only when it
+		// is known as one.
+		return i
+	}
 	if n == 1 && conf < 0.8 && w != "name" {
 		conf -= 0.05
 	}
@@ -139,37 +149,120 @@ func (x *scanCtx) nameCue(i, j int) int {
 	return e
 }
 
-// skipToName moves past "is", ":", "?", "User:", "it to" and the like after a name cue, within max bytes.
-func (x *scanCtx) skipToName(k, max int) int {
+// skipToName moves past "is", ":", "?", "User:", "it to" and the like after a name cue, within max bytes,
+// and to the next line after a question that asks for the name (asked).
+func (x *scanCtx) skipToName(k, max int) (next int, asked bool) {
 	s := x.s
 	lim := min(len(s), k+max)
 	for k < lim {
 		switch c := s[k]; {
-		case c == ' ' || c == ':' || c == '?' || c == '-' || c == '=' || c == '"' || c == '\n' || c == '\t':
+		case c == ' ' || c == ':' || c == '?' || c == '-' || c == '=' || c == '"' || c == '\n' || c == '\t' || c == '\r':
 			k++
 			continue
 		case c == '\'' && k+1 < len(s) && s[k+1] == 's':
 			k += 2
 			continue
+		case c == '[' || isDigit(c):
+			// The time of a chat line below the question: "name?\n[16:36] user: it's X".
+			if e := clockAt(s, k); e > k {
+				k = e
+				continue
+			}
+			return k, asked
 		}
 		w, ok := wordAt(s, k, false)
 		if !ok {
-			return k
+			return k, asked
 		}
 		var buf [16]byte
 		if w.b-w.a > 12 {
-			return k
+			return k, asked
 		}
 		lw := string(lowerInto(buf[:0], s[w.a:w.b]))
 		switch lw {
-		case "is", "was", "it", "to", "as", "be", "reads", "user", "on", "the", "account", "in", "of", "me",
+		case "is", "was", "it", "to", "as", "be", "reads", "user", "customer", "client", "caller", "visitor", "guest",
+			"on", "the", "account", "in", "of", "me",
 			"is:", "please", "change", "correct", "it's", "its", "should", "appears", "and", "last", "first", "full", "maiden":
 			k = w.b
 			continue
 		}
+		if !asked {
+			// A question that asks for the name, answered on the next line: "What name is the
+			// booking under?\n[16:36] user: it's X".
+			if q := strings.IndexAny(s[k:min(len(s), k+max)], "?\n"); q > 0 && s[k+q] == '?' {
+				asked = true
+				k += q + 1
+				lim = min(len(s), k+max)
+				continue
+			}
+		}
+		return k, asked
+	}
+	return k, asked
+}
+
+// clockAt returns the end of a time of day at k ("16:36", "[16:36]", "[09:12:05]"), or k.
+func clockAt(s string, k int) int {
+	e := k
+	if e < len(s) && s[e] == '[' {
+		e++
+	}
+	d := 0
+	for e < len(s) && (isDigit(s[e]) || s[e] == ':') && d < 8 {
+		e++
+		d++
+	}
+	if d < 4 || !strings.Contains(s[k:e], ":") {
 		return k
 	}
-	return k
+	if s[k] == '[' {
+		if e >= len(s) || s[e] != ']' {
+			return k
+		}
+		e++
+	}
+	return e
+}
+
+// thingNames name things whose name is asked for as a person's is: "file name", "product name".
+var thingNames = toSet(`file product project bucket host domain branch table column field app application repo
+repository package device server service company brand team channel folder directory database db
+dataset model variable function class module image container cluster queue topic key network
+wifi ssid printer store shop street city town village country region`)
+
+// thingWordIn reports whether a word of thingNames is among the words of s[a:e].
+func thingWordIn(s string, a, e int) bool {
+	for k := a; k < e; {
+		w, ok := wordAt(s, k, false)
+		if !ok {
+			k++
+			continue
+		}
+		if w.a >= e {
+			return false
+		}
+		if w.b-w.a <= 12 && thingNames.hasFold(s[w.a:w.b]) {
+			return true
+		}
+		k = w.b
+	}
+	return false
+}
+
+// knownWordIn reports whether a word of the capitalised words s[a:e] is known as a name or has a
+// surname's ending.
+func knownWordIn(s string, a, e int) bool {
+	for k := a; k < e; {
+		w, ok := wordAt(s, k, false)
+		if !ok || w.a >= e {
+			return false
+		}
+		if knownOrShaped(strings.TrimRight(s[w.a:min(w.b, e)], ".,")) {
+			return true
+		}
+		k = w.b
+	}
+	return false
 }
 
 // nameNounContext: "name" preceded by my/your/his/her/the/full/last/first/maiden.

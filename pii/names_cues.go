@@ -50,6 +50,10 @@ var titleWords = toSet(`princess prince king queen duke duchess earl lord lady b
 emperor empress pope saint sultan sheikh emir president chancellor senator governor mayor general captain
 admiral colonel major sergeant bishop cardinal archbishop reverend rev father sister brother`)
 
+// meetVerbs are spoken with, met with and talked to, which only people are.
+var meetVerbs = toSet(`spoke speak speaking speaks talk talked talking talks chat chatted chatting met meet meeting
+meets sprach sprechen gesprochen parlé parler hablé hablar hablado parlato parlare falei falar spoken`)
+
 // personPreps join a verb of personVerbs to the name it takes.
 var personPreps = toSet(`to with for of by at from a à an au con mit avec pour para per com do z ze met aan voor`)
 
@@ -177,6 +181,9 @@ func (x *scanCtx) personCueBefore(a int) int {
 		v := s[pw.a:pw.b]
 		if n == 0 && (hasFoldPrefix(v, "behalf") || hasFoldPrefix(v, "according")) && len(v) <= 9 {
 			return cueStrong // "on behalf of X", "according to X": only people
+		}
+		if n == 0 && meetVerbs.hasFold(v) && (w == "with" || w == "to" || w == "With" || w == "To") {
+			return cueStrong // "spoke with X", "talked to X": only people are spoken with
 		}
 		if personVerbs.hasFold(v) || roleWords.hasFold(v) || directVerbs.hasFold(v) {
 			return cueBridge

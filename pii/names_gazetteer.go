@@ -244,7 +244,8 @@ func orgAt(s string, f int) bool {
 		return f < len(s) && s[f] == '&'
 	}
 	word := strings.TrimRight(s[w.a:w.b], ",")
-	if orgSuffixes[word] || orgAfter.hasFold(word) || orgWords.hasFold(word) || orgNouns.hasFold(word) {
+	bare := strings.TrimRight(word, ".") // "the Cruz de Farias hub."
+	if orgSuffixes[word] || orgAfter.hasFold(bare) || orgWords.hasFold(bare) || orgNouns.hasFold(bare) {
 		return true
 	}
 	if nameConnectors.has(word) {
@@ -345,6 +346,9 @@ func (x *scanCtx) namePair(a, e int) int {
 		return a
 	}
 	if pw, ok := wordBefore(s, a); ok && pw.b-pw.a <= 12 && placeBefore.hasFold(s[pw.a:pw.b]) || streetBefore(s, a) || streetEnd(s, a, end) || streetStart(s, a, e, end) {
+		return a
+	}
+	if placeCueBefore(s, a) || (knownPlace(s, a, end) || words == 2 && brandPlural(surname)) && x.personCueBefore(a) != cueStrong {
 		return a
 	}
 	x.add(TypeName, a, end, conf, "name.gazetteer")

@@ -127,7 +127,7 @@ type scanCtx struct {
 	out  []Finding
 
 	identity   bool      // a finding that identifies a person was made in this document
-	personCue  bool      // a capitalised pronoun or "Patient" speaks of someone (see personWords)
+	personCue  bool      // a capitalised pronoun, "Patient" or a given name speaks of someone (see personWords)
 	healthCues []Finding // health findings waiting for an identity in the same document
 
 	num numSpan // scratch for the number being classified
@@ -431,6 +431,11 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 		if isGivenName(s[i:j]) {
 			if e := x.singleName(p, j); e > p {
 				return e
+			}
+			// A given name alone speaks of someone, as a pronoun does: "Ismael (room 16) needs
+			// her sertraline".
+			if !x.personCue && x.key != keyPlace && !namePairStop.hasFold(s[i:j]) && !titleWords.hasFold(s[i:j]) {
+				x.personCue = true // not "November", "Tuesday", "Pope"
 			}
 		} else if e := x.loneSurname(p, j, speechAround(s, i, j)); e > p {
 			// A surname alone, or a name no list knows?
