@@ -169,6 +169,7 @@ func corpusDoc(rows []corpusRow, blocked []bool, ms []measure, floors map[string
 	}
 
 	p("\n%s", probeSection(rows, blocked))
+	p("%s", evasionSection())
 	p("## Secrets beside gitleaks\n\n")
 	gate := map[string][2]int{}
 	for i, r := range rows {
