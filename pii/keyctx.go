@@ -1,6 +1,10 @@
 package pii
 
-import "strings"
+import (
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
 
 // keyContext makes findings about a whole value from what its key says it is: a value under
 // "first_name" is a name, under "dob" a date of birth, under "password" a password, under
@@ -159,7 +163,8 @@ func isBoolWord(v string) bool {
 var orgWords = toSet(`inc inc. ltd ltd. llc gmbh ag sa plc corp corp. corporation company co co. group bank
 university college institute foundation association services solutions systems technologies labs
 partners holdings agency department ministry council office hospital clinic school team project
-service api tool server client app application bot agent ` + agentWords)
+service api tool server client app application bot agent ops operations desk helpdesk oncall support finance
+legal procurement billing payroll accounting compliance security marketing ` + agentWords)
 
 // agentWords name what a software agent does, so that a display name under a bare "name" key
 // ("Calendar Assistant", "Travel Planner", "Weather Forecaster"), which every directory record
@@ -197,8 +202,20 @@ func looksName(v string, strict bool) bool {
 		}
 		for i := 0; i < len(w); i++ {
 			c := w[i]
-			if !(isAlpha(c) || c == '\'' || c == '-' || c == '.' || c == ',') {
+			if !(isAlpha(c) || c >= 0x80 || c == '\'' || c == '-' || c == '.' || c == ',') {
 				return false
+			}
+		}
+		if w[0] >= 0x80 {
+			// A name in another script: its letters are letters, a cased script's first a capital.
+			r, _ := utf8.DecodeRuneInString(w)
+			if !isLetterRune(r) || strict && unicode.IsLower(r) {
+				return false
+			}
+			for _, r := range w {
+				if !isLetterRune(r) && r != '-' && r != '\'' {
+					return false
+				}
 			}
 		}
 		if strict && !isUpper(w[0]) && w[0] < 0x80 && (i == 0 || i == len(words)-1 || !nameParticles.has(w)) {

@@ -228,7 +228,9 @@ func classifyKey(k string) keyKind {
 	case n == "name" || n == "displayname" || n == "contact" || n == "patient" || n == "customer" ||
 		inList(n, "assignee", "signedby", "employee", "author", "reporter", "requester", "candidate", "applicant",
 			"passenger", "beneficiary", "guardian", "attendee", "attendees", "physician", "doctor", "emergencycontact",
-			"contactperson", "guest", "guests", "owner", "landlord", "tenant", "traveler", "traveller", "holder", "patientname"):
+			"contactperson", "guest", "guests", "owner", "landlord", "tenant", "traveler", "traveller", "holder", "patientname",
+			"approvedby", "approver", "reviewer", "reviewedby", "requestedby", "submittedby", "createdby", "assignedto",
+			"organizer", "organiser", "supervisor", "caseworker", "handledby", "preparedby", "verifiedby"):
 		return keyName
 	}
 	return keyNone

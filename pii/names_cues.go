@@ -74,7 +74,9 @@ syn córka matka ojciec brat siostra mąż żona przyjaciel koleżanka kolega`)
 // greetWords open a message to someone or thank them.
 var greetWords = toSet(`hi hello hey dear thanks thank cheers welcome congratulations congrats bye goodbye
 morning evening afternoon hallo liebe lieber bonjour salut merci hola gracias ciao grazie buongiorno
-olá oi obrigado obrigada hoi dag beste cześć dzień dziękuję`)
+olá oi obrigado obrigada hoi dag beste cześć dzień dziękuję pozdravem pozdrav pozdrawiam pozdrowienia
+hälsning hälsningar hilsen hilsner terveisin saygılarımla cumprimentos saludos saludo groeten grüße grüßen
+gruß cordialement cordiali saluti üdvözlettel`)
 
 // afterVerbs follow a person's name as its subject: what a person does ("X called again",
 // "X agreed to", "X prefers", "X said").
@@ -123,8 +125,9 @@ var pronounsThird = toSet(`he she him her his hers himself herself`)
 // most 16 bytes.
 func prevWord(s string, a int) (word, bool) {
 	k := a
-	for k > 0 && k > a-3 && (s[k-1] == ' ' || s[k-1] == ',' || s[k-1] == ':') {
-		k--
+	for k > 0 && k > a-3 && (s[k-1] == ' ' || s[k-1] == ',' || s[k-1] == ':' ||
+		(s[k-1] == '\n' || s[k-1] == '\r') && k >= 2 && (s[k-2] == ',' || s[k-2] == '\r' && k >= 3 && s[k-3] == ',')) {
+		k-- // "Cheers,\nX": a sign-off's line above the name
 	}
 	if k > 0 && s[k-1] == '.' {
 		k--

@@ -220,7 +220,8 @@ var orgSuffixes = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`SA S.A. S.A.R.L. SARL SAS S.A.S. GmbH GbR AG KG KGaA OHG eG e.G. SE Ltd Ltd. Limited LLC
 		Inc Inc. PLC plc Corp Corp. Co Co. BV B.V. NV N.V. SpA S.p.A. Srl S.r.l. Sp. Oy AB AS A/S ApS Lda Ltda Ltda. ME EI
-		EIRELI S.L. SL`) {
+		EIRELI S.L. SL Oyj Ab HB KB Kft Kft. Zrt Zrt. Nyrt Nyrt. Bt Bt. Kkt Kkt. a.s. s.r.o. spol. d.o.o. j.d.o.o. d.d.
+		Lda. SRL S.R.L. UAB OÜ SIA ASA IVS K/S I/S Sàrl SAGL S.C. S.A.S. Tbk A.Ş. Şti. ООО ОАО ПАО АО ТОВ`) {
 		m[w] = true
 	}
 	return m
@@ -231,7 +232,9 @@ var orgAfter = toSet(`fils filhos sons söhne hijos figli partners group holding
 hub office store shop campus plant factory depot region district station airport tractor tractors equipment
 dealer dealers dealership brand products product model models machinery engine engines award awards prize prizes
 trophy memorial lecture fellowship scholarship stadium arena bridge tunnel highway motorway library theatre
-theater festival collection`)
+theater festival collection auditorium pop-up boutique outlet flagship jacket jackets shirt shirts cap caps
+belt belts bag bags handbag handbags shoes sneakers boots dress coat jeans perfume fragrance sunglasses wallet
+scarf hoodie sweater`)
 
 // nameConnectors join the names of partners in a firm's name: "Lima Viana e Filhos".
 var nameConnectors = toSet("e et y und and &")
