@@ -76,7 +76,7 @@ func TestObservedAcrossProcesses(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !bytes.Contains(b, []byte(`"TraceID":"`+traceID+`"`)) {
+		if !bytes.Contains(b, []byte(`"trace_id":"`+traceID+`"`)) {
 			t.Fatalf("%s has no span of the caller's trace", f)
 		}
 		if bytes.Contains(b, []byte("board meeting")) {

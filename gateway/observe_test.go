@@ -21,21 +21,16 @@ import (
 // spanLine is what the file exporter writes of a span, as far as these
 // tests look.
 type spanLine struct {
-	Name        string
-	SpanKind    int
-	SpanContext struct{ TraceID, SpanID string }
-	Parent      struct{ TraceID, SpanID string }
-	Attributes  []struct {
-		Key   string
-		Value struct{ Value any }
-	}
+	Name         string         `json:"name"`
+	TraceID      string         `json:"trace_id"`
+	SpanID       string         `json:"span_id"`
+	ParentSpanID string         `json:"parent_span_id"`
+	Attributes   map[string]any `json:"attributes"`
 }
 
 func (s spanLine) attr(key string) string {
-	for _, a := range s.Attributes {
-		if a.Key == key {
-			return fmt.Sprint(a.Value.Value)
-		}
+	if v, ok := s.Attributes[key]; ok {
+		return fmt.Sprint(v)
 	}
 	return ""
 }
@@ -110,11 +105,11 @@ func TestTraceAcrossGateways(t *testing.T) {
 	if call == nil {
 		t.Fatalf("acme exported no span of its call among %d", len(as))
 	}
-	trace := call.SpanContext.TraceID
+	trace := call.TraceID
 	steps := map[string]bool{}
 	var server, bridge *spanLine
 	for i, s := range gs {
-		if s.SpanContext.TraceID != trace {
+		if s.TraceID != trace {
 			continue
 		}
 		switch {
@@ -126,8 +121,8 @@ func TestTraceAcrossGateways(t *testing.T) {
 			bridge = &gs[i]
 		}
 	}
-	if server == nil || server.Parent.SpanID != call.SpanContext.SpanID {
-		t.Fatalf("globex's span of the message %+v does not continue acme's call %s", server, call.SpanContext.SpanID)
+	if server == nil || server.ParentSpanID != call.SpanID {
+		t.Fatalf("globex's span of the message %+v does not continue acme's call %s", server, call.SpanID)
 	}
 	for _, st := range pipeline.Steps() {
 		if !steps[st.Name] {
@@ -137,8 +132,8 @@ func TestTraceAcrossGateways(t *testing.T) {
 	if bridge == nil {
 		t.Fatal("no span of the call to the agent in the call's trace")
 	}
-	if sc := tracing.Remote(tracing.Carrier{TraceParent: res.CausationID}); sc.TraceID().String() != trace || sc.SpanID().String() != bridge.SpanContext.SpanID {
-		t.Fatalf("the agent's causation_id %q is not the bridge span %s of trace %s", res.CausationID, bridge.SpanContext.SpanID, trace)
+	if sc := tracing.Remote(tracing.Carrier{TraceParent: res.CausationID}); sc.TraceID().String() != trace || sc.SpanID().String() != bridge.SpanID {
+		t.Fatalf("the agent's causation_id %q is not the bridge span %s of trace %s", res.CausationID, bridge.SpanID, trace)
 	}
 	for _, f := range []string{acmeSpans, globexSpans} {
 		b, _ := os.ReadFile(f)
@@ -334,7 +329,7 @@ func TestCallerTraceReachesPeer(t *testing.T) {
 	}
 	for _, s := range readSpanFile(t, globexSpans) {
 		if s.Name == "moltspeak tool" {
-			if s.SpanContext.TraceID != traceID || s.Parent.SpanID != parent {
+			if s.TraceID != traceID || s.ParentSpanID != parent {
 				t.Fatalf("globex's span %+v is not in the caller's trace", s)
 			}
 			return

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -67,37 +68,75 @@ func decodeLines(t *testing.T, b []byte) []any {
 	return out
 }
 
-// TestFileExporterAsStdout: the file exporter writes each span, one a
-// line, as the SDK's stdout exporter writes it: the same members with the
-// same values.
-func TestFileExporterAsStdout(t *testing.T) {
+// TestFileExporterLines: the file exporter writes each span, one a line,
+// with every member the span has: ids, parent, kind, times, attributes of
+// each type, events, links, status and resource.
+func TestFileExporterLines(t *testing.T) {
 	spans := recordedSpans(t)
-	var want, got bytes.Buffer
-	std, err := stdouttrace.New(stdouttrace.WithWriter(&want))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := std.ExportSpans(context.Background(), spans); err != nil {
-		t.Fatal(err)
-	}
+	var got bytes.Buffer
 	if err := newFileExporter(&got).ExportSpans(context.Background(), spans); err != nil {
 		t.Fatal(err)
 	}
-	w, g := decodeLines(t, want.Bytes()), decodeLines(t, got.Bytes())
-	if len(g) != len(spans) || len(w) != len(g) {
-		t.Fatalf("%d lines, want %d", len(g), len(w))
+	lines := decodeLines(t, got.Bytes())
+	if len(lines) != len(spans) {
+		t.Fatalf("%d lines, want %d", len(lines), len(spans))
 	}
-	for i := range w {
-		if !reflect.DeepEqual(w[i], g[i]) {
-			wb, _ := json.Marshal(w[i])
-			gb, _ := json.Marshal(g[i])
+	for i, s := range spans {
+		sc, p := s.SpanContext(), s.Parent()
+		want := map[string]any{
+			"name": s.Name(), "trace_id": sc.TraceID().String(), "span_id": sc.SpanID().String(), "kind": kindName(s.SpanKind()),
+			"start_unix_nano": float64(s.StartTime().UnixNano()), "end_unix_nano": float64(s.EndTime().UnixNano()),
+			"resource": map[string]any{"service.name": "moltgate", "service.namespace": "acme"},
+		}
+		if p.HasSpanID() {
+			want["parent_span_id"] = p.SpanID().String()
+		}
+		attrs := map[string]any{}
+		for _, kv := range s.Attributes() {
+			attrs[string(kv.Key)] = jsonOf(t, kv.Value.AsInterface())
+		}
+		if len(attrs) > 0 {
+			want["attributes"] = attrs
+		}
+		for _, ev := range s.Events() {
+			want["events"] = []any{map[string]any{"name": ev.Name, "time_unix_nano": float64(ev.Time.UnixNano()),
+				"attributes": map[string]any{"error.type": "E_RATE_LIMIT"}}}
+		}
+		for _, l := range s.Links() {
+			want["links"] = []any{map[string]any{"trace_id": l.SpanContext.TraceID().String(), "span_id": l.SpanContext.SpanID().String(),
+				"attributes": map[string]any{"moltgate.link": "peer"}}}
+		}
+		if st := s.Status(); st.Code == codes.Error {
+			want["status"] = map[string]any{"code": "error", "description": st.Description}
+		}
+		if !reflect.DeepEqual(lines[i], want) {
+			gb, _ := json.Marshal(lines[i])
+			wb, _ := json.Marshal(want)
 			t.Fatalf("span %d:\n got %s\nwant %s", i, gb, wb)
 		}
 	}
+	if n := strings.Count(got.String(), `"status"`); n != 1 {
+		t.Fatalf("%d spans with a status; want 1 (unset is left out)", n)
+	}
+}
+
+// jsonOf is v as encoding/json reads it back.
+func jsonOf(t *testing.T, v any) any {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
 
 // BenchmarkFileExporter is the encoding of a batch of spans as the file
-// exporter writes them, against the SDK's stdout exporter.
+// exporter writes them, against the SDK's stdout exporter, whose form the
+// file had first.
 func BenchmarkFileExporter(b *testing.B) {
 	spans := recordedSpans(b)
 	b.Run("file", func(b *testing.B) {
@@ -108,6 +147,7 @@ func BenchmarkFileExporter(b *testing.B) {
 			e.ExportSpans(context.Background(), spans)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(spans)), "ns/span")
+		b.ReportMetric(float64(buf.Len())/float64(len(spans)), "bytes/span")
 	})
 	b.Run("stdout", func(b *testing.B) {
 		var buf bytes.Buffer
@@ -117,5 +157,6 @@ func BenchmarkFileExporter(b *testing.B) {
 			e.ExportSpans(context.Background(), spans)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(spans)), "ns/span")
+		b.ReportMetric(float64(buf.Len())/float64(len(spans)), "bytes/span")
 	})
 }

@@ -22,14 +22,14 @@ import (
 // fileSpan is what the file exporter writes of a span, as far as the
 // tests look.
 type fileSpan struct {
-	Name        string
-	SpanContext struct{ TraceID, SpanID string }
-	Parent      struct{ TraceID, SpanID string }
-	Links       []struct{ SpanContext struct{ TraceID string } }
-	Attributes  []struct {
-		Key   string
-		Value struct{ Value any }
-	}
+	Name         string `json:"name"`
+	TraceID      string `json:"trace_id"`
+	SpanID       string `json:"span_id"`
+	ParentSpanID string `json:"parent_span_id"`
+	Links        []struct {
+		TraceID string `json:"trace_id"`
+	} `json:"links"`
+	Attributes map[string]any `json:"attributes"`
 }
 
 func readSpans(t *testing.T, path string) []fileSpan {
@@ -98,14 +98,14 @@ func TestTraceCrossesOrganisations(t *testing.T) {
 	if len(spans) != 10 {
 		t.Fatalf("%d spans; want 10 (acme's call, globex's message and its 8 steps)", len(spans))
 	}
-	trace := spans[0].SpanContext.TraceID
+	trace := spans[0].TraceID
 	for _, s := range spans {
-		if s.SpanContext.TraceID != trace {
-			t.Errorf("span %s is in trace %s; want every span in %s", s.Name, s.SpanContext.TraceID, trace)
+		if s.TraceID != trace {
+			t.Errorf("span %s is in trace %s; want every span in %s", s.Name, s.TraceID, trace)
 		}
-		for _, a := range s.Attributes {
-			if v, ok := a.Value.Value.(string); ok && strings.Contains(v, "jane") {
-				t.Errorf("span %s carries content in %s", s.Name, a.Key)
+		for k, a := range s.Attributes {
+			if v, ok := a.(string); ok && strings.Contains(v, "jane") {
+				t.Errorf("span %s carries content in %s", s.Name, k)
 			}
 		}
 	}
@@ -130,17 +130,17 @@ func TestLinkPolicy(t *testing.T) {
 			acme.Shutdown(context.Background())
 			globex.Shutdown(context.Background())
 			a, g := readSpans(t, acmePath), readSpans(t, globexPath)
-			peerTrace := a[0].SpanContext.TraceID
+			peerTrace := a[0].TraceID
 			var root *fileSpan
 			for i := range g {
 				if g[i].Name == "face.message" {
 					root = &g[i]
 				}
-				if g[i].SpanContext.TraceID == peerTrace {
+				if g[i].TraceID == peerTrace {
 					t.Fatalf("globex's span %s continues acme's trace", g[i].Name)
 				}
 			}
-			if root == nil || len(root.Links) != 1 || root.Links[0].SpanContext.TraceID != peerTrace {
+			if root == nil || len(root.Links) != 1 || root.Links[0].TraceID != peerTrace {
 				t.Fatalf("globex's message span does not link acme's trace: %+v", root)
 			}
 		})
