@@ -87,6 +87,9 @@ func (x *scanCtx) extractNum(i int, n *numSpan) {
 			switch {
 			case (c == ' ' || c == '-' || c == '.' || c == '/') && isDigit(s[k+1]):
 				sep, adv = c, 1
+			case c == '.' && s[k+1] == ' ' && k+2 < len(s) && isDigit(s[k+2]) && x.cueBefore(n.start, 48, dobCues):
+				// "narozen 26. 5. 1945", "született 1959. 12. 06.": a date written with ". " after a birth cue.
+				sep, adv = c, 2
 			case c == ' ' && s[k+1] == '(' && k+2 < len(s) && isDigit(s[k+2]):
 				sep, adv = '(', 2
 				n.paren = true

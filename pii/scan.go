@@ -44,7 +44,7 @@ var ctab = func() (t [256]uint8) {
 		t[c] = cHigh
 	}
 	t['_'] = cUnder
-	for _, c := range "@-:=~" {
+	for _, c := range "@-:=~|" {
 		t[c] = cTrig
 	}
 	for _, c := range "-.:" {
@@ -143,6 +143,9 @@ type scanCtx struct {
 
 	pwSeen  int // end of the last token pwWord examined in the current string
 	leetCue int // end of the last password word in leetspeak pwWord met in the current string
+	// structAt is 1 + where a Markdown table or an SQL VALUES list starts in the current
+	// string (tabletext.go), or 0.
+	structAt int
 	// siblingID is the rule of the identifier a member of the object being walked names as the
 	// type of a document ({"document_type":"PESEL","document_number":…}), or "".
 	siblingID string
@@ -179,6 +182,9 @@ func (x *scanCtx) scanString(s string, key keyKind, inKey bool) {
 		x.keyContext()
 	}
 	x.run()
+	if x.structAt > 0 {
+		x.structured()
+	}
 	x.normalize(0)
 	x.resolve()
 	if ok {
@@ -210,6 +216,7 @@ func (x *scanCtx) run() {
 	i := 0
 	x.pwSeen = 0
 	x.leetCue = 0
+	x.structAt = 0
 	for i < n {
 		if i-base >= 64 || i < base {
 			base = i
@@ -350,6 +357,9 @@ func (x *scanCtx) step(p, done int) int {
 		j++
 	}
 	x.noteWord(i, j, m)
+	if j-i == 6 && s[i] == 'V' && s[i:j] == "VALUES" {
+		x.noteStructure(i) // SQL's VALUES list
+	}
 	if i == p && k&(cUpper|cHigh) != 0 {
 		// A capitalised word (or one of ideographs): the name rules.
 		if e := x.capitalWord(p, j, k, m); e > p {
@@ -582,6 +592,10 @@ func (x *scanCtx) trigger(i int) int {
 		return x.assign(i)
 	case '~':
 		return x.tilde(i)
+	case '|':
+		if i == 0 || x.s[i-1] == '\n' {
+			x.noteStructure(i) // a Markdown table's line
+		}
 	}
 	return i
 }
