@@ -87,6 +87,7 @@ func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
 			hits = append(hits, h)
 		}
 	}
+	hits = append(hits, x.phoneParts(parts, key)...)
 	return append(hits, x.atSplit(parts, key)...)
 }
 
@@ -113,7 +114,7 @@ func (x *scanCtx) joinScan(hits []jhit, v string, parts []jpart, offs []int, key
 	x.via = Via(StageJoined)
 	x.scanString(v, key, false)
 	for _, f := range x.out[start:] {
-		if !joinable(f.Type) {
+		if !joinable(f.Type) && !(x.joinPhone && f.Type == TypePhone) {
 			continue
 		}
 		n := 0
@@ -216,7 +217,7 @@ func mailRole(k string) byte {
 	switch {
 	case inList(n, "user", "username", "localpart", "local", "mailbox", "login", "emailuser", "mailuser", "emaillocal"):
 		return 'u'
-	case inList(n, "domain", "emaildomain", "maildomain", "mailboxdomain"):
+	case inList(n, "domain", "emaildomain", "maildomain", "mailboxdomain", "domainpart", "emaildomainpart"):
 		// Not "host" or "server": {"host":..,"user":..} configures a connection.
 		return 'd'
 	}

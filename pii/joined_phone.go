@@ -1,0 +1,74 @@
+package pii
+
+import "strings"
+
+// A phone number split over named members: {"country_code":"+45","area":"22","number":"216909"}.
+// Numbers side by side in a list read as phone numbers too often for a joined view to report
+// phone numbers in general; members whose names say they are a number's country code and its
+// subscriber number (with an area code between, if any) are one, and their values are read as
+// "+CC AREA NUMBER", a phone number only if the numbering plan of the country code says so.
+
+// phoneRole says whether a member named k holds a phone number's country code ('c'), its area
+// code ('a') or its subscriber number ('n').
+func phoneRole(k string) byte {
+	var buf [64]byte
+	n := string(normKey(buf[:0], k))
+	switch {
+	case inList(n, "countrycode", "callingcode", "dialcode", "dialingcode", "phonecountrycode", "countrycallingcode",
+		"intlprefix", "internationalprefix", "cc", "phonecc"):
+		return 'c'
+	case inList(n, "area", "areacode", "ndc", "citycode", "trunk", "prefix", "phoneareacode"):
+		return 'a'
+	case inList(n, "number", "subscriber", "subscribernumber", "localnumber", "phonenumber", "phone", "mobile", "tel",
+		"line", "nationalnumber"):
+		return 'n'
+	}
+	return 0
+}
+
+// phoneParts reads a country code, an area code and a subscriber number in named parts as one
+// phone number, and returns its findings on the parts.
+func (x *scanCtx) phoneParts(parts []jpart, key keyKind) []jhit {
+	c, a, n := -1, -1, -1
+	for i, p := range parts {
+		switch phoneRole(p.key) {
+		case 'c':
+			c = i
+		case 'a':
+			a = i
+		case 'n':
+			n = i
+		}
+	}
+	if c < 0 || n < 0 {
+		return nil
+	}
+	cc := strings.TrimSpace(parts[c].s)
+	if !strings.HasPrefix(cc, "+") {
+		cc = "+" + strings.TrimLeft(cc, "0")
+	}
+	if len(cc) < 2 || len(cc) > 5 || !isDigits([]byte(cc[1:])) {
+		return nil
+	}
+	pick := []int{c}
+	v := cc + " "
+	offs := []int{0, len(v)}
+	sub := []jpart{{s: cc + " ", seg: parts[c].seg, key: parts[c].key}}
+	if a >= 0 {
+		v += parts[a].s + " "
+		offs = append(offs, len(v))
+		pick = append(pick, a)
+		sub = append(sub, jpart{s: parts[a].s + " ", seg: parts[a].seg, key: parts[a].key})
+	}
+	v += parts[n].s
+	offs = append(offs, len(v))
+	pick = append(pick, n)
+	sub = append(sub, parts[n])
+	x.joinPhone = true
+	hits := x.joinScan(nil, v, sub, offs, key)
+	x.joinPhone = false
+	for i := range hits {
+		hits[i].part = pick[hits[i].part]
+	}
+	return hits
+}
