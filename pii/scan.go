@@ -141,8 +141,8 @@ type scanCtx struct {
 
 	foldAt []int32 // see fold
 
-	pwSeen  int // end of the last token pwWord examined in the current string
-	leetCue int // end of the last password word in leetspeak pwWord met in the current string
+	pwSeen    int  // end of the last token pwWord examined in the current string
+	leetCue   int  // end of the last password word in leetspeak pwWord met in the current string
 	joinPhone bool // a joined view of a phone number's named parts may report a phone number
 	// structAt is 1 + where a Markdown table or an SQL VALUES list starts in the current
 	// string (tabletext.go), or 0.
