@@ -4,9 +4,13 @@ import (
 	"context"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
@@ -17,8 +21,8 @@ import (
 	"github.com/moltgate/moltgate/internal/jsonw"
 )
 
-// fileExporter writes spans as JSON lines, one span a line, each an object
-// of the span's own members alone:
+// fileSpans writes spans to a file as JSON lines, one span a line, each an
+// object of the span's own members alone:
 //
 //	{"name":"moltspeak tool","trace_id":"4bf9…","span_id":"00f0…","parent_span_id":"7a3c…",
 //	 "kind":"server","start_unix_nano":1795738154989000000,"end_unix_nano":1795738154990100000,
@@ -29,53 +33,148 @@ import (
 // parent_span_id (with "parent_remote":true when the parent is another
 // process's), trace_state, events, links, status and the dropped counts
 // appear only when the span has them; an attribute's value is a JSON
-// string, number, boolean or array. The resource, the same for every span
-// of a gateway, is encoded once. Spans are encoded without reflection,
-// and each batch the SDK's batch processor hands over is one write: the
-// SDK's stdout exporter, whose form (SpanStub) this file had first, wrote
-// some 1,000 bytes a span where this writes some 350, and its reflection
-// cost as much as the rest of a traced gateway.
-type fileExporter struct {
-	mu     sync.Mutex
-	w      io.Writer
-	buf    []byte
-	closed bool
+// string, number, boolean or array. The SDK's stdout exporter, whose form
+// (SpanStub) this file had first, wrote some 1,170 bytes a span where this
+// writes some 420.
+//
+// It is a span processor, not an exporter behind the SDK's batch
+// processor: each span is encoded as it ends, into a buffer that a
+// goroutine of its own writes out once fileFlushBytes have gathered, or
+// every fileFlushEvery. The batch processor's queue, its goroutine, and
+// the ended spans it held until a batch filled (each a snapshot the
+// collector had to trace) cost a traced gateway more than the encoding.
+// A file that cannot keep up loses the spans beyond fileMaxBytes, counted,
+// rather than holding the gateway's memory or its calls.
+type fileSpans struct {
+	mu      sync.Mutex // guards buf, closed, dropped and the resource's encoding
+	buf     []byte
+	closed  bool
+	dropped int64
 	// The resource is the same for every span of a gateway: encoded once.
 	res     *resource.Resource
 	resJSON []byte
+
+	wmu   sync.Mutex // serialises the writes, so that lines keep their order
+	w     io.Writer
+	spare []byte // the buffer last written, reused; guarded by wmu
+	err   error  // the last write's error; guarded by wmu
+
+	wake, stop, done chan struct{}
+	// flushBytes and maxBytes are fileFlushBytes and fileMaxBytes but in
+	// tests.
+	flushBytes, maxBytes int
 }
 
-func newFileExporter(w io.Writer) *fileExporter { return &fileExporter{w: w} }
+// How the span file is written.
+const (
+	// fileFlushBytes has what waits written at once.
+	fileFlushBytes = 256 << 10
+	// fileFlushEvery is how long a span waits at most to be written.
+	fileFlushEvery = time.Second
+	// fileMaxBytes is what may wait to be written; spans beyond it are
+	// dropped.
+	fileMaxBytes = 16 << 20
+)
 
-// ExportSpans implements sdktrace.SpanExporter.
-func (e *fileExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	if err := ctx.Err(); err != nil {
-		return err
+// newFileSpans writes spans to w, from a goroutine that Shutdown ends.
+func newFileSpans(w io.Writer) *fileSpans {
+	f := &fileSpans{w: w, wake: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{}),
+		flushBytes: fileFlushBytes, maxBytes: fileMaxBytes}
+	go f.run()
+	return f
+}
+
+func (f *fileSpans) run() {
+	defer close(f.done)
+	t := time.NewTicker(fileFlushEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-f.wake:
+		case <-t.C:
+		case <-f.stop:
+			return
+		}
+		if err := f.flush(); err != nil {
+			otel.Handle(err)
+		}
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.closed || len(spans) == 0 {
-		return nil
+}
+
+// OnStart implements sdktrace.SpanProcessor.
+func (f *fileSpans) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+
+// OnEnd implements sdktrace.SpanProcessor: the span is encoded at once.
+func (f *fileSpans) OnEnd(s sdktrace.ReadOnlySpan) {
+	if !s.SpanContext().IsSampled() {
+		return
 	}
-	b := e.buf[:0]
-	for _, s := range spans {
-		b = e.appendSpan(b, s)
-		b = append(b, '\n')
+	f.mu.Lock()
+	if f.closed || len(f.buf) >= f.maxBytes {
+		if !f.closed {
+			f.dropped++
+		}
+		f.mu.Unlock()
+		return
 	}
-	e.buf = b
-	_, err := e.w.Write(b)
+	f.buf = append(f.appendSpan(f.buf, s), '\n')
+	full := len(f.buf) >= f.flushBytes
+	f.mu.Unlock()
+	if full {
+		select {
+		case f.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// flush writes what waits.
+func (f *fileSpans) flush() error {
+	f.wmu.Lock()
+	defer f.wmu.Unlock()
+	f.mu.Lock()
+	b := f.buf
+	f.buf = f.spare[:0]
+	dropped := f.dropped
+	f.dropped = 0
+	f.mu.Unlock()
+	f.spare = b[:0]
+	if dropped > 0 {
+		f.err = fmt.Errorf("tracing: %d spans dropped: the span file is not written as fast as spans end", dropped)
+	}
+	if len(b) > 0 {
+		if _, err := f.w.Write(b); err != nil {
+			f.err = fmt.Errorf("tracing: span file: %w", err)
+		}
+	}
+	err := f.err
+	f.err = nil
 	return err
 }
 
-// Shutdown implements sdktrace.SpanExporter.
-func (e *fileExporter) Shutdown(context.Context) error {
-	e.mu.Lock()
-	e.closed = true
-	e.mu.Unlock()
-	return nil
+// ForceFlush implements sdktrace.SpanProcessor: what waits is written.
+func (f *fileSpans) ForceFlush(context.Context) error { return f.flush() }
+
+// Shutdown implements sdktrace.SpanProcessor: what waits is written, and
+// spans that end later are not.
+func (f *fileSpans) Shutdown(ctx context.Context) error {
+	f.mu.Lock()
+	was := f.closed
+	f.closed = true
+	f.mu.Unlock()
+	if was {
+		return nil
+	}
+	close(f.stop)
+	select {
+	case <-f.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	return f.flush()
 }
 
-func (e *fileExporter) appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
+func (f *fileSpans) appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
 	sc := s.SpanContext()
 	b = append(b, `{"name":`...)
 	b = jsonw.String(b, s.Name())
@@ -152,12 +251,12 @@ func (e *fileExporter) appendSpan(b []byte, s sdktrace.ReadOnlySpan) []byte {
 	b = appendDropped(b, "dropped_attributes", s.DroppedAttributes())
 	b = appendDropped(b, "dropped_events", s.DroppedEvents())
 	b = appendDropped(b, "dropped_links", s.DroppedLinks())
-	if r := s.Resource(); r != e.res || e.resJSON == nil {
-		e.res = r
-		e.resJSON = append(e.resJSON[:0], `,"resource":`...)
-		e.resJSON = appendAttrs(e.resJSON, r.Attributes())
+	if r := s.Resource(); r != f.res || f.resJSON == nil {
+		f.res = r
+		f.resJSON = append(f.resJSON[:0], `,"resource":`...)
+		f.resJSON = appendAttrs(f.resJSON, r.Attributes())
 	}
-	b = append(b, e.resJSON...)
+	b = append(b, f.resJSON...)
 	return append(b, '}')
 }
 

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,7 +75,11 @@ func decodeLines(t *testing.T, b []byte) []any {
 func TestFileExporterLines(t *testing.T) {
 	spans := recordedSpans(t)
 	var got bytes.Buffer
-	if err := newFileExporter(&got).ExportSpans(context.Background(), spans); err != nil {
+	f := newFileSpans(&got)
+	for _, s := range spans {
+		f.OnEnd(s)
+	}
+	if err := f.Shutdown(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	lines := decodeLines(t, got.Bytes())
@@ -134,19 +139,71 @@ func jsonOf(t *testing.T, v any) any {
 	return out
 }
 
-// BenchmarkFileExporter is the encoding of a batch of spans as the file
-// exporter writes them, against the SDK's stdout exporter, whose form the
-// file had first.
+// The span file is written once enough has gathered, at Shutdown, and on
+// ForceFlush; a span that ends after Shutdown is not written; spans beyond
+// what may wait are dropped, and ForceFlush says how many.
+func TestFileSpansFlushAndDrop(t *testing.T) {
+	spans := recordedSpans(t)
+	var mu sync.Mutex
+	var out bytes.Buffer
+	w := writerFunc(func(b []byte) (int, error) { mu.Lock(); defer mu.Unlock(); return out.Write(b) })
+	written := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return strings.Count(out.String(), "\n")
+	}
+	f := newFileSpans(w)
+	f.flushBytes = 1
+	f.OnEnd(spans[0])
+	for deadline := time.Now().Add(10 * time.Second); written() != 1; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d lines written once a span's bytes were enough; want 1", written())
+		}
+	}
+	f.flushBytes, f.maxBytes = 1<<20, 1
+	f.OnEnd(spans[1])
+	f.OnEnd(spans[2]) // beyond maxBytes
+	if err := f.ForceFlush(context.Background()); err == nil || !strings.Contains(err.Error(), "1 spans dropped") {
+		t.Fatalf("ForceFlush: %v; want 1 span dropped", err)
+	}
+	if written() != 2 {
+		t.Fatalf("%d lines written; want 2", written())
+	}
+	f.maxBytes = 1 << 20
+	f.OnEnd(spans[3])
+	if err := f.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	f.OnEnd(spans[0])
+	if err := f.ForceFlush(context.Background()); err != nil || written() != 3 {
+		t.Fatalf("after Shutdown: %d lines written (%v); want 3", written(), err)
+	}
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (w writerFunc) Write(b []byte) (int, error) { return w(b) }
+
+// BenchmarkFileExporter is the encoding of spans as the span file writes
+// them, against the SDK's stdout exporter, whose form the file had first.
 func BenchmarkFileExporter(b *testing.B) {
 	spans := recordedSpans(b)
 	b.Run("file", func(b *testing.B) {
 		var buf bytes.Buffer
-		e := newFileExporter(&buf)
+		f := newFileSpans(&buf)
+		defer f.Shutdown(context.Background())
 		for b.Loop() {
+			for _, s := range spans {
+				f.OnEnd(s)
+			}
+			f.ForceFlush(context.Background())
 			buf.Reset()
-			e.ExportSpans(context.Background(), spans)
 		}
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(spans)), "ns/span")
+		for _, s := range spans {
+			f.OnEnd(s)
+		}
+		f.ForceFlush(context.Background())
 		b.ReportMetric(float64(buf.Len())/float64(len(spans)), "bytes/span")
 	})
 	b.Run("stdout", func(b *testing.B) {

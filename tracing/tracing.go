@@ -125,7 +125,7 @@ func New(ctx context.Context, c Config, service, org string) (*Tracing, error) {
 		t.tracer = t.provider.Tracer("github.com/moltgate/moltgate")
 		return t, nil
 	}
-	exp, closeFile, err := exporter(ctx, c)
+	proc, closeFile, err := processor(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -135,7 +135,7 @@ func New(ctx context.Context, c Config, service, org string) (*Tracing, error) {
 	}
 	res := resource.NewSchemaless(attribute.String("service.name", service), attribute.String("service.namespace", org))
 	tp := sdktrace.NewTracerProvider(
-		sdktrace.WithBatcher(exp),
+		sdktrace.WithSpanProcessor(proc),
 		sdktrace.WithResource(res),
 		sdktrace.WithSampler(sdktrace.ParentBased(sdktrace.TraceIDRatioBased(ratio))),
 	)
@@ -151,7 +151,10 @@ func New(ctx context.Context, c Config, service, org string) (*Tracing, error) {
 	return t, nil
 }
 
-func exporter(ctx context.Context, c Config) (sdktrace.SpanExporter, func() error, error) {
+// processor is the span processor of c's exporter: the SDK's batch
+// processor in front of an OTLP exporter, or the span file's own
+// (fileSpans).
+func processor(ctx context.Context, c Config) (sdktrace.SpanProcessor, func() error, error) {
 	switch c.Exporter {
 	case ExporterOTLPHTTP:
 		var opts []otlptracehttp.Option
@@ -164,7 +167,7 @@ func exporter(ctx context.Context, c Config) (sdktrace.SpanExporter, func() erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("tracing: otlp-http exporter: %w", err)
 		}
-		return exp, nil, nil
+		return sdktrace.NewBatchSpanProcessor(exp), nil, nil
 	case ExporterOTLPGRPC:
 		var opts []otlptracegrpc.Option
 		if strings.Contains(c.Endpoint, "://") {
@@ -176,13 +179,13 @@ func exporter(ctx context.Context, c Config) (sdktrace.SpanExporter, func() erro
 		if err != nil {
 			return nil, nil, fmt.Errorf("tracing: otlp-grpc exporter: %w", err)
 		}
-		return exp, nil, nil
+		return sdktrace.NewBatchSpanProcessor(exp), nil, nil
 	default: // file
 		f, err := os.OpenFile(c.Path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 		if err != nil {
 			return nil, nil, fmt.Errorf("tracing.path: %w", err)
 		}
-		return newFileExporter(f), f.Close, nil
+		return newFileSpans(f), f.Close, nil
 	}
 }
 
