@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/moltgate/moltgate/classify"
 	"github.com/moltgate/moltgate/crypto"
@@ -238,7 +240,10 @@ type Pipeline struct {
 	// senderStep is the index of the step that settles whether the
 	// sender is a peer, after which an envelope's span can start.
 	senderStep int
-	successes  atomic.Uint64 // answered calls, for SuccessSample
+	// stepSpan is each step's span option (its moltgate.step attribute),
+	// made once rather than for every span.
+	stepSpan  []trace.SpanStartOption
+	successes atomic.Uint64 // answered calls, for SuccessSample
 }
 
 // New makes the pipeline cfg describes.
@@ -248,6 +253,7 @@ func New(cfg Config) *Pipeline {
 		if st.Name == "sender" {
 			p.senderStep = i
 		}
+		p.stepSpan = append(p.stepSpan, trace.WithAttributes(attribute.String(attrStep, st.Name)))
 	}
 	return p
 }

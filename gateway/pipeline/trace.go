@@ -62,8 +62,7 @@ func (p *Pipeline) runTraced(ctx context.Context, in *Inbound) Answer {
 			trace.WithAttributes(attribute.String(attrRPCSystem, "moltspeak"), attribute.String(attrFace, in.Origin.Face),
 				attribute.String(attrClient, hostOf(in.Origin.Remote))))
 		for i, mk := range marks {
-			_, s := p.Tracing.Tracer().Start(sctx, p.steps[i].Name, trace.WithTimestamp(mk.start),
-				trace.WithAttributes(attribute.String(attrStep, p.steps[i].Name)))
+			_, s := p.Tracing.Tracer().Start(sctx, p.steps[i].Name, trace.WithTimestamp(mk.start), p.stepSpan[i])
 			endStep(s, mk.code, mk.end)
 		}
 		in.traceCtx = sctx
@@ -83,7 +82,7 @@ func (p *Pipeline) runTraced(ctx context.Context, in *Inbound) Answer {
 			}
 			continue
 		}
-		stctx, s := p.Tracing.Tracer().Start(sctx, st.Name, trace.WithAttributes(attribute.String(attrStep, st.Name)))
+		stctx, s := p.Tracing.Tracer().Start(sctx, st.Name, p.stepSpan[i])
 		r, done := st.Run(p, stctx, in)
 		endStep(s, r.Code, time.Time{})
 		if done {
@@ -93,6 +92,11 @@ func (p *Pipeline) runTraced(ctx context.Context, in *Inbound) Answer {
 	}
 	if span == nil {
 		open()
+	}
+	if !span.IsRecording() {
+		// Not sampled: nothing to name or describe.
+		span.End()
+		return a
 	}
 	attrs := []attribute.KeyValue{attribute.String(attrRPCMethod, string(opOf(in)))}
 	if in.M != nil {
