@@ -181,6 +181,9 @@ func vocabAt(s string, i int) int {
 			return i
 		}
 	}
+	if n := len(lb); n > 2 && lb[n-2] == '\'' && lb[n-1] == 's' && eponymAfter(s, e) {
+		return i // "Parkinson's law", "Down's rule": an eponym, no one's condition
+	}
 	best := i
 	for _, r := range rests {
 		if r == "" {
@@ -256,4 +259,16 @@ func (x *scanCtx) personalHealth(each func(fn func(path func() string, s string,
 			}
 		}
 	})
+}
+
+// eponymNouns follow a name in the possessive to make a law, a rule or a unit of it.
+var eponymNouns = toSet(`law laws principle rule razor paradox theorem constant number equation problem`)
+
+// eponymAfter reports whether an eponym's noun follows e: " law", " principle".
+func eponymAfter(s string, e int) bool {
+	if e+2 >= len(s) || s[e] != ' ' {
+		return false
+	}
+	w, ok := wordAt(s, e+1, false)
+	return ok && w.a == e+1 && w.b-w.a <= 10 && eponymNouns.has(strings.TrimRight(s[w.a:w.b], ".:;"))
 }

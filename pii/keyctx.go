@@ -164,7 +164,11 @@ var orgWords = toSet(`inc inc. ltd ltd. llc gmbh ag sa plc corp corp. corporatio
 university college institute foundation association services solutions systems technologies labs
 partners holdings agency department ministry council office hospital clinic school team project
 service api tool server client app application bot agent ops operations desk helpdesk oncall support finance
-legal procurement billing payroll accounting compliance security marketing ` + agentWords)
+legal procurement billing payroll accounting compliance security marketing ` + agentWords + ` ` + unitWords)
+
+// unitWords name more teams and departments of a firm, which approve, review and own things as
+// people do ("reviewer": "Legal Ops", "owner": "Infrastructure Team").
+const unitWords = `engineering facilities infrastructure committee devops sre qa hr it`
 
 // agentWords name what a software agent does, so that a display name under a bare "name" key
 // ("Calendar Assistant", "Travel Planner", "Weather Forecaster"), which every directory record

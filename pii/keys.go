@@ -230,8 +230,19 @@ func classifyKey(k string) keyKind {
 			"passenger", "beneficiary", "guardian", "attendee", "attendees", "physician", "doctor", "emergencycontact",
 			"contactperson", "guest", "guests", "owner", "landlord", "tenant", "traveler", "traveller", "holder", "patientname",
 			"approvedby", "approver", "reviewer", "reviewedby", "requestedby", "submittedby", "createdby", "assignedto",
-			"organizer", "organiser", "supervisor", "caseworker", "handledby", "preparedby", "verifiedby"):
+			"organizer", "organiser", "supervisor", "caseworker", "handledby", "preparedby", "verifiedby",
+			"approvers", "reviewers", "assignees", "manager", "interviewer", "interviewee", "caregiver", "clinician",
+			"therapist", "nurse", "recipient", "speaker", "speakers", "participant", "participants", "teacher", "student",
+			"driver") ||
+		personByKey(n):
 		return keyName
 	}
 	return keyNone
+}
+
+// personByKey reports a key that names who did something: approved_by, created_by, reviewedBy.
+func personByKey(n string) bool {
+	return len(n) > 4 && strings.HasSuffix(n, "by") && !hasSuffixAny(n, "orderby", "groupby", "sortby",
+		"partitionby", "standby", "nearby", "lobby", "hobby", "baby", "ruby", "derby", "rugby", "clusterby",
+		"distributeby", "filterby", "searchby", "indexby", "keyby", "splitby", "pivotby")
 }

@@ -142,7 +142,10 @@ func (x *scanCtx) nameCue(i, j int) int {
 		// is known as one.
 		return i
 	}
-	if n == 1 && (w == "sincerely" || w == "regards") && !isGivenName(s[a:e]) && !knownOrShaped(s[a:e]) {
+	if firmWordIn(s, a, e) {
+		return i // "Best regards,\nAtlas Logistics Oy": a firm signs
+	}
+	if n == 1 && (w == "sincerely" || w == "regards" || w == "signed") && !isGivenName(s[a:e]) && !knownOrShaped(s[a:e]) {
 		return i // "Best regards,\nKundservice": a team signs, not a person the lists know
 	}
 	if n == 1 && conf < 0.8 && w != "name" {

@@ -351,6 +351,9 @@ func (x *scanCtx) namePair(a, e int) int {
 	if pw, ok := wordBefore(s, a); ok && pw.b-pw.a <= 12 && placeBefore.hasFold(s[pw.a:pw.b]) || streetBefore(s, a) || streetEnd(s, a, end) || streetStart(s, a, e, end) {
 		return a
 	}
+	if !possessive && attributive(s, a, end) {
+		return a // "a Calvin Klein shirt", "the Alfred Nobel hall": a brand or an eponym
+	}
 	if placeCueBefore(s, a) || (knownPlace(s, a, end) || words == 2 && brandPlural(surname)) && x.personCueBefore(a) != cueStrong {
 		return a
 	}

@@ -2,6 +2,7 @@ package pii
 
 import (
 	_ "embed"
+	"strings"
 	"sync"
 )
 
@@ -82,3 +83,41 @@ func brandPlural(w string) bool {
 	}
 	return isNameWord(w[:n-1])
 }
+
+// attributive reports whether the capitalised words s[a:end] stand between an article and a
+// word in lower case that is no verb: "a Calvin Klein shirt", "the Tommy Hilfiger jacket", "the
+// Alfred Nobel hall". A person's name is not used so; a brand's, a place's or an eponym's is. A
+// work of its author ("the Jensen novel") is workOf's, and "the Anna Berg who called" has a verb.
+func attributive(s string, a, end int) bool {
+	if end+2 >= len(s) || s[end] != ' ' || !isLower(s[end+1]) {
+		return false
+	}
+	pw, ok := prevWord(s, a)
+	if !ok || pw.b != a-1 {
+		return false
+	}
+	switch s[pw.a:pw.b] {
+	case "a", "an", "the", "A", "An", "The":
+	default:
+		return false
+	}
+	if vw, ok := prevWord(s, pw.a); ok {
+		// "avisa a X", "leiten Sie das an X": a preposition after a verb, no article.
+		if v := s[vw.a:vw.b]; personVerbs.hasFold(v) || directVerbs.hasFold(v) || weakVerbs.hasFold(v) || roleWords.hasFold(v) || v == "das" {
+			return false
+		}
+	}
+	w, ok := wordAt(s, end+1, false)
+	if !ok || w.b-w.a > 16 {
+		return false
+	}
+	lw := strings.TrimRight(s[w.a:w.b], ".")
+	return !afterFirstWords.has(lw) && !workNouns.has(lw) && !modalVerbs.has(lw) && !pronounsThird.has(lw) &&
+		!personNouns.has(lw) && !ofPersonNouns.has(lw) && lw != "and" && lw != "or" && lw != "who" && lw != "from"
+}
+
+// ofPersonNouns follow a person's name used as a noun's modifier: "the Steffen Mauer version", "the
+// Jane Roe case".
+var ofPersonNouns = toSet(`version versions recording recordings cover remix song songs film films book books
+documentary biopic portrait exhibition retrospective show story affair scandal trial murder estate household
+interview interviews speech lecture quote letter letters diary papers archive tapes affair saga era years`)

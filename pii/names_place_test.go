@@ -107,3 +107,96 @@ func TestHealthBesideAGivenNameAlone(t *testing.T) {
 		}
 	}
 }
+
+// A brand or an eponym used as a modifier ("a Calvin Klein shirt", "the Alfred Nobel hall",
+// "Parkinson's law") is no person's name and no condition; a person's name before a word of what
+// is theirs ("the Steffen Mauer version") still is.
+func TestBrandsAndEponymsAreNotPeople(t *testing.T) {
+	sc, _ := New(nil)
+	brands := []string{"Oscar Lindqvist", "Marta Ferreira", "Hugo Brandt", "Ingrid Larsen", "Mateo Ruiz"}
+	nouns := []string{"shirt", "jacket", "handbag", "perfume", "hall", "pop-up"}
+	n := 0
+	for i, b := range brands {
+		for j, noun := range nouns {
+			if (i+j)%2 != 0 {
+				continue
+			}
+			for _, art := range []string{"a", "the"} {
+				text := fmt.Sprintf("Return label for %s %s %s, order total 84 EUR.", art, b, noun)
+				n++
+				if hasType(sc.ScanText(text), TypeName) {
+					t.Errorf("%q: a brand read as a name", text)
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d variants", n)
+	}
+	for _, text := range []string{"Parkinson's law: work expands to fill the time.", "See Down's rule in the appendix."} {
+		if hasType(sc.ScanText(text), TypeHealth) {
+			t.Errorf("%q: an eponym read as a condition", text)
+		}
+	}
+	for _, text := range []string{"The Steffen Mauer version recorded for Analytica sold a million.",
+		"Please forward the contract to Ingrid Larsen.", "Por favor, avisa a Marta Ferreira de la reunión."} {
+		if !hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: name not found", text)
+		}
+	}
+}
+
+// The name under a sign-off in any language is a name; a team or a firm that signs is not.
+func TestNamesUnderASignOff(t *testing.T) {
+	sc, _ := New(nil)
+	signoffs := []string{"Cheers,", "S pozdravem,", "Mit freundlichen Grüßen,", "Med vänliga hälsningar,", "Cordialement,", "Best,"}
+	people := []string{"Giedrė Galdikas", "Binbaşar Sezgin", "Oscar Lindqvist", "Marta Ferreira"}
+	n := 0
+	for i, so := range signoffs {
+		for j, p := range people {
+			if (i+j)%2 != 0 {
+				continue
+			}
+			text := "Attached is the revised quote.\n\n" + so + "\n" + p + "\nField Service"
+			n++
+			if !hasType(sc.ScanText(text), TypeName) {
+				t.Errorf("%q: name not found", text)
+			}
+		}
+	}
+	if n < 12 {
+		t.Fatalf("only %d variants", n)
+	}
+	for _, team := range []string{"Kundservice\nHedberg Group", "Zákaznická podpora\nNordlys AB", "Atlas Logistics Oy", "Billing Team"} {
+		text := "Your ticket has been closed.\n\nBest regards,\n" + team
+		if hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: a team read as a name", text)
+		}
+	}
+}
+
+// Keys that name who did something (approved_by, reviewer, created_by) hold a person's name; a
+// team under them does not.
+func TestNamesUnderKeysOfWhoDidIt(t *testing.T) {
+	sc, _ := New(nil)
+	n := 0
+	for _, key := range []string{"approved_by", "reviewer", "createdBy", "assigned_to", "approver", "signed_off_by"} {
+		for _, v := range []string{"Adrienne MacPherson", "Neža Mlinar", "Ювеналий Прохоров", "江淑芬"} {
+			n++
+			if !hasType(sc.ScanValue("", map[string]any{key: v, "decision": "approved"}), TypeName) {
+				t.Errorf("%s: %q: name not found", key, v)
+			}
+		}
+		if hasType(sc.ScanValue("", map[string]any{key: "Legal Ops", "decision": "approved"}), TypeName) {
+			t.Errorf("%s: a team read as a name", key)
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d variants", n)
+	}
+	for _, key := range []string{"order_by", "group_by", "sort_by"} {
+		if hasType(sc.ScanValue("", map[string]any{key: "Created At"}), TypeName) {
+			t.Errorf("%s: a column read as a name", key)
+		}
+	}
+}

@@ -431,6 +431,12 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 			return e
 		}
 	}
+	if p > 3 && s[p-1] == '\n' && (s[p-2] == ',' || s[p-2] == '\r' && s[p-3] == ',') && j+1 < n && s[j] == ' ' {
+		// A name on the line under a sign-off ("Cheers,\nGiedrė Galdikas")?
+		if e := x.signoffName(p); e > j {
+			return e
+		}
+	}
 	if j+1 < n && s[j] == ' ' && (isUpper(s[j+1]) || s[j+1] >= 0x80 || s[j+1] == 'd' || s[j+1] == 'v') {
 		// Two capitalised words: a given name and a surname?
 		if e := x.namePair(p, j); e > j {
