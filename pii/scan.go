@@ -465,6 +465,12 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 			return e
 		}
 	}
+	if s[p] >= 0xCD && s[p] <= 0xD3 || s[p] >= 0xEA && s[p] <= 0xED {
+		// Greek, Cyrillic or Hangul: a name by its shape or its cue?
+		if e := x.scriptName(p, j); e > p {
+			return e
+		}
+	}
 	if s[p] >= 0xE4 && s[p] <= 0xE9 && j+1 < n && s[j] == ' ' && s[j+1] >= 0xE4 {
 		// Ideographs, a space and ideographs: a Japanese name set in other text?
 		if e := x.cjkNameAt(p); e > p {
