@@ -231,8 +231,6 @@ func valueWords(s string) [][2]int {
 	return out
 }
 
-func isSpaceByte(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
-
 // mapValues rewrites every value of the tree with f; it reports whether there was one, and
 // whether f changed one.
 func (n *enode) mapValues(r *rand.Rand, f func(r *rand.Rand, v string) string) bool {

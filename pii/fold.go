@@ -147,9 +147,11 @@ func hasHigh(s string) bool {
 // x.foldAt maps each byte offset of the folded text (and its end) to its offset in s: where the
 // character it stands for starts.
 func (x *scanCtx) fold(s string) (string, bool) {
+	x.rtl = x.rtl[:0]
 	if !hasHigh(s) {
 		return s, false
 	}
+	var wc wordClass
 	first := -1
 	for i := 0; i < len(s); {
 		if s[i] < 0x80 {
@@ -157,7 +159,7 @@ func (x *scanCtx) fold(s string) (string, bool) {
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if foldRune(r) != foldKeep {
+		if foldRune(r) != foldKeep || confusableFirst[s[i]] && confusableAt(s, i, r, &wc) != foldKeep {
 			first = i
 			break
 		}
@@ -166,6 +168,8 @@ func (x *scanCtx) fold(s string) (string, bool) {
 	if first < 0 {
 		return s, false
 	}
+	wc = wordClass{}
+	rtlOpen := -1 // start of the run after a right-to-left override; -1 outside one, -2 in one left alone
 	b := make([]byte, 0, len(s))
 	at := x.foldAt[:0]
 	b = append(b, s[:first]...)
@@ -174,13 +178,35 @@ func (x *scanCtx) fold(s string) (string, bool) {
 	}
 	for i := first; i < len(s); {
 		if s[i] < 0x80 {
+			if s[i] == '\n' && rtlOpen != -1 {
+				if rtlOpen >= 0 {
+					x.rtl = append(x.rtl, int32(rtlOpen), int32(len(b)))
+				}
+				rtlOpen = -1
+			}
 			b = append(b, s[i])
 			at = append(at, int32(i))
 			i++
 			continue
 		}
 		r, n := utf8.DecodeRuneInString(s[i:])
-		switch c := foldRune(r); c {
+		c := foldRune(r)
+		switch {
+		case c == foldKeep && confusableFirst[s[i]]:
+			c = confusableAt(s, i, r, &wc)
+		case r == 0x202c && rtlOpen != -1:
+			if rtlOpen >= 0 {
+				x.rtl = append(x.rtl, int32(rtlOpen), int32(len(b)))
+			}
+			rtlOpen = -1
+		case r == 0x202e && rtlOpen == -1:
+			rtlOpen = len(b)
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			// Embeddings and isolates inside the run: not the shape of a value written to
+			// show reversed, and the order they show in is the bidirectional algorithm's.
+			rtlOpen = -2
+		}
+		switch c {
 		case foldDrop:
 		case foldKeep:
 			b = append(b, s[i:i+n]...)
@@ -193,6 +219,10 @@ func (x *scanCtx) fold(s string) (string, bool) {
 		}
 		i += n
 	}
+	if rtlOpen >= 0 {
+		x.rtl = append(x.rtl, int32(rtlOpen), int32(len(b)))
+	}
+
 	x.foldAt = append(at, int32(len(s)))
 	return string(b), true
 }

@@ -20,6 +20,7 @@ CONST32(markSpaceB<>, 0x2020202020202020)
 CONST32(markDB<>, 0x6464646464646464)
 CONST32(markOB<>, 0x6f6f6f6f6f6f6f6f)
 CONST32(markTB<>, 0x7474747474747474)
+CONST32(markBslashB<>, 0x5c5c5c5c5c5c5c5c)
 
 // ACC ors into acc the bytes of Y0 that equal the constant c.
 #define ACC(c, acc) \
@@ -36,7 +37,8 @@ CONST32(markTB<>, 0x7474747474747474)
 // func byteMarksAVX2(p *byte, n int) (marks uint16, done int)
 //
 // Bits of marks, in the order of the mark constants of normalize.go: '%', '&', ':', '<', '[',
-// '(', '{', '@' among the bytes p[0:done], and (bit 9) " dot" starting at one of them. done is
+// '(', '{', '@' among the bytes p[0:done], (bit 9) " dot" starting at one of them, and (bit 10)
+// a backslash. done is
 // a multiple of 32 with done+3 <= n: the caller reads the bytes from done on.
 TEXT ·byteMarksAVX2(SB), NOSPLIT, $0-32
 	MOVQ	p+0(FP), SI
@@ -52,6 +54,7 @@ TEXT ·byteMarksAVX2(SB), NOSPLIT, $0-32
 	VPXOR	Y7, Y7, Y7
 	VPXOR	Y8, Y8, Y8
 	VPXOR	Y9, Y9, Y9
+	VPXOR	Y13, Y13, Y13
 loop:
 	LEAQ	32(BX), DX
 	CMPQ	DX, CX
@@ -65,6 +68,7 @@ loop:
 	ACC(markLParenB<>, Y6)
 	ACC(markLBraceB<>, Y7)
 	ACC(markAtB<>, Y8)
+	ACC(markBslashB<>, Y13)
 	// " dot": a space at k, 'd' at k+1, 'o' at k+2, 't' at k+3.
 	VPCMPEQB	markSpaceB<>(SB), Y0, Y10
 	VMOVDQU	1(SI)(BX*1), Y11
@@ -90,6 +94,7 @@ end:
 	MARK(Y7, 64)
 	MARK(Y8, 128)
 	MARK(Y9, 512)
+	MARK(Y13, 1024)
 	VZEROUPPER
 	MOVW	AX, marks+16(FP)
 	MOVQ	BX, done+24(FP)

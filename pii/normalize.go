@@ -43,6 +43,9 @@ type normState struct {
 	hints    []int32 // candidates: start, end and kind (hintBlob, hintDigits) per entry
 	chainEnd int     // end of the last chain of digit groups read, for cards with odd separators
 	capLangs uint8   // sepLangs whose word for '.' was met capitalised ("DOT")
+	jsonNest int     // JSON texts read inside strings around this scan, see jsonText
+	qp       bool    // the scan met a quoted-printable escape, see noteQP
+	rtl      []int32 // runs of the folded string shown right to left, see rtlView
 
 	jparts      []jpart         // scalar children of the containers being walked, see joined
 	flaggedKeys map[string]bool // member names that hold a finding, see safeKey
@@ -130,10 +133,23 @@ func (x *scanCtx) normalize(hm int) {
 				x.scanView(v, at, 0, 0, StagePercent, nil)
 			}
 		}
+		if mk&markBslash != 0 && x.room(len(s)) && hasEscape(s) {
+			if v, at := escapeView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageEscape, nil)
+			}
+		}
+		if x.qp && x.room(len(s)) {
+			v, at := qpView(s)
+			x.scanView(v, at, 0, 0, StageQP, nil)
+		}
 		if mk&markHTML != 0 && x.room(len(s)) && htmlCandidate(s, mk) {
 			if v, at := htmlView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageHTML, nil)
 			}
+		}
+		if x.depth == 0 && len(x.rtl) > 0 && x.room(len(s)) {
+			v, at := rtlView(s, x.rtl)
+			x.scanView(v, at, 0, 0, StageBidi, nil)
 		}
 		x.blobViews(hm)
 		if x.depth == 0 && x.room(len(s)) && lowerProse(s) {
@@ -156,7 +172,7 @@ func (x *scanCtx) normalize(hm int) {
 		}
 	}
 	x.hints = x.hints[:hm]
-	x.chainEnd, x.capLangs = 0, 0
+	x.chainEnd, x.capLangs, x.qp = 0, 0, false
 }
 
 // room reports whether a view of n bytes fits in what is left of the budget; the view is not
@@ -176,6 +192,7 @@ const (
 	markAt                 // '@'
 	markSpace              // ' ': words spelt out
 	markDot                // " dot" may be in the text
+	markBslash             // a backslash: escapes
 
 	markAll = 1<<iota - 1
 
@@ -195,6 +212,7 @@ var markTab = func() (t [256]uint16) {
 	t[' '] = markSpace | markDot
 	t['['], t['('], t['{'] = markLBrack, markLParen, markLBrace
 	t['@'] = markAt
+	t['\\'] = markBslash
 	return t
 }()
 
@@ -221,8 +239,8 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 	if at != nil && hasHigh(v) {
 		// A decoded entity or escape may be a look-alike character; fold the view as the
 		// text itself is folded, composing the offsets.
-		saved := x.foldAt
-		x.foldAt = nil
+		saved, savedRTL := x.foldAt, x.rtl
+		x.foldAt, x.rtl = nil, nil
 		if f, ok := x.fold(v); ok {
 			at2 := make([]int32, len(f)+1)
 			for k := range at2 {
@@ -230,19 +248,22 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 			}
 			v, at = f, at2
 		}
-		x.foldAt = saved
+		x.foldAt, x.rtl = saved, savedRTL
 	}
 	s, base, ns := x.s, x.base, x.normState
 	hm := len(x.hints)
 	x.s, x.base = v, len(x.out)
 	x.via = ns.via.then(st)
 	x.depth++
-	x.chainEnd, x.capLangs = 0, 0
-	x.run()
-	if st == StageSeparators {
+	x.chainEnd, x.capLangs, x.qp = 0, 0, false
+	switch {
+	case x.jsonText():
+	case st == StageSeparators:
 		// What a separators view glued together is not decoded again.
+		x.run()
 		x.hints = x.hints[:hm]
-	} else {
+	default:
+		x.run()
 		x.normalize(hm)
 	}
 	x.resolve()
@@ -252,7 +273,9 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 		if accept != nil && !accept(v, f) {
 			continue
 		}
-		if at != nil {
+		if at != nil && st == StageBidi {
+			f.Start, f.End = spanOfReversed(s, at, f.Start, f.End)
+		} else if at != nil {
 			f.Start, f.End = int(at[f.Start]), int(at[f.End])
 		} else {
 			f.Start, f.End = lo, hi

@@ -157,7 +157,7 @@ var encodings = []struct {
 	{"base64-raw", "base64", func(r *rand.Rand, v string) string {
 		return "b64:" + base64.RawStdEncoding.EncodeToString([]byte(v))
 	}},
-	{"base64-url", "base64", func(r *rand.Rand, v string) string {
+	{"base64-url", "base64 → json", func(r *rand.Rand, v string) string {
 		return "ref=" + base64.RawURLEncoding.EncodeToString([]byte(`{"sub":"`+v+`","n":`+fmt.Sprint(r.IntN(999))+`}`))
 	}},
 	{"base32", "base32", func(r *rand.Rand, v string) string {
@@ -172,6 +172,41 @@ var encodings = []struct {
 	}},
 	{"percent-of-html", "percent → html", func(r *rand.Rand, v string) string {
 		return "m=" + url.QueryEscape(strings.ReplaceAll(v, "@", "&#64;"))
+	}},
+	{"unicode-escapes", "escapes", func(r *rand.Rand, v string) string {
+		return "value: " + perChar(r, v, 0.5, func(r *rand.Rand, c string) string {
+			return [...]string{`\u00`, `\U000000`, `\x`}[r.IntN(3)] + fmt.Sprintf("%02x", c[0])
+		})
+	}},
+	{"unicode-escapes-braced", "escapes", func(r *rand.Rand, v string) string {
+		return "s = \"" + strings.ReplaceAll(strings.ReplaceAll(v, "@", `\u{40}`), ".", `\u{2e}`) + "\"\n"
+	}},
+	{"quoted-printable", "quoted-printable", func(r *rand.Rand, v string) string {
+		return "Content-Transfer-Encoding: quoted-printable\n\n" + quotedPrintable(r, v)
+	}},
+	{"quoted-printable-at", "quoted-printable", func(r *rand.Rand, v string) string {
+		var b strings.Builder
+		for _, c := range []byte(v) {
+			switch {
+			case c == '@' || c == '.' || isDigit(c):
+				fmt.Fprintf(&b, "=%02X", c)
+			default:
+				b.WriteByte(c)
+			}
+		}
+		return "reply to " + b.String()
+	}},
+	{"right-to-left-override", "bidi|", func(r *rand.Rand, v string) string {
+		return "paid with \u202e" + reverse(v) + "\u202c, thanks"
+	}},
+	{"look-alikes", "", func(r *rand.Rand, v string) string {
+		// Cyrillic and Greek ones: "l" for "1" is ASCII, and ASCII is read as it is.
+		return "write to " + perChar(r, v, 0.5, func(r *rand.Rand, c string) string {
+			if h := homoglyph(r, c); len(h) > 1 {
+				return h
+			}
+			return c
+		})
 	}},
 }
 

@@ -182,11 +182,13 @@ func (x *scanCtx) scanString(s string, key keyKind, inKey bool) {
 	if !inKey && key != keyNone {
 		x.keyContext()
 	}
-	x.run()
-	if x.structAt > 0 {
-		x.structured()
+	if !x.jsonText() {
+		x.run()
+		if x.structAt > 0 {
+			x.structured()
+		}
+		x.normalize(0)
 	}
-	x.normalize(0)
 	x.resolve()
 	if ok {
 		x.unfold(x.out[x.base:])
@@ -602,6 +604,9 @@ func (x *scanCtx) trigger(i int) int {
 	case '-':
 		return x.dash(i)
 	case ':', '=':
+		if x.s[i] == '=' {
+			x.noteQP(i)
+		}
 		return x.assign(i)
 	case '~':
 		return x.tilde(i)

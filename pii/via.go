@@ -16,11 +16,15 @@ const (
 	StageSeparators                  // "jane dot doe at example dot com", "j a n e", "4111/1111/1111/1111"
 	StageJoined                      // the values of sibling fields or array items read together
 	StageCase                        // prose written all in lower case, with its names capitalised ("my name is olga krylova")
+	StageJSON                        // a string holding a JSON object or array, read as the tree it is
+	StageEscape                      // backslash escapes: \u0040, \U00000040, \u{40}, \x40, \n
+	StageQP                          // quoted-printable: =40, and "=" at a line's end
+	StageBidi                        // text after a right-to-left override, read in the order it shows
 
 	numStages = iota
 )
 
-var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case"}
+var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case", "json", "escapes", "quoted-printable", "bidi"}
 
 // String returns the stage's stable lower-case name, e.g. "base64".
 func (s Stage) String() string {

@@ -1,0 +1,167 @@
+package pii
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Escapes. A value leaves as surely written as the escapes of a programming language or of a
+// mail body as in plain text: "jane\u0040example.com" (JSON, JavaScript, Java, Python), "\x40"
+// (C, Python bytes), "\u{40}" (JavaScript, Rust), and quoted-printable "jane=40example.com"
+// (MIME bodies, where "=" at a line's end joins it to the next). The escapes view decodes the
+// first kinds, with the character escapes \n \t \r \" \\ \/ that come with them; the
+// quoted-printable view decodes =XX (upper-case hex, as the encoding writes it) and drops soft
+// line breaks. Each runs only when the text holds such an escape: a backslash before u, U or x
+// and a hex digit, or =XX as noteQP tells it.
+
+// hasEscape reports whether s holds a backslash before 'u', 'U' or 'x' and a hex digit, or
+// before '{' after 'u'.
+func hasEscape(s string) bool {
+	for {
+		i := strings.IndexByte(s, '\\')
+		if i < 0 || i+2 >= len(s) {
+			return false
+		}
+		switch s[i+1] {
+		case 'u', 'U', 'x':
+			if isHex(s[i+2]) || s[i+1] == 'u' && s[i+2] == '{' {
+				return true
+			}
+		}
+		s = s[i+1:]
+	}
+}
+
+// hexRun reads up to n hex digits at s[i:] and returns their value and how many there were.
+func hexRun(s string, i, n int) (rune, int) {
+	var r rune
+	k := 0
+	for k < n && i+k < len(s) && isHex(s[i+k]) {
+		r = r<<4 | rune(unhex(s[i+k]))
+		k++
+	}
+	return r, k
+}
+
+// escapeView decodes the escapes of s; a nil map when nothing changed.
+func escapeView(s string) (string, []int32) {
+	b := make([]byte, 0, len(s))
+	at := make([]int32, 0, len(s)+1)
+	put := func(r rune, from int) {
+		n := len(b)
+		b = utf8.AppendRune(b, r)
+		for ; n < len(b); n++ {
+			at = append(at, int32(from))
+		}
+	}
+	changed := false
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c != '\\' || i+1 >= len(s) {
+			b = append(b, c)
+			at = append(at, int32(i))
+			i++
+			continue
+		}
+		switch e := s[i+1]; e {
+		case 'u', 'U':
+			if e == 'u' && i+2 < len(s) && s[i+2] == '{' {
+				r, k := hexRun(s, i+3, 6)
+				if k > 0 && i+3+k < len(s) && s[i+3+k] == '}' && utf8.ValidRune(r) {
+					put(r, i)
+					i, changed = i+4+k, true
+					continue
+				}
+				break
+			}
+			want := 4
+			if e == 'U' {
+				want = 8
+			}
+			r, k := hexRun(s, i+2, want)
+			if k != want {
+				break
+			}
+			next := i + 2 + want
+			if r >= 0xd800 && r < 0xdc00 && next+6 <= len(s) && s[next] == '\\' && s[next+1] == 'u' {
+				// A surrogate pair, as JSON and JavaScript write a character beyond the BMP.
+				if lo, k := hexRun(s, next+2, 4); k == 4 && lo >= 0xdc00 && lo < 0xe000 {
+					r = 0x10000 + (r-0xd800)<<10 + (lo - 0xdc00)
+					next += 6
+				}
+			}
+			if !utf8.ValidRune(r) {
+				break
+			}
+			put(r, i)
+			i, changed = next, true
+			continue
+		case 'x':
+			// \xXX is a byte: Python writes the UTF-8 of a character as several.
+			if _, k := hexRun(s, i+2, 2); k == 2 {
+				b = append(b, unhex(s[i+2])<<4|unhex(s[i+3]))
+				at = append(at, int32(i))
+				i, changed = i+4, true
+				continue
+			}
+		case 'n', 't', 'r', '"', '\\', '/', '\'':
+			ch := map[byte]byte{'n': '\n', 't': '\t', 'r': '\r'}[e]
+			if ch == 0 {
+				ch = e
+			}
+			b = append(b, ch)
+			at = append(at, int32(i))
+			i += 2
+			continue
+		}
+		b = append(b, c)
+		at = append(at, int32(i))
+		i++
+	}
+	if !changed {
+		return "", nil
+	}
+	return string(b), append(at, int32(len(s)))
+}
+
+func isUpperHex(c byte) bool { return isDigit(c) || c >= 'A' && c <= 'F' }
+
+// noteQP is told of each '=' the scan meets, at s[i], and notes whether it opens a
+// quoted-printable escape (=XX, upper-case hex) as an encoder writes them, not as "rows=1532" or
+// "id=42" do: two in a row, or "=40" ('@') after a letter or a digit. The scan stops at every '='
+// already, so prose with none pays nothing.
+func (x *scanCtx) noteQP(i int) {
+	s := x.s
+	if i+3 < len(s) && isUpperHex(s[i+1]) && isUpperHex(s[i+2]) &&
+		(s[i+3] == '=' || s[i+1] == '4' && s[i+2] == '0' && i > 0 && isAlnum(s[i-1])) {
+		x.qp = true
+	}
+}
+
+// qpView decodes the =XX escapes of s and drops its soft line breaks ("=" at a line's end).
+func qpView(s string) (string, []int32) {
+	b := make([]byte, 0, len(s))
+	at := make([]int32, 0, len(s)+1)
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c == '=' {
+			switch {
+			case i+2 < len(s) && isUpperHex(s[i+1]) && isUpperHex(s[i+2]):
+				b = append(b, unhex(s[i+1])<<4|unhex(s[i+2]))
+				at = append(at, int32(i))
+				i += 3
+				continue
+			case i+1 < len(s) && s[i+1] == '\n':
+				i += 2
+				continue
+			case i+2 < len(s) && s[i+1] == '\r' && s[i+2] == '\n':
+				i += 3
+				continue
+			}
+		}
+		b = append(b, c)
+		at = append(at, int32(i))
+		i++
+	}
+	return string(b), append(at, int32(len(s)))
+}
