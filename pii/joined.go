@@ -37,7 +37,7 @@ type jhit struct {
 func joinable(t Type) bool {
 	switch t {
 	case TypeEmail, TypeCard, TypeIBAN, TypeSSN, TypeITIN, TypeNationalID, TypeNHS, TypeNINO,
-		TypePrivateKey, TypeCloudToken, TypeAPIToken, TypeJWT:
+		TypePrivateKey, TypeCloudToken, TypeAPIToken, TypeJWT, TypePassword, TypeSecret:
 		return true
 	}
 	return false

@@ -21,6 +21,9 @@ CONST32(markDB<>, 0x6464646464646464)
 CONST32(markOB<>, 0x6f6f6f6f6f6f6f6f)
 CONST32(markTB<>, 0x7474747474747474)
 CONST32(markBslashB<>, 0x5c5c5c5c5c5c5c5c)
+CONST32(markStarB<>, 0x2a2a2a2a2a2a2a2a)
+CONST32(markTickB<>, 0x6060606060606060)
+CONST32(markTildeB<>, 0x7e7e7e7e7e7e7e7e)
 
 // ACC ors into acc the bytes of Y0 that equal the constant c.
 #define ACC(c, acc) \
@@ -37,8 +40,8 @@ CONST32(markBslashB<>, 0x5c5c5c5c5c5c5c5c)
 // func byteMarksAVX2(p *byte, n int) (marks uint16, done int)
 //
 // Bits of marks, in the order of the mark constants of normalize.go: '%', '&', ':', '<', '[',
-// '(', '{', '@' among the bytes p[0:done], (bit 9) " dot" starting at one of them, and (bit 10)
-// a backslash. done is
+// '(', '{', '@' among the bytes p[0:done], (bit 9) " dot" starting at one of them, (bit 10) a
+// backslash, and (bit 11) '*', '`' or '~'. done is
 // a multiple of 32 with done+3 <= n: the caller reads the bytes from done on.
 TEXT ·byteMarksAVX2(SB), NOSPLIT, $0-32
 	MOVQ	p+0(FP), SI
@@ -55,6 +58,7 @@ TEXT ·byteMarksAVX2(SB), NOSPLIT, $0-32
 	VPXOR	Y8, Y8, Y8
 	VPXOR	Y9, Y9, Y9
 	VPXOR	Y13, Y13, Y13
+	VPXOR	Y14, Y14, Y14
 loop:
 	LEAQ	32(BX), DX
 	CMPQ	DX, CX
@@ -69,6 +73,9 @@ loop:
 	ACC(markLBraceB<>, Y7)
 	ACC(markAtB<>, Y8)
 	ACC(markBslashB<>, Y13)
+	ACC(markStarB<>, Y14)
+	ACC(markTickB<>, Y14)
+	ACC(markTildeB<>, Y14)
 	// " dot": a space at k, 'd' at k+1, 'o' at k+2, 't' at k+3.
 	VPCMPEQB	markSpaceB<>(SB), Y0, Y10
 	VMOVDQU	1(SI)(BX*1), Y11
@@ -95,6 +102,7 @@ end:
 	MARK(Y8, 128)
 	MARK(Y9, 512)
 	MARK(Y13, 1024)
+	MARK(Y14, 2048)
 	VZEROUPPER
 	MOVW	AX, marks+16(FP)
 	MOVQ	BX, done+24(FP)

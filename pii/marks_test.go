@@ -11,7 +11,7 @@ import (
 // (inside a 32-byte round, across two, in the tail the rounds leave).
 func TestLongMarksAgreesBytewise(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
-	pieces := []string{"%", "&", ":", "<", "[", "(", "{", "@", "\\", " dot", " do", "dot", " d", "x", "ab", " ", "\x80", "ot"}
+	pieces := []string{"%", "&", ":", "<", "[", "(", "{", "@", "\\", "*", "`", "~", " dot", " do", "dot", " d", "x", "ab", " ", "\x80", "ot"}
 	for n := 0; n < 300000; n++ {
 		var b strings.Builder
 		size := 35 + r.IntN(266)
@@ -34,7 +34,7 @@ func TestLongMarksAgreesBytewise(t *testing.T) {
 			want = markAll
 		}
 		if got := longMarks(s); got != want {
-			t.Fatalf("longMarks(%q) = %011b, want %011b", s, got, want)
+			t.Fatalf("longMarks(%q) = %012b, want %012b", s, got, want)
 		}
 	}
 }

@@ -124,7 +124,13 @@ func htmlView(s string) (string, []int32) {
 			}
 		case c == '<' && i+1 < len(s) && (isAlpha(s[i+1]) && s[i+1] < 0x80 || s[i+1] == '/' || s[i+1] == '!'):
 			if strings.HasPrefix(s[i:], "<!--") {
-				// A comment's text is text: only its markers go.
+				// A comment's text is text: only its markers go. An empty one ("ja<!-- -->ne")
+				// splits nothing.
+				if e := strings.Index(s[i+4:min(len(s), i+4+64)], "-->"); e >= 0 && strings.TrimSpace(s[i+4:i+4+e]) == "" {
+					i += 4 + e + 3
+					changed = true
+					continue
+				}
 				emit(" ", i)
 				i += 4
 				changed = true
@@ -144,6 +150,11 @@ func htmlView(s string) (string, []int32) {
 			attrValues(s, i, i+e, emit)
 			emit(sep, i+e)
 			i += e + 1
+			changed = true
+			continue
+		case c == '-' && strings.HasPrefix(s[i:], "-->"):
+			emit(" ", i)
+			i += 3
 			changed = true
 			continue
 		case c|0x20 == 'm' && hasFoldPrefix(s[i:], "mailto:") && (i == 0 || !isAlnum(s[i-1])):

@@ -138,6 +138,11 @@ func (x *scanCtx) normalize(hm int) {
 				x.scanView(v, at, 0, 0, StageEscape, nil)
 			}
 		}
+		if mk&markMD != 0 && x.room(len(s)) && markdownCandidate(s) {
+			if v, at := markdownView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageMarkdown, nil)
+			}
+		}
 		if x.qp && x.room(len(s)) {
 			v, at := qpView(s)
 			x.scanView(v, at, 0, 0, StageQP, nil)
@@ -193,6 +198,7 @@ const (
 	markSpace              // ' ': words spelt out
 	markDot                // " dot" may be in the text
 	markBslash             // a backslash: escapes
+	markMD                 // '*', '`' or '~': Markdown
 
 	markAll = 1<<iota - 1
 
@@ -213,6 +219,7 @@ var markTab = func() (t [256]uint16) {
 	t['['], t['('], t['{'] = markLBrack, markLParen, markLBrace
 	t['@'] = markAt
 	t['\\'] = markBslash
+	t['*'], t['`'], t['~'] = markMD, markMD, markMD
 	return t
 }()
 

@@ -20,11 +20,12 @@ const (
 	StageEscape                      // backslash escapes: \u0040, \U00000040, \u{40}, \x40, \n
 	StageQP                          // quoted-printable: =40, and "=" at a line's end
 	StageBidi                        // text after a right-to-left override, read in the order it shows
+	StageMarkdown                    // Markdown emphasis and code markers dropped
 
 	numStages = iota
 )
 
-var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case", "json", "escapes", "quoted-printable", "bidi"}
+var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case", "json", "escapes", "quoted-printable", "bidi", "markdown"}
 
 // String returns the stage's stable lower-case name, e.g. "base64".
 func (s Stage) String() string {
