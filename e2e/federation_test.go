@@ -91,6 +91,18 @@ func TestLateReplyDelivered(t *testing.T) {
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
+	// acme's directory sync asks globex's registry at start, and on a busy
+	// machine globex's answer too may come late, as a reply of its own:
+	// what is counted below is what came after it.
+	waitFor(t, 30*time.Second, "acme's directory sync with globex", func() bool {
+		return strings.Contains(acme.log.String(), `"msg":"registry synced","peer":"globex"`)
+	})
+	lateReplies := func() float64 {
+		_, m := acme.get(acme.https(), "/metrics")
+		v, _ := metric(m, "moltgate_messages_total", "op=respond", "face=http", "outcome=ok")
+		return v
+	}
+	before := lateReplies()
 	type result struct {
 		out json.RawMessage
 		err error
@@ -122,8 +134,7 @@ func TestLateReplyDelivered(t *testing.T) {
 		t.Fatalf("late reply: %s %v", r.out, r.err)
 	}
 	// It reached acme as a message on acme's own HTTP face.
-	_, m := acme.get(acme.https(), "/metrics")
-	if v, _ := metric(m, "moltgate_messages_total", "op=respond", "face=http", "outcome=ok"); v != 1 {
-		t.Fatalf("acme received %v late replies on its HTTP face, want 1", v)
+	if v := lateReplies() - before; v != 1 {
+		t.Fatalf("acme received %v late replies on its HTTP face during the call, want 1", v)
 	}
 }
