@@ -18,7 +18,7 @@ import (
 // the word alone.
 var healthVocab = func() map[string][]string {
 	m := map[string][]string{}
-	for _, list := range []string{healthConditions, healthMedicines, healthPhrases} {
+	for _, list := range []string{healthConditions, healthMedicines, healthPhrases, healthLeave} {
 		for _, p := range strings.Split(strings.TrimSpace(list), ",") {
 			p = strings.TrimSpace(p)
 			if p == "" {
@@ -51,7 +51,22 @@ type 2 diabetes, diabète, diabetes tipo, krebs, zuckerkrankheit, depressionen, 
 tumeur, diabete, épilepsie, epilepsia, asthme, asma, hipertensión, ipertensione, hypertonie, bluthochdruck,
 brustkrebs, lungenkrebs, morbus crohn, multiple sklerose, esclerosis múltiple, trastorno bipolar, depresión,
 diabetes tipo 2, cáncer de mama, sclérose en plaques, trouble bipolaire, sclerosi multipla, disturbo bipolare,
-cukrzyca, nadciśnienie, stwardnienie rozsiane, depresja, astma`
+cukrzyca, nadciśnienie, stwardnienie rozsiane, depresja, astma,
+t1d, t2d, hep c, hep b, hepatitis c, hepatitis b, hiv+, type 1, type 2, long-covid, mecfs, me/cfs, ptsd,
+lungenentzündung, migräne, bandscheibenvorfall, burnout, erschöpfungssyndrom, herzinfarkt, schlaganfall,
+migren, kanser, şeker hastalığı, zatürre, depresyon, migrän, lunginflammation, utmattningssyndrom, diskbråck,
+migrene, lungebetændelse, migreeni, keuhkokuume, zápal plic, výhřez ploténky, migréna, zapalenie płuc, migrena,
+rwa kulszowa, pneumonie, migraine, hernie discale, neumonía, hernia discal, polmonite, ernia del disco,
+pneumonia, hérnia de disco, longontsteking, hernia, tüdőgyulladás, porckorongsérv`
+
+// healthLeave is being off work on a doctor's note, in the languages the gate sees most: it
+// says a person is ill as plainly as a diagnosis.
+const healthLeave = `
+krankgeschrieben, krankschreibung, arbeitsunfähig, sjukskriven, sjukskrivning, sykmeldt, sygemeldt,
+sairauslomalla, sairauslomaa, raporlu, pracovní neschopnosti, pracovní neschopnost, neschopence, zwolnienie lekarskie,
+zwolnieniu lekarskim, arbeidsongeschikt, ziekgemeld, arrêt maladie, arrêt de travail, baja médica,
+baja por enfermedad, in malattia, congedo per malattia, atestado médico, licença médica, betegszabadságon,
+táppénzen, sick note, signed off sick, off sick, medical leave`
 
 const healthMedicines = `
 metformin, insulin, insulin glargine, glargine, gliclazide, glibenclamide, sitagliptin, empagliflozin,
@@ -66,7 +81,10 @@ risperidone, aripiprazole, haloperidol, clozapine, lithium, lithium carbonate, v
 lamotrigine, levetiracetam, carbamazepine, phenytoin, gabapentin, pregabalin, diazepam, lorazepam,
 alprazolam, clonazepam, zolpidem, methylphenidate, atomoxetine, donepezil, memantine, levodopa,
 buprenorphine, methadone, naltrexone, naloxone, morphine, oxycodone, hydrocodone, fentanyl, tramadol,
-codeine, tenofovir, emtricitabine, efavirenz, dolutegravir, lamivudine, zidovudine, abacavir,
+codeine, rivastigmine, galantamine, keppra, lamictal, depakote, tegretol, wellbutrin, lexapro, effexor,
+cymbalta, seroquel, abilify, risperdal, zyprexa, lyrica, neurontin, suboxone, truvada, descovy, biktarvy,
+synthroid, eliquis, xarelto, lantus, novorapid, humalog, jardiance, januvia, concerta, vyvanse, strattera,
+tenofovir, emtricitabine, efavirenz, dolutegravir, lamivudine, zidovudine, abacavir,
 sofosbuvir, isoniazid, rifampicin, amoxicillin, penicillin, azithromycin, doxycycline, ciprofloxacin,
 salbutamol, albuterol, budesonide, fluticasone, montelukast, omeprazole, pantoprazole, ondansetron,
 epinephrine, epipen, semaglutide, ozempic, prozac, zoloft, xanax, adderall, ritalin, humira`
@@ -75,7 +93,7 @@ const healthPhrases = `
 diagnosed with, diagnosed as, been diagnosed, suffers from, suffering from, treated for,
 allergic to, sick leave, on medication, prescribed, chemotherapy, radiotherapy, dialysis,
 antidepressants, antidepressant, antiretroviral, antiretrovirals, hiv-positive, hiv positive,
-hiv status, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué,
+hiv status, dx w/, dx with, dx'd, dxd, diagnosed w/, rx for, on meds, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué,
 padece, diagnosticado, diagnosticada, diagnosticaron, diagnosticato, diagnosticata, zdiagnozowano, gediagnosticeerd, soffre di, affetto da, affetta da, tested positive,
 pre-authorisation for, pre-authorization for, lab results, diagnose für, diagnose fur`
 

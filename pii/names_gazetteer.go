@@ -337,8 +337,12 @@ func (x *scanCtx) namePair(a, e int) int {
 	if possessive {
 		end -= 2 // "Pamela Meyer's insurance": the name, and what is hers
 	}
-	if first != firstGiven && !x.pairCounts(a, e, end, surname, first == firstAmbiguous) {
-		return a
+	// A pair that is not shown to be a name may still be one that nothing around it marks
+	// ("John Albu raporlu"): it is kept as a person spoken of, for the health information
+	// beside it, once it is shown to be no firm and no place.
+	maybe := first != firstGiven && !x.pairCounts(a, e, end, surname, first == firstAmbiguous)
+	if maybe && first == firstUnknown {
+		return a // only a given name of the lists opens a pair kept so
 	}
 	// What follows and what precedes.
 	f := end
@@ -355,6 +359,10 @@ func (x *scanCtx) namePair(a, e int) int {
 		return a // "a Calvin Klein shirt", "the Alfred Nobel hall": a brand or an eponym
 	}
 	if placeCueBefore(s, a) || (knownPlace(s, a, end) || words == 2 && brandPlural(surname)) && x.personCueBefore(a) != cueStrong {
+		return a
+	}
+	if maybe {
+		x.personCue = true
 		return a
 	}
 	x.add(TypeName, a, end, conf, "name.gazetteer")

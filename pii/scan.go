@@ -129,6 +129,7 @@ type scanCtx struct {
 	identity   bool      // a finding that identifies a person was made in this document
 	personCue  bool      // a capitalised pronoun, "Patient" or a given name speaks of someone (see personWords)
 	healthCues []Finding // health findings waiting for an identity in the same document
+	docBytes   int       // the bytes of the document's strings scanned so far (see lowerHealth)
 
 	num numSpan // scratch for the number being classified
 
@@ -174,6 +175,7 @@ func (x *scanCtx) add(t Type, start, end int, conf float64, rule string) {
 
 // scanString scans one string, appending to x.out. inKey marks an object key.
 func (x *scanCtx) scanString(s string, key keyKind, inKey bool) {
+	x.docBytes += len(s)
 	folded, ok := x.fold(s)
 	x.s = folded
 	x.key = key

@@ -114,6 +114,7 @@ func (s *Scanner) putCtx(x *scanCtx) {
 	x.healthCues = x.healthCues[:0]
 	x.identity = false
 	x.personCue = false
+	x.docBytes = 0
 	x.keyBuf = x.keyBuf[:0]
 	x.segs = x.segs[:0]
 	x.strBuf = x.strBuf[:0]
