@@ -3,11 +3,11 @@ package pii
 // Health information written carelessly, all in lower case ("fyi my son was dx w/ adhd last wk",
 // "mum's dementia got worse, shes on memantine now"), holds no capital for the scan to stop at:
 // neither a name nor a capitalised pronoun says that someone is spoken of. A message the size of
-// a chat message (shortDoc bytes or fewer, over all its strings) is read once more, word by word,
-// for the vocabulary of health_vocab.go and for a word in lower case that speaks of a person (a
-// pronoun, a relative); when it has both, its health vocabulary counts as it does beside a name.
-// Longer documents are not: their cost stays that of the scan, and prose of that length is
-// written with capitals.
+// a chat message (shortDoc bytes or fewer, over all its strings) in which the scan met no word in
+// title case is read once more, word by word, for the vocabulary of health_vocab.go and for a
+// word in lower case that speaks of a person (a pronoun, a relative); when it has both, its
+// health vocabulary counts as it does beside a name. Text written with capitals has them where
+// it speaks of someone ("My", "She", a name), and costs nothing more.
 
 // shortDoc is the size up to which a document without a capital that speaks of someone is read
 // for health information in lower case: a chat message, a note, a ticket's comment.
@@ -23,22 +23,23 @@ grandma grandpa granny grandmother grandfather mum's mom's dad's son's daughter'
 kid's boyfriend girlfriend bf gf fiancé fiancée fiance fiancee mein meine meinem meinen meiner
 meiner mijn moja mój`)
 
-// lowerHealth reports whether the strings of a short document hold both health vocabulary and a
-// word in lower case that speaks of a person. each is as in finishDoc; nil means the one string
-// x.s.
-func (x *scanCtx) lowerHealth(each func(fn func(path func() string, s string, key keyKind))) bool {
-	vocab, person := false, false
-	look := func(s string) {
-		x.s = s
-		vocab = vocab || x.healthVocabScan(false)
-		person = person || lowerPersonIn(s)
+// lowerState is what lowerLook has found so far in a document.
+type lowerState struct{ vocab, person bool }
+
+// lowerLook reads the string x.s of a document that is still short for health vocabulary and for
+// a word in lower case that speaks of a person. The scan calls it string by string, so that the
+// document is not walked again at its end.
+func (x *scanCtx) lowerLook() {
+	if x.titleSeen || x.docBytes > shortDoc || x.lower.vocab && x.lower.person || x.identity || x.personCue {
+		return
 	}
-	if each == nil {
-		look(x.s)
-	} else {
-		each(func(_ func() string, s string, _ keyKind) { look(s) })
-	}
-	return vocab && person
+	x.lower.vocab = x.lower.vocab || x.healthVocabScan(false)
+	x.lower.person = x.lower.person || lowerPersonIn(x.s)
+}
+
+// lowerHealth reports whether the short document just scanned, all in lower case, holds both.
+func (x *scanCtx) lowerHealth() bool {
+	return !x.titleSeen && x.docBytes <= shortDoc && x.lower.vocab && x.lower.person
 }
 
 // lowerPersonIn reports whether a word of lowerPersonWords stands in s.

@@ -52,7 +52,7 @@ tumeur, diabete, épilepsie, epilepsia, asthme, asma, hipertensión, ipertension
 brustkrebs, lungenkrebs, morbus crohn, multiple sklerose, esclerosis múltiple, trastorno bipolar, depresión,
 diabetes tipo 2, cáncer de mama, sclérose en plaques, trouble bipolaire, sclerosi multipla, disturbo bipolare,
 cukrzyca, nadciśnienie, stwardnienie rozsiane, depresja, astma,
-t1d, t2d, hep c, hep b, hepatitis c, hepatitis b, hiv+, type 1, type 2, long-covid, mecfs, me/cfs, ptsd,
+hep c, hep b, hepatitis c, hepatitis b, long-covid, mecfs,
 lungenentzündung, migräne, bandscheibenvorfall, burnout, erschöpfungssyndrom, herzinfarkt, schlaganfall,
 migren, kanser, şeker hastalığı, zatürre, depresyon, migrän, lunginflammation, utmattningssyndrom, diskbråck,
 migrene, lungebetændelse, migreeni, keuhkokuume, zápal plic, výhřez ploténky, migréna, zapalenie płuc, migrena,
@@ -93,7 +93,7 @@ const healthPhrases = `
 diagnosed with, diagnosed as, been diagnosed, suffers from, suffering from, treated for,
 allergic to, sick leave, on medication, prescribed, chemotherapy, radiotherapy, dialysis,
 antidepressants, antidepressant, antiretroviral, antiretrovirals, hiv-positive, hiv positive,
-hiv status, dx w/, dx with, dx'd, dxd, diagnosed w/, rx for, on meds, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué,
+hiv status, dx'd, dxd, diagnosed w/, on meds, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué,
 padece, diagnosticado, diagnosticada, diagnosticaron, diagnosticato, diagnosticata, zdiagnozowano, gediagnosticeerd, soffre di, affetto da, affetta da, tested positive,
 pre-authorisation for, pre-authorization for, lab results, diagnose für, diagnose fur`
 

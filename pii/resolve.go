@@ -48,7 +48,7 @@ func better(a, b Finding) bool {
 // that builds its path (called only for strings with findings).
 func (x *scanCtx) finishDoc(_ int, each func(fn func(path func() string, s string, key keyKind))) {
 	if !x.identity {
-		if x.personCue || x.docBytes <= shortDoc && x.lowerHealth(each) {
+		if x.personCue || x.lowerHealth() {
 			x.personalHealth(each)
 		}
 		return

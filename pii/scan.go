@@ -126,10 +126,12 @@ type scanCtx struct {
 	base int // index in out of the current string's first finding
 	out  []Finding
 
-	identity   bool      // a finding that identifies a person was made in this document
-	personCue  bool      // a capitalised pronoun, "Patient" or a given name speaks of someone (see personWords)
-	healthCues []Finding // health findings waiting for an identity in the same document
-	docBytes   int       // the bytes of the document's strings scanned so far (see lowerHealth)
+	identity   bool       // a finding that identifies a person was made in this document
+	personCue  bool       // a capitalised pronoun, "Patient" or a given name speaks of someone (see personWords)
+	healthCues []Finding  // health findings waiting for an identity in the same document
+	docBytes   int        // the bytes of the document's strings scanned so far (see lowerHealth)
+	lower      lowerState // see lowerLook
+	titleSeen  bool       // a word in title case was scanned in this document (see lowerLook)
 
 	num numSpan // scratch for the number being classified
 
@@ -192,6 +194,9 @@ func (x *scanCtx) scanString(s string, key keyKind, inKey bool) {
 		x.normalize(0)
 	}
 	x.resolve()
+	if !inKey {
+		x.lowerLook()
+	}
 	if ok {
 		x.unfold(x.out[x.base:])
 		x.unfold(x.healthCues[hc:])
@@ -423,6 +428,9 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 	s := x.s
 	n := len(s)
 	i := p
+	if m&cLower != 0 {
+		x.titleSeen = true // see lowerLook
+	}
 	if j+2 < n && s[j] == ',' && s[j+1] == ' ' && isUpper(s[j+2]) && isUpper(s[p]) {
 		// "Hannah, Anthony, Derek and Anna": a list of given names?
 		if e := x.nameList(p); e > j {

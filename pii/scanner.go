@@ -115,6 +115,8 @@ func (s *Scanner) putCtx(x *scanCtx) {
 	x.identity = false
 	x.personCue = false
 	x.docBytes = 0
+	x.lower = lowerState{}
+	x.titleSeen = false
 	x.keyBuf = x.keyBuf[:0]
 	x.segs = x.segs[:0]
 	x.strBuf = x.strBuf[:0]
