@@ -1,6 +1,8 @@
 package pii
 
 import (
+	"strings"
+
 	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
@@ -42,9 +44,73 @@ func (x *scanCtx) blobViews(hm int) {
 			return
 		}
 		if text, st := decodeBlob(s[a:b]); st != 0 {
-			x.scanView(text, nil, a, b, st, nil)
+			if t := strings.TrimSpace(text); t != "" && (t[0] == '{' || t[0] == '[') {
+				// A document of its own: read as one (see jsonText).
+				x.scanView(text, nil, a, b, st, nil)
+			} else {
+				x.blobInContext(text, a, b, st)
+			}
 		}
 	}
+}
+
+// Context around a blob: the words before it say what it is ("the password is c2VjcmV0…",
+// "card MzUy…"), so a blob's decoding is scanned in place, between up to blobBefore bytes of the
+// text before it and blobAfter after it (cut at a space), and what the view finds on the decoded
+// bytes is placed on the whole blob.
+const (
+	blobBefore = 64
+	blobAfter  = 32
+)
+
+// blobInContext scans text, the decoding of the blob s[a:b], in place.
+func (x *scanCtx) blobInContext(text string, a, b int, st Stage) {
+	s := x.s
+	lo, hi := max(0, a-blobBefore), min(len(s), b+blobAfter)
+	if lo > 0 {
+		if k := strings.IndexByte(s[lo:a], ' '); k >= 0 {
+			lo += k + 1
+		} else {
+			lo = a
+		}
+	}
+	if hi < len(s) {
+		if k := strings.LastIndexByte(s[b:hi], ' '); k >= 0 {
+			hi = b + k
+		} else {
+			hi = b
+		}
+	}
+	v := make([]byte, 0, a-lo+len(text)+hi-b)
+	at := make([]int32, 0, cap(v)+1)
+	for i := lo; i < a; i++ {
+		v = append(v, s[i])
+		at = append(at, int32(i))
+	}
+	// The decoding stands apart from what touches the blob ("b64:", "=", quotes).
+	if a > lo && !isSpaceByte(s[a-1]) {
+		v = append(v, ' ')
+		at = append(at, int32(a))
+	}
+	d0 := len(v)
+	v = append(v, text...)
+	for range len(text) {
+		at = append(at, int32(a))
+	}
+	d1 := len(v)
+	if b < hi && !isSpaceByte(s[b]) {
+		v = append(v, ' ')
+		at = append(at, int32(b))
+	}
+	for i := b; i < hi; i++ {
+		v = append(v, s[i])
+		at = append(at, int32(i))
+	}
+	at = append(at, int32(hi))
+	// The decoded bytes all map to the blob's start; scanView stretches a finding that takes
+	// any of them over the whole blob.
+	x.blobAt = [2]int{a, b}
+	x.scanView(string(v), at, 0, 0, st, func(_ string, f Finding) bool { return f.Start < d1 && f.End > d0 })
 }
 
 func isB64(c byte) bool { return isAlnum(c) || c == '+' || c == '/' || c == '-' || c == '_' }

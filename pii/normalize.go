@@ -45,6 +45,7 @@ type normState struct {
 	capLangs uint8   // sepLangs whose word for '.' was met capitalised ("DOT")
 	jsonNest int     // JSON texts read inside strings around this scan, see jsonText
 	qp       bool    // the scan met a quoted-printable escape, see noteQP
+	blobAt   [2]int  // the blob a view of blobInContext decodes, for scanView
 	rtl      []int32 // runs of the folded string shown right to left, see rtlView
 
 	jparts      []jpart         // scalar children of the containers being walked, see joined
@@ -240,6 +241,8 @@ func marks(s string) uint16 {
 // cover, placed on x.s: through at (at[k] is the offset in x.s of v's byte k, at[len(v)] the end
 // of what v covers) or, when at is nil, on [lo,hi). accept, if not nil, filters the findings.
 func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept func(v string, f Finding) bool) {
+	blob := x.blobAt
+	x.blobAt = [2]int{}
 	if x.decoded += len(v); x.decoded > x.budget {
 		return
 	}
@@ -284,6 +287,9 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 			f.Start, f.End = spanOfReversed(s, at, f.Start, f.End)
 		} else if at != nil {
 			f.Start, f.End = int(at[f.Start]), int(at[f.End])
+			if blob[1] > 0 && f.Start <= blob[0] && f.End >= blob[0] {
+				f.End = max(f.End, blob[1])
+			}
 		} else {
 			f.Start, f.End = lo, hi
 		}
