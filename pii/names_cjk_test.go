@@ -39,3 +39,33 @@ func TestCJKNames(t *testing.T) {
 		t.Fatalf("only %d variants", n)
 	}
 }
+
+// A Chinese name between a role word and a verb, in Chinese text, is a name; a compound of the
+// role word ("客户服务", customer service) is not. The names are written for the test.
+func TestChineseNamesAfterARole(t *testing.T) {
+	sc, _ := New(nil)
+	roles := []string{"客户", "客戶", "患者", "用户", "员工", "乘客"}
+	names := []string{"景婉婷", "甯柏翰", "王小明", "陈静", "林志豪"}
+	verbs := []string{"要求退款。", "表示不满意。", "已经出院。", "昨天来电。", "希望改期。"}
+	n := 0
+	for i, r := range roles {
+		for j, name := range names {
+			if (i+j)%2 != 0 {
+				continue
+			}
+			text := r + name + verbs[(i+j)%len(verbs)]
+			n++
+			if !hasType(sc.ScanText(text), TypeName) {
+				t.Errorf("%q: name not found", text)
+			}
+		}
+	}
+	if n < 12 {
+		t.Fatalf("only %d variants", n)
+	}
+	for _, text := range []string{"客户服务要求很高。", "我们的客户满意度提高了。", "患者需求表示明确。"} {
+		if hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: a compound read as a name", text)
+		}
+	}
+}

@@ -483,6 +483,12 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 			return e
 		}
 	}
+	if s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 12 {
+		// A role word, two or three ideographs and a verb: a Chinese name in Chinese text?
+		if e := x.cjkRoleName(p, j); e > p {
+			return e
+		}
+	}
 	if s[p] >= 0xE4 && s[p] <= 0xE9 && j+1 < n && s[j] == ' ' && s[j+1] >= 0xE4 {
 		// Ideographs, a space and ideographs: a Japanese name set in other text?
 		if e := x.cjkNameAt(p); e > p {
