@@ -206,7 +206,7 @@ func Open(opts Options) (*Server, error) {
 	}
 	s.consents.Revocations, s.consents.Spender = outage.WatchConsents(s.consents.Revocations, s.consents.Spender, s.outages)
 	s.grants = classify.NewGrants(100000)
-	// The receipts' bodies and signed batches ride on calls and replies;
+	// The receipts' marks and signed batches ride on calls and replies;
 	// the receiving gateway takes them, checking every member, and never
 	// hands them to its agents.
 	if s.gate, err = classify.NewGate(classify.GateConfig{Scanner: s.scanner, Policy: s.policy, Consents: s.consents, Grants: s.grants, Counter: s.blocks, Now: s.now,
