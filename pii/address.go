@@ -455,6 +455,9 @@ func (x *scanCtx) address(i, j int) int {
 		if ok2 && designation(s, pw, i) {
 			return i // "ICD-10", "ISO-9001": a standard's or a product's number
 		}
+		if i > 0 && s[i-1] == '=' {
+			return i // "svc=billing pid=19258": a field's value in a log line, not a house number
+		}
 		if x.key == keyAddress || x.cueBefore(i, sentenceWindow(s, i, 80), addressCues) {
 			a, b := i, j
 			if ok1 && nameWord(s, nw, lowerText) {

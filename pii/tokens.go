@@ -94,6 +94,9 @@ func (x *scanCtx) tokenRun(i, j int) int {
 		x.add(TypeCloudToken, i, e, 0.9, "secret.aws-secret-key")
 		return e
 	}
+	if strings.HasPrefix(v, "AAAA") && sshPublicBefore(s, i) {
+		return e // "ssh-ed25519 AAAAC3Nza…": an OpenSSH public key, published to be used
+	}
 	if x.announced(i, e) {
 		x.add(TypeSecret, i, e, 0.85, "secret.keyword-token")
 		return e
@@ -360,4 +363,22 @@ func jwtHeaderOnly(v string) bool {
 		return len(v) <= 80
 	}
 	return k <= 80 && strings.Trim(v[k:], ".") == ""
+}
+
+// sshPublicBefore reports an OpenSSH public key's algorithm and a space just before i.
+func sshPublicBefore(s string, i int) bool {
+	k := i
+	for k > 0 && s[k-1] == ' ' {
+		k--
+	}
+	if k == i {
+		return false
+	}
+	a := k
+	for a > 0 && !isSpace(s[a-1]) && k-a < 40 {
+		a--
+	}
+	w := s[a:k]
+	return strings.HasPrefix(w, "ssh-") || strings.HasPrefix(w, "ecdsa-sha2-") || strings.HasPrefix(w, "sk-ssh-") ||
+		strings.HasPrefix(w, "sk-ecdsa-")
 }
