@@ -36,6 +36,7 @@ func lowerProse(s string) bool {
 // the identity map of its offsets; at is nil when no word was changed.
 func caseView(s string) (string, []int32) {
 	var b []byte
+	next := 0 // words after a cue or a given name to capitalise as well (see nextCaseWord)
 	for i := 0; i < len(s); {
 		if !isAlpha(s[i]) {
 			i++
@@ -48,11 +49,22 @@ func caseView(s string) (string, []int32) {
 		if e-i >= 2 && e-i <= 32 && (i == 0 || !isAlnum(s[i-1]) && s[i-1] != '_' && s[i-1] != '-' && s[i-1] != '/') {
 			if c, n := capitalFirst(s[i:e]); n > 0 {
 				w := c + s[i+n:e]
-				if e-i >= 3 && (isGivenName(w) || knownSurname(w)) || afterNameIs(s, i) && !notNames.has(s[i:e]) && !namePairStop.has(s[i:e]) {
+				given := e-i >= 3 && isGivenName(w)
+				if given || e-i >= 3 && knownSurname(w) || afterNameIs(s, i) && !notNames.has(s[i:e]) && !namePairStop.has(s[i:e]) ||
+					next > 0 && nextCaseWord(s[i:e]) {
 					if b == nil {
 						b = []byte(s)
 					}
 					copy(b[i:], c)
+					next--
+				} else {
+					next = 0
+				}
+				switch {
+				case given && next < 1 && verbAfterNext(s, e):
+					next = 1 // "kevin monnard called": the surname after a given name, before a verb
+				case loneCueWords.has(s[i:e]) && fullNameNext(s, e):
+					next = 2 // "ask nuriyet sakarya": the two words after a cue for a person
 				}
 			}
 		}
@@ -66,6 +78,49 @@ func caseView(s string) (string, []int32) {
 		at[k] = int32(k)
 	}
 	return string(b), at
+}
+
+// nextCaseWord reports whether the lower-case word w, after a cue for a person or a given name,
+// may be a name the lists do not know: three letters or more, and no word of the sets that
+// start or follow no name ("the", "about", "called").
+func nextCaseWord(w string) bool {
+	return len(w) >= 3 && !notNames.has(w) && !namePairStop.has(w) && !afterFirstWords.has(w) &&
+		!personPreps.has(w) && !modalVerbs.has(w) && !loneCueWords.has(w) && !strings.Contains(w, "'")
+}
+
+// verbAfterNext reports whether the word after the next one from e is a verb that follows a
+// person's name ("kevin monnard called again"): a given name alone before a word the lists do not
+// know ("mac ignored") is no name.
+func verbAfterNext(s string, e int) bool {
+	_, w2 := nextTwoWords(s, e)
+	return afterFirstWords.has(w2)
+}
+
+// fullNameNext reports whether the two words after e may both be names ("ask nuriyet sakarya"),
+// not a name and a word ("ask support about").
+func fullNameNext(s string, e int) bool {
+	w1, w2 := nextTwoWords(s, e)
+	return nextCaseWord(w1) && nextCaseWord(w2)
+}
+
+// nextTwoWords returns the two words after e, each of at most 16 bytes, or "".
+func nextTwoWords(s string, e int) (string, string) {
+	var ws [2]string
+	k := e
+	for w := range ws {
+		for k < len(s) && s[k] == ' ' {
+			k++
+		}
+		a := k
+		for k < len(s) && (isAlpha(s[k]) || s[k] == '\'') {
+			k++
+		}
+		if k == a || k-a > 16 {
+			break
+		}
+		ws[w] = s[a:k]
+	}
+	return ws[0], ws[1]
 }
 
 // afterNameIs reports whether the word at i is one of the two after "name is " ("my name is

@@ -200,3 +200,36 @@ func TestNamesUnderKeysOfWhoDidIt(t *testing.T) {
 		}
 	}
 }
+
+// In prose written all in lower case, a given name and the word after it before a verb that
+// follows a person, and the two words after a verb that takes only people, are a name the lists
+// need not know; a given name before a word that is no verb ("mac ignored") is not.
+func TestLowerCaseNamesTheListsDoNotKnow(t *testing.T) {
+	sc, _ := New(nil)
+	given := []string{"kevin", "ingrid", "mateo", "sophie", "chiara"}
+	surnames := []string{"monnard", "okonkwo", "brandstaetter", "quéré"}
+	n := 0
+	for i, g := range given {
+		for j, sn := range surnames {
+			if (i+j)%2 != 0 {
+				continue
+			}
+			for _, tmpl := range []string{"%s called again about the refund, 3rd time", "can u ask %s if the shipment left"} {
+				text := fmt.Sprintf(tmpl, g+" "+sn)
+				n++
+				if !hasType(sc.ScanText(text), TypeName) {
+					t.Errorf("%q: name not found", text)
+				}
+			}
+		}
+	}
+	if n < 20 {
+		t.Fatalf("only %d variants", n)
+	}
+	for _, text := range []string{"ipv6 on, mac ignored, color set to teal", "pls ask support about the refund today",
+		"patient records were moved to the new store"} {
+		if hasType(sc.ScanText(text), TypeName) {
+			t.Errorf("%q: a name found", text)
+		}
+	}
+}
