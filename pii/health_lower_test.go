@@ -62,3 +62,27 @@ func TestSickLeaveBesideAName(t *testing.T) {
 		t.Fatalf("only %d variants", n)
 	}
 }
+
+// A full name after a greeting of the languages of Northern and Central Europe is a name; the
+// sick note after it is health information about that person.
+func TestSickNoteAfterAGreeting(t *testing.T) {
+	sc, _ := New(nil)
+	greetings := []string{"Hej", "Hei", "Ahoj", "Szia", "Merhaba", "Tere", "Labas", "Zdravo"}
+	names := []string{"Štěpánka Kopecký", "Oskar Wendelboe", "Réka Szalontai"}
+	n := 0
+	for i, g := range greetings {
+		for j, name := range names {
+			if (i+j)%2 != 0 {
+				continue
+			}
+			text := g + ", " + name + " är sjukskriven resten av veckan."
+			n++
+			if !hasType(sc.ScanText(text), TypeHealth) {
+				t.Errorf("%q: health not found", text)
+			}
+		}
+	}
+	if n < 12 {
+		t.Fatalf("only %d variants", n)
+	}
+}

@@ -76,7 +76,8 @@ var greetWords = toSet(`hi hello hey dear thanks thank cheers welcome congratula
 morning evening afternoon hallo liebe lieber bonjour salut merci hola gracias ciao grazie buongiorno
 olá oi obrigado obrigada hoi dag beste cześć dzień dziękuję pozdravem pozdrav pozdrawiam pozdrowienia
 hälsning hälsningar hilsen hilsner terveisin saygılarımla cumprimentos saludos saludo groeten grüße grüßen
-gruß cordialement cordiali saluti üdvözlettel`)
+gruß cordialement cordiali saluti üdvözlettel hej hei heippa ahoj dobrý szia merhaba tere labas sveiki zdravo
+bok hejsan tjena`)
 
 // afterVerbs follow a person's name as its subject: what a person does ("X called again",
 // "X agreed to", "X prefers", "X said").
