@@ -301,7 +301,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 		return b // "1990-2000"
 	}
 	if nd < 6 {
-		if nd == 4 && b < len(s) && s[b] == 0xE5 { // the first byte of 年
+		if nd == 4 && b < len(s) && (s[b] == 0xE5 || s[b] == 0xEB) { // the first byte of 年, of 년
 			if e := x.cjkDate(n); e > 0 {
 				return e // "1962年8月11日"
 			}
