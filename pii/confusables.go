@@ -142,13 +142,20 @@ func confusableAt(s string, i int, r rune, wc *wordClass) int {
 			wc.digit = wc.digit || isDigit(s[k])
 		}
 	}
-	switch {
-	case digit != 0 && wc.digit && !wc.latin:
-		return int(digit)
-	case letter != 0 && (wc.latin || wc.digit):
-		return int(letter)
+	if !wc.latin && !wc.digit {
+		return foldKeep
 	}
-	return foldKeep
+	if digit != 0 && (letter == 0 || !wc.latin) {
+		return int(digit)
+	}
+	if digit != 0 {
+		// A word of letters and digits ("ines13"): a digit beside it says which.
+		_, n := utf8.DecodeRuneInString(s[i:])
+		if i > 0 && isDigit(s[i-1]) || i+n < len(s) && isDigit(s[i+n]) {
+			return int(digit)
+		}
+	}
+	return int(letter)
 }
 
 // spanOfReversed returns the span of s whose characters the view's bytes [a,b) come from, at

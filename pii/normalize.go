@@ -36,17 +36,19 @@ const (
 
 // normState is the normalisation's part of a scanCtx.
 type normState struct {
-	via      Via     // stages of the view being scanned; zero for the text as given
-	depth    int     // views nested
-	decoded  int     // bytes of views made for the string scanned
-	budget   int     // bound on decoded
-	hints    []int32 // candidates: start, end and kind (hintBlob, hintDigits) per entry
-	chainEnd int     // end of the last chain of digit groups read, for cards with odd separators
-	capLangs uint8   // sepLangs whose word for '.' was met capitalised ("DOT")
-	jsonNest int     // JSON texts read inside strings around this scan, see jsonText
-	qp       bool    // the scan met a quoted-printable escape, see noteQP
-	blobAt   [2]int  // the blob a view of blobInContext decodes, for scanView
-	rtl      []int32 // runs of the folded string shown right to left, see rtlView
+	via        Via     // stages of the view being scanned; zero for the text as given
+	depth      int     // views nested
+	decoded    int     // bytes of views made for the string scanned
+	budget     int     // bound on decoded
+	hints      []int32 // candidates: start, end and kind (hintBlob, hintDigits) per entry
+	chainEnd   int     // end of the last chain of digit groups read, for cards with odd separators
+	capLangs   uint8   // sepLangs whose word for '.' was met capitalised ("DOT")
+	jsonNest   int     // JSON texts read inside strings around this scan, see jsonText
+	qp         bool    // the scan met a quoted-printable escape, see noteQP
+	blobAt     [2]int  // the blob a view of blobInContext decodes, for scanView
+	spaced     bool    // the scan met a one-character word that may start a spaced run
+	spacedFrom int     // a little before the first such word
+	rtl        []int32 // runs of the folded string shown right to left, see rtlView
 
 	jparts      []jpart         // scalar children of the containers being walked, see joined
 	flaggedKeys map[string]bool // member names that hold a finding, see safeKey
@@ -67,6 +69,9 @@ func (x *scanCtx) noteWord(i, j int, m uint8) {
 }
 
 func (x *scanCtx) noteCandidate(i, j int, m uint8) {
+	if !x.spaced && m&cUnder != 0 && j-i >= 5 && underscored(x.s[i:j]) {
+		x.spaced, x.spacedFrom = true, max(0, i-8)
+	}
 	if j-i == 3 && x.s[i] < 'a' && sepDotFirst[x.s[i]|0x20] {
 		for l := range sepLangs {
 			for _, d := range sepLangs[l].dot {
@@ -144,6 +149,18 @@ func (x *scanCtx) normalize(hm int) {
 				x.scanView(v, at, 0, 0, StageMarkdown, nil)
 			}
 		}
+		if x.spaced && x.room(len(s)) {
+			if v, at, runs := spacedView(s, x.spacedFrom); at != nil {
+				x.scanView(v, at, 0, 0, StageSeparators, func(_ string, f Finding) bool {
+					for k := 0; k+1 < len(runs); k += 2 {
+						if f.Start < runs[k+1] && f.End > runs[k] {
+							return true
+						}
+					}
+					return false
+				})
+			}
+		}
 		if x.qp && x.room(len(s)) {
 			v, at := qpView(s)
 			x.scanView(v, at, 0, 0, StageQP, nil)
@@ -178,7 +195,7 @@ func (x *scanCtx) normalize(hm int) {
 		}
 	}
 	x.hints = x.hints[:hm]
-	x.chainEnd, x.capLangs, x.qp = 0, 0, false
+	x.chainEnd, x.capLangs, x.qp, x.spaced = 0, 0, false, false
 }
 
 // room reports whether a view of n bytes fits in what is left of the budget; the view is not
@@ -265,7 +282,7 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 	x.s, x.base = v, len(x.out)
 	x.via = ns.via.then(st)
 	x.depth++
-	x.chainEnd, x.capLangs, x.qp = 0, 0, false
+	x.chainEnd, x.capLangs, x.qp, x.spaced = 0, 0, false, false
 	switch {
 	case x.jsonText():
 	case st == StageSeparators:

@@ -199,6 +199,9 @@ var encodings = []struct {
 	{"right-to-left-override", "bidi|", func(r *rand.Rand, v string) string {
 		return "paid with \u202e" + reverse(v) + "\u202c, thanks"
 	}},
+	{"spaced-out", "separators", func(r *rand.Rand, v string) string {
+		return "Send it to " + strings.Join(runes(v), []string{" ", "-", "_", "/"}[r.IntN(4)]) + " today"
+	}},
 	{"look-alikes", "", func(r *rand.Rand, v string) string {
 		// Cyrillic and Greek ones: "l" for "1" is ASCII, and ASCII is read as it is.
 		return "write to " + perChar(r, v, 0.5, func(r *rand.Rand, c string) string {
@@ -380,7 +383,10 @@ func mustScanner(t testing.TB) *Scanner {
 func FuzzNormalize(f *testing.F) {
 	for _, s := range []string{"jane%2540example.com", "&#x6a;ane&commat;example&period;com", "<a href='mailto:a@b.co'>",
 		base64.StdEncoding.EncodeToString([]byte("jane@example.com %34111111111111111")), "j a n e [at] x (dot) com",
-		"4111/1111/1111/1111", hex.EncodeToString([]byte("4111 1111 1111 1111")), "%%%%&&&&<<<<====", "&#99999999;&#xffffffff;"} {
+		"4111/1111/1111/1111", hex.EncodeToString([]byte("4111 1111 1111 1111")), "%%%%&&&&<<<<====", "&#99999999;&#xffffffff;",
+		`jane\u0040example\x2ecom \ud83d\ude00 \u{1F600} \U0010FFFF \`, "jane=40example=2Ecom=\n", "\u202emoc.elpmaxe@enaj\u202c \u202e\u202a",
+		"j-o-h-n-@-e-x-a-m-p-l-e-.-c-o-m 4 1 1 1   1", "**jane**@`example.com`~~x~~", `{"email":"jane@example.com","n":[1,2]}`,
+		"раssword Тr0ub4dоr 4111 О111"} {
 		f.Add(s)
 	}
 	sc := mustScanner(f)

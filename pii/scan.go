@@ -367,6 +367,9 @@ func (x *scanCtx) step(p, done int) int {
 		j++
 	}
 	x.noteWord(i, j, m)
+	if j-i == 1 && !x.spaced && spacedAt(s, j) {
+		x.spaced, x.spacedFrom = true, max(0, i-8) // see spacedView
+	}
 	if j-i == 6 && s[i] == 'V' && s[i:j] == "VALUES" {
 		x.noteStructure(i) // SQL's VALUES list
 	}
