@@ -121,6 +121,11 @@ type ListenConfig struct {
 	// one polls for readiness has no one to warn, and stops at once. 0 never
 	// waits. Default 5s.
 	DrainDelay Duration `toml:"drain_delay"`
+	// DrainTime is how long, after a body is refused as too large, the
+	// HTTPS face waits for each further MiB of it, read and thrown away so
+	// that a client that sends its whole body before it reads gets the 413
+	// rather than a reset. At most 16 MiB is read. Default 5s.
+	DrainTime Duration `toml:"drain_time"`
 	// MetricsFrom lists the networks ("10.0.0.0/8") and addresses that may
 	// read /metrics, which names the peers and their circuits; anyone else
 	// gets 403. An empty list serves it to nobody. Default loopback only:
@@ -489,7 +494,7 @@ func defaultConfig() Config {
 			Address: "127.0.0.1:7443", GRPC: "127.0.0.1:7444", TLS: &tlsOn,
 			MaxConnections: 1024, ReadHeaderTimeout: Duration(5 * time.Second),
 			IdleTimeout: Duration(2 * time.Minute), RequestTimeout: Duration(30 * time.Second),
-			DrainDelay: Duration(5 * time.Second), MetricsFrom: []string{"127.0.0.0/8", "::1/128"},
+			DrainDelay: Duration(5 * time.Second), DrainTime: Duration(5 * time.Second), MetricsFrom: []string{"127.0.0.0/8", "::1/128"},
 		},
 		Limits: LimitsConfig{
 			MessageBytes: wl.MaxMessage, BatchBytes: wl.MaxBatch, ChunkBytes: wl.MaxChunk,

@@ -156,6 +156,7 @@ func settingRanges() []settingRange {
 		{key: "listen.request_timeout", lo: d(time.Second), hi: d(time.Hour)},
 		// 0 is no delay; beyond minutes a gateway would seem not to stop.
 		{key: "listen.drain_delay", lo: 0, hi: d(5 * time.Minute)},
+		{key: "listen.drain_time", lo: d(100 * time.Millisecond), hi: d(time.Minute)},
 		{key: "limits.message_bytes", lo: 4 * KiB, hi: 16 * MiB},
 		{key: "limits.batch_bytes", lo: 4 * KiB, hi: 256 * MiB},
 		{key: "limits.chunk_bytes", lo: 1 * KiB, hi: 16 * MiB},

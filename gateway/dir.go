@@ -348,6 +348,11 @@ request_timeout = "30s"
 # never waits; a second SIGINT or SIGTERM ends it:
 # {{bounds "listen.drain_delay"}}.
 drain_delay = "5s"
+# After a request body is refused as too large, how long each further MiB
+# of it may take to arrive; it is read and thrown away (16 MiB at most) so
+# that a client that sends its whole body before reading sees the 413:
+# {{bounds "listen.drain_time"}}.
+drain_time = "5s"
 # Who may read /metrics, which names this gateway's peers: networks or
 # addresses, e.g. ["127.0.0.0/8", "::1/128", "10.1.2.0/24"]. [] serves it to
 # nobody; everyone else gets 403.

@@ -71,7 +71,7 @@ func (f *faces) http(tlsCfg *tls.Config, ws *wsface.Face) *httpface.Face {
 		Metrics: f.metricsHandler(), MetricsFrom: l.MetricsNetworks(),
 		Org: f.cfg.Org, Version: Version, TLS: tlsCfg,
 		MaxConnections: l.MaxConnections, ReadHeaderTimeout: l.ReadHeaderTimeout.D(), RequestTimeout: l.RequestTimeout.D(),
-		IdleTimeout: l.IdleTimeout.D(), ReplyWait: f.cfg.Peers.ReplyWait.D(), BatchBytes: f.cfg.Limits.BatchBytes,
+		IdleTimeout: l.IdleTimeout.D(), DrainTime: l.DrainTime.D(), ReplyWait: f.cfg.Peers.ReplyWait.D(), BatchBytes: f.cfg.Limits.BatchBytes,
 		MaxStreams: maxStreamsPerConn, Messages: f.metrics.messages, Errors: f.metrics.httpErrs,
 		Log: f.log, Now: f.now, Rand: f.rand,
 	})

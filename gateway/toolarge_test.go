@@ -20,7 +20,9 @@ import (
 // 413 E_TOO_LARGE of a body over the limit, announced or chunked, rather
 // than a reset; and the connection is closed after it.
 func TestTooLargeAnsweredToClientsThatSendFirst(t *testing.T) {
-	r := newFaceRig(t)
+	// The drain's own bound is tested in httpface; here each MiB may take
+	// a minute, as on a machine with ten busy loops and the race detector.
+	r := newFaceRig(t, func(s *Server) { s.cfg.Listen.DrainTime = Duration(time.Minute) })
 	limit := r.g.s.pipe.EnvelopeLimit()
 	body := bytes.Repeat([]byte("x"), 8*limit)
 	addr := strings.TrimPrefix(r.peer.Endpoint, "https://")
