@@ -214,7 +214,7 @@ def _():
 @shape("benign_names", "streets_and_places", False)
 def _():
     return pick([
-        "Depot moved to %s; parking at the back." % pick(["Brīvības iela 118", "Pärnu maantee 22", "Vitosha Blvd 41", "Sukhumvit Soi 11"]),
+        "Depot moved to %s; parking at the back." % pick(["Brīvības iela", "Pärnu maantee", "Vitosha Blvd", "Sukhumvit Road"]),
         "Flights to %s are delayed due to fog." % pick(["Saint Petersburg", "San José", "Port Elizabeth", "Kota Kinabalu", "Vila Real"]),
         "Meeting room %s, 3rd floor" % pick(["Ada Lovelace", "Grace Hopper", "Alan Turing", "Marie Curie"]),
         "Roadworks on %s until Friday." % pick(["Karl-Marx-Allee", "Avenida Simón Bolívar", "Rue Victor Hugo", "Jana Pawła II"]),
