@@ -8,7 +8,6 @@ private keys are real keys derived from seeded bytes.
 """
 
 import base64
-import hashlib
 import random
 import string
 import struct
@@ -16,6 +15,8 @@ import struct
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec, ed25519
 from faker import Faker
+
+from probe_registry import Registry
 
 SEED = 20261128
 PER = 24  # rows per (family, shape)
@@ -33,7 +34,9 @@ for i, loc in enumerate(LATIN + SCRIPTS):
     f.seed_instance(SEED + i)
     FAKERS[loc] = f
 
-ROWS = []
+REG = Registry("probe2", SEED, PER, R, FAKERS)
+ROWS = REG.rows
+shape = REG.shape
 
 
 def pick(xs):
@@ -42,36 +45,6 @@ def pick(xs):
 
 def fk(loc=None):
     return FAKERS[loc or pick(LATIN)]
-
-
-def emit(family, shape, must_block, types, payload):
-    n = sum(1 for r in ROWS if r["family"] == family and r["_shape"] == shape)
-    rid = "probe2-%s-%s-%04d" % (family, shape, n)
-    split = "dev" if hashlib.sha256(rid.encode()).digest()[0] < 128 else "test"
-    row = {"id": rid, "family": family, "source": "probe2/" + shape, "split": split,
-           "must_block": must_block, "types": sorted(set(types)) if must_block else [], "_shape": shape}
-    if isinstance(payload, str):
-        row["text"] = payload
-    else:
-        row["json"] = payload
-    ROWS.append(row)
-
-
-def shape(family, name, must_block, types=()):
-    """Registers fn as the generator of PER rows of (family, name), each shape from its own seed."""
-    def deco(fn):
-        seed = SEED + int(hashlib.sha256((family + "/" + name).encode()).hexdigest()[:8], 16)
-        R.seed(seed)
-        for i, f in enumerate(FAKERS.values()):
-            f.seed_instance(seed + i)
-        for _ in range(PER):
-            out = fn()
-            if isinstance(out, tuple):
-                emit(family, name, must_block, out[1], out[0])
-            else:
-                emit(family, name, must_block, types, out)
-        return fn
-    return deco
 
 
 # ---- people ----------------------------------------------------------------------------------

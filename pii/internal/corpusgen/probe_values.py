@@ -2,7 +2,6 @@
 
 import base64
 import binascii
-import hashlib
 import json
 import random
 import string
@@ -11,6 +10,8 @@ import urllib.parse
 import uuid
 
 from faker import Faker
+
+from probe_registry import Registry
 
 SEED = 20261127
 PER = 24  # rows per (family, shape)
@@ -23,7 +24,9 @@ for i, loc in enumerate(LOCALES):
     f.seed_instance(SEED + i)
     FAKERS[loc] = f
 
-ROWS = []
+REG = Registry("probe", SEED, PER, R, FAKERS)
+ROWS = REG.rows
+shape = REG.shape
 
 
 def pick(xs):
@@ -36,38 +39,6 @@ def lang_of(loc):
 
 def fk(loc=None):
     return FAKERS[loc or pick(LOCALES)]
-
-
-def emit(family, shape, must_block, types, payload):
-    n = sum(1 for r in ROWS if r["family"] == family and r["_shape"] == shape)
-    rid = "probe-%s-%s-%04d" % (family, shape, n)
-    split = "dev" if hashlib.sha256(rid.encode()).digest()[0] < 128 else "test"
-    row = {"id": rid, "family": family, "source": "probe/" + shape, "split": split,
-           "must_block": must_block, "types": sorted(set(types)) if must_block else [], "_shape": shape}
-    if isinstance(payload, str):
-        row["text"] = payload
-    else:
-        row["json"] = payload
-    ROWS.append(row)
-
-
-def shape(family, name, must_block, types=()):
-    """Registers fn as the generator of PER rows of (family, name)."""
-    def deco(fn):
-        # Each shape draws from its own seed, so that a change to one shape leaves the rows of the
-        # others as they were.
-        seed = SEED + int(hashlib.sha256((family + "/" + name).encode()).hexdigest()[:8], 16)
-        R.seed(seed)
-        for i, f in enumerate(FAKERS.values()):
-            f.seed_instance(seed + i)
-        for _ in range(PER):
-            out = fn()
-            if isinstance(out, tuple):
-                emit(family, name, must_block, out[1], out[0])
-            else:
-                emit(family, name, must_block, types, out)
-        return fn
-    return deco
 
 
 # ---- values ----------------------------------------------------------------------------------
