@@ -37,7 +37,8 @@ var (
 		"生年月日", "出生", "誕生日", "рождения", "родился", "родилась", "народження", "народився", "народилася",
 		"γέννησης", "γεννήθηκε", "född", "fødd", "født", "syntynyt", "syntymäaika", "narozen", "narození", "születés",
 		"született", "생년월일", "출생", "rođen", "rođena", "rođenja", "rojstva", "rojen", "rojena", "gimimo", "gimęs",
-		"naștere", "nastere", "născut", "nascut", "lahir", "nacimento")
+		"naștere", "nastere", "născut", "nascut", "lahir", "nacimento",
+		"dzimšanas", "dzimis", "dzimusi", "sünniaeg", "sündinud", "narodil", "narodila", "urodził", "urodziła")
 )
 
 // cueList is a list of cues with the set of their first bytes and of their first two bytes

@@ -31,58 +31,6 @@ func (x *scanCtx) numericDate(n *numSpan) (int, bool) {
 	return 0, false
 }
 
-var monthNames = []string{"january", "february", "march", "april", "may", "june", "july", "august",
-	"september", "october", "november", "december", "jan", "feb", "mar", "apr", "jun", "jul", "aug",
-	"sep", "sept", "oct", "nov", "dec", "januar", "februar", "märz", "mai", "juni", "juli", "oktober",
-	"dezember", "janvier", "février", "mars", "avril", "juin", "juillet", "août", "septembre",
-	"octobre", "novembre", "décembre"}
-
-// isMonthAt reports whether a month name starts at i and returns its end.
-func isMonthAt(s string, i int) (int, bool) {
-	if i+3 > len(s) {
-		return i, false
-	}
-	if !monthFirst[s[i]] {
-		return i, false
-	}
-	k := uint32(lower(s[i])) | uint32(lower(s[i+1]))<<8 | uint32(lower(s[i+2]))<<16
-	switch {
-	case s[i+1] >= 0x80 || s[i+2] >= 0x80: // märz, décembre, février, août
-	default:
-		switch k {
-		case 'j' | 'a'<<8 | 'n'<<16, 'f' | 'e'<<8 | 'b'<<16, 'm' | 'a'<<8 | 'r'<<16, 'a' | 'p'<<8 | 'r'<<16, 'm' | 'a'<<8 | 'y'<<16, 'j' | 'u'<<8 | 'n'<<16, 'j' | 'u'<<8 | 'l'<<16, 'a' | 'u'<<8 | 'g'<<16, 's' | 'e'<<8 | 'p'<<16, 'o' | 'c'<<8 | 't'<<16, 'n' | 'o'<<8 | 'v'<<16, 'd' | 'e'<<8 | 'c'<<16, 'm' | 'a'<<8 | 'i'<<16, 'a' | 'v'<<8 | 'r'<<16, 'j' | 'u'<<8 | 'i'<<16:
-		default:
-			return i, false
-		}
-	}
-	j := i
-	for j < len(s) && isWordByte(s[j]) {
-		j++
-	}
-	if j-i < 3 || j-i > 9 {
-		return i, false
-	}
-	var buf [16]byte
-	w := lowerInto(buf[:0], s[i:j])
-	for _, m := range monthNames {
-		if string(w) == m {
-			if j < len(s) && s[j] == '.' {
-				j++
-			}
-			return j, true
-		}
-	}
-	return i, false
-}
-
-// monthFirst holds the first letters of month names, in either case.
-var monthFirst = func() (t [256]bool) {
-	for _, c := range "jfmasondJFMASOND" {
-		t[c] = true
-	}
-	return t
-}()
-
 // textDate recognises "3 March 1990", "3rd of March, 1990", "March 3, 1990" and "March 3rd 1990"
 // around the number word s[i:j]; it returns the span.
 func (x *scanCtx) textDate(i, j int) (int, int, bool) {
@@ -93,10 +41,16 @@ func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 	}
 	day := nd <= 2 && (nd == j-i || isOrdinal(s[i+nd:j]))
 	if !day {
+		if nd == 4 {
+			return x.yearFirstDate(i, j)
+		}
 		return 0, 0, false
 	}
-	// Day first: "3 March 1990", "3rd of March 1990".
+	// Day first: "3 March 1990", "3rd of March 1990", "3. März 1990".
 	k := skipSpace(s, j)
+	if k == j && j+1 < len(s) && s[j] == '.' && s[j+1] == ' ' {
+		k = skipSpace(s, j+1)
+	}
 	if k+3 < len(s) && s[k:k+3] == "of " {
 		k += 3
 	}
