@@ -30,6 +30,7 @@ type lowerState struct{ vocab, person bool }
 // a word in lower case that speaks of a person. The scan calls it string by string, so that the
 // document is not walked again at its end.
 func (x *scanCtx) lowerLook() {
+	x.subjectLook()
 	if x.titleSeen || x.docBytes > shortDoc || x.lower.vocab && x.lower.person || x.identity || x.personCue {
 		return
 	}

@@ -57,7 +57,12 @@ lungenentzündung, migräne, bandscheibenvorfall, burnout, erschöpfungssyndrom,
 migren, kanser, şeker hastalığı, zatürre, depresyon, migrän, lunginflammation, utmattningssyndrom, diskbråck,
 migrene, lungebetændelse, migreeni, keuhkokuume, zápal plic, výhřez ploténky, migréna, zapalenie płuc, migrena,
 rwa kulszowa, pneumonie, migraine, hernie discale, neumonía, hernia discal, polmonite, ernia del disco,
-pneumonia, hérnia de disco, longontsteking, hernia, tüdőgyulladás, porckorongsérv`
+pneumonia, hérnia de disco, longontsteking, hernia, tüdőgyulladás, porckorongsérv,
+sleep apnoea, sleep apnea, obstructive sleep apnoea, obstructive sleep apnea, generalised anxiety disorder,
+generalized anxiety disorder, hyperlipidaemia, hyperlipidemia, hypercholesterolaemia, hypercholesterolemia,
+psoriatic arthritis, ankylosing spondylitis, myasthenia gravis, huntington's disease, motor neurone disease,
+meningitis, sepsis, pancreatitis, thrombosis, deep vein thrombosis, pulmonary embolism, aneurysm,
+spina bifida, borderline personality disorder, personality disorder, agoraphobia, self-harm`
 
 // healthLeave is being off work on a doctor's note, in the languages the gate sees most: it
 // says a person is ill as plainly as a diagnosis.
@@ -87,7 +92,21 @@ synthroid, eliquis, xarelto, lantus, novorapid, humalog, jardiance, januvia, con
 tenofovir, emtricitabine, efavirenz, dolutegravir, lamivudine, zidovudine, abacavir,
 sofosbuvir, isoniazid, rifampicin, amoxicillin, penicillin, azithromycin, doxycycline, ciprofloxacin,
 salbutamol, albuterol, budesonide, fluticasone, montelukast, omeprazole, pantoprazole, ondansetron,
-epinephrine, epipen, semaglutide, ozempic, prozac, zoloft, xanax, adderall, ritalin, humira`
+epinephrine, epipen, semaglutide, ozempic, prozac, zoloft, xanax, adderall, ritalin, humira,
+mesalazine, mesalamine, sulfasalazine, ustekinumab, vedolizumab, natalizumab, ocrelizumab, fingolimod, glatiramer,
+teriflunomide, interferon beta, tofacitinib, baricitinib, upadacitinib, secukinumab, ixekizumab, dupilumab,
+omalizumab, mepolizumab, denosumab, alendronate, colchicine, allopurinol, febuxostat, sumatriptan, topiramate,
+zonisamide, lacosamide, oxcarbazepine, clobazam, ethosuximide, pramipexole, ropinirole, rasagiline, carbidopa,
+modafinil, dexamfetamine, lisdexamfetamine, guanfacine, buspirone, trazodone, vortioxetine, agomelatine,
+lurasidone, ziprasidone, paliperidone, cariprazine, brexpiprazole, nortriptyline, clomipramine, imipramine,
+dabigatran, edoxaban, ticagrelor, prasugrel, ivabradine, sacubitril, candesartan, irbesartan, telmisartan,
+valsartan, nebivolol, carvedilol, verapamil, diltiazem, nifedipine, indapamide, bumetanide, eplerenone, ezetimibe,
+fenofibrate, liraglutide, dulaglutide, tirzepatide, dapagliflozin, canagliflozin, pioglitazone, glimepiride,
+insulin aspart, insulin lispro, insulin detemir, insulin degludec, raltegravir, darunavir, ritonavir, rilpivirine,
+bictegravir, cabotegravir, ledipasvir, velpatasvir, glecaprevir, capecitabine, oxaliplatin, gemcitabine,
+docetaxel, pembrolizumab, nivolumab, bevacizumab, olaparib, palbociclib, enzalutamide, abiraterone, bicalutamide,
+leuprorelin, goserelin, tiotropium, formoterol, salmeterol, beclometasone, carbimazole, methimazole,
+propylthiouracil, liothyronine, isotretinoin, misoprostol, mifepristone, disulfiram, acamprosate, varenicline`
 
 const healthPhrases = `
 diagnosed with, diagnosed as, been diagnosed, suffers from, suffering from, treated for,
@@ -219,7 +238,8 @@ func vocabAt(s string, i int) int {
 // personWords start a sentence about someone: the pronouns of the first and third person and the
 // words for a patient, in the languages of the vocabulary.
 var personWords = toSet(`i i'm i've i'd i'll my me mine myself she he his her him hers patient patientin
-patienten ich mein meine meiner er sie ihr je j'ai mon ma mes il elle yo mi mis él ella paciente io mio mia lui lei`)
+patienten ich mein meine meiner er sie ihr je j'ai mon ma mes il elle yo mi mis él ella paciente io mio mia lui lei
+ik mijn hij zij moje můj moji moja mój jag hon jeg hun mana mans minu mina`)
 
 // personLens[c] has bit n set when a word of personWords or personOpeners has n bytes and starts
 // with c: a capitalised word of another first letter or length ("The", "Latency", "Please") is

@@ -207,8 +207,8 @@ func classifyKey(k string) keyKind {
 		inList(n, "dob", "bday", "born", "birth", "fechanac", "fnac"):
 		return keyDOB
 	case containsAny(n, "diagnos", "medication", "medicalhistory", "medicalcondition", "allerg",
-		"symptom", "prescription", "disease", "illness", "healthcondition", "bloodtype", "icdcode") ||
-		inList(n, "icd", "condition", "treatment", "conditions", "treatments"):
+		"symptom", "prescription", "disease", "illness", "healthcondition", "bloodtype", "icdcode", "icdtext", "icd10") ||
+		inList(n, "icd", "condition", "treatment", "conditions", "treatments", "rx"):
 		return keyHealth
 	case meta && !hasSuffixAny(n, "name"):
 		return keyNone
@@ -233,7 +233,7 @@ func classifyKey(k string) keyKind {
 			"organizer", "organiser", "supervisor", "caseworker", "handledby", "preparedby", "verifiedby",
 			"approvers", "reviewers", "assignees", "manager", "interviewer", "interviewee", "caregiver", "clinician",
 			"therapist", "nurse", "recipient", "speaker", "speakers", "participant", "participants", "teacher", "student",
-			"driver") ||
+			"driver", "member", "insured", "policyholder", "subscriber", "claimant", "enrollee") ||
 		personByKey(n):
 		return keyName
 	}

@@ -1,0 +1,133 @@
+package pii
+
+import "strings"
+
+// A diagnosis stated of someone in the middle of a sentence ("the booking was cancelled because
+// my husband was diagnosed with breast cancer", "not sure it matters but she was diagnosed with
+// lupus") names no one and holds no capital that speaks of a person: the capitalised pronouns and
+// names that make health vocabulary count (personWords) stand elsewhere or nowhere. What says a
+// person is meant is the subject of the phrase itself: a pronoun, a relative, or a role word
+// after a determiner ("the customer", "our tenant"), joined to it by nothing but auxiliaries and
+// adverbs ("was recently", "has just been"). Sentences about people in general ("patients
+// diagnosed with", "about 20% of adults are diagnosed with") have no such subject and pass.
+//
+// A document's strings are read for it only while the document is short (a message, a ticket,
+// a chat), has identified no one and has no other cue; the phrases are found with one substring
+// search each, so that a document without them pays a few instructions a byte at most.
+
+// subjectPhrases are the phrases that state a person's condition, after the stem searched for.
+var subjectPhrases = []struct{ stem, phrase string }{
+	{"diagnos", "diagnosed"},
+	{"suffer", "suffers from"},
+	{"suffer", "suffering from"},
+	{"treated", "treated for"},
+	{"allergic", "allergic to"},
+}
+
+// subjectWords are the subjects that speak of one person: pronouns, relatives (kinWords), and
+// words for a person that need a determiner before them (subjectRoles).
+var subjectPronouns = toSet(`she he i i'm i've we`)
+
+var subjectRoles = toSet(`customer client tenant patient colleague coworker employee member guest passenger
+caller user subscriber policyholder applicant student resident traveller traveler buyer
+owner holder`)
+
+var subjectDeterminers = toSet(`my our your his her their the this that`)
+
+// subjectLinks may stand between the subject and the phrase.
+var subjectLinks = toSet(`was is has had have been being got gets get recently just also already later finally
+officially newly since then once only ever now first`)
+
+// subjectLook sets the document's person cue when the string x.s states a condition of a person
+// in one of subjectPhrases.
+func (x *scanCtx) subjectLook() {
+	if x.personCue || x.identity || x.docBytes > shortDoc {
+		return
+	}
+	s := x.s
+	for i, p := range subjectPhrases {
+		if i > 0 && p.stem == subjectPhrases[i-1].stem {
+			continue
+		}
+		for from := 0; from < len(s); {
+			k := strings.Index(s[from:], p.stem)
+			if k < 0 {
+				break
+			}
+			k += from
+			from = k + len(p.stem)
+			if k > 0 && isAlpha(s[k-1]) {
+				continue
+			}
+			if subjectBefore(s, k) && phraseAt(s, k) {
+				x.personCue = true
+				return
+			}
+		}
+	}
+}
+
+// phraseAt reports whether one of subjectPhrases starts at k.
+func phraseAt(s string, k int) bool {
+	for _, p := range subjectPhrases {
+		if strings.HasPrefix(s[k:], p.phrase) {
+			return true
+		}
+	}
+	return false
+}
+
+// subjectBefore reports whether a subject that speaks of one person stands before k, past
+// subjectLinks only.
+func subjectBefore(s string, k int) bool {
+	e := k
+	for n := 0; n < 5; n++ {
+		for e > 0 && s[e-1] == ' ' {
+			e--
+		}
+		a := e
+		for a > 0 && (isAlpha(s[a-1]) || s[a-1] == '\'') {
+			a--
+		}
+		if a == e || e-a > 16 {
+			return false
+		}
+		var buf [16]byte
+		w := string(lowerInto(buf[:0], s[a:e]))
+		switch {
+		case subjectLinks.has(w):
+			e = a
+			continue
+		case subjectPronouns.has(w), kinWords.has(w) && determinerBefore(s, a, true):
+			return true
+		case subjectRoles.has(w):
+			return determinerBefore(s, a, false)
+		}
+		return false
+	}
+	return false
+}
+
+// determinerBefore reports whether a determiner of subjectDeterminers stands just before a
+// ("the customer", "my husband"); for a relative a possessive of a name will do as well
+// ("Anna's husband").
+func determinerBefore(s string, a int, kin bool) bool {
+	e := a
+	for e > 0 && s[e-1] == ' ' {
+		e--
+	}
+	if e == a {
+		return false
+	}
+	b := e
+	for b > 0 && (isAlpha(s[b-1]) || s[b-1] == '\'') {
+		b--
+	}
+	if b == e || e-b > 12 {
+		return false
+	}
+	if kin && strings.HasSuffix(s[b:e], "'s") {
+		return true
+	}
+	return subjectDeterminers.hasFold(s[b:e])
+}

@@ -1,0 +1,44 @@
+package pii
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// A condition stated of a person in the middle of a sentence, the subject a pronoun, a relative
+// or a role after a determiner, counts; the same phrases about people in general pass.
+func TestHealthSubjectMidSentence(t *testing.T) {
+	sc, _ := New(nil)
+	r := rand.New(rand.NewPCG(20, 27))
+	subjects := []string{"she", "he", "my husband", "my daughter", "the customer", "our tenant", "my colleague",
+		"his wife", "the passenger", "her son", "the caller", "our guest"}
+	links := []string{"was", "was recently", "has been", "had just been", "got", "is being"}
+	phrases := []string{"diagnosed with", "treated for"}
+	conditions := []string{"lupus", "epilepsy", "type 1 diabetes", "multiple sclerosis", "breast cancer", "COPD",
+		"bipolar disorder", "hepatitis C", "atrial fibrillation", "long COVID"}
+	openers := []string{"Not sure it matters but", "Refund approved since", "The booking was cancelled because",
+		"Please note that", "We moved the appointment as"}
+	for i := range 40 {
+		text := fmt.Sprintf("%s %s %s %s %s last spring.", openers[i%len(openers)], subjects[r.IntN(len(subjects))],
+			links[r.IntN(len(links))], phrases[i%len(phrases)], conditions[r.IntN(len(conditions))])
+		if !hasType(sc.ScanText(text), TypeHealth) {
+			t.Errorf("%q: health not found", text)
+		}
+	}
+	general := []string{"About %d%% of adults are diagnosed with %s before 40.", "The study followed patients diagnosed with %s in %d.",
+		"Fewer people were diagnosed with %s in %d than before.", "Clinics that treated for %s saw %d visits.",
+		"New guidance on who is treated for %s, page %d."}
+	for i := range 30 {
+		c := conditions[r.IntN(len(conditions))]
+		var text string
+		if i%5 == 0 {
+			text = fmt.Sprintf(general[0], 5+r.IntN(30), c)
+		} else {
+			text = fmt.Sprintf(general[i%5], c, 2010+r.IntN(15))
+		}
+		if fs := sc.ScanText(text); len(fs) > 0 {
+			t.Errorf("%q: %v", text, fs)
+		}
+	}
+}
