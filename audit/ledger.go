@@ -240,8 +240,18 @@ func OpenSQLite(ctx context.Context, path string) (*Ledger, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open audit ledger: %w", err)
 	}
+	st, err := f.Stat()
 	f.Close()
-	db, err := sql.Open("sqlite", "file:"+(&url.URL{Path: path}).EscapedPath()+
+	if err != nil {
+		return nil, fmt.Errorf("open audit ledger: %w", err)
+	}
+	file := "file:" + (&url.URL{Path: path}).EscapedPath()
+	if st.Size() == 0 {
+		if err := newSQLite(ctx, file); err != nil {
+			return nil, fmt.Errorf("open audit ledger %s: %w", path, err)
+		}
+	}
+	db, err := sql.Open("sqlite", file+
 		"?_txlock=immediate&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)&_pragma=busy_timeout(10000)")
 	if err != nil {
 		return nil, fmt.Errorf("open audit ledger: %w", err)
@@ -254,6 +264,33 @@ func OpenSQLite(ctx context.Context, path string) (*Ledger, error) {
 		return nil, fmt.Errorf("open audit ledger %s: %w", path, err)
 	}
 	return l, nil
+}
+
+// newSQLite makes the empty file a ledger of 16 KiB pages in WAL mode.
+// A batch's row is some fifty kilobytes, and each page of it is a write to
+// the write-ahead log and a read and a write at the checkpoint, which at
+// SQLite's 4 KiB were most of a commit's cost. The page size is fixed
+// once the file holds its first page, which WAL mode writes: the driver
+// applies its DSN's pragmas in the order of their names, journal_mode
+// before page_size, so both are set here, in order, on a connection of
+// their own. A file made before keeps its pages.
+func newSQLite(ctx context.Context, file string) error {
+	db, err := sql.Open("sqlite", file)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	for _, p := range []string{"PRAGMA page_size = 16384", "PRAGMA journal_mode = WAL"} {
+		if _, err := conn.ExecContext(ctx, p); err != nil {
+			return fmt.Errorf("%s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // OpenPostgres opens the ledger in the PostgreSQL database db, creating
@@ -372,7 +409,7 @@ func newReq(ev *Event) (*appendReq, error) {
 	if !ev.encoded && len(ev.Data) > 0 && !json.Valid(ev.Data) {
 		return nil, errors.New("audit event: data is not valid JSON")
 	}
-	raw := appendEvent(make([]byte, 0, 512), ev)
+	raw := appendEvent(make([]byte, 0, 256+len(ev.ID)+len(ev.Source)+len(ev.Subject)+len(ev.TraceParent)+len(ev.Data)), ev)
 	if bytes.IndexByte(raw, '\n') >= 0 {
 		// Only Raw data could hold one; a link's events are lines.
 		return nil, errors.New("audit event: data holds a line break: encode it as compact JSON")

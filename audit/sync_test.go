@@ -71,4 +71,8 @@ func TestLedgerSyncs(t *testing.T) {
 	if n, err := l.Verify(context.Background()); err != nil || n != 6 {
 		t.Fatalf("Verify = %d, %v; want 6 events", n, err)
 	}
+	var page int
+	if err := l.db.QueryRow("PRAGMA page_size").Scan(&page); err != nil || page != 16384 {
+		t.Fatalf("page_size = %d, %v; want 16384 in a new file", page, err)
+	}
 }
