@@ -47,10 +47,20 @@ var monthFirst = func() (t [256]bool) {
 	return t
 }()
 
+// monthBloom holds the first three bytes (as fold3 folds them) of every month's name: most words
+// after a number ("ms", "requests", "matching") are answered by one load, before the word is
+// read and looked up.
+var monthBloom = func() (b bloom) {
+	for w := range monthWords {
+		b.add(w)
+	}
+	return b
+}()
+
 // isMonthAt reports whether a month name starts at i and returns its end, past a full stop
 // after it.
 func isMonthAt(s string, i int) (int, bool) {
-	if i+3 > len(s) || !monthFirst[s[i]] {
+	if i+3 > len(s) || !monthFirst[s[i]] || !monthBloom.has(fold3(s, i)) {
 		return i, false
 	}
 	j := i

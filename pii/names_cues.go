@@ -15,7 +15,7 @@ import "strings"
 // personVerbs take a person as their object, directly ("Ask X", "avisa X") or through one of
 // personPreps within a few words ("forward the contract to X", "spoke with X", "leiten Sie das
 // an X").
-var personVerbs = toSet(`forward forwarded send sent give gave pass passed hand handed introduce introduced
+var personVerbs = toSet(`forward forwarded send sent give gave pass passed hand handed handing introduce introduced
 talk talked talking speak speaking spoke chat chatted reach reached book booked reserve reserved behalf
 requested signed approved assigned reassign reassigned reported submitted written authored according refer
 referred escalate escalated reply replied respond responded write wrote say said says tell told ask asked
@@ -42,7 +42,9 @@ zadzwoń napisz wyślij poinformuj zapytaj porozmawiaj`)
 var directVerbs = toSet(`ask asked tell told email emailed message messaged text texted thank thanked introduce
 introduced invite invited remind reminded meet met congratulate congratulated said says replied answered
 shouted whispered yelled frag fragen sag sagen demandez pregunta pregunte dile llama llame chiedi chiama
-pergunte ligue avise bel vraag zapytaj`)
+pergunte ligue avise bel vraag zapytaj
+volal volala psal psala napsal napsala poslal poslala řekl řekla rief schrieb
+laut podle według volgens enligt ifølge ifolge selon según segun secondo segundo`)
 
 // titleWords are ranks and offices: "Princess Royal", "King Charles", "President Lula" are
 // public figures or titles, not the people the gate protects.
@@ -89,7 +91,10 @@ insists insisted disputes disputed booked cancelled canceled paid prefers recomm
 smiled laughed cried married divorced
 sagte sagt fragte fragt rief ruft schrieb schreibt dit déclare demande écrit dijo dice pregunta
 llamó escribió disse diz perguntou ligou escreveu zei vraagt belde schreef powiedział powiedziała
-began begins tested suffers padece sufre leidet souffre soffre sofre reported reports noticed`)
+began begins tested suffers padece sufre leidet souffre soffre sofre reported reports noticed
+angerufen geschrieben gefragt gemeldet unterschrieben bestätigt reklamiert
+volal volala poslal poslala napsal napsala ptá ptal ptala žádá žádal žádala říká řekl řekla chce potřebuje
+zavolal zavolala reklamuje`)
 
 // personStates follow "is", "was" or "has been" after a person's name: "X is allergic to",
 // "X is being treated for", "X has been struggling with".
@@ -166,6 +171,9 @@ func (x *scanCtx) personCueBefore(a int) int {
 	}
 	if weakVerbs.hasFold(w) {
 		return cueWeak
+	}
+	if reflexiveCueBefore(s, a) {
+		return cueBridge
 	}
 	if !personPreps.hasFold(w) {
 		return cueNone
@@ -252,7 +260,7 @@ func (x *scanCtx) personCueAfter(e int) bool {
 	}
 	for n := 0; n < 3; n++ {
 		w, ok := wordAt(s, k, false)
-		if !ok || w.a > k+1 || !isLower(s[w.a]) || w.b-w.a > 14 {
+		if !ok || w.a > k+1 || !isLower(s[w.a]) && s[w.a] < 0x80 || w.b-w.a > 14 {
 			return false
 		}
 		lw := s[w.a:w.b]
@@ -278,7 +286,7 @@ func (x *scanCtx) personCueAfter(e int) bool {
 			k = w.b
 			continue
 		case lw == "has" || lw == "just" || lw == "had" || lw == "then" || lw == "also" ||
-			lw == "never" || lw == "always" || lw == "again":
+			lw == "never" || lw == "always" || lw == "again" || lw == "se" || lw == "sich" || lw == "si":
 			k = w.b
 			continue
 		}
@@ -425,8 +433,8 @@ func (x *scanCtx) pairCounts(a, e, end int, surname string, ambiguous bool) bool
 	if (firstKnown || secondKnown) && (workOf(s, a, end) || addressBlock(s, a, end)) {
 		return true // "a Eustachy Gorski concert", "Martin Karlsen\n\nLos Angeles\nUnited States"
 	}
-	if cue != cueNone && (secondKnown || !ambiguous && firstKnown) {
-		return true
+	if cue != cueNone && (secondKnown || !ambiguous && firstKnown || whoAfter(s, end)) {
+		return true // "handing this over to Kamolchanok Charoensuksopol, who covers": two cues
 	}
 	if !firstKnown && !secondKnown {
 		return false
@@ -524,4 +532,24 @@ func personPluralNear(s string, i, j int) bool {
 	}
 	w := s[j:min(len(s), j+60)]
 	return strings.Contains(w, " were ") || strings.Contains(w, " are ")
+}
+
+// whoAfter reports ", who " just after e: a relative clause that only a person takes.
+func whoAfter(s string, e int) bool {
+	return strings.HasPrefix(s[e:], ", who ")
+}
+
+// reflexiveCueBefore reports a reflexive pronoun just before a, after a verb ("meldete sich X",
+// "ozval se X"): the subject of a verb put after it, which the German and Czech word order does.
+func reflexiveCueBefore(s string, a int) bool {
+	pw, ok := prevWord(s, a)
+	if !ok || pw.b != a-1 {
+		return false
+	}
+	w := s[pw.a:pw.b]
+	if w != "sich" && w != "se" {
+		return false
+	}
+	vw, ok := prevWord(s, pw.a)
+	return ok && vw.b == pw.a-1 && isLower(s[vw.a])
 }

@@ -263,7 +263,7 @@ func orgAt(s string, f int) bool {
 // placeBefore are words after which a run of capitalised words is a street, square or place.
 var placeBefore = toSet(`boulevard bd rue avenue av via viale piazza corso calle avenida plaza rua praça travessa
 condomínio largo strasse straße platz allee weg ulica aleja plac street road square place saint sainte san
-santa são`)
+santa são room hall wing auditorium saal sala salle zaal aula`)
 
 // namePair tries a name that starts with the capitalised word s[a:e]; it returns the end of the
 // name, or a.
@@ -335,6 +335,9 @@ func (x *scanCtx) namePair(a, e int) int {
 	}
 	possessive := strings.HasSuffix(s[a:end], "'s")
 	if possessive {
+		if possessiveAlone(s, end) && x.personCueBefore(a) != cueStrong {
+			return a // "at Jack Daniel's this weekend", "Expense: Jack Daniel's, 77 EUR": a shop or a brand
+		}
 		end -= 2 // "Pamela Meyer's insurance": the name, and what is hers
 	}
 	// A pair that is not shown to be a name may still be one that nothing around it marks
@@ -485,4 +488,26 @@ func (x *scanCtx) nameList(a int) int {
 		}
 	}
 	return items[n-1].b
+}
+
+// notPossessed are words that, after a name in the possessive, say that nothing of the person's
+// follows: "Jack Daniel's this weekend", "McDonald's and Wendy's", "a bottle of Jack Daniel's
+// for the party".
+var notPossessed = toSet(`this that these those the a an and or but at in on for to from with by vs is was are
+were near next today tonight tomorrow yesterday again now instead`)
+
+// possessiveAlone reports whether nothing that belongs to someone follows a name in the
+// possessive that ends at e (after its "'s"): the text ends, a mark or a figure follows, or a
+// word that opens no noun phrase of the owner's. Such a possessive names a shop, a brand or a
+// house ("at McDonald's", "Jack Daniel's, 77.77 EUR"), not what a person has.
+func possessiveAlone(s string, e int) bool {
+	k := skipSpace(s, e)
+	if k >= len(s) {
+		return true
+	}
+	if !isAlpha(s[k]) {
+		return s[k] != '\'' && s[k] != '"'
+	}
+	w, ok := wordAt(s, k, false)
+	return ok && w.a == k && notPossessed.has(s[w.a:w.b])
 }

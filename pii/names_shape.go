@@ -29,6 +29,8 @@ var surnameSuffixes = []string{
 	"nen", "lainen", "qvist", "kvist", "quist", "ström", "strom",
 	// Caucasus, Armenia, Turkey, Romania, Greece.
 	"shvili", "dze", "yan", "oğlu", "oglu", "escu", "eanu", "poulos", "opoulos", "akis", "idis",
+	// Latvian and Lithuanian family names.
+	"iņš", "iņa", "auskienė", "auskas", "avičius", "evičius", "ičius", "ienė", "aitė", "ytė",
 	// German and Dutch family names.
 	"mann", "meier", "meyer", "berger", "stein", "bauer",
 }
