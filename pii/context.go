@@ -10,7 +10,10 @@ import (
 // Context cues: short lower-case phrases looked for in a window before (or after) a candidate.
 // A cue must start at a word boundary; it may end inside a word, so "birth" matches "birthday".
 var (
-	cardCues     = newCues("card", "credit", "debit", "visa", "mastercard", "amex", "cc ", "cc#", "cc:", "cc no", "payment", "pan ")
+	cardCues = newCues("card", "credit", "debit", "visa", "mastercard", "amex", "cc ", "cc#", "cc:", "cc no", "payment", "pan ",
+		"karte", "kreditkarte", "carte bancaire", "carte de cr", "carte bleue", "tarjeta", "creditcard", "bankkaart",
+		"karta kredytowa", "karta płatnicza", "platební kart", "kreditkort", "betalkort", "cartão", "cartao",
+		"carta di credito", "kredi kartı", "カード", "信用卡", "银行卡")
 	ssnCues      = newCues("ssn", "social security", "social sec", "ss#", "ss #", "ss no")
 	itinCues     = newCues("itin", "taxpayer", "tax id", "tin")
 	phoneCues    = newCues("phone", "call", "tel", "mobile", "cell", "fax", "sms", "text me", "whatsapp", "dial", "ring", "contact", "reach", "desk", "hotline", "answering", "messages to", "registered", "number", "mob", "ph:", "ph.", "direct", "office:", "home:", "work:")
@@ -30,7 +33,9 @@ var (
 		"ausweis", "identity card", "carte d'identit", "carta d'identit", "identifikationsnummer", "sécu", "secu ",
 		"numéro de sécurité", "numero de securite", "nss", "documento", "cédula", "cedula", "rfc", "curp",
 		"fiscal code", "nino", "ni number", "national insurance", "nas ", "nas:", "assurance sociale", "आधार",
-		"cadastro de pessoas", "kojin", "nhs", "ssn", "social security", "citizen service")
+		"cadastro de pessoas", "kojin", "nhs", "ssn", "social security", "citizen service",
+		"teudat", "תעודת זהות", "israeli id", "personas kod", "sa id", "south african id", "rsa id", "thai id", "บัตรประชาชน", "เลขประจำตัวประชาชน",
+		"personal public service", "егн", "ЕГН")
 	dobCues = newCues("born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida",
 		"b. ", "né(e)", "né ", "née ", "nació", "nacio", "nacimiento", "naissance", "nascita", "nascimento", "nascido", "nascida",
 		"geburt", "geboorte", "urodzeni", "urodzon", "fødsels", "fodsels", "födelse", "fodelse", "syntymä", "doğum", "dogum",

@@ -145,12 +145,15 @@ func (x *scanCtx) walkValue(root string, v any, key keyKind, depth int) {
 	case map[string]any:
 		mark := len(x.jparts)
 		keys := sortedKeys(t)
+		outer := x.siblingID
+		x.siblingID = siblingSchemeMap(t, keys)
+		defer func() { x.siblingID = outer }()
 		for i, k := range keys {
 			x.pushKey(root, k, i)
 			if s, ok := anyScalar(t[k]); ok {
 				x.notePart(mark, s, k)
 			}
-			x.walkValue(root, t[k], x.keyOf(k), depth+1)
+			x.walkValue(root, t[k], x.memberKey(k), depth+1)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
 		x.endContainer(root, mark, key)

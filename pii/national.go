@@ -51,10 +51,8 @@ func (x *scanCtx) nationalNumber(n *numSpan) (Type, float64, string) {
 		named = "fr.nir" // France's social security number
 	}
 	if named != "" {
-		for _, v := range allNatValidators {
-			if v.rule == named && v.n == len(d) && v.ok(d) {
-				return TypeNationalID, 0.95, v.rule
-			}
+		if namedValid(named, d) {
+			return TypeNationalID, 0.95, named
 		}
 		return 0, 0, ""
 	}
@@ -67,13 +65,15 @@ func (x *scanCtx) nationalNumber(n *numSpan) (Type, float64, string) {
 		switch {
 		case cue:
 			return TypeNationalID, 0.92, v.rule
-		case v.rule == "nl.bsn" || v.rule == "hr.oib" || v.rule == "au.tfn":
+		case contextOnlyScheme(v.rule):
 			continue // no format of their own: context only
 		case natFormat(n, v.rule):
 			c = 0.85
 		default:
 			if wc, ok := worldFormat(n, v.rule); ok {
 				c = wc
+			} else if sc, ok := schemeFormat(n, v.rule); ok {
+				c = sc
 			}
 		}
 		if c > bestC {
@@ -156,10 +156,8 @@ func nationalValueAs(v, named string) (string, bool) {
 			break
 		}
 	}
-	for _, nv := range allNatValidators {
-		if d != nil && nv.rule == named && nv.n == len(d) && nv.ok(d) {
-			return named, true
-		}
+	if d != nil && namedValid(named, d) {
+		return named, true
 	}
 	if r, ok := alnumNational(v); ok && r == named {
 		return r, true

@@ -36,6 +36,12 @@ var namedIDs = []namedID{
 	{"nas ", "ca.sin"}, {"nas:", "ca.sin"}, {"assurance sociale", "ca.sin"}, {"आधार", "in.aadhaar"},
 	{"cadastro de pessoas", "br.cpf"}, {"kojin", "jp.mynumber"},
 	{"citizen service", "nl.bsn"}, {"nhs", "gb.nhs"}, {"ssn", "us.ssn"}, {"social security", "us.ssn"},
+	{"isikukood", "ee.ik"}, {"personas kods", "lv.pk"}, {"personas kod", "lv.pk"},
+	{"teudat zehut", "il.idnr"}, {"teudat zeut", "il.idnr"}, {"תעודת זהות", "il.idnr"}, {"israeli id", "il.idnr"},
+	{"sa id", "za.idnr"}, {"south african id", "za.idnr"}, {"rsa id", "za.idnr"},
+	{"thai id", "th.pin"}, {"thai national id", "th.pin"}, {"บัตรประชาชน", "th.pin"}, {"เลขประจำตัวประชาชน", "th.pin"},
+	{"ppsn", "ie.pps"}, {"pps no", "ie.pps"}, {"pps number", "ie.pps"}, {"pps:", "ie.pps"}, {"pps ", "ie.pps"},
+	{"personal public service", "ie.pps"}, {"егн", "bg.egn"}, {"ЕГН", "bg.egn"},
 }
 
 var namedIDFirst = func() (t [256]bool) {
@@ -76,8 +82,14 @@ func (x *scanCtx) namedIDAfter(p int) string {
 // and not across a line break, or "". Every name is also a national id cue, so without one
 // (cue false) there is nothing to look for.
 func (x *scanCtx) namedIDBefore(p int, cue bool) string {
+	rule, _ := x.namedIDBeforeAt(p, cue)
+	return rule
+}
+
+// namedIDBeforeAt is namedIDBefore that also returns where the name starts.
+func (x *scanCtx) namedIDBeforeAt(p int, cue bool) (string, int) {
 	if !cue {
-		return ""
+		return "", -1
 	}
 	s := x.s
 	a := max(0, p-48)
@@ -97,11 +109,11 @@ func (x *scanCtx) namedIDBefore(p int, cue bool) string {
 				if c.cue[len(c.cue)-1] != ' ' && e < len(s) && isAlnum(s[e]) && len(c.cue) <= 4 {
 					continue // "cnp" in "cnpj", "nir" in "nirvana"
 				}
-				return c.rule
+				return c.rule, q
 			}
 		}
 	}
-	return ""
+	return "", -1
 }
 
 // siblingScheme returns the rule of the identifier that a member of ms names as a document's
@@ -109,18 +121,36 @@ func (x *scanCtx) namedIDBefore(p int, cue bool) string {
 // then pass that identifier's check, not any other of its length.
 func siblingScheme(ms []wire.Member) string {
 	for _, m := range ms {
-		if len(m.Key) < 4 || !hasSuffixFold(m.Key, "type") && !hasSuffixFold(m.Key, "kind") && !hasSuffixFold(m.Key, "scheme") {
-			continue
-		}
-		v, ok := m.Value.Str()
-		if !ok || len(v) < 2 || len(v) > 32 {
-			continue
-		}
-		for _, c := range namedIDs {
-			cue := strings.TrimRight(c.cue, " :#")
-			if hasFoldPrefix(v, cue) && (len(v) == len(cue) || !isAlnum(v[len(cue)])) {
-				return c.rule
+		if v, ok := m.Value.Str(); ok {
+			if rule := labelScheme(m.Key, v); rule != "" {
+				return rule
 			}
+		}
+	}
+	return ""
+}
+
+// siblingSchemeMap is siblingScheme for an object decoded by encoding/json.
+func siblingSchemeMap(t map[string]any, keys []string) string {
+	for _, k := range keys {
+		if s, ok := t[k].(string); ok {
+			if rule := labelScheme(k, s); rule != "" {
+				return rule
+			}
+		}
+	}
+	return ""
+}
+
+// labelScheme returns the rule of the identifier that the member k: v names, or "".
+func labelScheme(k, v string) string {
+	if len(v) < 2 || len(v) > 32 || !schemeLabelKey(k) {
+		return ""
+	}
+	for _, c := range namedIDs {
+		cue := strings.TrimRight(c.cue, " :#")
+		if hasFoldPrefix(v, cue) && (len(v) == len(cue) || !isAlnum(v[len(cue)])) {
+			return c.rule
 		}
 	}
 	return ""
@@ -128,4 +158,39 @@ func siblingScheme(ms []wire.Member) string {
 
 func hasSuffixFold(s, suf string) bool {
 	return len(s) >= len(suf) && strings.EqualFold(s[len(s)-len(suf):], suf)
+}
+
+// schemeLabelKey reports a key whose value may name the kind of a document or a field beside it:
+// document_type, id_kind, scheme, {"document": "PPSN", "number": …}, {"field": "BSN", "value": …}.
+func schemeLabelKey(k string) bool {
+	if len(k) >= 4 && (hasSuffixFold(k, "type") || hasSuffixFold(k, "kind") || hasSuffixFold(k, "scheme")) {
+		return true
+	}
+	var b [64]byte
+	switch string(normKey(b[:0], k)) {
+	case "document", "doc", "field", "label", "idname", "documentname", "fieldname", "dokument", "documento", "typ", "tipo":
+		return true
+	}
+	return false
+}
+
+// schemeValueKey reports a key that holds whatever value a sibling names ("number", "value",
+// "id"): beside {"document": "PESEL"} it holds a PESEL.
+func schemeValueKey(k string) bool {
+	var b [64]byte
+	switch string(normKey(b[:0], k)) {
+	case "number", "value", "no", "nr", "num", "id", "code", "val", "numero", "nummer", "numer", "cislo", "numurs":
+		return true
+	}
+	return false
+}
+
+// memberKey is the kind of a member's key, where a generic one ("number", "value") takes the
+// kind of identifier that a sibling names.
+func (x *scanCtx) memberKey(k string) keyKind {
+	kind := x.keyOf(k)
+	if kind == keyNone && x.siblingID != "" && schemeValueKey(k) {
+		return keyNationalID
+	}
+	return kind
 }

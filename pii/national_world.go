@@ -231,7 +231,7 @@ func idCardDEValid(u []byte) bool {
 	return sum%10 == int(u[9]-'0')
 }
 
-var allNatValidators = append(append([]natValidator(nil), natValidators...), worldValidators...)
+var allNatValidators = append(append(append([]natValidator(nil), natValidators...), worldValidators...), schemeValidators...)
 
 // alnumID10 reads the ten-character word s[i:j] as an Indian PAN or a German identity card
 // number; it returns j if it is one.

@@ -383,7 +383,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	if t, c, rule := x.nationalNumber(n); t != 0 {
 		try(t, c, rule)
 	}
-	if nd >= 7 && bestC < 0.9 {
+	if nd >= 7 && bestC < 0.9 && !x.namedNotPhone(a, nd) && !x.mistypedCard(n, d, cardCue) {
 		if c, rule := x.phone(n); c > 0 {
 			// A valid phone number outranks a bare checksum match of the same digits.
 			if bestC < 0.6 || c >= bestC {
@@ -492,6 +492,9 @@ func (x *scanCtx) numberWithLetter(n *numSpan) int {
 	d := n.digits()
 	a, b := n.start, n.end
 	if e := x.ricWithX(n); e > b {
+		return e
+	}
+	if e := x.ppsWord(n); e > b {
 		return e
 	}
 	// Spanish DNI: 8 digits and the mod-23 letter.

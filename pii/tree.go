@@ -70,7 +70,7 @@ func (x *scanCtx) walkTree(root string, v wire.Value, key keyKind, depth int, sk
 			if t, ok := scalarText(m.Value); ok {
 				x.notePart(mark, t, m.Key)
 			}
-			x.walkTree(root, m.Value, x.keyOf(m.Key), depth+1, nil)
+			x.walkTree(root, m.Value, x.memberKey(m.Key), depth+1, nil)
 			x.segs = x.segs[:len(x.segs)-1]
 		}
 		x.endContainer(root, mark, key)
