@@ -1,6 +1,6 @@
 #include "textflag.h"
 
-// The bytes byteMarksAVX2 looks for, 32 of each.
+// 32 bytes of v repeated, or two 16-byte tables (one per 128-bit lane, for VPSHUFB).
 #define CONST32(name, v) \
 	DATA name+0(SB)/8, $v; \
 	DATA name+8(SB)/8, $v; \
@@ -8,101 +8,134 @@
 	DATA name+24(SB)/8, $v; \
 	GLOBL name(SB), RODATA|NOPTR, $32
 
-CONST32(markPctB<>, 0x2525252525252525)
-CONST32(markAmpB<>, 0x2626262626262626)
-CONST32(markColonB<>, 0x3a3a3a3a3a3a3a3a)
-CONST32(markLtB<>, 0x3c3c3c3c3c3c3c3c)
-CONST32(markLBrackB<>, 0x5b5b5b5b5b5b5b5b)
-CONST32(markLParenB<>, 0x2828282828282828)
-CONST32(markLBraceB<>, 0x7b7b7b7b7b7b7b7b)
-CONST32(markAtB<>, 0x4040404040404040)
-CONST32(markSpaceB<>, 0x2020202020202020)
-CONST32(markDB<>, 0x6464646464646464)
-CONST32(markOB<>, 0x6f6f6f6f6f6f6f6f)
-CONST32(markTB<>, 0x7474747474747474)
-CONST32(markBslashB<>, 0x5c5c5c5c5c5c5c5c)
-CONST32(markStarB<>, 0x2a2a2a2a2a2a2a2a)
-CONST32(markTickB<>, 0x6060606060606060)
-CONST32(markTildeB<>, 0x7e7e7e7e7e7e7e7e)
+#define TABLE16(name, lo, hi) \
+	DATA name+0(SB)/8, $lo; \
+	DATA name+8(SB)/8, $hi; \
+	DATA name+16(SB)/8, $lo; \
+	DATA name+24(SB)/8, $hi; \
+	GLOBL name(SB), RODATA|NOPTR, $32
 
-// ACC ors into acc the bytes of Y0 that equal the constant c.
-#define ACC(c, acc) \
-	VPCMPEQB	c(SB), Y0, Y12; \
-	VPOR	Y12, acc, acc
+// Each byte is classified by two table lookups, one on its low nibble and one on its high
+// nibble; the AND of the two has bit b set exactly when the byte is the one bit b stands for,
+// since every bit stands for one byte value. Bytes from 0x80 up have a high nibble the high
+// tables map to 0.
+//
+// First set, in the order of the mark constants of normalize.go: bit 0 '%' (0x25), 1 '&'
+// (0x26), 2 ':' (0x3a), 3 '<' (0x3c), 4 '[' (0x5b), 5 '(' (0x28), 6 '{' (0x7b), 7 '@' (0x40).
+// Low nibble 0 -> '@', 5 -> '%', 6 -> '&', 8 -> '(', a -> ':', b -> '[' '{', c -> '<'.
+TABLE16(marksLo1<>, 0x0002010000000080, 0x0000000850040020)
+// High nibble 2 -> '%' '&' '(', 3 -> ':' '<', 4 -> '@', 5 -> '[', 7 -> '{'.
+TABLE16(marksHi1<>, 0x400010800c230000, 0x0000000000000000)
+// Second set: bit 2 '\' (0x5c), 3 '*' (0x2a), 4 '`' (0x60), 5 '~' (0x7e).
+// Low nibble 0 -> '`', a -> '*', c -> '\', e -> '~'.
+TABLE16(marksLo2<>, 0x0000000000000010, 0x0020000400080000)
+// High nibble 2 -> '*', 5 -> '\', 6 -> '`', 7 -> '~'.
+TABLE16(marksHi2<>, 0x2010040000080000, 0x0000000000000000)
+CONST32(marksNibble<>, 0x0f0f0f0f0f0f0f0f)
+// " d" and "ot" as little-endian 16-bit words.
+CONST32(marksSpD<>, 0x6420642064206420)
+CONST32(marksOT<>, 0x746f746f746f746f)
 
-// MARK sets bit in AX when acc has a byte set.
-#define MARK(acc, bit) \
-	VPMOVMSKB	acc, DX; \
-	TESTL	DX, DX; \
-	JZ	2(PC); \
-	ORQ	$bit, AX
+// OR8 leaves in the low byte of R the OR of the 32 bytes of the vector register Y (X is its
+// lower half); it uses X12 and DX.
+#define OR8(Y, X, R) \
+	VEXTRACTI128	$1, Y, X12; \
+	VPOR	X12, X, X12; \
+	MOVQ	X12, R; \
+	VPEXTRQ	$1, X12, DX; \
+	ORQ	DX, R; \
+	MOVQ	R, DX; \
+	SHRQ	$32, DX; \
+	ORQ	DX, R; \
+	MOVQ	R, DX; \
+	SHRQ	$16, DX; \
+	ORQ	DX, R; \
+	MOVQ	R, DX; \
+	SHRQ	$8, DX; \
+	ORQ	DX, R
+
+// ROUND classifies the 32 bytes at SI+BX into Y10 (first set), Y11 (second set) and Y9 (" dot"
+// starting at one of them).
+#define ROUND \
+	VMOVDQU	(SI)(BX*1), Y0; \
+	VPSRLW	$4, Y0, Y1; \
+	VPAND	Y15, Y1, Y1; \
+	VPAND	Y15, Y0, Y2; \
+	VPSHUFB	Y2, Y5, Y3; \
+	VPSHUFB	Y1, Y6, Y4; \
+	VPAND	Y4, Y3, Y3; \
+	VPOR	Y3, Y10, Y10; \
+	VPSHUFB	Y2, Y7, Y3; \
+	VPSHUFB	Y1, Y8, Y4; \
+	VPAND	Y4, Y3, Y3; \
+	VPOR	Y3, Y11, Y11; \
+	VPCMPEQW	Y13, Y0, Y3; \
+	VPCMPEQW	2(SI)(BX*1), Y14, Y4; \
+	VPAND	Y4, Y3, Y3; \
+	VPCMPEQW	1(SI)(BX*1), Y13, Y4; \
+	VPCMPEQW	3(SI)(BX*1), Y14, Y12; \
+	VPAND	Y12, Y4, Y4; \
+	VPOR	Y4, Y3, Y3; \
+	VPOR	Y3, Y9, Y9
 
 // func byteMarksAVX2(p *byte, n int) (marks uint16, done int)
 //
 // Bits of marks, in the order of the mark constants of normalize.go: '%', '&', ':', '<', '[',
 // '(', '{', '@' among the bytes p[0:done], (bit 9) " dot" starting at one of them, (bit 10) a
-// backslash, and (bit 11) '*', '`' or '~'. done is
-// a multiple of 32 with done+3 <= n: the caller reads the bytes from done on.
+// backslash, and (bit 11) '*', '`' or '~'. done is a multiple of 32 with done+3 <= n: the
+// caller reads the bytes from done on. " dot" is found as the 16-bit words " d" and "ot" two
+// bytes apart, at even and at odd offsets.
 TEXT ·byteMarksAVX2(SB), NOSPLIT, $0-32
 	MOVQ	p+0(FP), SI
 	MOVQ	n+8(FP), CX
 	SUBQ	$3, CX          // a block at k is read while k+32+3 <= n
 	XORQ	BX, BX          // k
-	VPXOR	Y1, Y1, Y1
-	VPXOR	Y2, Y2, Y2
-	VPXOR	Y3, Y3, Y3
-	VPXOR	Y4, Y4, Y4
-	VPXOR	Y5, Y5, Y5
-	VPXOR	Y6, Y6, Y6
-	VPXOR	Y7, Y7, Y7
-	VPXOR	Y8, Y8, Y8
+	VMOVDQU	marksLo1<>(SB), Y5
+	VMOVDQU	marksHi1<>(SB), Y6
+	VMOVDQU	marksLo2<>(SB), Y7
+	VMOVDQU	marksHi2<>(SB), Y8
+	VMOVDQU	marksSpD<>(SB), Y13
+	VMOVDQU	marksOT<>(SB), Y14
+	VMOVDQU	marksNibble<>(SB), Y15
 	VPXOR	Y9, Y9, Y9
-	VPXOR	Y13, Y13, Y13
-	VPXOR	Y14, Y14, Y14
-loop:
+	VPXOR	Y10, Y10, Y10
+	VPXOR	Y11, Y11, Y11
+loop64:
+	LEAQ	64(BX), DX
+	CMPQ	DX, CX
+	JGT	tail
+	ROUND
+	ADDQ	$32, BX
+	ROUND
+	ADDQ	$32, BX
+	JMP	loop64
+tail:
 	LEAQ	32(BX), DX
 	CMPQ	DX, CX
 	JGT	end
-	VMOVDQU	(SI)(BX*1), Y0
-	ACC(markPctB<>, Y1)
-	ACC(markAmpB<>, Y2)
-	ACC(markColonB<>, Y3)
-	ACC(markLtB<>, Y4)
-	ACC(markLBrackB<>, Y5)
-	ACC(markLParenB<>, Y6)
-	ACC(markLBraceB<>, Y7)
-	ACC(markAtB<>, Y8)
-	ACC(markBslashB<>, Y13)
-	ACC(markStarB<>, Y14)
-	ACC(markTickB<>, Y14)
-	ACC(markTildeB<>, Y14)
-	// " dot": a space at k, 'd' at k+1, 'o' at k+2, 't' at k+3.
-	VPCMPEQB	markSpaceB<>(SB), Y0, Y10
-	VMOVDQU	1(SI)(BX*1), Y11
-	VPCMPEQB	markDB<>(SB), Y11, Y11
-	VPAND	Y11, Y10, Y10
-	VMOVDQU	2(SI)(BX*1), Y11
-	VPCMPEQB	markOB<>(SB), Y11, Y11
-	VPAND	Y11, Y10, Y10
-	VMOVDQU	3(SI)(BX*1), Y11
-	VPCMPEQB	markTB<>(SB), Y11, Y11
-	VPAND	Y11, Y10, Y10
-	VPOR	Y10, Y9, Y9
-	MOVQ	DX, BX
-	JMP	loop
+	ROUND
+	ADDQ	$32, BX
 end:
 	XORQ	AX, AX
-	MARK(Y1, 1)
-	MARK(Y2, 2)
-	MARK(Y3, 4)
-	MARK(Y4, 8)
-	MARK(Y5, 16)
-	MARK(Y6, 32)
-	MARK(Y7, 64)
-	MARK(Y8, 128)
-	MARK(Y9, 512)
-	MARK(Y13, 1024)
-	MARK(Y14, 2048)
+	VPMOVMSKB	Y9, DX
+	TESTL	DX, DX
+	JZ	nodot
+	MOVQ	$512, AX
+nodot:
+	OR8(Y10, X10, R8)
+	MOVBQZX	R8B, R8
+	ORQ	R8, AX
+	OR8(Y11, X11, R9)
+	MOVQ	R9, R8          // '`' (bit 4) and '~' (bit 5) mark as '*' (bit 3)
+	SHRQ	$1, R8
+	MOVQ	R9, R10
+	SHRQ	$2, R10
+	ORQ	R10, R8
+	ANDQ	$0x08, R8
+	ORQ	R8, R9
+	ANDQ	$0x0c, R9
+	SHLQ	$8, R9
+	ORQ	R9, AX
 	VZEROUPPER
 	MOVW	AX, marks+16(FP)
 	MOVQ	BX, done+24(FP)

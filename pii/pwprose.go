@@ -108,7 +108,7 @@ func (x *scanCtx) pwWord(p int) int {
 	}
 	slug, acct := false, -1
 	if !pwShape(s[a:b]) {
-		if b-a >= 9 {
+		if b-a >= 9 && accountMay(s, ts, a, b) {
 			acct = accountAnswer(s, ts, a, b)
 		}
 		if acct < 0 {
@@ -140,6 +140,9 @@ func (x *scanCtx) pwWord(p int) int {
 	case !slug && (hasCue(s, b, min(len(s), b+24), pwAfterCues) || pwNounAfter(s, b)):
 	default:
 		if !(ts >= 3 && s[ts-2] == '/' || b-a >= 9) {
+			return p
+		}
+		if !accountMay(s, ts, a, b) {
 			return p
 		}
 		if acct = accountAnswer(s, ts, a, b); acct < 0 {

@@ -112,6 +112,12 @@ func accountAnswer(s string, ts, a, b int) int {
 	return start
 }
 
+// accountMay is accountAnswer's cheap front: a ':' after the token's first two bytes, or " / "
+// or " | " just before it. Most tokens in prose have neither.
+func accountMay(s string, ts, a, b int) bool {
+	return ts >= 3 && (s[ts-2] == '/' || s[ts-2] == '|') || strings.IndexByte(s[a+2:min(b, a+14)], ':') >= 0
+}
+
 func isAccountByte(c byte) bool { return isAlnum(c) || c == '-' }
 
 func isAccount(w string) bool {

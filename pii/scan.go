@@ -228,11 +228,11 @@ func (x *scanCtx) run() {
 	x.leetCue = 0
 	x.structAt = 0
 	for i < n {
-		if i-base >= 64 || i < base {
+		if uint(i-base) >= 64 { // also when i < base
 			base = i
 			plain = plainMask(b[i:])
 		}
-		r := ^plain >> uint(i-base)
+		r := ^plain >> (uint(i-base) & 63)
 		if r == 0 {
 			i = base + 64
 			continue
@@ -474,28 +474,31 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 			return e
 		}
 	}
-	if s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 9 && (m&cDigit != 0 || j+1 < n && s[j] == ' ' && isDigit(s[j+1])) {
-		// Ideographs with digits: an address in Chinese or Japanese?
-		if e := x.cjkAddressAt(p); e > p {
-			return e
+	if k&cHigh != 0 {
+		// A word of another script: one test for most words, which are ASCII.
+		if s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 9 && (m&cDigit != 0 || j+1 < n && s[j] == ' ' && isDigit(s[j+1])) {
+			// Ideographs with digits: an address in Chinese or Japanese?
+			if e := x.cjkAddressAt(p); e > p {
+				return e
+			}
 		}
-	}
-	if s[p] >= 0xCD && s[p] <= 0xD3 || s[p] >= 0xEA && s[p] <= 0xED {
-		// Greek, Cyrillic or Hangul: a name by its shape or its cue?
-		if e := x.scriptName(p, j); e > p {
-			return e
+		if s[p] >= 0xCD && s[p] <= 0xD3 || s[p] >= 0xEA && s[p] <= 0xED {
+			// Greek, Cyrillic or Hangul: a name by its shape or its cue?
+			if e := x.scriptName(p, j); e > p {
+				return e
+			}
 		}
-	}
-	if s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 12 {
-		// A role word, two or three ideographs and a verb: a Chinese name in Chinese text?
-		if e := x.cjkRoleName(p, j); e > p {
-			return e
+		if s[p] >= 0xE4 && s[p] <= 0xE9 && j-i >= 12 {
+			// A role word, two or three ideographs and a verb: a Chinese name in Chinese text?
+			if e := x.cjkRoleName(p, j); e > p {
+				return e
+			}
 		}
-	}
-	if s[p] >= 0xE4 && s[p] <= 0xE9 && j+1 < n && s[j] == ' ' && s[j+1] >= 0xE4 {
-		// Ideographs, a space and ideographs: a Japanese name set in other text?
-		if e := x.cjkNameAt(p); e > p {
-			return e
+		if s[p] >= 0xE4 && s[p] <= 0xE9 && j+1 < n && s[j] == ' ' && s[j+1] >= 0xE4 {
+			// Ideographs, a space and ideographs: a Japanese name set in other text?
+			if e := x.cjkNameAt(p); e > p {
+				return e
+			}
 		}
 	}
 	if !x.personCue && j-i <= 10 && k&cUpper != 0 && personLens[s[i]|0x20]>>(j-i)&1 != 0 && (personWords.hasFold(s[i:j]) || firstPersonOpener(s, i, j)) {
@@ -622,10 +625,12 @@ func (x *scanCtx) trigger(i int) int {
 		return x.at(i)
 	case '-':
 		return x.dash(i)
-	case ':', '=':
-		if x.s[i] == '=' {
-			x.noteQP(i)
+	case '=':
+		if i+3 < len(x.s) && isUpperHex(x.s[i+1]) {
+			x.noteQP(i) // "=40": quoted-printable?
 		}
+		return x.assign(i)
+	case ':':
 		return x.assign(i)
 	case '~':
 		return x.tilde(i)
