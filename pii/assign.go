@@ -236,8 +236,9 @@ func (x *scanCtx) tilde(i int) int {
 }
 
 // assign handles ':' or '=' at i: "name = value" where the name says password, secret, token or key.
-func (x *scanCtx) assign(i int) int {
-	if e := x.assignKey(i); e > i || x.s[i] != ':' {
+// s[lo:i] are lower-case letters the scan has read before i (lo == i when none).
+func (x *scanCtx) assign(i, lo int) int {
+	if e := x.assignKey(i, lo); e > i || x.s[i] != ':' {
 		return e
 	}
 	return x.passphraseAt(i)
@@ -251,7 +252,8 @@ var keyByte = func() (t [256]bool) {
 	return t
 }()
 
-func (x *scanCtx) assignKey(i int) int {
+// assignKey: see assign.
+func (x *scanCtx) assignKey(i, lo int) int {
 	s := x.s
 	// The identifier before the operator.
 	k := i
@@ -265,6 +267,9 @@ func (x *scanCtx) assignKey(i int) int {
 		k--
 	}
 	ie := k
+	if k == i && lo < k {
+		k = lo // lower-case letters the scan has read already: name bytes, none a look-alike
+	}
 	var leet byte // the look-alikes among the name's bytes, as leetLetter reads them
 	for k > 0 && keyByte[s[k-1]] {
 		leet |= leetLetter[s[k-1]]

@@ -131,8 +131,9 @@ func (x *scanCtx) extractNum(i int, n *numSpan) {
 	n.tail = k < len(s) && isWordByte(s[k]) && !(s[k] >= 0xE3 && s[k] <= 0xED)
 }
 
-// numeric handles a word s[i:j] that holds a digit; it returns where scanning resumes.
-func (x *scanCtx) numeric(i, j int) int {
+// numeric handles a word s[i:j] that holds a digit (only digits when digits is set); it returns
+// where scanning resumes.
+func (x *scanCtx) numeric(i, j int, digits bool) int {
 	s := x.s
 	if !isDigit(s[i]) {
 		return x.alnumWord(i, j)
@@ -140,7 +141,7 @@ func (x *scanCtx) numeric(i, j int) int {
 	if e := x.digitSecret(i, j); e > j {
 		return e
 	}
-	lone := j-i <= 4 && x.loneShort(i, j)
+	lone := j-i <= 4 && digits && x.loneShort(i, j)
 	if lone && x.quietNumber(i, j) {
 		return j
 	}
@@ -247,15 +248,10 @@ func (x *scanCtx) quietNumber(i, j int) bool {
 	return !isLowerText(s, i, j)
 }
 
-// loneShort reports whether the word s[i:j] is all digits and extractNum would read it as a
-// single group: no '+' or '(' before it, and no separator followed by a digit after it.
+// loneShort reports whether extractNum would read the word s[i:j], all digits, as a single
+// group: no '+' or '(' before it, and no separator followed by a digit after it.
 func (x *scanCtx) loneShort(i, j int) bool {
 	s := x.s
-	for k := i; k < j; k++ {
-		if !isDigit(s[k]) {
-			return false
-		}
-	}
 	if i > 0 && (s[i-1] == '+' || s[i-1] == '(') {
 		return false
 	}

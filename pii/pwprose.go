@@ -54,10 +54,11 @@ var tokenByte = func() (t [256]uint8) {
 }()
 
 // pwWord handles the token (delimited by white space) around p, a byte the scan stopped at in a
-// word with a digit or a symbol. It returns the end of a password found, or p.
-func (x *scanCtx) pwWord(p int) int {
+// word with a digit or a symbol, after the lower-case letters s[from:p] the scan has read (from ==
+// p when none). It returns the end of a password found, or p.
+func (x *scanCtx) pwWord(p, from int) int {
 	s := x.s
-	ts := p
+	ts := max(from, p-64) // token bytes all
 	for ts > 0 && p-ts < 64 && tokenByte[s[ts-1]]&1 != 0 {
 		ts--
 	}

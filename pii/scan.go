@@ -337,12 +337,12 @@ func (x *scanCtx) step(p, done int) int {
 			}
 		}
 		if k&cTrig != 0 {
-			if e := x.trigger(p); e > p {
+			if e := x.trigger(p, i); e > p {
 				return e
 			}
 		}
 		if p >= x.pwSeen && p+1 < n && !isLower(s[p+1]) && !isSpace(s[p+1]) && (i < p || isAlnum(s[p+1]) || p > 0 && isAlpha(s[p-1])) {
-			if e := x.pwWord(p); e > p {
+			if e := x.pwWord(p, i); e > p {
 				return e
 			}
 		}
@@ -400,7 +400,7 @@ func (x *scanCtx) step(p, done int) int {
 		j+1 < n && !isSpace(s[j]) && !sentenceEnd(s, j) &&
 			(!isLower(s[j+1]) || s[j] != '=' && s[j] != ':' && s[j] != '-' && s[j] != '.' && s[j] != '/')) {
 		// A word with a digit or a symbol may be a password stated in prose.
-		if e := x.pwWord(p); e > p {
+		if e := x.pwWord(p, i); e > p {
 			return e
 		}
 	}
@@ -417,7 +417,7 @@ func (x *scanCtx) step(p, done int) int {
 		}
 	}
 	if m&cDigit != 0 {
-		if e := x.numeric(i, j); e > j {
+		if e := x.numeric(i, j, m == cDigit); e > j {
 			return e
 		}
 	}
@@ -618,8 +618,9 @@ var cueLens = func() (t [256]uint32) {
 	return t
 }()
 
-// trigger handles a non-word trigger byte at i and returns where scanning resumes (<= i: no match).
-func (x *scanCtx) trigger(i int) int {
+// trigger handles a non-word trigger byte at i, after the lower-case letters s[lo:i], and returns
+// where scanning resumes (<= i: no match).
+func (x *scanCtx) trigger(i, lo int) int {
 	switch x.s[i] {
 	case '@':
 		return x.at(i)
@@ -629,9 +630,9 @@ func (x *scanCtx) trigger(i int) int {
 		if i+3 < len(x.s) && isUpperHex(x.s[i+1]) {
 			x.noteQP(i) // "=40": quoted-printable?
 		}
-		return x.assign(i)
+		return x.assign(i, lo)
 	case ':':
-		return x.assign(i)
+		return x.assign(i, lo)
 	case '~':
 		return x.tilde(i)
 	case '|':
