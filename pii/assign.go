@@ -30,7 +30,7 @@ func (x *scanCtx) at(i int) int {
 	for a < i && (s[a] == '.' || s[a] == '\'' || s[a] == '-') {
 		a++
 	}
-	if a == i || s[i-1] == '.' {
+	if a == i || s[i-1] == '.' || a > 0 && s[a-1] == '*' && maskedLocal(s, a, i) {
 		return i
 	}
 	// Domain.

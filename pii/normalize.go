@@ -307,6 +307,9 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 			if blob[1] > 0 && f.Start <= blob[0] && f.End >= blob[0] {
 				f.End = max(f.End, blob[1])
 			}
+			if st == StageMarkdown && f.Type == TypeEmail && maskedEmail(s[f.Start:f.End]) {
+				continue // see maskedEmail
+			}
 		} else {
 			f.Start, f.End = lo, hi
 		}
