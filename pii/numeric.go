@@ -307,6 +307,9 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	if x.key == keyLabel || x.labelledNumber(a) || x.labelledAfter(b) {
 		return b // an order, SKU, invoice or tracking number
 	}
+	if nd >= 8 && nd <= 14 && x.gs1Number(n) {
+		return b // a product's barcode
+	}
 
 	bestT, bestC, bestRule := Type(0), 0.0, ""
 	try := func(t Type, c float64, rule string) {

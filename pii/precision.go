@@ -116,7 +116,7 @@ var strongPhoneCues = newCues("phone", "call", "tel", "mobile", "cell", "fax", "
 // "invoicenumber", "trackingnumber", "sku", "build".
 func labelKey(n string) bool {
 	switch n {
-	case "sku", "build", "isbn", "ean", "upc", "gtin", "po", "ponumber", "rma", "pnr", "version", "serial", "serialnumber",
+	case "sku", "build", "isbn", "ean", "upc", "gtin", "ean13", "ean8", "gtin13", "gtin14", "upca", "upce", "barcode", "po", "ponumber", "rma", "pnr", "version", "serial", "serialnumber",
 		"partnumber", "modelnumber", "lot", "batch":
 		return true
 	}
