@@ -1,5 +1,7 @@
 package pii
 
+import "strings"
+
 // Identifiers that start with letters: IBAN, UK national insurance number, Italian fiscal code,
 // Spanish NIE, UK and Canadian postcodes, and letter-led passport and licence numbers after a
 // context word.
@@ -133,11 +135,71 @@ func (x *scanCtx) iban(i int) int {
 	// Move the country code and check digits to the end, then mod 97 must be 1.
 	var r [40]byte
 	rr := append(append(r[:0], u[4:]...), u[:4]...)
-	if mod97(rr) != 1 {
+	if mod97(rr) != 1 && !digitLookalikes(rr) {
+		if printedIBAN(s[i:end]) {
+			// An IBAN mistyped or made up: its shape, its country's length and the way it is
+			// written say what it is, and that it opens no account. No other reading (a national
+			// identifier after "ID", a phone number in its digit groups) applies to it.
+			return end
+		}
 		return i
 	}
 	x.add(TypeIBAN, i, end, 0.97, "iban.mod97")
 	return end
+}
+
+// digitLookalikes reads the letters O, I and L of the account number in rr (an IBAN with its
+// country code and check digits moved to the end) as the digits they stand for ("FR28 7349 9218
+// 9452 I33I O423 355" written with look-alikes), in place, and reports whether mod 97 then
+// holds. Only a run of such letters beside a digit is read so: a bank code of letters ("RDLC")
+// is left as it is. It is tried only where the IBAN as written fails.
+func digitLookalikes(rr []byte) bool {
+	b := rr[:len(rr)-4]
+	lookalike := func(c byte) bool { return c == 'O' || c == 'I' || c == 'L' }
+	changed := false
+	for k := 0; k < len(b); {
+		if !lookalike(b[k]) {
+			k++
+			continue
+		}
+		e := k
+		for e < len(b) && lookalike(b[e]) {
+			e++
+		}
+		if k > 0 && isDigit(b[k-1]) || e < len(b) && isDigit(b[e]) {
+			for m := k; m < e; m++ {
+				if b[m] == 'O' {
+					b[m] = '0'
+				} else {
+					b[m] = '1'
+				}
+			}
+			changed = true
+		}
+		k = e
+	}
+	return changed && mod97(rr) == 1
+}
+
+// printedIBAN reports whether v is written as IBANs are: in one piece, or in groups of four
+// under one separator with a shorter last group. Other groupings ("AT 0664 123 4567", a phone
+// number after a word that is a country code) are no evidence of an IBAN.
+func printedIBAN(v string) bool {
+	k := strings.IndexAny(v, " -.")
+	if k < 0 {
+		return true
+	}
+	sep := v[k]
+	for {
+		if k != 4 {
+			return false
+		}
+		v = v[k+1:]
+		k = strings.IndexByte(v, sep)
+		if k < 0 {
+			return len(v) <= 4 && !strings.ContainsAny(v, " -.")
+		}
+	}
 }
 
 // nino reads a UK national insurance number: two prefix letters, six digits (optionally in
