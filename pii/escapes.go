@@ -128,12 +128,12 @@ func isUpperHex(c byte) bool { return isDigit(c) || c >= 'A' && c <= 'F' }
 
 // noteQP is told of each '=' the scan meets, at s[i], and notes whether it opens a
 // quoted-printable escape (=XX, upper-case hex) as an encoder writes them, not as "rows=1532" or
-// "id=42" do: two in a row, or "=40" ('@') after a letter or a digit. The scan stops at every '='
-// already, so prose with none pays nothing.
+// "id=42" do: two in a row, or "=40" ('@') after a letter or a digit, unless it opens a UUID
+// ("id=4020445f-…"). The scan stops at every '=' already, so prose with none pays nothing.
 func (x *scanCtx) noteQP(i int) {
 	s := x.s
 	if i+3 < len(s) && isUpperHex(s[i+1]) && isUpperHex(s[i+2]) &&
-		(s[i+3] == '=' || s[i+1] == '4' && s[i+2] == '0' && i > 0 && isAlnum(s[i-1])) {
+		(s[i+3] == '=' || s[i+1] == '4' && s[i+2] == '0' && i > 0 && isAlnum(s[i-1]) && uuidAt(s, i+1) == i+1) {
 		x.qp = true
 	}
 }
