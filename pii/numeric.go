@@ -60,6 +60,9 @@ func (x *scanCtx) extractNum(i int, n *numSpan) {
 	} else if i > 0 && s[i-1] == '+' && (i < 2 || !isAlnum(s[i-2])) {
 		n.start = i - 1
 		n.plus = true
+	} else if spacedPlusAt(s, i) {
+		n.start = i - 2
+		n.plus = true
 	}
 	k := i
 	for {
@@ -102,6 +105,10 @@ func (x *scanCtx) extractNum(i int, n *numSpan) {
 				sep, adv = ')', 2
 			case c == ')' && s[k+1] == '-' && k+2 < len(s) && isDigit(s[k+2]):
 				sep, adv = ')', 2
+			case c == ' ' && s[k+1] == '-':
+				if adv = dashGroupAt(s, k, n); adv > 0 {
+					sep = '-'
+				}
 			}
 		}
 		if sep == 0 || n.over {
@@ -136,6 +143,9 @@ func (x *scanCtx) extractNum(i int, n *numSpan) {
 func (x *scanCtx) numeric(i, j int, digits bool) int {
 	s := x.s
 	if !isDigit(s[i]) {
+		if k := cjkDigits(s, i, j); k > i {
+			return x.numeric(k, j, true)
+		}
 		return x.alnumWord(i, j)
 	}
 	if e := x.digitSecret(i, j); e > j {
@@ -282,7 +292,7 @@ func (x *scanCtx) classifyNum(n *numSpan) int {
 	}
 	sep := n.sameSep()
 	if n.ng >= 3 && sep == '.' && !n.plus {
-		if n.ng == 4 && allShort(n, 3) || nd < 9 {
+		if n.ng == 4 && allShort(n, 3) && !x.notOctets(n) || nd < 9 {
 			return b // IP address or version number
 		}
 	}

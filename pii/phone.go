@@ -23,12 +23,12 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 			if n.glen[g] == 1 && !(g == 1 && n.plus) {
 				ones++
 			}
-			if n.glen[g] > 8 {
+			if n.glen[g] > 8 && !longSubscriber(n) {
 				return 0, ""
 			}
 		}
 		if ones > 1 || (ones == 1 && n.glen[0] != 1 && n.gsep[n.ng-1] != 'x') {
-			if !(ones == 1 && n.paren) && !x.spacedPhone(n) {
+			if !(ones == 1 && n.paren) && !x.spacedPhone(n) && !spacedCountryCode(n) {
 				return 0, ""
 			}
 		}
