@@ -343,7 +343,7 @@ func (x *scanCtx) namePair(a, e int) int {
 	// A pair that is not shown to be a name may still be one that nothing around it marks
 	// ("John Albu raporlu"): it is kept as a person spoken of, for the health information
 	// beside it, once it is shown to be no firm and no place.
-	maybe := first != firstGiven && !x.pairCounts(a, e, end, surname, first == firstAmbiguous)
+	maybe := first != firstGiven && !x.pairCounts(a, e, end, surname, first == firstAmbiguous) && !speakerLabel(s, a, end)
 	if maybe && first == firstUnknown {
 		return a // only a given name of the lists opens a pair kept so
 	}
