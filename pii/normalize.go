@@ -48,6 +48,7 @@ type normState struct {
 	blobAt     [2]int  // the blob a view of blobInContext decodes, for scanView
 	spaced     bool    // the scan met a one-character word that may start a spaced run
 	spacedFrom int     // a little before the first such word
+	lineBreak  bool    // a value may go on over a line break, see linesView
 	rtl        []int32 // runs of the folded string shown right to left, see rtlView
 
 	jparts      []jpart         // scalar children of the containers being walked, see joined
@@ -69,7 +70,7 @@ func (x *scanCtx) noteWord(i, j int, m uint8) {
 }
 
 func (x *scanCtx) noteCandidate(i, j int, m uint8) {
-	if !x.spaced && m&cUnder != 0 && j-i >= 5 && underscored(x.s[i:j]) {
+	if m&cUnder != 0 && !x.spaced && j-i >= 5 && underscored(x.s[i:j]) {
 		x.spaced, x.spacedFrom = true, max(0, i-8)
 	}
 	if j-i == 3 && x.s[i] < 'a' && sepDotFirst[x.s[i]|0x20] {
@@ -87,6 +88,9 @@ func (x *scanCtx) noteCandidate(i, j int, m uint8) {
 	if m&^(cDigit|cUnder) != 0 || i < x.chainEnd || !isDigit(x.s[i]) {
 		return
 	}
+	if i > 0 && x.s[i-1] == '\n' {
+		x.lineBreak = true // a number after a line break
+	}
 	// A number: read on over the groups that follow it. Each is tried once, and the detectors
 	// may skip over the ones after it, so the chain is read here rather than group by group.
 	s := x.s
@@ -101,8 +105,8 @@ func (x *scanCtx) noteCandidate(i, j int, m uint8) {
 		}
 		digits += k - g
 		groups++
-		e := k
-		for e < len(s) && e-k < 5 && chainSep[s[e]] {
+		e, lim := k, min(len(s), k+5)
+		for e < lim && chainSep[s[e]] {
 			e++
 		}
 		if e == k || e == len(s) || !isDigit(s[e]) || digits > 19 {
@@ -174,6 +178,11 @@ func (x *scanCtx) normalize(hm int) {
 			v, at := rtlView(s, x.rtl)
 			x.scanView(v, at, 0, 0, StageBidi, nil)
 		}
+		if x.depth == 0 && x.lineBreak && x.room(len(s)) {
+			if v, at, joins := linesView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageLines, acceptCut(x.out[x.base:], s, at, joins))
+			}
+		}
 		x.blobViews(hm)
 		if x.depth == 0 && x.room(len(s)) && lowerProse(s) {
 			if v, at := caseView(s); at != nil {
@@ -195,7 +204,7 @@ func (x *scanCtx) normalize(hm int) {
 		}
 	}
 	x.hints = x.hints[:hm]
-	x.chainEnd, x.capLangs, x.qp, x.spaced = 0, 0, false, false
+	x.chainEnd, x.capLangs, x.qp, x.spaced, x.lineBreak = 0, 0, false, false, false
 }
 
 // room reports whether a view of n bytes fits in what is left of the budget; the view is not
@@ -282,7 +291,7 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 	x.s, x.base = v, len(x.out)
 	x.via = ns.via.then(st)
 	x.depth++
-	x.chainEnd, x.capLangs, x.qp, x.spaced = 0, 0, false, false
+	x.chainEnd, x.capLangs, x.qp, x.spaced, x.lineBreak = 0, 0, false, false, false
 	switch {
 	case x.jsonText():
 	case st == StageSeparators:

@@ -25,6 +25,7 @@ const (
 	cUnder // '_'
 	cTrig  // non-word byte that starts a detector
 	cJoin  // '-', '.' or ':': may continue a token after a lower-case prefix ("sk-", "hvs.")
+	cBreak // '\n' or '\r'
 
 	cWord  = cLower | cUpper | cDigit | cHigh | cUnder
 	cAlpha = cLower | cUpper | cHigh
@@ -50,6 +51,7 @@ var ctab = func() (t [256]uint8) {
 	for _, c := range "-.:" {
 		t[c] |= cJoin
 	}
+	t['\n'], t['\r'] = cBreak, cBreak
 	return t
 }()
 
@@ -358,8 +360,9 @@ func (x *scanCtx) step(p, done int) int {
 		}
 	}
 	j := p + 1
+	var k2 uint8 // the class of the byte after the word
 	for j < n {
-		k2 := ctab[s[j]]
+		k2 = ctab[s[j]]
 		if k2&cWord == 0 {
 			break
 		}
@@ -367,6 +370,9 @@ func (x *scanCtx) step(p, done int) int {
 		j++
 	}
 	x.noteWord(i, j, m)
+	if k2&cBreak != 0 {
+		x.noteBreak(j) // see linesView
+	}
 	if j-i == 1 && !x.spaced && spacedAt(s, j) {
 		x.spaced, x.spacedFrom = true, max(0, i-8) // see spacedView
 	}
@@ -418,6 +424,7 @@ func (x *scanCtx) step(p, done int) int {
 	}
 	if m&cDigit != 0 {
 		if e := x.numeric(i, j, m == cDigit); e > j {
+			x.noteBreak(e)
 			return e
 		}
 	}

@@ -21,11 +21,12 @@ const (
 	StageQP                          // quoted-printable: =40, and "=" at a line's end
 	StageBidi                        // text after a right-to-left override, read in the order it shows
 	StageMarkdown                    // Markdown emphasis and code markers dropped
+	StageLines                       // line breaks (and the indent after them) inside a value taken out
 
 	numStages = iota
 )
 
-var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case", "json", "escapes", "quoted-printable", "bidi", "markdown"}
+var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case", "json", "escapes", "quoted-printable", "bidi", "markdown", "lines"}
 
 // String returns the stage's stable lower-case name, e.g. "base64".
 func (s Stage) String() string {
