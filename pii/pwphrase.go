@@ -12,7 +12,10 @@ import "strings"
 var pwNouns = newCues("password", "passwort", "passwd", "passphrase", "pass phrase", "passcode", "pw ", "pwd",
 	"kennwort", "mot de passe", "mdp", "contraseña", "contrasena", "clave", "senha", "palavra-passe",
 	"parola d'ordine", "wachtwoord", "wifi key", "network key", "wlan-schlüssel", "heslo", "hasło", "lösenord",
-	"passord", "salasana")
+	"passord", "salasana", "adgangskode", "jelszó", "jelszo", "şifre", "sifre", "пароль", "密码", "密碼", "パスワード",
+	"비밀번호", "parole", "paroli", "parool", "salasõna", "slaptažod", "lozink", "geslo", "парола", "κωδικό",
+	"kodeord", "lykilorð", "wagwoord", "contrasenya", "contrasinal", "pasahitza", "kata sandi", "kata laluan",
+	"mật khẩu", "รหัสผ่าน", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "पासवर्ड")
 
 // phraseStop are words that make a run of plain words a sentence rather than a passphrase.
 var phraseStop = []string{"the", "a", "an", "of", "in", "on", "to", "is", "are", "was", "be", "been", "see", "your",

@@ -23,7 +23,11 @@ var pwCues = newCues("password", "passwort", "passwd", "passphrase", "passcode",
 	"anmelden mit", "connexion avec", "iniciar sesión con", "entrar com", "p/w", "heslo", "hasło", "haslo",
 	"lösenord", "losenord", "passord", "adgangskode", "salasana", "jelszó", "jelszo", "şifre", "sifre", "parola ",
 	"пароль", "密码", "密碼", "パスワード", "비밀번호", "sshpass -p ", "redis-cli -a ", "htpasswd -b", "htpasswd -nb", "htpasswd -cb", "unlock with", "unlocks with", "unlock it with",
-	"open it with", "decrypt it with", "protected with", "encrypted with the", "locked with")
+	"open it with", "decrypt it with", "protected with", "encrypted with the", "locked with",
+	// Baltic, Slavic, Balkan, Greek, Nordic, Iberian and Asian words for a password.
+	"parole", "paroli", "parool", "salasõna", "slaptažod", "lozink", "geslo", "парола", "κωδικό", "kodeord",
+	"lykilorð", "wagwoord", "contrasenya", "contrasinal", "pasahitza", "kata sandi", "kata laluan", "mật khẩu",
+	"รหัสผ่าน", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "पासवर्ड")
 
 // pwAfterCues follow the value: "use X as the password".
 var pwAfterCues = newCues("as the password", "as password", "as your password", "as the passphrase",
@@ -107,16 +111,23 @@ func (x *scanCtx) pwWord(p, from int) int {
 	if b-a < 4 || b-a > 64 {
 		return p
 	}
+	cli := false
 	slug, acct := false, -1
 	if !pwShape(s[a:b]) {
 		if b-a >= 9 && accountMay(s, ts, a, b) {
 			acct = accountAnswer(s, ts, a, b)
 		}
 		if acct < 0 {
-			if b-a < 6 || !isDigit(s[b-1]) || !isLower(s[a]) || !numberOnWord(s, a, b) || !slugPassword(s[a:b]) {
+			if b-a < 6 || !isDigit(s[b-1]) || !isLower(s[a]) {
 				return p
 			}
-			slug = true
+			// After a command's password flag a slug needs no cue ("-p ember-amber-falcon56").
+			if cli = cliPasswordFlag(s, ts); !cli {
+				if !numberOnWord(s, a, b) || !slugPassword(s[a:b]) {
+					return p
+				}
+				slug = true
+			}
 		}
 	}
 	// A cue before, within the same sentence (or the question just before: "Password for the
@@ -132,12 +143,17 @@ func (x *scanCtx) pwWord(p, from int) int {
 		ce = x.leetCue // "pa55word is X"
 	}
 	switch {
+	case cli:
+		// "docker login -u ci -p X": the flag names the value.
 	case acct >= 0:
 		a = acct
 	case ce >= 0:
-		if hasCue(s, ce, ts, pwGeneric) || ts-ce > 40 || strings.ContainsAny(asideless(s[ce:ts]), "([{$<") {
+		if hasCue(s, ce, ts, pwGeneric) || ts-ce > 40 || strings.ContainsAny(asideless(s[ce:ts]), "([{$<") ||
+			weakCueBefore(s, ce) && !closeAfterCue(s, ce, ts) {
 			return p // general words, or code: os.environ["X"], f(password=…)
 		}
+	case !slug && cliPasswordFlag(s, ts):
+		cli = true
 	case !slug && (hasCue(s, b, min(len(s), b+24), pwAfterCues) || pwNounAfter(s, b)):
 	default:
 		if !(ts >= 3 && s[ts-2] == '/' || b-a >= 9) {
@@ -169,7 +185,11 @@ func (x *scanCtx) pwWord(p, from int) int {
 		redacted(s, b) || strings.Contains(v, "...") || strings.Contains(v, "**") || containsFold(v, "your") {
 		return p // placeholders and the vendor rules' own
 	}
-	x.add(TypePassword, a, b, 0.9, "secret.password-prose")
+	rule := "secret.password-prose"
+	if cli {
+		rule = "secret.cli-password"
+	}
+	x.add(TypePassword, a, b, 0.9, rule)
 	return te
 }
 

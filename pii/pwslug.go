@@ -50,7 +50,11 @@ func slugPassword(v string) bool {
 
 // pwFillers may stand between a password word and the value it names.
 var pwFillers = []string{"is", "was", "est", "es", "é", "è", "ist", "is:", "now", "nova", "novo", "new", "nieuw", "neu",
-	"nouveau", "nuevo", "nuova", "är", "er", "on", "je", "to", "jest"}
+	"nouveau", "nuevo", "nuova", "är", "er", "on", "je", "to", "jest", "ir", "yra", "е", "є", "это", "este",
+	"zní", "brzmi", "lautet", "van", "adalah", "ialah", "là", "คือ", "הוא", "هي", "है", "nun", "jetzt", "agora",
+	"ahora", "maintenant", "ora", "nu", "nyt", "nå", "teraz", "nyní", "tagad", "nüüd", "dabar", "sada", "zdaj",
+	"és", "είναι", "anda", "kamu", "sua", "seu", "din", "dit", "jūsų", "tavs", "sinu", "vaš", "tvoje", "twoje",
+	"váš", "ваш", "ваша", "jouw", "uw", "je", "dein", "ihr", "votre", "ton", "tu"}
 
 // closeAfterCue reports whether only an operator and at most two filler words stand between a
 // password word ending at ce and a value starting at ts.
@@ -153,4 +157,18 @@ func numberOnWord(s string, a, b int) bool {
 		k--
 	}
 	return k > a && isLower(s[k-1])
+}
+
+// weakPwCues are words for a password that mean something else too ("parole" is also speech in
+// French and a release in English): the value must follow them closely.
+var weakPwCues = []string{"parole", "paroli"}
+
+// weakCueBefore reports whether the cue that ends at ce is one of weakPwCues.
+func weakCueBefore(s string, ce int) bool {
+	for _, w := range weakPwCues {
+		if ce >= len(w) && hasFoldPrefix(s[ce-len(w):], w) {
+			return true
+		}
+	}
+	return false
 }
