@@ -44,14 +44,7 @@ func TestCLIPasswords(t *testing.T) {
 		"helm registry login ghcr.io -u bot -p %s",
 		"root@host:~# docker login -u admin -p \"%s\"",
 	}
-	r := rand.New(rand.NewPCG(31, 7))
-	for k := 0; k < 60; k++ {
-		pw := genCLIPassword(r)
-		text := fmt.Sprintf(frames[k%len(frames)], pw)
-		if !Summarize(s.ScanText(text)).Secret {
-			t.Errorf("not found: %q", text)
-		}
-	}
+	secretsInFrames(t, s, frames, rand.New(rand.NewPCG(31, 7)), 60)
 }
 
 // The same flags elsewhere are ports, counts and file names, and a variable or a prompt is no
@@ -102,10 +95,15 @@ func TestNetrcAndEnvPasswords(t *testing.T) {
 		"wget --user=ci --password=%s https://repo.example.com/a.tgz",
 		"psql \"postgresql://app:%s@db:5432/app\"",
 	}
-	r := rand.New(rand.NewPCG(31, 9))
-	for k := 0; k < 48; k++ {
-		pw := genCLIPassword(r)
-		text := fmt.Sprintf(frames[k%len(frames)], pw)
+	secretsInFrames(t, s, frames, rand.New(rand.NewPCG(31, 9)), 48)
+}
+
+// secretsInFrames holds n generated passwords, each put in the frames in turn, to be found as
+// secrets.
+func secretsInFrames(t *testing.T, s *Scanner, frames []string, r *rand.Rand, n int) {
+	t.Helper()
+	for k := 0; k < n; k++ {
+		text := fmt.Sprintf(frames[k%len(frames)], genCLIPassword(r))
 		if !Summarize(s.ScanText(text)).Secret {
 			t.Errorf("not found: %q", text)
 		}

@@ -1,7 +1,6 @@
 package pii
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"testing"
 )
@@ -30,14 +29,7 @@ func TestPasswordsInManyLanguages(t *testing.T) {
 		"la contrasenya és %s",                          // Catalan
 		"a jelszó: %s",                                  // Hungarian
 	}
-	r := rand.New(rand.NewPCG(41, 3))
-	for k := 0; k < 72; k++ {
-		pw := genCLIPassword(r)
-		text := fmt.Sprintf(frames[k%len(frames)], pw)
-		if !Summarize(s.ScanText(text)).Secret {
-			t.Errorf("not found: %q", text)
-		}
-	}
+	secretsInFrames(t, s, frames, rand.New(rand.NewPCG(41, 3)), 72)
 }
 
 // Sentences about passwords in general, in the same languages, and "parole" in French prose.
