@@ -145,3 +145,25 @@ func TestLedgerOldLinks(t *testing.T) {
 		wantBreak(t, l, 2)
 	})
 }
+
+// The row a link is written as is its events joined by newlines, and its
+// hash is LinkBatch of them, however many it holds.
+func TestLinkRow(t *testing.T) {
+	var prev [32]byte
+	prev[5] = 9
+	for _, evs := range [][]string{{`{"a":1}`}, {`{"a":1}`, `{"b":"x"}`, `{}`}} {
+		batch := make([]*appendReq, len(evs))
+		lines := make([][]byte, len(evs))
+		for i, e := range evs {
+			batch[i] = &appendReq{ev: []byte(e), at: int64(10 - i)}
+			lines[i] = []byte(e)
+		}
+		h, row, at := linkRow(prev, 7, batch)
+		if want := LinkBatch(prev, 7, lines); h != want {
+			t.Fatalf("%d events: hash %x; want LinkBatch's %x", len(evs), h, want)
+		}
+		if want := strings.Join(evs, "\n"); row != want || at != 10 {
+			t.Fatalf("%d events: row %q at %d; want %q at 10", len(evs), row, at, want)
+		}
+	}
+}

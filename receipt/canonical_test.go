@@ -70,6 +70,19 @@ func TestCanonicalFormSigned(t *testing.T) {
 	if want := genericJSON(t, r, true); !bytes.Equal(b, want) {
 		t.Fatalf("got %s\nwant %s", b, want)
 	}
+	body, err := r.body()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The leaf is of the body after the domain, whatever buffer held it.
+	for range 3 {
+		if leaf, err := r.Leaf(); err != nil || leaf != merkle.LeafHash(append([]byte(leafDomain), body...)) {
+			t.Fatalf("leaf %v, %v; want the leaf hash of the domain and the body", leaf, err)
+		}
+	}
+	if got, err := r.AppendMarshal([]byte("x")); err != nil || !bytes.Equal(got, append([]byte("x"), b...)) {
+		t.Fatalf("AppendMarshal: %s, %v", got, err)
+	}
 	r.CallerProof = nil
 	if b, _ := r.Marshal(); !bytes.Equal(b, genericJSON(t, r, true)) {
 		t.Fatalf("without a countersignature: %s", b)

@@ -222,16 +222,24 @@ func (r *Receipt) appendJSON(b []byte, proofs bool) []byte {
 }
 
 // Leaf is the receipt's leaf in the trees both sides sign: its members are
-// checked, and the leaf is merkle.LeafHash of leafDomain and its body.
+// checked, and the leaf is merkle.LeafHash of leafDomain and its body. The
+// body is written after the domain into a recycled buffer: each side takes
+// a receipt's leaf at least twice, and the body lives only until hashed.
 func (r *Receipt) Leaf() (merkle.Hash, error) {
 	if err := r.check(); err != nil {
 		return merkle.Hash{}, err
 	}
-	b, err := r.body()
-	if err != nil {
+	if err := r.validUTF8(); err != nil {
 		return merkle.Hash{}, err
 	}
-	return merkle.LeafHash(append([]byte(leafDomain), b...)), nil
+	bp := digestBufs.Get().(*[]byte)
+	b := r.appendJSON(append((*bp)[:0], leafDomain...), false)
+	leaf := merkle.LeafHash(b)
+	if cap(b) <= maxDigestBuf {
+		*bp = b
+	}
+	digestBufs.Put(bp)
+	return leaf, nil
 }
 
 // Hash names the receipt in the next one's prev: its Leaf, as
@@ -304,11 +312,22 @@ func (r *Receipt) verify(role, field, org string, p *Proof, keyOf KeyOf, roots *
 
 // Marshal returns the receipt's RFC 8785 JSON form.
 func (r *Receipt) Marshal() ([]byte, error) {
-	if err := r.validUTF8(); err != nil {
-		return nil, err
-	}
-	return r.appendJSON(make([]byte, 0, 1024), true), nil
+	return r.AppendMarshal(make([]byte, 0, marshalSize))
 }
+
+// AppendMarshal appends the receipt's RFC 8785 JSON form to b, as Marshal
+// returns it: a gateway writes each receipt it keeps into a buffer it
+// recycles.
+func (r *Receipt) AppendMarshal(b []byte) ([]byte, error) {
+	if err := r.validUTF8(); err != nil {
+		return b, err
+	}
+	return r.appendJSON(b, true), nil
+}
+
+// marshalSize is room for a receipt with both proofs of batches of some
+// thousand receipts each: Marshal's buffer grows no more than once.
+const marshalSize = 3 << 10
 
 // Parse reads a receipt's JSON form strictly: the members' types are
 // checked and its members validated, but not its signatures.

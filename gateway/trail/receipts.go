@@ -271,24 +271,40 @@ func receivedDigest(m *wire.Message) (string, error) {
 	return receipt.Digest(t), nil
 }
 
-// keep appends a doubly signed receipt to the ledger.
+// keep appends a doubly signed receipt to the ledger. The receipt is
+// encoded into a recycled buffer, which the ledger copies as it queues the
+// event (a sink keeps what it is offered: with one, the buffer is the
+// event's own).
 func (s *Receipts) keep(rc *receipt.Receipt) {
 	a := s.cfg.Trail
 	if a == nil {
 		return
 	}
+	bp := keepBufs.Get().(*[]byte)
 	s.mu.Lock()
-	b, err := rc.Marshal()
+	b, err := rc.AppendMarshal((*bp)[:0])
 	s.mu.Unlock()
-	if err != nil {
-		return
+	if err == nil {
+		data := audit.Raw(b)
+		if a.sink != nil {
+			data = audit.Raw(append([]byte(nil), b...))
+		}
+		var ev audit.Event
+		if ev, err = a.ev.NewEvent(audit.TypeReceipt, rc.RequestID, data); err == nil {
+			a.appendEvent(context.Background(), ev)
+		}
 	}
-	ev, err := a.ev.NewEvent(audit.TypeReceipt, rc.RequestID, audit.Raw(b))
-	if err != nil {
-		return
+	if cap(b) <= maxKeepBuf {
+		*bp = b[:0]
 	}
-	a.appendEvent(context.Background(), ev)
+	keepBufs.Put(bp)
 }
+
+// keepBufs recycles the buffers receipts are encoded in to be kept.
+var keepBufs = sync.Pool{New: func() any { b := make([]byte, 0, 4096); return &b }}
+
+// maxKeepBuf bounds the buffers kept for reuse.
+const maxKeepBuf = 64 << 10
 
 // consentID is the id of the consent a message travels under, or "".
 func consentID(m *wire.Message) string {

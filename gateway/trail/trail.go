@@ -186,10 +186,13 @@ func (a *Trail) appendEvent(ctx context.Context, ev audit.Event) error {
 	if a.sink != nil {
 		a.sink.Offer(ev)
 	}
+	// The callback holds the event's type and subject, not the event,
+	// whose data the ledger has copied.
+	typ, subject, stored, log := ev.Type, ev.Subject, a.stored, a.log
 	err := a.l.Enqueue(ctx, ev, func(_ audit.Entry, err error) {
-		a.stored(err)
+		stored(err)
 		if err != nil {
-			a.log.Error("audit event not recorded", "type", ev.Type, "subject", ev.Subject, "err", err.Error())
+			log.Error("audit event not recorded", "type", typ, "subject", subject, "err", err.Error())
 		}
 	})
 	if err != nil {
