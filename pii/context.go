@@ -14,9 +14,10 @@ var (
 		"karte", "kreditkarte", "carte bancaire", "carte de cr", "carte bleue", "tarjeta", "creditcard", "bankkaart",
 		"karta kredytowa", "karta płatnicza", "platební kart", "kreditkort", "betalkort", "cartão", "cartao",
 		"carta di credito", "kredi kartı", "カード", "信用卡", "银行卡")
-	ssnCues      = newCues("ssn", "social security", "social sec", "ss#", "ss #", "ss no")
-	itinCues     = newCues("itin", "taxpayer", "tax id", "tin")
-	phoneCues    = newCues("phone", "call", "tel", "mobile", "cell", "fax", "sms", "text me", "whatsapp", "dial", "ring", "contact", "reach", "desk", "hotline", "answering", "messages to", "registered", "number", "mob", "ph:", "ph.", "direct", "office:", "home:", "work:")
+	ssnCues   = newCues("ssn", "social security", "social sec", "ss#", "ss #", "ss no")
+	itinCues  = newCues("itin", "taxpayer", "tax id", "tin")
+	phoneCues = newCues("phone", "call", "tel", "mobile", "cell", "fax", "sms", "text me", "whatsapp", "dial", "ring", "contact", "reach", "desk", "hotline", "answering", "messages to", "registered", "number", "mob", "ph:", "ph.", "direct", "office:", "home:", "work:",
+		"tālr", "puhelin", "puh.", "puh:") // Latvian, Finnish
 	nhsCues      = newCues("nhs", "health service")
 	abaCues      = newCues("routing", "aba", "rtn", "transit", "bank")
 	accountCues  = newCues("account", "acct", "a/c", "bank", "konto", "compte")

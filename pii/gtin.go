@@ -65,7 +65,7 @@ func (x *scanCtx) gs1Number(n *numSpan) bool {
 	if !gs1Check(n.digits()) || !gs1Grouping(n) {
 		return false
 	}
-	return x.cueBefore(n.start, 40, gs1Cues) || gs1Column.has(strings.ToLower(columnName(x.s, n.start, n.end)))
+	return x.key == keyCode || x.cueBefore(n.start, 40, gs1Cues) || gs1Column.has(strings.ToLower(columnName(x.s, n.start, n.end)))
 }
 
 // columnName returns the header of the column that the cell s[a:b] stands in, in a block of

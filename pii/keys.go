@@ -36,6 +36,7 @@ const (
 	keyLabel   // order_id, invoice_number, tracking_number, sku: a business reference, not a person's number
 	keyLogin   // login, creds, userpass: a user and a password written as one value ("admin/s3cret")
 	keyPlace   // city, venue, company, vendor, brand: a place or a firm, though it may be named for a person
+	keyCode    // code, item_code, product_code: a generic code, a product's barcode when it passes the GS1 check
 )
 
 // normKey lower-cases the letters of k and drops everything else ("Customer_Email2" -> "customeremail").
@@ -129,6 +130,9 @@ func classifyKey(k string) keyKind {
 	}
 	if labelKey(n) {
 		return keyLabel
+	}
+	if productCodeKey(n) {
+		return keyCode
 	}
 	if inList(n, "session", "sessionid", "sid", "jsessionid", "phpsessid", "sessid", "sessiontoken", "cookie",
 		"sessioncookie", "connectsid") {

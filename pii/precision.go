@@ -24,29 +24,7 @@ var numberFillers = toSet("number numbers no nr num nos id ids code codes ref is
 
 // labelledNumber reports whether the number starting at a is labelled as a reference.
 func (x *scanCtx) labelledNumber(a int) bool {
-	s := x.s
-	k := a
-	for w := 0; w < 4; w++ {
-		for k > 0 && k > a-24 && oneOf(s[k-1], " :#.-(=_/\t") {
-			k--
-		}
-		e := k
-		for k > 0 && isAlpha(s[k-1]) && s[k-1] < 0x80 {
-			k--
-		}
-		if k == e || e-k > 24 {
-			return false
-		}
-		var buf [24]byte
-		lw := string(lowerInto(buf[:0], s[k:e]))
-		switch {
-		case numberLabels.has(lw):
-			return true
-		case !numberFillers.has(lw):
-			return false
-		}
-	}
-	return false
+	return labelledBack(x.s, a) // refs_labels.go: the labels of English and of other languages
 }
 
 // idCues name identifiers other than phone numbers. A number they label that fails the
