@@ -60,7 +60,7 @@ type AuditConfig struct {
 	// few windows after its reply. Default false.
 	Receipts bool `toml:"receipts"`
 	// ReceiptWindow is how long a batch of receipts gathers before it is
-	// signed. Default 10ms.
+	// signed. Default 50ms.
 	ReceiptWindow Duration `toml:"receipt_window"`
 	// ReceiptBatch is the number of receipts that has a batch signed
 	// before its window ends. Default 256.
@@ -517,7 +517,7 @@ func defaultConfig() Config {
 		Peers:   PeersConfig{Transport: TransportWebSocket, ReplyWait: Duration(10 * time.Second)},
 		Log:     LogConfig{Level: "info", SuccessSample: 1},
 		Tracing: tracing.Config{Exporter: tracing.ExporterNone},
-		Audit:   AuditConfig{Decisions: AuditBlocked, ReceiptWindow: Duration(10 * time.Millisecond), ReceiptBatch: 256},
+		Audit:   AuditConfig{Decisions: AuditBlocked, ReceiptWindow: Duration(50 * time.Millisecond), ReceiptBatch: 256},
 	}
 }
 

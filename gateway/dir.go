@@ -520,7 +520,7 @@ receipts = false
 # How long a batch of receipts gathers before it is signed, and how many
 # have it signed at once: a receipt is complete a few windows after its
 # reply. {{bounds "audit.receipt_window"}}.
-receipt_window = "10ms"
+receipt_window = "50ms"
 # {{bounds "audit.receipt_batch"}}.
 receipt_batch = 256
 # An HTTP collector sent a copy of each event, in the background; copies
