@@ -37,6 +37,34 @@ func FuzzEncode(f *testing.F) {
 		if got := appendEvent(nil, &ev); !bytes.Equal(got, want) {
 			t.Fatalf("event:\n got %s\nwant %s", got, want)
 		}
+		// An event NewEvent makes of a decision, whose data the ledger
+		// copies as it is, is what json.Marshal writes of it.
+		made, err := Config{Source: "moltgate://acme"}.NewEvent(TypeAllowed, code, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want, err = json.Marshal(made); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendEvent(nil, &made); !bytes.Equal(got, want) {
+			t.Fatalf("made event:\n got %s\nwant %s", got, want)
+		}
+		// Compact raw data with the fuzzed strings unescaped (as RFC 8785
+		// writes them): copied when it holds nothing json.Marshal would
+		// rewrite, rewritten as it would otherwise.
+		var raw bytes.Buffer
+		enc := json.NewEncoder(&raw)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(map[string]string{"a": dir, "b": from, "c": code}); err != nil {
+			t.Fatal(err)
+		}
+		ev.Data = bytes.TrimSuffix(raw.Bytes(), []byte("\n"))
+		if want, err = json.Marshal(ev); err != nil {
+			t.Fatal(err)
+		}
+		if got := appendEvent(nil, &ev); !bytes.Equal(got, want) {
+			t.Fatalf("compact raw data:\n got %s\nwant %s", got, want)
+		}
 		// Raw data that is not compact, or holds HTML characters, is
 		// written as json.Marshal writes a RawMessage.
 		ev.Data = json.RawMessage(`{ "a" : "<` + string(want[:min(len(want), 8)]) + `>" }`)

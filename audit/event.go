@@ -47,6 +47,10 @@ type Event struct {
 	// organisation it names.
 	encoded bool
 	peer    string
+	// marshalled: Data is a Decision as encoding/json writes it, compact
+	// and escaped, which the ledger copies without looking for what
+	// json.Marshal would rewrite.
+	marshalled bool
 }
 
 // Decision is the data of a boundary event. It names parties, rules and
@@ -132,9 +136,9 @@ func (c Config) NewEvent(typ, subject string, data any) (Event, error) {
 		Time: now().UTC().Truncate(time.Millisecond), Subject: subject, DataContentType: "application/json"}
 	switch d := data.(type) {
 	case Decision:
-		ev.Data, ev.encoded, ev.peer = appendDecision(make([]byte, 0, d.size()), &d), true, d.Peer
+		ev.Data, ev.encoded, ev.marshalled, ev.peer = appendDecision(make([]byte, 0, d.size()), &d), true, true, d.Peer
 	case *Decision:
-		ev.Data, ev.encoded, ev.peer = appendDecision(make([]byte, 0, d.size()), d), true, d.Peer
+		ev.Data, ev.encoded, ev.marshalled, ev.peer = appendDecision(make([]byte, 0, d.size()), d), true, true, d.Peer
 	case Raw:
 		ev.Data, ev.encoded = json.RawMessage(d), true
 	default:
