@@ -22,9 +22,12 @@ const (
 
 // jpart is one scalar child of the object or array being walked.
 type jpart struct {
-	s   string
-	seg pathSeg // its step from the container
-	key string  // its member name; "" in an array
+	s     string
+	seg   pathSeg // its step from the container
+	key   string  // its member name; "" in an array
+	depth int     // len(x.segs) when it was noted, its step on top
+	kids  []jpart // the groups of an array lifted into its parent's view (joined_groups.go)
+	koffs []int   // where each of kids starts in s, and len(s)
 }
 
 // jhit is a finding of a joined view on one part.
@@ -88,6 +91,7 @@ func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
 		}
 	}
 	hits = append(hits, x.phoneParts(parts, key)...)
+	hits = append(hits, x.ibanPieces(parts, key)...)
 	return append(hits, x.atSplit(parts, key)...)
 }
 
@@ -221,7 +225,7 @@ func mailRole(k string) byte {
 		// Not "host" or "server": {"host":..,"user":..} configures a connection.
 		return 'd'
 	}
-	return 0
+	return mailRoleWord(n)
 }
 
 // joined scans the joined views of the container whose scalar children are x.jparts[mark:],
@@ -232,12 +236,17 @@ func (x *scanCtx) joined(root string, mark int, key keyKind) {
 		return
 	}
 	for _, h := range x.joinFind(parts, key) {
-		x.segs = append(x.segs, parts[h.part].seg)
-		h.f.Path = x.path(root)
-		x.segs = x.segs[:len(x.segs)-1]
 		if identifies(h.f.Type) {
 			x.identity = true
 		}
+		x.segs = append(x.segs, parts[h.part].seg)
+		if p := parts[h.part]; p.kids != nil {
+			x.groupHits(root, p, h.f)
+			x.segs = x.segs[:len(x.segs)-1]
+			continue
+		}
+		h.f.Path = x.path(root)
+		x.segs = x.segs[:len(x.segs)-1]
 		x.out = append(x.out, h.f)
 	}
 }
@@ -247,7 +256,7 @@ func (x *scanCtx) joined(root string, mark int, key keyKind) {
 // than a view takes records no more.
 func (x *scanCtx) notePart(mark int, s, key string) {
 	if len(x.jparts)-mark <= maxJoinParts && !keyText(s) {
-		x.jparts = append(x.jparts, jpart{s: s, seg: x.segs[len(x.segs)-1], key: key})
+		x.jparts = append(x.jparts, jpart{s: s, seg: x.segs[len(x.segs)-1], key: key, depth: len(x.segs)})
 	}
 }
 
@@ -255,7 +264,11 @@ func (x *scanCtx) notePart(mark int, s, key string) {
 // its parts.
 func (x *scanCtx) endContainer(root string, mark int, key keyKind) {
 	x.joined(root, mark, key)
+	g, lift := x.liftGroups(mark)
 	x.jparts = x.jparts[:mark]
+	if lift {
+		x.jparts = append(x.jparts, g)
+	}
 }
 
 // flagKey remembers a member name in which something was found, so that the document-level

@@ -40,6 +40,10 @@ func (x *scanCtx) phoneParts(parts []jpart, key keyKind) []jhit {
 			n = i
 		}
 	}
+	lone := false
+	if c >= 0 && n < 0 {
+		n, lone = loneNumberPart(parts, c, a), true
+	}
 	if c < 0 || n < 0 {
 		return nil
 	}
@@ -60,15 +64,24 @@ func (x *scanCtx) phoneParts(parts []jpart, key keyKind) []jhit {
 		pick = append(pick, a)
 		sub = append(sub, jpart{s: parts[a].s + " ", seg: parts[a].seg, key: parts[a].key})
 	}
-	v += parts[n].s
+	pn := spacedGroups(parts[n])
+	v += pn.s
 	offs = append(offs, len(v))
 	pick = append(pick, n)
-	sub = append(sub, parts[n])
+	sub = append(sub, pn)
 	x.joinPhone = true
 	hits := x.joinScan(nil, v, sub, offs, key)
 	x.joinPhone = false
+	if lone {
+		hits = planValid(hits)
+	}
 	for i := range hits {
+		if hits[i].part == len(sub)-1 {
+			hits[i].f.Start, hits[i].f.End = unspace(parts[n], pn, hits[i].f.Start), unspace(parts[n], pn, hits[i].f.End)
+		}
 		hits[i].part = pick[hits[i].part]
+		// Not the space the view put after the country and area codes.
+		hits[i].f.End = min(hits[i].f.End, len(parts[hits[i].part].s))
 	}
 	return hits
 }

@@ -466,7 +466,9 @@ func iinOK(d []byte) bool {
 	case '1':
 		return n == 15 // UATP; JCB's 1800 range is 15 digits too
 	case '2':
-		return (p4 >= 2221 && p4 <= 2720 && n == 16) || (p4 == 2131 && n == 15) || (p4 == 2014 || p4 == 2149) && n == 15
+		// Mir (2200-2204) is 16 to 19 digits.
+		return (p4 >= 2221 && p4 <= 2720 && n == 16) || (p4 == 2131 && n == 15) || (p4 == 2014 || p4 == 2149) && n == 15 ||
+			p4 >= 2200 && p4 <= 2204 && n >= 16 && n <= 19
 	case '3':
 		switch {
 		case p2 == 34 || p2 == 37:
@@ -491,6 +493,8 @@ func iinOK(d []byte) bool {
 		return n >= 12 && n <= 19 // Maestro, UnionPay 62, RuPay 60
 	case '8':
 		return p2 == 81 && n >= 16 && n <= 19
+	case '9':
+		return p4 == 9792 && n == 16 // Troy
 	}
 	return false
 }

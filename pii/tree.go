@@ -280,6 +280,15 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 	case wire.Array:
 		var elems []wire.Value
 		joined := m.joinedHits(v, key)
+		if _, offs, ok := arrayGroups(v); ok && len(extra) > 0 {
+			// The groups of a number its parent's joined view found (joined_groups.go).
+			for i, fs := range groupsMasks(extra, offs) {
+				if joined == nil {
+					joined = map[int][]Finding{}
+				}
+				joined[i] = append(joined[i], fs...)
+			}
+		}
 		for i, e := range v.Elems() {
 			nv, changed := m.mask(wire.IndexPath(path, i), e.Value, key, depth+1, named, joined[i])
 			if changed && elems == nil {
@@ -327,6 +336,9 @@ func (m *masker) joinedHits(v wire.Value, key keyKind) map[int][]Finding {
 	add := func(i int, c wire.Value, k string) {
 		if t, ok := scalarText(c); ok && len(parts) <= maxJoinParts {
 			parts = append(parts, jpart{s: t, key: k})
+			pos = append(pos, i)
+		} else if g, offs, ok := arrayGroups(c); ok && len(parts) < maxJoinParts {
+			parts = append(parts, groupsPart(c, g, offs, k))
 			pos = append(pos, i)
 		}
 	}
