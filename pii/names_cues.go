@@ -160,6 +160,9 @@ const (
 // clause ("forward the contract to X", "booked for X", "leiten Sie das an X").
 func (x *scanCtx) personCueBefore(a int) int {
 	s := x.s
+	if assignCueBefore(s, a) {
+		return cueStrong // names_assign.go: "reassigned to X", "-> X", "Co-authored-by: X"
+	}
 	pw, ok := prevWord(s, a)
 	if !ok {
 		return cueNone
@@ -421,7 +424,7 @@ func sentenceStart(s string, a int) bool {
 func (x *scanCtx) pairCounts(a, e, end int, surname string, ambiguous bool) bool {
 	s := x.s
 	cue := x.personCueBefore(a)
-	if cue == cueStrong || cue == cueBridge && ambiguous {
+	if cue == cueStrong || cue == cueBridge && ambiguous || teamAfter(s, end) {
 		return true
 	}
 	surname = strings.TrimSuffix(surname, "'s")
