@@ -37,14 +37,14 @@ var (
 		"cadastro de pessoas", "kojin", "nhs", "ssn", "social security", "citizen service",
 		"teudat", "תעודת זהות", "israeli id", "personas kod", "sa id", "south african id", "rsa id", "thai id", "บัตรประชาชน", "เลขประจำตัวประชาชน",
 		"personal public service", "егн", "ЕГН")
-	dobCues = newCues("born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida",
+	dobCues = newCues(append(dobWordsMore, "born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida",
 		"b. ", "né(e)", "né ", "née ", "nació", "nacio", "nacimiento", "naissance", "nascita", "nascimento", "nascido", "nascida",
 		"geburt", "geboorte", "urodzeni", "urodzon", "fødsels", "fodsels", "födelse", "fodelse", "syntymä", "doğum", "dogum",
 		"生年月日", "出生", "誕生日", "рождения", "родился", "родилась", "народження", "народився", "народилася",
 		"γέννησης", "γεννήθηκε", "född", "fødd", "født", "syntynyt", "syntymäaika", "narozen", "narození", "születés",
 		"született", "생년월일", "출생", "rođen", "rođena", "rođenja", "rojstva", "rojen", "rojena", "gimimo", "gimęs",
 		"naștere", "nastere", "născut", "nascut", "lahir", "nacimento",
-		"dzimšanas", "dzimis", "dzimusi", "sünniaeg", "sündinud", "narodil", "narodila", "urodził", "urodziła")
+		"dzimšanas", "dzimis", "dzimusi", "sünniaeg", "sündinud", "narodil", "narodila", "urodził", "urodziła")...)
 )
 
 // cueList is a list of cues with the set of their first bytes and of their first two bytes

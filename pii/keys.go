@@ -194,7 +194,7 @@ func classifyKey(k string) keyKind {
 		"identificationnumber", "nationalnumber", "documentnumber", "docnumber", "documentno") ||
 		inList(n, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib",
 			"aadhaar", "aadhar", "mynumber", "kojinbango", "cpf", "cnpj", "sin", "nas", "tfn", "taxfilenumber", "medicare",
-			"medicarenumber", "ric", "residentid", "uidai") || schemeNumberKey(n):
+			"medicarenumber", "ric", "residentid", "uidai") || schemeNumberKey(n) || idKeyWord(n):
 		return keyNationalID
 	case containsAny(n, "driverslicen", "driverlicen", "drivinglicen", "dlnumber"):
 		return keyDL
@@ -208,7 +208,7 @@ func classifyKey(k string) keyKind {
 		return keyAccount
 	case containsAny(n, "dateofbirth", "birthdate", "birthday", "birthdt", "nacimiento", "naissance", "geburt",
 		"geboorte", "nascita", "urodzenia", "nascimento", "fodselsdato", "fodelsedatum", "syntymaaika") ||
-		inList(n, "dob", "bday", "born", "birth", "fechanac", "fnac"):
+		inList(n, "dob", "bday", "born", "birth", "fechanac", "fnac") || dobKeyWord(n):
 		return keyDOB
 	case containsAny(n, "diagnos", "medication", "medicalhistory", "medicalcondition", "allerg",
 		"symptom", "prescription", "disease", "illness", "healthcondition", "bloodtype", "icdcode", "icdtext", "icd10") ||
