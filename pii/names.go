@@ -73,6 +73,9 @@ func (x *scanCtx) nameCue(i, j int) int {
 	asked := false
 	switch {
 	case honorifics.has(w) && w != "sir" && w != "madam" && w != "dame":
+		if shipCue(s, i, j) {
+			return i // "the MS Hans Christian Andersen": a ship (names_eponym.go)
+		}
 		if k < len(s) && s[k] == '.' {
 			k++
 		}

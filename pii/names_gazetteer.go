@@ -361,6 +361,9 @@ func (x *scanCtx) namePair(a, e int) int {
 	if !possessive && attributive(s, a, end) {
 		return a // "a Calvin Klein shirt", "the Alfred Nobel hall": a brand or an eponym
 	}
+	if x.eponymAt(a, end) {
+		return end // names_eponym.go, passed over whole so that no word of it is read alone: "Martin Luther King Jr. Blvd", "Jana Pawła II", "Expense: Johnnie Walker"
+	}
 	if placeCueBefore(s, a) || (knownPlace(s, a, end) || words == 2 && brandPlural(surname)) && x.personCueBefore(a) != cueStrong {
 		return a
 	}
