@@ -30,14 +30,18 @@ fatura faturasi siparis siparisi kargo gonderi irsaliye fis
 racun racuna narudzba narudzbe narudzbenica posiljka posiljke ugovor ugovora narocilo narocila
 fakturanummer ordernummer ordre ordrenummer forsandelse kolli sandning sandningsnummer forsendelse pakke
 sporingsnummer kvittering kvitto
-encomenda remessa rastreio nota recibo
+encomenda remessa rastreio recibo protocolo pratica pratiche protocollo
 voucher coupon docket manifest cheque`)
 
 // refFillersIntl are the words for "number" and their abbreviations that stand between such a
 // label and its number, spelt in ASCII: "č."/"č" (číslo), "nr", "sz." (szám), "br." (broj),
 // "numurs", "numer", "nro", "no", "n".
 var refFillersIntl = toSet(`c cislo cisla cislem sz szam szama szamu br broj broja numurs numuru numeris numerio numer
-numeru nro numero nummer nummern number nr no n nb`)
+numeru nro numero nummer nummern number nr no n nb fiscal fiscale`)
+
+// refLabelsAfterFiller are labels that count only with a filler between them and the number:
+// "Nota Fiscal nº 543.754.721" is an invoice's number, "Nota: 0612 345 678" a note about a phone.
+var refLabelsAfterFiller = toSet(`nota note`)
 
 // labelledBack reports whether the number starting at a is labelled as a reference: the word
 // before it, past marks, "°" and "№", is a label, or a filler with a label before it (at most
@@ -66,7 +70,7 @@ func labelledBack(s string, a int) bool {
 		}
 		label, filler := refLabelWord(s[k:e])
 		switch {
-		case label:
+		case label || w > 0 && refLabelsAfterFiller.hasFold(s[k:e]):
 			return true
 		case !filler:
 			return false

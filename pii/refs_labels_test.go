@@ -17,12 +17,13 @@ var refLabelsForeign = []string{
 	"Arve nr", "Tellimuse number", "Saadetis", "Számla sz.", "Rendelésszám:", "Csomagszám", "Zamówienie nr",
 	"Przesyłka nr", "Faktura nr", "Factura nr.", "Comanda nr.", "Sipariş no:", "Fatura no", "Račun br.",
 	"Narudžba br.", "Pošiljka", "Ordernummer", "Försändelse", "Kolli", "Encomenda n.º", "Lasku nro",
-	"Tilaus nro", "Voucher", "Coupon", "Invoice n°", "Order №",
+	"Tilaus nro", "Voucher", "Coupon", "Invoice n°", "Order №", "Protocollo", "Numero pratica", "Nota Fiscal nº",
+	"Nota fiscal n.",
 }
 
 // phoneLabelsForeign name a phone in the same languages: a number after one is still read.
 var phoneLabelsForeign = []string{"Telefonní č.", "Tālr. nr.", "Telefona nr.", "Tel. nr.", "Telefon:", "Mob.", "Tel. č.",
-	"Telefonszám:", "Telefono nr.", "Puhelin"}
+	"Telefonszám:", "Telefono nr.", "Puhelin", "Nota: call"}
 
 // phoneShapedRefs returns n reference numbers written as phone numbers are, each of which the
 // scan reads as a phone number in "ring me on X" (so that the label is what the test turns).
