@@ -440,9 +440,10 @@ func (x *scanCtx) pairCounts(a, e, end int, surname string, ambiguous bool) bool
 		return true // "handing this over to Kamolchanok Charoensuksopol, who covers": two cues
 	}
 	if !firstKnown && !secondKnown {
-		return false
+		return subjectOnlyPerson(s, end) // names_subject.go: "X Y se ptá", "X Y war krankgeschrieben"
 	}
-	return x.personCueAfter(end) && (!strings.HasSuffix(surname, "s") || inNameList(surnames(), surname))
+	return x.personCueAfter(end) && (!strings.HasSuffix(surname, "s") || inNameList(surnames(), surname)) ||
+		subjectOnlyPerson(s, end)
 }
 
 // personPlurals are groups of people: the capitalised words listed beside one are their names
