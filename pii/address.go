@@ -394,6 +394,9 @@ func (x *scanCtx) address(i, j int) int {
 						start = q.a
 						break
 					}
+					if sentenceEndWord(s, q) {
+						break // "Avenida Getúlio Vargas. Seat 28F": the number is the next sentence's
+					}
 					if !nameWord(s, q, lowerText) && !particles.has(lq) {
 						break
 					}
