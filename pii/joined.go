@@ -16,7 +16,7 @@ import "strings"
 // and words of a sentence put side by side would otherwise read as phone numbers and names.
 
 const (
-	maxJoinParts = 8
+	maxJoinParts = 12
 	maxJoinLen   = 256
 )
 
@@ -34,6 +34,7 @@ type jpart struct {
 type jhit struct {
 	part int
 	f    Finding
+	cue  bool // a health term that waits for an identity in the document
 }
 
 // joinable reports whether a joined view may report t.
@@ -56,14 +57,14 @@ func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
 	for _, p := range parts {
 		total += len(p.s)
 	}
-	if total > maxJoinLen || !joinWorthy(parts) {
-		return nil
-	}
+	hits := x.textRunFind(nil, parts, key)
 	if key == keyNone {
 		// {"ssn_area":..,"ssn_group":..}: the members' names say what the whole is.
 		key = x.keyOf(parts[0].key)
 	}
-	var hits []jhit
+	if total > maxJoinLen || !joinWorthy(parts) {
+		return hits
+	}
 	var offs [maxJoinParts + 1]int
 	var b strings.Builder
 	for i, p := range parts {
@@ -92,7 +93,27 @@ func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
 	}
 	hits = append(hits, x.phoneParts(parts, key)...)
 	hits = append(hits, x.ibanPieces(parts, key)...)
-	return append(hits, x.atSplit(parts, key)...)
+	hits = append(hits, x.atSplit(parts, key)...)
+	return dedupHits(hits)
+}
+
+// dedupHits drops a hit that repeats one before it: the text-run view and the joined view of
+// every part may find the same value.
+func dedupHits(hits []jhit) []jhit {
+	out := hits[:0]
+	for i, h := range hits {
+		dup := false
+		for _, g := range hits[:i] {
+			if g.part == h.part && g.f.Type == h.f.Type && g.f.Start == h.f.Start && g.f.End == h.f.End {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, h)
+		}
+	}
+	return out
 }
 
 // joinWorthy reports whether parts hold a byte other than a lower-case letter or a space: what a
@@ -112,13 +133,34 @@ func joinWorthy(parts []jpart) bool {
 // joinScan scans v, the parts joined (part i at offs[i]:offs[i+1]), and appends to hits the
 // findings it makes on two parts or more, placed on each part.
 func (x *scanCtx) joinScan(hits []jhit, v string, parts []jpart, offs []int, key keyKind) []jhit {
+	return x.joinScanAll(hits, v, parts, offs, key, false)
+}
+
+// joinScanAll is joinScan; with all, it reports what every detector finds, health terms among
+// them, for parts that are one text cut in pieces (joined_text.go).
+func (x *scanCtx) joinScanAll(hits []jhit, v string, parts []jpart, offs []int, key keyKind, all bool) []jhit {
 	s, k, base, via, ident := x.s, x.key, x.base, x.via, x.identity
 	hc := len(x.healthCues)
 	start := len(x.out)
 	x.via = Via(StageJoined)
-	x.scanString(v, key, false)
-	for _, f := range x.out[start:] {
-		if !joinable(f.Type) && !(x.joinPhone && f.Type == TypePhone) {
+	if all {
+		// What speaks of a person is read from the text whole: its pieces alone ("I", "he")
+		// say what the text does not.
+		cue, lower, n := x.personCue, x.lower, x.docBytes
+		x.personCue, x.lower = false, lowerState{}
+		x.scanString(v, key, false)
+		x.runPersonal = x.runPersonal || x.personCue || x.lower.vocab && x.lower.person
+		x.personCue, x.lower, x.docBytes = cue || x.personCue, lowerState{lower.vocab || x.lower.vocab, lower.person || x.lower.person}, n
+	} else {
+		x.scanString(v, key, false)
+	}
+	found := x.out[start:]
+	direct := len(found)
+	if all {
+		found = append(found, x.healthCues[hc:]...)
+	}
+	for j, f := range found {
+		if !all && !joinable(f.Type) && !(x.joinPhone && f.Type == TypePhone) {
 			continue
 		}
 		n := 0
@@ -127,10 +169,14 @@ func (x *scanCtx) joinScan(hits []jhit, v string, parts []jpart, offs []int, key
 				n++
 			}
 		}
-		if n < 2 || f.Type == TypeEmail && !splitAtSign(v, f, offs) || f.Type == TypeCard && !cardGroups(f, offs) ||
-			numberLike(f.Type) && !wholeParts(v, f, offs) {
+		// A text in pieces joined is the text as written, so what would glue unrelated
+		// members (an address's '@' in the middle of a part, small groups of digits) is no
+		// sign against it; a number must still not start or end inside a word.
+		if n < 1 || !all && n < 2 || !all && f.Type == TypeEmail && !splitAtSign(v, f, offs) || !all && f.Type == TypeCard && !cardGroups(f, offs) ||
+			(numberLike(f.Type) || all && (f.Type == TypePhone || f.Type == TypeDOB)) && !wholeParts(v, f, offs) {
 			continue
 		}
+		cue := j >= direct
 		for i, p := range parts {
 			a, e := max(f.Start, offs[i]), min(f.End, offs[i+1])
 			if a >= e {
@@ -142,7 +188,7 @@ func (x *scanCtx) joinScan(hits []jhit, v string, parts []jpart, offs []int, key
 				g.End = len(p.s)
 			}
 			if g.Start < g.End {
-				hits = append(hits, jhit{part: i, f: g})
+				hits = append(hits, jhit{part: i, f: g, cue: cue})
 			}
 		}
 	}
@@ -163,10 +209,30 @@ func splitAtSign(v string, f Finding, offs []int) bool {
 	at += f.Start
 	for i := 0; i+1 < len(offs); i++ {
 		if offs[i] <= at && at < offs[i+1] {
-			return at == offs[i] || at == offs[i+1]-1
+			return at == offs[i] || at == offs[i+1]-1 || !heldAddress(v[offs[i]:offs[i+1]], at-offs[i])
 		}
 	}
 	return false
+}
+
+// heldAddress reports whether part, whose byte at is the '@' of an address that goes on into
+// the next part, holds an address of its own about that '@': a local part before it and a
+// domain with a dot after it. One that does was read whole by the scan of the part; one cut
+// before its domain's dot ("…david96@richard", "son.com") was not.
+func heldAddress(part string, at int) bool {
+	if at == 0 || !isAlnum(part[at-1]) {
+		return false
+	}
+	dot := false
+	for k := at + 1; k < len(part); k++ {
+		c := part[k]
+		if c == '.' && k+2 < len(part) && isAlpha(part[k+1]) && isAlpha(part[k+2]) {
+			dot = true // a top-level domain of two letters or more: "yahoo.c" + "om" was cut
+		} else if !isAlnum(c) && c != '-' && c != '.' {
+			break
+		}
+	}
+	return dot
 }
 
 // cardGroups reports whether the parts a card number f takes are groups of one: three digits
@@ -207,11 +273,24 @@ func wholeParts(v string, f Finding, offs []int) bool {
 		for e > a && !isDigit(v[e-1]) && !isUpper(v[e-1]) {
 			e--
 		}
-		if a < f.Start || f.End < e {
+		// A number may start inside the first part it takes, after a space or a label's
+		// punctuation ("IBAN: PL06 9669", "8800…"), and end inside the last before any but a
+		// letter or digit; not after a '-', '_' or '.', which join it to what came before.
+		if a < f.Start && !(f.Start > offs[i] && f.Start >= a && openBefore(v[f.Start-1])) ||
+			f.End < e && !(f.End < offs[i+1] && !isAlnum(v[f.End])) {
 			return false
 		}
 	}
 	return true
+}
+
+// openBefore reports whether a value may start after c in running text.
+func openBefore(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', ':', '(', '[', '=', '#', '"', '\'', ',', ';', '+':
+		return true
+	}
+	return false
 }
 
 // mailRole says whether a member named k holds the user ('u') or the domain ('d') of a mailbox.
@@ -235,18 +314,34 @@ func (x *scanCtx) joined(root string, mark int, key keyKind) {
 	if len(parts) < 2 {
 		return
 	}
-	for _, h := range x.joinFind(parts, key) {
-		if identifies(h.f.Type) {
-			x.identity = true
-		}
+	rmark := len(x.runs)
+	hits := x.joinFind(parts, key)
+	x.pathRuns(root, rmark)
+	for _, h := range hits {
 		x.segs = append(x.segs, parts[h.part].seg)
 		if p := parts[h.part]; p.kids != nil {
+			if identifies(h.f.Type) {
+				x.identity = true
+			}
 			x.groupHits(root, p, h.f)
 			x.segs = x.segs[:len(x.segs)-1]
 			continue
 		}
 		h.f.Path = x.path(root)
 		x.segs = x.segs[:len(x.segs)-1]
+		if h.cue {
+			// Health terms wait for an identity in the document, as those of one string do.
+			if !hasFinding(x.healthCues, h.f) {
+				x.healthCues = append(x.healthCues, h.f)
+			}
+			continue
+		}
+		if hasFinding(x.out, h.f) {
+			continue // a text in pieces finds again what its part found alone
+		}
+		if identifies(h.f.Type) {
+			x.identity = true
+		}
 		x.out = append(x.out, h.f)
 	}
 }

@@ -47,6 +47,15 @@ func better(a, b Finding) bool {
 // health terms, only then. each calls fn for every string of the document with a function
 // that builds its path (called only for strings with findings).
 func (x *scanCtx) finishDoc(_ int, each func(fn func(path func() string, s string, key keyKind))) {
+	if each != nil && len(x.runs) > 0 && (x.identity || x.runPersonal) {
+		// A text in pieces is read again for health terms when the document identifies
+		// someone, or when the text itself speaks of someone (not a piece of it alone).
+		strings := each
+		each = func(fn func(path func() string, s string, key keyKind)) {
+			strings(fn)
+			x.eachRun(fn)
+		}
+	}
 	if !x.identity {
 		if x.personCue || x.lowerHealth() {
 			x.personalHealth(each)

@@ -149,6 +149,10 @@ type scanCtx struct {
 	pwSeen    int  // end of the last token pwWord examined in the current string
 	leetCue   int  // end of the last password word in leetspeak pwWord met in the current string
 	joinPhone bool // a joined view of a phone number's named parts may report a phone number
+	// runs are the texts in pieces of the document (joined_text.go), read again by the
+	// document's health pass.
+	runs        []textRun
+	runPersonal bool // a text in pieces, read whole, speaks of a person
 	// structAt is 1 + where a Markdown table or an SQL VALUES list starts in the current
 	// string (tabletext.go), or 0.
 	structAt int

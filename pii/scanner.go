@@ -119,6 +119,8 @@ func (s *Scanner) putCtx(x *scanCtx) {
 	x.titleSeen = false
 	x.keyBuf = x.keyBuf[:0]
 	x.segs = x.segs[:0]
+	x.runs = x.runs[:0]
+	x.runPersonal = false
 	x.strBuf = x.strBuf[:0]
 	x.foldAt = x.foldAt[:0]
 	x.normState = normState{hints: x.hints[:0], jparts: x.jparts[:0]}

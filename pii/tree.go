@@ -362,6 +362,9 @@ func (m *masker) joinedHits(v wire.Value, key keyKind) map[int][]Finding {
 	}
 	out := make(map[int][]Finding, len(parts))
 	for _, h := range hits {
+		if h.cue && !m.identity {
+			continue // masked only where the document names someone, as in one string
+		}
 		out[pos[h.part]] = append(out[pos[h.part]], h.f)
 	}
 	return out
