@@ -195,15 +195,7 @@ type queryStarted struct {
 // runQuery streams one query's reply as notifications and ends it with stream.complete.
 func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 	s := c.s
-	defer func() {
-		rq.cancel()
-		s.mu.Lock()
-		delete(s.queries, rq.id)
-		s.mu.Unlock()
-		c.mu.Lock()
-		c.queries--
-		c.mu.Unlock()
-	}()
+	defer rq.cancel()
 	began := time.Now()
 	tokens, blocks, output := 0, 0, false
 	emit := func(ev StreamEvent) error {
@@ -261,10 +253,12 @@ func (c *rpcConn) runQuery(ctx context.Context, rq *rpcQuery, q QueryRequest) {
 		}
 	}
 	status := sessionStatus(err, cancelled, s.cfg.ErrorOutcome)
+	// The query is over before the client hears so: its place under MaxQueries is free for the
+	// query a client sends on reading stream.complete, and agent.cancel from now on finds nothing.
 	c.mu.Lock()
 	c.session.remember(SessionQuery{QueryID: rq.id, To: q.To, Tool: q.Tool, Status: status, At: s.cfg.Now().Unix()})
+	c.queries--
 	c.mu.Unlock()
-	// The query is over before the client hears so: agent.cancel from now on finds nothing.
 	s.mu.Lock()
 	delete(s.queries, rq.id)
 	s.mu.Unlock()
