@@ -178,18 +178,7 @@ func TestJoinedTextNegatives(t *testing.T) {
 			// Ordinary prose in pieces.
 			holdPieces(r, cutText(r, sentence())),
 		}
-		for _, p := range payloads {
-			data, _ := json.Marshal(p)
-			fs, err := sc.ScanJSON("p", data)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, f := range fs {
-				if f.Via == Via(StageJoined) {
-					t.Errorf("%s: %s", data, f)
-				}
-			}
-		}
+		nothingJoined(t, sc, payloads)
 	}
 }
 

@@ -14,7 +14,7 @@ import string
 
 from faker import Faker
 
-from probe_registry import Registry
+from probe_registry import Registry, drawing, seeded_fakers
 
 SEED = 20261129
 PER = 26  # rows per (family, shape)
@@ -22,32 +22,11 @@ PER = 26  # rows per (family, shape)
 R = random.Random(SEED)
 LATIN = ["lv_LV", "et_EE", "en_TH", "tw_GH"]
 SCRIPTS = ["bg_BG", "ka_GE", "hi_IN"]
-FAKERS = {}
-for i, loc in enumerate(LATIN + SCRIPTS):
-    f = Faker(loc)
-    f.seed_instance(SEED + i)
-    FAKERS[loc] = f
-    # Some providers keep their names in sets, whose order changes with the interpreter's hash seed;
-    # sorted, the rows are the same on every run.
-    for prov in f.providers:
-        for attr in dir(prov):
-            if not attr.startswith("_") and isinstance(getattr(prov, attr, None), (set, frozenset)):
-                setattr(prov, attr, tuple(sorted(getattr(prov, attr))))
+FAKERS = seeded_fakers(Faker, LATIN + SCRIPTS, SEED)
 
 REG = Registry("probe3", SEED, PER, R, FAKERS)
 shape = REG.shape
-
-
-def pick(xs):
-    return xs[R.randrange(len(xs))]
-
-
-def chars(n, alphabet=string.ascii_letters + string.digits):
-    return "".join(R.choice(alphabet) for _ in range(n))
-
-
-def digits(n):
-    return chars(n, string.digits)
+pick, chars, digits = drawing(R)
 
 
 # ---- people ----------------------------------------------------------------------------------

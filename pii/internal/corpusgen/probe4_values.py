@@ -24,37 +24,18 @@ from stdnum.it import codicefiscale as stdcf
 from stdnum.mx import curp as stdcurp
 from stdnum.ro import cnp as stdcnp
 
-from probe_registry import Registry
+from probe_registry import Registry, drawing, seeded_fakers
 
 SEED = 20261204
 PER = 24  # rows per (family, shape)
 
 R = random.Random(SEED)
 FAKER_LOCALES = ["pt_BR", "it_IT", "es_MX", "hu_HU", "id_ID", "el_GR"]
-FAKERS = {}
-for i, loc in enumerate(FAKER_LOCALES):
-    f = Faker(loc)
-    f.seed_instance(SEED + i)
-    FAKERS[loc] = f
-    for prov in f.providers:
-        for attr in dir(prov):
-            if not attr.startswith("_") and isinstance(getattr(prov, attr, None), (set, frozenset)):
-                setattr(prov, attr, tuple(sorted(getattr(prov, attr))))
+FAKERS = seeded_fakers(Faker, FAKER_LOCALES, SEED)
 
 REG = Registry("probe4", SEED, PER, R, FAKERS)
 shape = REG.shape
-
-
-def pick(xs):
-    return xs[R.randrange(len(xs))]
-
-
-def chars(n, alphabet=string.ascii_letters + string.digits):
-    return "".join(R.choice(alphabet) for _ in range(n))
-
-
-def digits(n):
-    return chars(n, string.digits)
+pick, chars, digits = drawing(R)
 
 
 HEXL = "0123456789abcdef"

@@ -4,6 +4,7 @@ Only the bookkeeping is shared; each probe keeps its own templates and value sou
 """
 
 import hashlib
+import string
 
 
 class Registry:
@@ -53,3 +54,32 @@ class Registry:
             r = dict(r)
             del r["_shape"]
             out.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def seeded_fakers(faker_class, locales, seed):
+    """One Faker per locale, the i-th seeded with seed + i. Some providers keep their names in sets,
+    whose order changes with the interpreter's hash seed; sorted, the rows are the same on every
+    run."""
+    fakers = {}
+    for i, loc in enumerate(locales):
+        f = faker_class(loc)
+        f.seed_instance(seed + i)
+        fakers[loc] = f
+        for prov in f.providers:
+            for attr in dir(prov):
+                if not attr.startswith("_") and isinstance(getattr(prov, attr, None), (set, frozenset)):
+                    setattr(prov, attr, tuple(sorted(getattr(prov, attr))))
+    return fakers
+
+
+def drawing(rand):
+    """The small draws every generator makes from rand: pick(xs), chars(n[, alphabet]), digits(n)."""
+    def pick(xs):
+        return xs[rand.randrange(len(xs))]
+
+    def chars(n, alphabet=string.ascii_letters + string.digits):
+        return "".join(rand.choice(alphabet) for _ in range(n))
+
+    def digits(n):
+        return chars(n, string.digits)
+    return pick, chars, digits
