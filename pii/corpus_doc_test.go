@@ -77,7 +77,7 @@ func frac(hit, n int) string {
 }
 
 // corpusDoc renders docs/pii-accuracy.md from the measurement.
-func corpusDoc(rows []corpusRow, blocked []bool, ms []measure, floors map[string]float64, yard *yardstick) string {
+func corpusDoc(rows []corpusRow, blocked []bool, ms []measure, floors map[string]float64, yard *yardstick, apart []corpusRow, apartBlocked []bool) string {
 	var b strings.Builder
 	p := func(format string, a ...any) { fmt.Fprintf(&b, format, a...) }
 	counts, sources := corpusStats(rows)
@@ -168,7 +168,7 @@ func corpusDoc(rows []corpusRow, blocked []bool, ms []measure, floors map[string
 		p("they meet their target; the floor only moves towards the target.\n\n%s\n", strings.Join(below, "\n"))
 	}
 
-	p("\n%s", probeSection(rows, blocked))
+	p("\n%s", probeSection(append(slices.Clone(rows), apart...), append(slices.Clone(blocked), apartBlocked...)))
 	p("%s", evasionSection())
 	p("## Secrets beside gitleaks\n\n")
 	gate := map[string][2]int{}

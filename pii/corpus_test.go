@@ -48,9 +48,15 @@ var (
 
 func readCorpus(t *testing.T) []corpusRow {
 	t.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", "corpus", "*.jsonl"))
+	return readCorpusFiles(t, filepath.Join("testdata", "corpus", "*.jsonl"))
+}
+
+// readCorpusFiles reads and checks the rows of the files that pattern names.
+func readCorpusFiles(t *testing.T, pattern string) []corpusRow {
+	t.Helper()
+	files, err := filepath.Glob(pattern)
 	if err != nil || len(files) == 0 {
-		t.Fatalf("no corpus under testdata/corpus: %v", err)
+		t.Fatalf("no corpus at %s: %v", pattern, err)
 	}
 	var rows []corpusRow
 	seen := map[string]bool{}
@@ -244,7 +250,8 @@ func TestAccuracy(t *testing.T) {
 	}
 	yard := readYardstick(t)
 	checkYardstick(t, rows, yard)
-	doc := corpusDoc(rows, blocked, ms, next, yard)
+	apart, apartBlocked := scoreApart(t, sc)
+	doc := corpusDoc(rows, blocked, ms, next, yard, apart, apartBlocked)
 	docPath := filepath.Join("..", "docs", "pii-accuracy.md")
 	if *update {
 		if t.Failed() {
