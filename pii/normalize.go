@@ -15,8 +15,8 @@ import (
 // a '%' followed by two hex digits; an '&' opening an entity, a '<' opening a tag or "mailto:";
 // a word of 12 bytes or more among those the scan already stops at (capitals, digits), which
 // the blob decoders extend over the base64 alphabet and try as hex, base32 and base64, keeping
-// only what decodes to text; "dot" as a word or a bracketed "[at]"; and three or more digit
-// groups under one separator. Views nest at most maxViewDepth deep, and all the views of one
+// only what decodes to text; "dot" as a word or a bracketed "[at]"; three or more digit groups
+// under one separator; and words in capitals or in alternating case (normalize_case.go). Views nest at most maxViewDepth deep, and all the views of one
 // string hold at most decodeBudget times its length plus decodeSlack bytes, so hostile input
 // costs time and memory in proportion to its length.
 
@@ -50,6 +50,7 @@ type normState struct {
 	spacedFrom int     // a little before the first such word
 	lineBreak  bool    // a value may go on over a line break, see linesView
 	rtl        []int32 // runs of the folded string shown right to left, see rtlView
+	caseWords  int     // words in capitals or in alternating case the scan met, see caseCandidate
 
 	jparts      []jpart         // scalar children of the containers being walked, see joined
 	flaggedKeys map[string]bool // member names that hold a finding, see safeKey
@@ -184,6 +185,12 @@ func (x *scanCtx) normalize(hm int) {
 			}
 		}
 		x.blobViews(hm)
+		if x.caseWords >= minCaseWords && x.room(len(s)) && caseCandidate(s) {
+			if v, at := caseFoldView(s); at != nil {
+				x.dropCaseNames()
+				x.scanView(v, at, 0, 0, StageCase, nil)
+			}
+		}
 		if x.depth == 0 && x.room(len(s)) && lowerProse(s) {
 			if v, at := caseView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageCase, acceptCaseName)
@@ -205,6 +212,7 @@ func (x *scanCtx) normalize(hm int) {
 	}
 	x.hints = x.hints[:hm]
 	x.chainEnd, x.capLangs, x.qp, x.spaced, x.lineBreak = 0, 0, false, false, false
+	x.caseWords = 0
 }
 
 // room reports whether a view of n bytes fits in what is left of the budget; the view is not
@@ -292,6 +300,7 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 	x.via = ns.via.then(st)
 	x.depth++
 	x.chainEnd, x.capLangs, x.qp, x.spaced, x.lineBreak = 0, 0, false, false, false
+	x.caseWords = 0
 	switch {
 	case x.jsonText():
 	case st == StageSeparators:

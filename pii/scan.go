@@ -384,6 +384,9 @@ func (x *scanCtx) step(p, done int) int {
 		x.noteStructure(i) // SQL's VALUES list
 	}
 	if i == p && k&(cUpper|cHigh) != 0 {
+		if m == cUpper && j-i >= 2 {
+			x.caseWords++ // a word in capitals, see caseCandidate
+		}
 		// A capitalised word (or one of ideographs): the name rules.
 		if e := x.capitalWord(p, j, k, m); e > p {
 			return e
@@ -399,6 +402,9 @@ func (x *scanCtx) step(p, done int) int {
 		if e := x.cue(i, j); e > j {
 			return e
 		}
+	}
+	if i < p && m&cUpper != 0 && m&^(cUpper|cLower) == 0 {
+		x.caseWords += 2 // a word in alternating case (or camelCase), see caseCandidate
 	}
 	if i < p && m&cDigit != 0 && m&(cUpper|cHigh) == 0 && j-i >= 8 {
 		// "nie: y8271409w": an identifier typed in lower case.

@@ -15,7 +15,7 @@ const (
 	StageHex                         // a hex blob
 	StageSeparators                  // "jane dot doe at example dot com", "j a n e", "4111/1111/1111/1111"
 	StageJoined                      // the values of sibling fields or array items read together
-	StageCase                        // prose written all in lower case, with its names capitalised ("my name is olga krylova")
+	StageCase                        // prose written all in lower case, in capitals or in alternating case, read in lower case with its names capitalised ("my name is olga krylova")
 	StageJSON                        // a string holding a JSON object or array, read as the tree it is
 	StageEscape                      // backslash escapes: \u0040, \U00000040, \u{40}, \x40, \n
 	StageQP                          // quoted-printable: =40, and "=" at a line's end
