@@ -29,7 +29,8 @@ const (
 )
 
 // Event is a CloudEvents 1.0 event in its JSON format. Data is the event's
-// payload, JSON; for the boundary types it is a Decision.
+// payload, JSON; for the boundary types it is a Decision, for TypeExchange
+// an Exchange.
 type Event struct {
 	SpecVersion     string    `json:"specversion"`
 	ID              string    `json:"id"`
@@ -141,6 +142,10 @@ func (c Config) NewEvent(typ, subject string, data any) (Event, error) {
 		ev.Data, ev.encoded, ev.marshalled, ev.peer = appendDecision(make([]byte, 0, d.size()), d), true, true, d.Peer
 	case Raw:
 		ev.Data, ev.encoded = json.RawMessage(d), true
+	case *Exchange:
+		// The receipt is RFC 8785's form, which escapes less than
+		// encoding/json: the ledger looks for what it would rewrite.
+		ev.Data, ev.encoded, ev.peer = appendExchange(make([]byte, 0, d.size()), d), true, d.Peer
 	default:
 		raw, err := json.Marshal(data)
 		if err != nil {

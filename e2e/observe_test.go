@@ -49,12 +49,23 @@ func TestObservedAcrossProcesses(t *testing.T) {
 	}
 	// The countersigned receipt goes back in the background: wait for it
 	// in globex's ledger before stopping the gateways.
+	// With every decision recorded, each side keeps the exchange whole:
+	// its decisions and its receipt in one event (exchanges holds its
+	// lines).
+	exchanges := map[*org][]string{}
 	receipts := func(o *org) []string {
 		var out []string
+		exchanges[o] = nil
 		for _, line := range strings.Split(strings.TrimSpace(mg(t, "audit", "show", "--dir", o.dir, "--json")), "\n") {
 			var ev audit.Event
-			if json.Unmarshal([]byte(line), &ev) == nil && ev.Type == audit.TypeReceipt {
-				out = append(out, string(ev.Data))
+			if json.Unmarshal([]byte(line), &ev) != nil {
+				continue
+			}
+			if rc, err := audit.ReceiptOf(&ev); err == nil && rc != nil {
+				out = append(out, string(rc))
+			}
+			if ev.Type == audit.TypeExchange {
+				exchanges[o] = append(exchanges[o], line)
 			}
 		}
 		return out
@@ -88,6 +99,9 @@ func TestObservedAcrossProcesses(t *testing.T) {
 	if len(ar) != 1 || len(gr) != 1 || ar[0] != gr[0] {
 		t.Fatalf("receipts: acme %v, globex %v", ar, gr)
 	}
+	if len(exchanges[acme]) != 1 || len(exchanges[globex]) != 1 {
+		t.Fatalf("exchanges kept whole: acme %v, globex %v", exchanges[acme], exchanges[globex])
+	}
 	for _, o := range []*org{acme, globex} {
 		mg(t, "audit", "verify", "--dir", o.dir)
 	}
@@ -101,8 +115,12 @@ func TestObservedAcrossProcesses(t *testing.T) {
 		docs = append(docs, "--peer-doc", path)
 	}
 	args := append([]string{"receipt", "verify"}, docs...)
-	if out, errOut, err := mgRun([]byte(ar[0]), args...); err != nil || !strings.HasPrefix(out, "receipt verified: client@acme called echo@globex") {
-		t.Fatalf("receipt verify: %v %s %s", err, out, errOut)
+	// The receipt alone, and the line of the exchange as audit show
+	// --json prints it.
+	for _, in := range []string{ar[0], exchanges[acme][0]} {
+		if out, errOut, err := mgRun([]byte(in), args...); err != nil || !strings.HasPrefix(out, "receipt verified: client@acme called echo@globex") {
+			t.Fatalf("receipt verify: %v %s %s", err, out, errOut)
+		}
 	}
 	for _, proof := range []string{"callee_proof", "caller_proof"} {
 		var altered map[string]any

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,8 +19,12 @@ func receiptsOf(t *testing.T, d Dir) [][]byte {
 	t.Helper()
 	var out [][]byte
 	for _, ev := range ledgerEvents(t, d) {
-		if ev.Type == audit.TypeReceipt {
-			out = append(out, ev.Data)
+		b, err := audit.ReceiptOf(&ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b != nil {
+			out = append(out, b)
 		}
 	}
 	return out
@@ -30,7 +35,52 @@ func receiptsOf(t *testing.T, d Dir) [][]byte {
 // it verifies with the two peer documents alone, and not once either
 // signature is altered.
 func TestReceiptInBothLedgers(t *testing.T) {
-	acme, globex := auditedGateways(t, "receipts = true")
+	t.Run("receipts", func(t *testing.T) { receiptInBothLedgers(t, "receipts = true") })
+	// Recording every decision too, each exchange is one event on each
+	// side: its two decisions and its receipt.
+	t.Run("all", func(t *testing.T) {
+		acme, globex := receiptInBothLedgers(t, "receipts = true", `decisions = "all"`)
+		for _, side := range []struct {
+			dir   Dir
+			first string // the direction of the decision on the request
+		}{{acme.dir, "outbound"}, {globex.dir, "inbound"}} {
+			n := 0
+			for _, ev := range ledgerEvents(t, side.dir) {
+				switch ev.Type {
+				case audit.TypeReceipt:
+					t.Errorf("%s: a receipt kept apart from its exchange's decisions", side.dir)
+				case audit.TypeAllowed:
+					// What the gateways send each other (batches of
+					// receipts alone) is no exchange of agents.
+					if strings.Contains(string(ev.Data), `"from":"gateway@`) {
+						continue
+					}
+					t.Errorf("%s: a decision kept apart from its exchange: %s", side.dir, ev.Data)
+				case audit.TypeExchange:
+					n++
+					var x audit.Exchange
+					if err := json.Unmarshal(ev.Data, &x); err != nil {
+						t.Fatal(err)
+					}
+					r, err := receipt.Parse(x.Receipt)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(x.Decisions) != 2 || x.Decisions[0].Direction != side.first || x.Decisions[0].MessageID != r.RequestID ||
+						x.Decisions[1].MessageID != r.ReplyID || x.Decisions[1].Op != "respond" || x.Peer == "" || ev.Subject != r.RequestID {
+						t.Errorf("%s: exchange %s", side.dir, ev.Data)
+					}
+				}
+			}
+			if n != 2 {
+				t.Errorf("%s keeps %d exchanges, want 2", side.dir, n)
+			}
+		}
+	})
+}
+
+func receiptInBothLedgers(t *testing.T, settings ...string) (acme, globex *testGateway) {
+	acme, globex = auditedGateways(t, settings...)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for i := range 2 {
@@ -114,4 +164,5 @@ func TestReceiptInBothLedgers(t *testing.T) {
 			t.Fatalf("prev %s is no receipt's hash", p)
 		}
 	}
+	return acme, globex
 }

@@ -130,15 +130,48 @@ func runAuditShow(ctx context.Context, e *env, args []string) error {
 		if err := json.Unmarshal(en.Event, &ev); err != nil {
 			return fmt.Errorf("audit ledger: entry %d: %w", en.Seq, err)
 		}
-		var dec audit.Decision
-		json.Unmarshal(ev.Data, &dec) // a receipt's data has other members: its summary stays short
+		peer, sum := eventSummary(&ev)
 		// An entry is addressed by its link and its place in it.
 		fmt.Fprintf(tw, "%d.%d\t%s\t%s\t%s\t%s\n", en.Seq, en.Index, ev.Time.Format(time.RFC3339), strings.TrimPrefix(ev.Type, "dev.moltgate."),
-			orDash(dec.Peer), summary(dec))
+			orDash(peer), sum)
 	}
 	tw.Flush()
 	fmt.Fprintf(e.stdout, "%d entries\n", len(es))
 	return nil
+}
+
+// eventSummary is the organisation an event is about and one line of what
+// it says: a decision's summary; an exchange's decisions, one after the
+// other, and its receipt's outcome; a receipt's parties and outcome.
+func eventSummary(ev *audit.Event) (peer, line string) {
+	switch ev.Type {
+	case audit.TypeExchange:
+		var x audit.Exchange
+		if json.Unmarshal(ev.Data, &x) != nil {
+			return "", "(unreadable exchange)"
+		}
+		var parts []string
+		for _, d := range x.Decisions {
+			parts = append(parts, summary(d))
+		}
+		if r, err := receipt.Parse(x.Receipt); err == nil {
+			parts = append(parts, "receipt="+outcome(r))
+		}
+		return x.Peer, strings.Join(parts, "; ")
+	case audit.TypeReceipt:
+		r, err := receipt.Parse(ev.Data)
+		if err != nil {
+			return "", "(unreadable receipt)"
+		}
+		peer := orgOfRef(r.Caller)
+		if ev.Source == "moltgate://"+peer {
+			peer = orgOfRef(r.Callee)
+		}
+		return peer, "from=" + r.Caller + " to=" + r.Callee + " outcome=" + outcome(r)
+	}
+	var dec audit.Decision
+	json.Unmarshal(ev.Data, &dec)
+	return dec.Peer, summary(dec)
 }
 
 // summary is one line of what a decision says: direction, operation,
@@ -210,6 +243,9 @@ func runReceiptVerify(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if b, err = receiptIn(b); err != nil {
+		return err
+	}
 	r, err := receipt.Parse(b)
 	if err != nil {
 		return err
@@ -220,6 +256,29 @@ func runReceiptVerify(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "receipt verified: %s called %s (request %s), outcome %s; signed by %s's org key and countersigned by %s's\n",
 		r.Caller, r.Callee, r.RequestID, outcome(r), orgOfRef(r.Callee), orgOfRef(r.Caller))
 	return nil
+}
+
+// receiptIn is the receipt in what was given: a receipt, or a ledger's
+// event that holds one (a line of audit show --json).
+func receiptIn(b []byte) ([]byte, error) {
+	var probe struct {
+		SpecVersion string `json:"specversion"`
+	}
+	if json.Unmarshal(b, &probe) != nil || probe.SpecVersion == "" {
+		return b, nil // a receipt, or what receipt.Parse names as wrong
+	}
+	var ev audit.Event
+	if err := json.Unmarshal(b, &ev); err != nil {
+		return nil, fmt.Errorf("receipt verify: the event given: %w", err)
+	}
+	rc, err := audit.ReceiptOf(&ev)
+	if err != nil {
+		return nil, fmt.Errorf("receipt verify: %w", err)
+	}
+	if rc == nil {
+		return nil, usagef("receipt verify: the event given is a %s, which holds no receipt: give a receipt, or a %s or %s event", ev.Type, audit.TypeReceipt, audit.TypeExchange)
+	}
+	return rc, nil
 }
 
 func outcome(r *receipt.Receipt) string {

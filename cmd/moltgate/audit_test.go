@@ -48,21 +48,31 @@ func TestAuditVerifyAndShow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// An exchange kept whole: both decisions and the receipt.
+	x, err := events.NewEvent(audit.TypeExchange, "m-3", &audit.Exchange{Peer: "globex", Receipt: json.RawMessage(`{"type":"moltgate.receipt.v2"}`),
+		Decisions: []audit.Decision{{Direction: "outbound", Op: "tool", MessageID: "m-3", Peer: "globex"}, {Direction: "inbound", Op: "respond", MessageID: "r-3", Peer: "globex"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Append(ctx, x); err != nil {
+		t.Fatal(err)
+	}
 	l.Close()
 
 	code, stdout, stderr := runCLI(t, ctx, "", "audit", "verify", "--dir", string(d))
-	if code != 0 || !strings.Contains(stdout, ": 3 entries") {
+	if code != 0 || !strings.Contains(stdout, ": 4 entries") {
 		t.Fatalf("audit verify: exit %d, %q %q", code, stdout, stderr)
 	}
 	code, stdout, _ = runCLI(t, ctx, "", "audit", "show", "--dir", string(d), "--peer", "globex")
 	if code != 0 || !strings.Contains(stdout, "boundary.blocked") || !strings.Contains(stdout, "reason=pii_without_consent") ||
-		strings.Contains(stdout, "initech") || !strings.HasSuffix(stdout, "2 entries\n") {
+		!strings.Contains(stdout, "exchange") || !strings.Contains(stdout, "dir=outbound op=tool; dir=inbound op=respond") ||
+		strings.Contains(stdout, "initech") || !strings.HasSuffix(stdout, "3 entries\n") {
 		t.Fatalf("audit show --peer globex: exit %d\n%s", code, stdout)
 	}
 	code, stdout, _ = runCLI(t, ctx, "", "audit", "show", "--dir", string(d), "--json")
 	lines := strings.Split(strings.TrimSpace(stdout), "\n")
 	var ev audit.Event
-	if code != 0 || len(lines) != 3 || json.Unmarshal([]byte(lines[0]), &ev) != nil || ev.SpecVersion != "1.0" {
+	if code != 0 || len(lines) != 4 || json.Unmarshal([]byte(lines[0]), &ev) != nil || ev.SpecVersion != "1.0" {
 		t.Fatalf("audit show --json: exit %d\n%s", code, stdout)
 	}
 
@@ -154,5 +164,24 @@ func TestReceiptVerify(t *testing.T) {
 	}
 	if code, _, stderr := runCLI(t, ctx, string(b), "receipt", "verify"); code != 2 || !strings.Contains(stderr, "--peer-doc is required") {
 		t.Fatalf("no --peer-doc: exit %d, %q", code, stderr)
+	}
+	// A line of audit show --json: the receipt alone, or an exchange with
+	// its decisions; a decision holds none.
+	evc := audit.Config{Source: "moltgate://acme"}
+	rcEv, _ := evc.NewEvent(audit.TypeReceipt, r.RequestID, audit.Raw(b))
+	xEv, _ := evc.NewEvent(audit.TypeExchange, r.RequestID, &audit.Exchange{Peer: "globex", Receipt: b,
+		Decisions: []audit.Decision{{Direction: "outbound", Op: "tool", MessageID: r.RequestID, Peer: "globex"}}})
+	for _, ev := range []audit.Event{rcEv, xEv} {
+		line, _ := json.Marshal(ev)
+		code, stdout, stderr := runCLI(t, ctx, string(line), "receipt", "verify", "--peer-doc", docs[0], "--peer-doc", docs[1])
+		if code != 0 || !strings.HasPrefix(stdout, "receipt verified: assistant@acme called echo@globex") {
+			t.Fatalf("receipt verify of a %s event: exit %d, %q %q", ev.Type, code, stdout, stderr)
+		}
+	}
+	decEv, _ := evc.NewEvent(audit.TypeAllowed, r.RequestID, audit.Decision{Direction: "outbound"})
+	line, _ := json.Marshal(decEv)
+	if code, _, stderr := runCLI(t, ctx, string(line), "receipt", "verify", "--peer-doc", docs[0], "--peer-doc", docs[1]); code != 2 ||
+		!strings.Contains(stderr, "holds no receipt") {
+		t.Fatalf("receipt verify of a decision: exit %d, %q", code, stderr)
 	}
 }

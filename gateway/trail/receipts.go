@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -92,6 +93,10 @@ type ReceiptsConfig struct {
 	Now  func() time.Time
 	// Rand is the source of the ids of the messages that carry batches.
 	Rand io.Reader
+	// Hold is how long, when the trail records every decision, the
+	// decisions of an exchange wait for its receipt, to be kept with it
+	// as one event. Default DefaultExchangeHold.
+	Hold time.Duration
 }
 
 // Receipts are both sides of the receipt exchange. A nil *Receipts
@@ -154,6 +159,7 @@ func NewReceipts(ctx context.Context, cfg ReceiptsConfig) *Receipts {
 	s := &Receipts{cfg: cfg, roots: receipt.NewRoots(cfg.Verifier, 1024),
 		unsealed: unsealed, awaited: awaited, bodies: bodies, early: early, out: outbox{waiting: map[string][]*signed{}}}
 	s.prev, s.none = lastReceipt(ctx, cfg.Trail.l, cfg.Self.Current().Ref.Org)
+	cfg.Trail.holdExchanges(cfg.Hold, func(org string) bool { return cfg.Peer(org) != nil })
 	s.signing = &batcher{window: cfg.Window, max: cfg.Batch, goFn: cfg.Go, base: cfg.Base, open: map[string]*batch{},
 		flush: func(b *batch) { s.signBatch(receipt.RoleCallee, b) }}
 	s.counters = &batcher{window: cfg.Window, max: cfg.Batch, goFn: cfg.Go, base: cfg.Base, open: map[string]*batch{},
@@ -166,18 +172,31 @@ func NewReceipts(ctx context.Context, cfg ReceiptsConfig) *Receipts {
 func (s *Receipts) Awaited() int { return s.awaited.Len() }
 
 // lastReceipt is the leaf of the last receipt this gateway made as
-// callee, from its ledger; none if there is none.
+// callee, from its ledger, kept alone or with its exchange's decisions;
+// none if there is none.
 func lastReceipt(ctx context.Context, l *audit.Ledger, org string) (leaf merkle.Hash, none bool) {
-	es, err := l.Entries(ctx, audit.Filter{Type: audit.TypeReceipt, Limit: 1000})
-	if err != nil {
-		return merkle.Hash{}, true
+	var es []audit.Entry
+	for _, typ := range []string{audit.TypeReceipt, audit.TypeExchange} {
+		got, err := l.Entries(ctx, audit.Filter{Type: typ, Limit: 1000})
+		if err != nil {
+			return merkle.Hash{}, true
+		}
+		es = append(es, got...)
 	}
+	// Oldest first, as each list is: by link, and by place in it.
+	sort.Slice(es, func(i, j int) bool {
+		return es[i].Seq < es[j].Seq || es[i].Seq == es[j].Seq && es[i].Index < es[j].Index
+	})
 	for i := len(es) - 1; i >= 0; i-- {
 		var ev audit.Event
 		if json.Unmarshal(es[i].Event, &ev) != nil {
 			continue
 		}
-		r, err := receipt.Parse(ev.Data)
+		data, err := audit.ReceiptOf(&ev)
+		if err != nil || data == nil {
+			continue
+		}
+		r, err := receipt.Parse(data)
 		if err != nil || orgOf(r.Callee) != org {
 			continue
 		}
@@ -291,7 +310,21 @@ func (s *Receipts) keep(rc *receipt.Receipt) {
 	s.mu.Lock()
 	b, err := rc.AppendMarshal((*bp)[:0])
 	s.mu.Unlock()
-	if err == nil {
+	var x *heldExchange
+	if a.held != nil {
+		x = a.held.take(rc.RequestID)
+	}
+	switch {
+	case err != nil:
+	case x != nil:
+		// One event for the exchange: its decisions and its receipt. The
+		// event's data is a copy, made as the receipt is copied into it.
+		var ev audit.Event
+		if ev, err = a.ev.NewEvent(audit.TypeExchange, rc.RequestID, &audit.Exchange{Peer: x.ds[0].Peer, Decisions: x.ds, Receipt: b}); err == nil {
+			ev.TraceParent = x.traces[0]
+			a.appendEvent(context.Background(), ev)
+		}
+	default:
 		data := audit.Raw(b)
 		if a.sink != nil {
 			data = audit.Raw(append([]byte(nil), b...))
@@ -300,6 +333,9 @@ func (s *Receipts) keep(rc *receipt.Receipt) {
 		if ev, err = a.ev.NewEvent(audit.TypeReceipt, rc.RequestID, data); err == nil {
 			a.appendEvent(context.Background(), ev)
 		}
+	}
+	if err != nil {
+		s.cfg.Log.Error("receipt not kept", "message_id", rc.RequestID, "err", err.Error())
 	}
 	if cap(b) <= maxKeepBuf {
 		*bp = b[:0]

@@ -49,6 +49,10 @@ type Trail struct {
 	log  *slog.Logger
 	// stored is Config.Stored, or a function that does nothing.
 	stored func(error)
+	// held are the allowed decisions of exchanges waiting for their
+	// receipts (exchanges.go); nil unless receipts are kept and every
+	// decision recorded.
+	held *exchanges
 }
 
 // New makes the trail over cfg.Ledger.
@@ -66,6 +70,9 @@ func (a *Trail) Ledger() *audit.Ledger { return a.l }
 // Close closes the sink and the ledger, which commits the decisions
 // queued first.
 func (a *Trail) Close(ctx context.Context) error {
+	if a.held != nil {
+		a.held.close()
+	}
 	var err error
 	if a.sink != nil {
 		err = a.sink.Close(ctx)
@@ -145,7 +152,9 @@ func (a *Trail) decide(ctx context.Context, m *wire.Message, d audit.Decision, c
 		if code != "" {
 			typ = audit.TypeBlocked
 		}
-		a.append(ctx, typ, m.ID, trace, d, false)
+		if code != "" || transmit || a.held == nil || !a.held.put(m, d, trace) {
+			a.append(ctx, typ, m.ID, trace, d, false)
+		}
 	}
 	if transmit {
 		return a.append(ctx, audit.TypePIITransmitted, m.ID, trace, d, wait)
