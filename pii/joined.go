@@ -60,7 +60,7 @@ func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
 	hits := x.textRunFind(nil, parts, key)
 	if key == keyNone {
 		// {"ssn_area":..,"ssn_group":..}: the members' names say what the whole is.
-		key = x.keyOf(parts[0].key)
+		key = x.namesSay(parts)
 	}
 	if total > maxJoinLen || !joinWorthy(parts) {
 		return hits
@@ -360,6 +360,9 @@ func (x *scanCtx) notePart(mark int, s, key string) {
 func (x *scanCtx) endContainer(root string, mark int, key keyKind) {
 	x.joined(root, mark, key)
 	g, lift := x.liftGroups(mark)
+	if !lift {
+		g, lift = x.pairView(root, mark)
+	}
 	x.jparts = x.jparts[:mark]
 	if lift {
 		x.jparts = append(x.jparts, g)

@@ -307,13 +307,21 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 	case wire.Object:
 		var members []wire.Member
 		joined := m.joinedHits(v, key)
+		pname, pv, pair := pairMember(v) // pairs.go
 		for i, mb := range v.Members() {
 			p := wire.JoinPath(path, mb.Key)
 			k := mb.Key
 			if m.leaf(k, keyNone, nil) != k {
 				k = "{" + itoa(i) + "}"
 			}
-			nv, changed := m.mask(p, mb.Value, classifyKey(mb.Key), depth+1, named || m.named(p, mb.Key), joined[i])
+			kind, ex := classifyKey(mb.Key), joined[i]
+			if pair && i == pv {
+				if nk := classifyKey(pname); nk != keyNone {
+					kind = nk
+				}
+				ex = append(ex, extra...)
+			}
+			nv, changed := m.mask(p, mb.Value, kind, depth+1, named || m.named(p, mb.Key), ex)
 			if (changed || k != mb.Key) && members == nil {
 				members = make([]wire.Member, 0, v.Len())
 				members = append(members, v.Members()[:i]...)
@@ -339,6 +347,10 @@ func (m *masker) joinedHits(v wire.Value, key keyKind) map[int][]Finding {
 			pos = append(pos, i)
 		} else if g, offs, ok := arrayGroups(c); ok && len(parts) < maxJoinParts {
 			parts = append(parts, groupsPart(c, g, offs, k))
+			pos = append(pos, i)
+		} else if name, vi, ok := pairMember(c); ok && len(parts) < maxJoinParts {
+			t, _ := scalarText(c.Members()[vi].Value)
+			parts = append(parts, jpart{s: t, key: name})
 			pos = append(pos, i)
 		}
 	}
