@@ -139,6 +139,11 @@ func (x *scanCtx) pwWord(p, from int) int {
 		}
 	}
 	ce := lastCueEnd(s, lo, ts, pwCues)
+	if ce < 0 && b-a >= 6 && !strings.ContainsAny(s[a:b], "=:/") {
+		// pwcopula.go: "inlogcode X", "votre NIP est X"; not for ordinals ("99th"), assignments,
+		// times and paths, the tokens of prose that reach here most.
+		ce = codeWordBefore(s, lo, ts)
+	}
 	if ce < 0 && x.leetCue > lo && x.leetCue <= ts {
 		ce = x.leetCue // "pa55word is X"
 	}
@@ -148,7 +153,7 @@ func (x *scanCtx) pwWord(p, from int) int {
 	case acct >= 0:
 		a = acct
 	case ce >= 0:
-		if hasCue(s, ce, ts, pwGeneric) || ts-ce > 40 || strings.ContainsAny(asideless(s[ce:ts]), "([{$<") ||
+		if hasCue(s, ce, ts, pwGeneric) || ts-ce > 40 && (ts-ce > copulaSpan || !copulaAfterCode(s, ce, ts)) || strings.ContainsAny(asideless(s[ce:ts]), "([{$<") ||
 			weakCueBefore(s, ce) && !closeAfterCue(s, ce, ts) {
 			return p // general words, or code: os.environ["X"], f(password=…)
 		}
@@ -167,7 +172,7 @@ func (x *scanCtx) pwWord(p, from int) int {
 		}
 		a = acct
 	}
-	if slug && (ce < 0 || !closeAfterCue(s, ce, ts)) {
+	if slug && (ce < 0 || !closeAfterCue(s, ce, ts) && !copulaAfterCue(s, ce, ts)) {
 		return p
 	}
 	v := s[a:b]
@@ -181,7 +186,7 @@ func (x *scanCtx) pwWord(p, from int) int {
 	if k := strings.IndexAny(v, "({"); k > 0 && identOnly(v[:k]) && strings.IndexByte(v[:k], '.') > 0 {
 		return p // new AWS.SharedIniFileCredentials({
 	}
-	if templatedPart(v) || !credential(v, 4) || codeRef(v) && !hasDigit(v) || versioned(v) || constName(v) || startsWithTokenPrefix(v) ||
+	if templatedPart(v) || !credential(v, 4) || codeRef(v) && !hasDigit(v) || versioned(v) || constName(v) || startsWithTokenPrefix(v) || amount(v) ||
 		redacted(s, b) || strings.Contains(v, "...") || strings.Contains(v, "**") || containsFold(v, "your") {
 		return p // placeholders and the vendor rules' own
 	}

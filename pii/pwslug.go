@@ -54,7 +54,11 @@ var pwFillers = []string{"is", "was", "est", "es", "é", "è", "ist", "is:", "no
 	"zní", "brzmi", "lautet", "van", "adalah", "ialah", "là", "คือ", "הוא", "هي", "है", "nun", "jetzt", "agora",
 	"ahora", "maintenant", "ora", "nu", "nyt", "nå", "teraz", "nyní", "tagad", "nüüd", "dabar", "sada", "zdaj",
 	"és", "είναι", "anda", "kamu", "sua", "seu", "din", "dit", "jūsų", "tavs", "sinu", "vaš", "tvoje", "twoje",
-	"váš", "ваш", "ваша", "jouw", "uw", "je", "dein", "ihr", "votre", "ton", "tu"}
+	"váš", "ваш", "ваша", "jouw", "uw", "je", "dein", "ihr", "votre", "ton", "tu",
+	// "initial", "temporary": "hasło startowe X", "tijdelijk wachtwoord X".
+	"startowe", "tymczasowe", "początkowe", "sementara", "väliaikainen", "midlertidig", "midlertidige", "tillfälligt",
+	"tillfälliga", "dočasné", "počáteční", "geçici", "temporaire", "provisoire", "tijdelijk", "tijdelijke",
+	"temporary", "initial", "ay"}
 
 // closeAfterCue reports whether only an operator and at most two filler words stand between a
 // password word ending at ce and a value starting at ts.
