@@ -87,6 +87,9 @@ func (x *scanCtx) nameCue(i, j int) int {
 		if pw, ok := wordBefore(s, i); ok && pw.b == i-1 && pw.b-pw.a <= 12 && thingNames.hasFold(s[pw.a:pw.b]) {
 			return i // "the file name is Quarterly Report", "product name: Moltgate Pro"
 		}
+		if w != "name" && namedWhere(s, j) {
+			return i // "the Tenant named in Schedule 1" (names_named.go)
+		}
 		k, asked = x.skipToName(j, 40)
 		conf = 0.8
 		if w == "name" && !x.nameNounContext(i) {

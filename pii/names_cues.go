@@ -424,7 +424,7 @@ func sentenceStart(s string, a int) bool {
 func (x *scanCtx) pairCounts(a, e, end int, surname string, ambiguous bool) bool {
 	s := x.s
 	cue := x.personCueBefore(a)
-	if cue == cueStrong || cue == cueBridge && ambiguous || teamAfter(s, end) {
+	if cue == cueStrong || cue == cueBridge && ambiguous || teamAfter(s, end) || partyAfter(s, end) {
 		return true
 	}
 	surname = strings.TrimSuffix(surname, "'s")
@@ -441,6 +441,9 @@ func (x *scanCtx) pairCounts(a, e, end int, surname string, ambiguous bool) bool
 	}
 	if !firstKnown && !secondKnown {
 		return subjectOnlyPerson(s, end) // names_subject.go: "X Y se ptá", "X Y war krankgeschrieben"
+	}
+	if !sentenceStart(s, a) && healthAfter(s, end) {
+		return true // names_health.go: "Apoteket: Mikael Andersson hämtar ut sertralin"
 	}
 	return x.personCueAfter(end) && (!strings.HasSuffix(surname, "s") || inNameList(surnames(), surname)) ||
 		subjectOnlyPerson(s, end)

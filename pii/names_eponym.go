@@ -47,8 +47,10 @@ pavillon amphi amphitheatre amphitheater theatre theater`)
 // shipPrefixes are the prefixes of ships' names, written in capitals.
 var shipPrefixes = toSet(`MS MV SS RMS HMS USS MY SY FV MSC`)
 
-// sizeUnits follow a quantity on a product: "0.7l", "30ml", "100 g", "6x330ml".
-var sizeUnits = toSet(`l ml cl dl g kg mg oz lb lbs fl pcs pc pack x`)
+// sizeUnits follow a quantity on a product: "0.7l", "30ml", "100 g", "6x330ml". Not "mg": after
+// a name it is the dose of a medicine given to the person ("X hämtar ut sertralin 50 mg",
+// names_health.go), not the size of a brand's product.
+var sizeUnits = toSet(`l ml cl dl g kg oz lb lbs fl pcs pc pack x`)
 
 // priceWords say that a line compares or books prices.
 var priceWords = []string{"price", "preis", "prix", "precio", "prezzo", "preço", "cena", "hinta", "pris",

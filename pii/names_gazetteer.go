@@ -319,6 +319,9 @@ func (x *scanCtx) namePair(a, e int) int {
 			q = skipInitial(s, q)
 		}
 		we := titleWord(s, q)
+		if placeNounAt(s, q, we, words) {
+			return a // names_placenoun.go: "Tycho Brahe Planetarium", "Anne Frank Huis"
+		}
 		if we-q < 2 || we < len(s) && isAlnum(s[we]) || namePairStop.hasFold(s[q:we]) || orgSuffixes[s[q:we]] ||
 			orgAfter.hasFold(s[q:we]) || orgWords.hasFold(s[q:we]) || orgNouns.hasFold(s[q:we]) {
 			break
