@@ -303,10 +303,6 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 	x.caseWords = 0
 	switch {
 	case x.jsonText():
-	case st == StageSeparators:
-		// What a separators view glued together is not decoded again.
-		x.run()
-		x.hints = x.hints[:hm]
 	default:
 		x.run()
 		x.normalize(hm)

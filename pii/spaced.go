@@ -8,7 +8,8 @@ import "unicode/utf8"
 // separator, a character and the same separator follow marks the text, and the spaced view
 // closes up each run of at least minSpacedRun characters so spaced (a space inside the value is
 // a character of the run: "n   S"). What the view finds on a run is reported, whatever its
-// type: text is not spaced out so by chance.
+// type: text is not spaced out so by chance. The view is normalised in turn like any other, so
+// that a blob spaced out ("e y J l b W F p …", "payload=3-6-3-5-…") is decoded once closed up.
 
 // minSpacedRun is the shortest run closed up: shorter ones are initials ("J. R. R.") and
 // abbreviations ("U.S.A.").
@@ -41,12 +42,17 @@ func spacedView(s string, from int) (string, []int32, []int) {
 			i++
 			continue
 		}
-		if i > 0 && !spacedSep[s[i-1]] && s[i-1] != '\n' && s[i-1] != '\t' && s[i-1] != '(' && s[i-1] != ':' && s[i-1] != '"' {
+		if i > 0 && !spacedSep[s[i-1]] && s[i-1] != '\n' && s[i-1] != '\t' && s[i-1] != '(' && s[i-1] != ':' && s[i-1] != '"' && s[i-1] != '=' {
 			_, n := utf8.DecodeRuneInString(s[i:])
 			i += n
 			continue
 		}
 		chars, e := spacedRunAt(s, i)
+		if k := e - 1; chars > minSpacedRun && spacedSep[s[k]] && k > i && s[k-1] == s[i+utf8RuneLen(s, i)] {
+			// A sign alone at the end of a run ("… Y 2 9 t - is that") ends the sentence's
+			// clause, not the value.
+			chars, e = chars-1, k-1
+		}
 		if chars < minSpacedRun {
 			_, n := utf8.DecodeRuneInString(s[i:])
 			i += n
