@@ -36,7 +36,9 @@ var (
 		"fiscal code", "nino", "ni number", "national insurance", "nas ", "nas:", "assurance sociale", "आधार",
 		"cadastro de pessoas", "kojin", "nhs", "ssn", "social security", "citizen service",
 		"teudat", "תעודת זהות", "israeli id", "personas kod", "sa id", "south african id", "rsa id", "thai id", "บัตรประชาชน", "เลขประจำตัวประชาชน",
-		"personal public service", "егн", "ЕГН")
+		"personal public service", "егн", "ЕГН",
+		// national_tr.go
+		"tckn", "tc kimlik", "t.c. kimlik", "kimlik no", "kimlik numara", "tc no", "turkish id", "personnr", "fødselsnr", "fodselsnr")
 	dobCues = newCues(append(dobWordsMore, "born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida",
 		"b. ", "né(e)", "né ", "née ", "nació", "nacio", "nacimiento", "naissance", "nascita", "nascimento", "nascido", "nascida",
 		"geburt", "geboorte", "urodzeni", "urodzon", "fødsels", "fodsels", "födelse", "fodelse", "syntymä", "doğum", "dogum",

@@ -15,7 +15,7 @@ type namedID struct {
 	rule string
 }
 
-var namedIDs = []namedID{
+var namedIDs = append([]namedID{
 	{"aadhaar", "in.aadhaar"}, {"aadhar", "in.aadhaar"}, {"uidai", "in.aadhaar"},
 	{"my number", "jp.mynumber"}, {"mynumber", "jp.mynumber"}, {"individual number", "jp.mynumber"},
 	{"マイナンバー", "jp.mynumber"}, {"個人番号", "jp.mynumber"},
@@ -42,7 +42,7 @@ var namedIDs = []namedID{
 	{"thai id", "th.pin"}, {"thai national id", "th.pin"}, {"บัตรประชาชน", "th.pin"}, {"เลขประจำตัวประชาชน", "th.pin"},
 	{"ppsn", "ie.pps"}, {"pps no", "ie.pps"}, {"pps number", "ie.pps"}, {"pps:", "ie.pps"}, {"pps ", "ie.pps"},
 	{"personal public service", "ie.pps"}, {"егн", "bg.egn"}, {"ЕГН", "bg.egn"},
-}
+}, moreNamedIDs...) // national_tr.go
 
 var namedIDFirst = func() (t [256]bool) {
 	for _, c := range namedIDs {

@@ -13,6 +13,7 @@ var schemeValidators = []natValidator{
 	{"il.idnr", 9, ilIDValid},
 	{"za.idnr", 13, zaIDValid},
 	{"th.pin", 13, thPINValid},
+	{"tr.tckimlik", 11, trTCKValid}, // national_tr.go
 }
 
 // namedOnlyValidators are identifiers with no check digit nor date to tell them from any other
@@ -64,7 +65,7 @@ func schemeFormat(n *numSpan, rule string) (float64, bool) {
 // passes too often by chance (one in ten for a Luhn digit): they count after a word naming them.
 func contextOnlyScheme(rule string) bool {
 	switch rule {
-	case "nl.bsn", "hr.oib", "au.tfn", "il.idnr", "ee.ik":
+	case "nl.bsn", "hr.oib", "au.tfn", "il.idnr", "ee.ik", "tr.tckimlik":
 		return true
 	}
 	return false
