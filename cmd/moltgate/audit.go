@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -84,7 +85,87 @@ func runAuditVerify(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "audit ledger in %s: %d entries, every link holds\n", where, n)
+	pass, err := keys.PassphraseFromEnv(e.getenv)
+	if err != nil {
+		return err
+	}
+	orgKeys, err := gateway.OrgKeys(d, pass)
+	if err != nil {
+		return err
+	}
+	checked, unknown, err := verifyReceipts(ctx, l, orgKeys)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "audit ledger in %s: %d entries, every link holds; %d receipts, both signatures of each hold\n", where, n, checked)
+	if len(unknown) > 0 {
+		fmt.Fprintf(e.stdout, "not checked: receipts signed by %s, whose org keys this gateway no longer holds (check them with moltgate receipt verify and the peer documents)\n",
+			strings.Join(unknown, ", "))
+	}
+	return nil
+}
+
+// verifyReceipts checks both signatures of every receipt in the ledger,
+// kept alone or with its exchange, against the org keys the gateway knows
+// (any of an organisation's, since a key may have been handed over since
+// the receipt was signed). A receipt that does not hold is an error naming
+// its entry; one signed by an organisation whose keys the gateway no
+// longer holds (a peer removed) is counted apart, by organisation.
+func verifyReceipts(ctx context.Context, l *audit.Ledger, orgKeys map[string][]keys.Ed25519Public) (checked int, unknown []string, err error) {
+	missing := map[string]bool{}
+	for _, typ := range []string{audit.TypeReceipt, audit.TypeExchange} {
+		es, err := l.Entries(ctx, audit.Filter{Type: typ})
+		if err != nil {
+			return 0, nil, err
+		}
+		for _, en := range es {
+			var ev audit.Event
+			if err := json.Unmarshal(en.Event, &ev); err != nil {
+				return 0, nil, fmt.Errorf("audit ledger: entry %d.%d: %w", en.Seq, en.Index, err)
+			}
+			b, err := audit.ReceiptOf(&ev)
+			if err == nil {
+				var r *receipt.Receipt
+				if r, err = receipt.Parse(b); err == nil {
+					err = verifyWithAnyKey(r, orgKeys, missing)
+				}
+			}
+			if err != nil {
+				return 0, nil, fmt.Errorf("audit ledger: entry %d.%d (%s, request %s): %w", en.Seq, en.Index, ev.Type, ev.Subject, err)
+			}
+			checked++
+		}
+	}
+	for org := range missing {
+		unknown = append(unknown, org)
+	}
+	sort.Strings(unknown)
+	return checked, unknown, nil
+}
+
+// verifyWithAnyKey checks each side's proof of r against each key known
+// for its organisation until one holds. A side whose organisation has no
+// key known is noted in missing, not refused.
+func verifyWithAnyKey(r *receipt.Receipt, orgKeys map[string][]keys.Ed25519Public, missing map[string]bool) error {
+	for _, side := range []struct {
+		org    string
+		verify func(receipt.KeyOf, *receipt.Roots) error
+	}{{orgOfRef(r.Callee), r.VerifyCallee}, {orgOfRef(r.Caller), r.VerifyCaller}} {
+		ks := orgKeys[side.org]
+		if len(ks) == 0 {
+			missing[side.org] = true
+			continue
+		}
+		var err error
+		for _, k := range ks {
+			if err = side.verify(func(string) (keys.Ed25519Public, bool) { return k, true }, nil); err == nil {
+				break
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -13,8 +13,10 @@ import (
 
 	"github.com/moltgate/moltgate/audit"
 	"github.com/moltgate/moltgate/gateway"
+	"github.com/moltgate/moltgate/identity"
 	"github.com/moltgate/moltgate/merkle"
 	"github.com/moltgate/moltgate/receipt"
+	"github.com/moltgate/moltgate/wire"
 )
 
 func initGateway(t *testing.T, org string) gateway.Dir {
@@ -48,8 +50,21 @@ func TestAuditVerifyAndShow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// An exchange kept whole: both decisions and the receipt.
-	x, err := events.NewEvent(audit.TypeExchange, "m-3", &audit.Exchange{Peer: "globex", Receipt: json.RawMessage(`{"type":"moltgate.receipt.v2"}`),
+	// An exchange kept whole: both decisions and the receipt (signed by
+	// acme as callee, and by a caller acme has not imported).
+	acmeOrg, err := gateway.LoadOrg(d, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	globexOrg, err := identity.Generate(strings.NewReader(strings.Repeat("g", 256)), wire.Ref{Agent: "gateway", Org: "globex"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc, err := signedReceipt(t, "m-3", acmeOrg, globexOrg).Marshal()
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, err := events.NewEvent(audit.TypeExchange, "m-3", &audit.Exchange{Peer: "globex", Receipt: rc,
 		Decisions: []audit.Decision{{Direction: "outbound", Op: "tool", MessageID: "m-3", Peer: "globex"}, {Direction: "inbound", Op: "respond", MessageID: "r-3", Peer: "globex"}}})
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +80,7 @@ func TestAuditVerifyAndShow(t *testing.T) {
 	}
 	code, stdout, _ = runCLI(t, ctx, "", "audit", "show", "--dir", string(d), "--peer", "globex")
 	if code != 0 || !strings.Contains(stdout, "boundary.blocked") || !strings.Contains(stdout, "reason=pii_without_consent") ||
-		!strings.Contains(stdout, "exchange") || !strings.Contains(stdout, "dir=outbound op=tool; dir=inbound op=respond") ||
+		!strings.Contains(stdout, "exchange") || !strings.Contains(stdout, "dir=outbound op=tool; dir=inbound op=respond; receipt=success") ||
 		strings.Contains(stdout, "initech") || !strings.HasSuffix(stdout, "3 entries\n") {
 		t.Fatalf("audit show --peer globex: exit %d\n%s", code, stdout)
 	}
