@@ -123,8 +123,9 @@ func spacedRunAt(s string, i int) (int, int) {
 			break
 		}
 		m := utf8RuneLen(s, c)
-		// The character stands alone: the separator or the text's end follows it.
-		if c+m < len(s) && s[c+m] != sep && s[c+m] != '\n' && !(c+m+1 >= len(s) || isSpaceByte(s[c+m])) {
+		// The character stands alone: the separator, a space, a closing sign or the text's
+		// end follows it.
+		if c+m < len(s) && s[c+m] != sep && s[c+m] != '\n' && !(c+m+1 >= len(s) || isSpaceByte(s[c+m]) || oneOf(s[c+m], ",;)\"'>]")) {
 			break
 		}
 		if s[c] == ' ' && (c+m >= len(s) || s[c+m] != sep) {
