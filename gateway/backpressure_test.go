@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -95,6 +96,15 @@ func TestStuckCallerIsAbandoned(t *testing.T) {
 			if _, err := acme.s.local.Query(ctx, localbridge.QueryRequest{From: "client", To: "echo@globex", Tool: "echo",
 				Input: json.RawMessage(`{"text":"other"}`)}, nil); err != nil {
 				t.Fatalf("a call beside the stuck one: %v", err)
+			}
+			// On a loaded machine the other call may be answered before the
+			// stuck one's replies have filled its buffer: it is let go only
+			// once delivery has given up on it.
+			for !strings.Contains(acme.logs(), "reply abandoned: the caller stopped taking its stream") {
+				if ctx.Err() != nil {
+					t.Fatal("the stuck call was never abandoned")
+				}
+				time.Sleep(20 * time.Millisecond)
 			}
 			// The stuck caller sees why once it looks again.
 			release <- struct{}{}

@@ -318,6 +318,7 @@ func Open(opts Options) (*Server, error) {
 		PeerGates: limit.NewGates(cfg.Rate.PeerConcurrency), Flight: s.flight,
 		Closing:           s.closing.Load,
 		IsPeer:            func(org string) bool { return s.peers.Get(org) != nil },
+		PeerUp:            s.peerUp,
 		HasAgent:          func(id string) bool { return s.roster.Agent(id) != nil },
 		CheckRegistration: func(m *wire.Message) error { return s.registry.CheckContent(m) },
 		CheckPeer:         s.revoked.CheckPeer,

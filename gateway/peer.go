@@ -487,3 +487,15 @@ func TrustStore(own *identity.Agent, peers []*Peer) *identity.TrustStore {
 	}
 	return t
 }
+
+// peerUp is told of each session a peer's gateway establishes with this
+// one: the peer is up, so a circuit its failures opened lets the next call
+// through, and a catch-up sync of its registry waiting out its wait goes
+// at once. A peer that comes back is then called, and its agents listed,
+// within a second, not after cool-downs that doubled while it was down.
+func (s *Server) peerUp(org string) {
+	if ps := s.peers.Get(org); ps != nil {
+		ps.Up()
+	}
+	s.registry.PeerUp(org)
+}

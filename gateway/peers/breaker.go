@@ -116,3 +116,16 @@ func (b *breaker) set(s BreakerState) {
 		}
 	}
 }
+
+// peerUp ends the cool-down of an open breaker: the peer's gateway has
+// just established a session with this one, so it is up, and the next
+// call is let through as the trial. A trial that fails opens it again for
+// twice as long, as any does: a peer that can call here but cannot be
+// called (a one-way firewall) costs one call per session it makes.
+func (b *breaker) peerUp() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.state == BreakerOpen {
+		b.openedAt = b.now().Add(-b.wait)
+	}
+}

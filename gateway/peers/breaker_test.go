@@ -84,3 +84,38 @@ func TestBreakerTrialWithoutOutcome(t *testing.T) {
 		t.Fatal("closed breaker changed")
 	}
 }
+
+// TestBreakerPeerUp: a peer that shows it is up ends an open breaker's
+// cool-down, however long it had grown: the next call is the trial, and
+// if it fails the cool-down doubles as for any trial. A closed or
+// half-open breaker is left as it is.
+func TestBreakerPeerUp(t *testing.T) {
+	clk := &fakeClock{time.Unix(1800000000, 0)}
+	b := newBreaker(1, time.Second, 32*time.Second, clk.now, func(BreakerState) {})
+	b.peerUp()
+	if b.current() != BreakerClosed {
+		t.Fatal("peerUp changed a closed breaker")
+	}
+	b.allow()
+	b.record(false)
+	for range 3 { // the cool-down grows to 8 s
+		clk.advance(time.Minute)
+		b.allow()
+		b.record(false)
+	}
+	if ok, wait := b.allow(); ok || wait != 8*time.Second {
+		t.Fatalf("open breaker: %v %v, want a wait of 8s", ok, wait)
+	}
+	b.peerUp()
+	if ok, _ := b.allow(); !ok {
+		t.Fatal("no trial once the peer is up")
+	}
+	b.peerUp() // half-open, its trial under way: nothing changes
+	if ok, _ := b.allow(); ok {
+		t.Fatal("two trials at once")
+	}
+	b.record(false)
+	if ok, wait := b.allow(); ok || wait != 16*time.Second {
+		t.Fatalf("after a failed trial: %v %v, want a wait of 16s", ok, wait)
+	}
+}

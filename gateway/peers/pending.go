@@ -1,6 +1,7 @@
 package peers
 
 import (
+	"log/slog"
 	"sync"
 	"time"
 
@@ -37,10 +38,15 @@ type pendingCalls struct {
 	// after starts the timer of a delivery's wait: its channel, and the
 	// function that stops it. Default time.NewTimer's.
 	after func(time.Duration) (<-chan time.Time, func() bool)
+	// log is told of each call abandoned. Default: none.
+	log *slog.Logger
 }
 
-func newPendingCalls(writeTimeout func() time.Duration) *pendingCalls {
-	return &pendingCalls{m: map[string]*pendingCall{}, writeTimeout: writeTimeout, now: time.Now,
+func newPendingCalls(writeTimeout func() time.Duration, log *slog.Logger) *pendingCalls {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &pendingCalls{m: map[string]*pendingCall{}, writeTimeout: writeTimeout, now: time.Now, log: log,
 		after: func(d time.Duration) (<-chan time.Time, func() bool) { t := time.NewTimer(d); return t.C, t.Stop }}
 }
 
@@ -188,7 +194,14 @@ func (p *pendingCalls) deliverTo(d delivered) bool {
 		case <-pc.ended:
 			return false
 		case <-fired:
-			pc.once.Do(func() { pc.stalled = limit; close(pc.overrun) })
+			abandoned := false
+			pc.once.Do(func() { pc.stalled, abandoned = limit, true; close(pc.overrun) })
+			if abandoned {
+				// The caller is local and still there; its operator sees
+				// why its call failed, and that the others went on.
+				p.log.Warn("reply abandoned: the caller stopped taking its stream", "peer", d.m.From.Org,
+					"message_id", d.m.Re, "waited_ms", limit.Milliseconds())
+			}
 			return false
 		}
 	}

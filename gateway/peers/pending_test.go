@@ -20,7 +20,7 @@ type fakeTimers struct {
 // writeTimeout, on a clock stopped at now.
 func pendingWithFakeTimers(writeTimeout time.Duration, now time.Time) (*pendingCalls, *fakeTimers) {
 	ft := &fakeTimers{asked: make(chan time.Duration, 8), fire: make(chan time.Time)}
-	p := newPendingCalls(func() time.Duration { return writeTimeout })
+	p := newPendingCalls(func() time.Duration { return writeTimeout }, nil)
 	p.now = func() time.Time { return now }
 	p.after = func(d time.Duration) (<-chan time.Time, func() bool) {
 		ft.asked <- d
@@ -36,7 +36,7 @@ func reply(re string, n int) delivered {
 // Replies reach their call in order; one for no waiting call, or for a call
 // that has ended, is refused.
 func TestPendingCallsOrder(t *testing.T) {
-	p := newPendingCalls(func() time.Duration { return time.Minute })
+	p := newPendingCalls(func() time.Duration { return time.Minute }, nil)
 	pc, done := p.wait("q1", time.Time{})
 	if _, ok := pc.next(); ok {
 		t.Fatal("a reply before any was delivered")

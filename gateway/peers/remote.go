@@ -171,6 +171,11 @@ func (ps *Remote) handshakeHTTP(ctx context.Context) (*handshake.Session, error)
 // Peer is the peer as imported.
 func (ps *Remote) Peer() *Peer { return ps.p }
 
+// Up is told that the peer's gateway established a session with this
+// one: it is up, and a circuit opened by failed calls to it lets the next
+// one through at once rather than after its cool-down.
+func (ps *Remote) Up() { ps.br.peerUp() }
+
 // Post sends one envelope to the peer's message endpoint, as a reply
 // delivered later is, and returns the response, whose body the caller
 // closes.

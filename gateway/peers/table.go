@@ -153,7 +153,7 @@ func New(cfg Config) *Table {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Table{cfg: cfg, log: cfg.Log, now: cfg.Now, pending: newPendingCalls(cfg.WriteTimeout), peers: map[string]*Remote{}}
+	return &Table{cfg: cfg, log: cfg.Log, now: cfg.Now, pending: newPendingCalls(cfg.WriteTimeout, cfg.Log), peers: map[string]*Remote{}}
 }
 
 // Get returns the peer of org, or nil.

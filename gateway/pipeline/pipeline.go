@@ -199,6 +199,10 @@ type Config struct {
 	Owners Owners
 	// IsPeer reports whether org is an imported peer.
 	IsPeer func(org string) bool
+	// PeerUp, if set, is told the organisation of each peer gateway that
+	// establishes a session with this one: it is up, whatever was
+	// waiting for it to answer can go now. Default nil.
+	PeerUp func(org string)
 	// HasAgent reports whether id is one of this organisation's agents.
 	HasAgent func(id string) bool
 	// CheckRegistration refuses a registration holding personal data or

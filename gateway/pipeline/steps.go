@@ -232,6 +232,9 @@ func (p *Pipeline) handshakeStep(ctx context.Context, in *Inbound) Answer {
 		if o.OnSession != nil {
 			o.OnSession(sess)
 		}
+		if p.PeerUp != nil {
+			p.PeerUp(sess.Peer().Org)
+		}
 	}
 	return Answer{Body: reply, Status: http.StatusOK, Op: wire.OpHello}
 }

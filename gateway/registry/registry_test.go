@@ -236,3 +236,28 @@ func TestRetryAfter(t *testing.T) {
 		t.Fatal("a wait past the deadline is not waited out")
 	}
 }
+
+// PeerUp: a catch-up sync waiting out its wait after failures is due at
+// once when the peer's gateway shows it is up; a peer not waited for is
+// not synced for it.
+func TestPeerUpMakesCatchUpDue(t *testing.T) {
+	now := time.Unix(1_800_000_000, 0)
+	r := newRig(t, func(c *Config) {
+		c.SyncInterval = func() time.Duration { return time.Minute }
+		c.Now = func() time.Time { return now }
+	})
+	r.s.WantSync("globex")
+	r.s.mu.Lock()
+	r.s.pending["globex"].wait, r.s.pending["globex"].next = 16*time.Second, now.Add(16*time.Second)
+	r.s.mu.Unlock()
+	r.s.PeerUp("initech")
+	r.s.PeerUp("globex")
+	r.s.mu.Lock()
+	defer r.s.mu.Unlock()
+	if p := r.s.pending["globex"]; p == nil || p.next.After(now) {
+		t.Fatalf("globex's catch-up after PeerUp: %+v, want due now", p)
+	}
+	if _, ok := r.s.pending["initech"]; ok {
+		t.Fatal("PeerUp of a peer not waited for asked for a sync")
+	}
+}

@@ -268,6 +268,19 @@ func (s *Service) WantSync(org string) {
 	s.mu.Unlock()
 }
 
+// PeerUp is told that peer org's gateway answers (it established a
+// session with this one): a catch-up sync still wanted with it, waiting
+// out the doubling wait after its failures, is due at once. A peer that
+// starts after this gateway is then listed within a second of starting,
+// not after up to the sync interval. Nothing else is synced.
+func (s *Service) PeerUp(org string) {
+	s.mu.Lock()
+	if p := s.pending[org]; p != nil {
+		p.next = s.cfg.Now()
+	}
+	s.mu.Unlock()
+}
+
 // PendingSyncs is how many peers a sync asked for by WantSync is still
 // wanted with.
 func (s *Service) PendingSyncs() int {
