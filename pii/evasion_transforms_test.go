@@ -386,18 +386,8 @@ var evTransforms = []evTransform{
 		apply: func(r *rand.Rand, n *enode) bool {
 			up := r.IntN(2) == 0
 			return n.mapStrings(r, func(_ *rand.Rand, s string) string {
-				b := []byte(s)
-				for i, c := range b {
-					if isUpper(c) || isLower(c) {
-						if up {
-							b[i] = c &^ 0x20
-						} else {
-							b[i] = c | 0x20
-						}
-						up = !up
-					}
-				}
-				return string(b)
+				s, up = alternateCase(s, up) // the alternation runs on from string to string
+				return s
 			})
 		}},
 	{name: "case_upper", what: "the whole text in capitals", pairable: true,
@@ -490,4 +480,21 @@ func rewrite(t evTransform, r *rand.Rand, base *enode) (wire.Value, string, bool
 		return wire.Value{}, name, false
 	}
 	return v, name, true
+}
+
+// alternateCase is s with its ASCII letters in alternating case, the
+// first in capitals if up, and whether the letter after its last would be.
+func alternateCase(s string, up bool) (string, bool) {
+	b := []byte(s)
+	for i, c := range b {
+		if isUpper(c) || isLower(c) {
+			if up {
+				b[i] = c &^ 0x20
+			} else {
+				b[i] = c | 0x20
+			}
+			up = !up
+		}
+	}
+	return string(b), up
 }

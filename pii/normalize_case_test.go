@@ -33,19 +33,11 @@ var (
 
 func upperText(s string) string { return strings.ToUpper(s) }
 
+// alternatingText is s in aLtErNaTiNg case, its first letter in capitals
+// if up.
 func alternatingText(s string, up bool) string {
-	b := []byte(s)
-	for i, c := range b {
-		if isUpper(c) || isLower(c) {
-			if up {
-				b[i] = c &^ 0x20
-			} else {
-				b[i] = c | 0x20
-			}
-			up = !up
-		}
-	}
-	return string(b)
+	out, _ := alternateCase(s, up)
+	return out
 }
 
 // caseRenderings are the ways a careless or hostile writer loses letter case.
