@@ -160,9 +160,7 @@ func (x *exchanges) sweep() {
 	x.sweeps.Add(1)
 	x.mu.Unlock()
 	defer x.sweeps.Done()
-	for _, e := range over {
-		x.alone(e)
-	}
+	x.writeAlone(over)
 }
 
 // expireLocked takes out of the queue the exchanges first held at or
