@@ -18,7 +18,9 @@ const copulaSpan = 48
 
 // pwCopulas are the forms of "to be" that end such a clause.
 var pwCopulas = []string{"is", "was", "are", "er", "är", "je", "jest", "ay", "ialah", "adalah", "est", "es",
-	"é", "è", "ist", "lautet", "zní", "brzmi", "blir", "bliver", "bude", "olur", "now", "nu"}
+	"é", "è", "ist", "lautet", "zní", "brzmi", "blir", "bliver", "bude", "olur", "now", "nu",
+	// Welsh, Albanian, Luxembourgish, Maltese, Catalan and Icelandic.
+	"yw", "ydy", "ydi", "është", "eshte", "ass", "hu", "hi", "és", "verður"}
 
 // copulaAfterCue reports whether the password word that ends at ce and the value at ts stand in
 // one clause that ends in a form of "to be".

@@ -15,7 +15,9 @@ var pwNouns = newCues("password", "passwort", "passwd", "passphrase", "pass phra
 	"passord", "salasana", "adgangskode", "jelszó", "jelszo", "şifre", "sifre", "пароль", "密码", "密碼", "パスワード",
 	"비밀번호", "parole", "paroli", "parool", "salasõna", "slaptažod", "lozink", "geslo", "парола", "κωδικό",
 	"kodeord", "lykilorð", "wagwoord", "contrasenya", "contrasinal", "pasahitza", "kata sandi", "kata laluan",
-	"mật khẩu", "รหัสผ่าน", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "पासवर्ड")
+	"mật khẩu", "รหัสผ่าน", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "पासवर्ड", "cyfrinair", "pasfhocal",
+	"facal-faire", "fjalëkalim", "fjalekalim", "passwuert", "лозинк", "პაროლ", "գաղտնաբառ", "رمز عبور", "گذرواژه",
+	"şifrə", "құпиясөз", "nenosiri", "পাসওয়ার্ড", "கடவுச்சொல்")
 
 // phraseStop are words that make a run of plain words a sentence rather than a passphrase.
 var phraseStop = []string{"the", "a", "an", "of", "in", "on", "to", "is", "are", "was", "be", "been", "see", "your",

@@ -27,7 +27,10 @@ var pwCues = newCues("password", "passwort", "passwd", "passphrase", "passcode",
 	// Baltic, Slavic, Balkan, Greek, Nordic, Iberian and Asian words for a password.
 	"parole", "paroli", "parool", "salasõna", "slaptažod", "lozink", "geslo", "парола", "κωδικό", "kodeord",
 	"lykilorð", "wagwoord", "contrasenya", "contrasinal", "pasahitza", "kata sandi", "kata laluan", "mật khẩu",
-	"รหัสผ่าน", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "पासवर्ड")
+	"รหัสผ่าน", "סיסמה", "סיסמא", "كلمة المرور", "كلمة السر", "पासवर्ड",
+	// Celtic, Albanian, Luxembourgish, Caucasian, Persian, Turkic, Swahili and South Asian words.
+	"cyfrinair", "pasfhocal", "facal-faire", "fjalëkalim", "fjalekalim", "passwuert", "лозинк", "პაროლ",
+	"գաղտնաբառ", "رمز عبور", "گذرواژه", "şifrə", "құпиясөз", "nenosiri", "পাসওয়ার্ড", "கடவுச்சொல்")
 
 // pwAfterCues follow the value: "use X as the password".
 var pwAfterCues = newCues("as the password", "as password", "as your password", "as the passphrase",
@@ -403,4 +406,14 @@ func cueEndAt(s string, k int, cl *cueList) int {
 		return 0
 	}
 	return max(0, cl.at(s, k, len(s)))
+}
+
+// pwLeadSymbol reports a symbol that joins a password's leading digits to the rest of it: none
+// that writes a number, a date, a time, a range or a path ("3.5", "10:30", "2-4", "1/2").
+func pwLeadSymbol(c byte) bool {
+	switch c {
+	case '!', '#', '$', '%', '&', '*', '^', '~', '?', '=', '+':
+		return true
+	}
+	return false
 }

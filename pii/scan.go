@@ -412,10 +412,12 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if p >= x.pwSeen && m&cAlpha != 0 && (m&cDigit != 0 || i > 0 && !isSpace(s[i-1]) && !isAlnum(s[i-1]) && s[i-1] != '"' ||
+	if p >= x.pwSeen && (m&cAlpha != 0 && (m&cDigit != 0 || i > 0 && !isSpace(s[i-1]) && !isAlnum(s[i-1]) && s[i-1] != '"' ||
 		j+1 < n && !isSpace(s[j]) && !sentenceEnd(s, j) &&
-			(!isLower(s[j+1]) || s[j] != '=' && s[j] != ':' && s[j] != '-' && s[j] != '.' && s[j] != '/')) {
-		// A word with a digit or a symbol may be a password stated in prose.
+			(!isLower(s[j+1]) || s[j] != '=' && s[j] != ':' && s[j] != '-' && s[j] != '.' && s[j] != '/')) ||
+		m == cDigit && i == p && j+1 < n && pwLeadSymbol(s[j]) && isAlnum(s[j+1])) {
+		// A word with a digit or a symbol may be a password stated in prose; so may digits
+		// joined by a password's symbol to letters ("1%gk-cTWB"), which no word of letters holds.
 		if e := x.pwWord(p, i); e > p {
 			return e
 		}
@@ -502,6 +504,12 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 		if s[p] >= 0xCD && s[p] <= 0xD3 || s[p] >= 0xEA && s[p] <= 0xED {
 			// Greek, Cyrillic or Hangul: a name by its shape or its cue?
 			if e := x.scriptName(p, j); e > p {
+				return e
+			}
+		}
+		if sc := caselessScript(s, p); sc != 0 {
+			// Hebrew, Arabic, Devanagari, Thai or Georgian: a name after an honorific or a cue?
+			if e := x.caselessName(p, sc); e > p {
 				return e
 			}
 		}
