@@ -40,6 +40,9 @@ func (x *scanCtx) phoneParts(parts []jpart, key keyKind) []jhit {
 			n = i
 		}
 	}
+	if c < 0 {
+		return x.signedCodeRun(parts, key)
+	}
 	lone := false
 	if c >= 0 && n < 0 {
 		n, lone = loneNumberPart(parts, c, a), true
@@ -84,4 +87,62 @@ func (x *scanCtx) phoneParts(parts []jpart, key keyKind) []jhit {
 		hits[i].f.End = min(hits[i].f.End, len(parts[hits[i].part].s))
 	}
 	return hits
+}
+
+// signedCodeRun reads a country code written with its '+' as a part of its own, and the groups of
+// digits in the parts right after it, as one phone number: cells and fragments carry a number so
+// without names ({"fragments":["+506","608","14802"]}, [{"v":"+354"},{"v":"7702"},{"v":"955"}]).
+// The '+' says what the part is, and the number counts only if the plan of the country code says
+// it is one (planValid): lists of small numbers after a "+1" are many, numbers of a plan few.
+func (x *scanCtx) signedCodeRun(parts []jpart, key keyKind) []jhit {
+	for c, p := range parts {
+		cc := strings.TrimSpace(p.s)
+		if len(cc) < 2 || len(cc) > 4 || cc[0] != '+' || !isDigits([]byte(cc[1:])) || c+1 == len(parts) {
+			continue
+		}
+		v := cc + " "
+		sub := []jpart{{s: v, seg: p.seg, key: p.key}}
+		offs := []int{0, len(v)}
+		pick := []int{c}
+		nd := 0
+		for g := c + 1; g < len(parts) && nd < 15; g++ {
+			d, ok := digitGroupLen(parts[g].s)
+			if !ok {
+				break
+			}
+			nd += d
+			sub = append(sub, jpart{s: parts[g].s + " ", seg: parts[g].seg, key: parts[g].key})
+			v += parts[g].s + " "
+			offs = append(offs, len(v))
+			pick = append(pick, g)
+		}
+		if len(pick) < 2 || nd < 4 || nd > 14 {
+			continue
+		}
+		x.joinPhone = true
+		hits := planValid(x.joinScan(nil, v, sub, offs, key))
+		x.joinPhone = false
+		for i := range hits {
+			hits[i].part = pick[hits[i].part]
+			hits[i].f.End = min(hits[i].f.End, len(parts[hits[i].part].s)) // not the space after each
+		}
+		return hits
+	}
+	return nil
+}
+
+// digitGroupLen returns the number of digits of s when s is a group of a written number: digits,
+// with spaces or '-' between them.
+func digitGroupLen(s string) (int, bool) {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case isDigit(c):
+			n++
+		case (c == ' ' || c == '-') && i > 0 && i < len(s)-1:
+		default:
+			return 0, false
+		}
+	}
+	return n, n > 0
 }

@@ -11,6 +11,10 @@ import "github.com/moltgate/moltgate/wire"
 // pairs of an array are read together as the members of one object are. Only an object with
 // exactly one name-like and one value-like scalar member is a pair, and the value is scanned
 // again only when the name is a key the scanner knows, so the cost falls on such objects alone.
+//
+// Spreadsheet and table exports wrap each cell likewise, with no name: {"cells":[{"v":"+593"},
+// {"v":"967642"},{"v":"791"}]}. An object whose one member is value-like is such a cell, and in
+// its parent's joined view it is one part, as a scalar item of the array would be.
 
 // pairNameKey reports a member that names the value beside it.
 func pairNameKey(k string) bool {
@@ -72,10 +76,19 @@ func (x *scanCtx) pairOf(mark int) (name, value int, ok bool) {
 			value = i
 		}
 	}
+	if name < 0 && value == 0 && len(parts) == 1 && cellText(parts[0].s) {
+		return -1, 0, true // a cell: {"v":"+593"}
+	}
 	if name < 0 || value < 0 || !pairName(parts[name].s) || parts[value].s == "" {
 		return 0, 0, false
 	}
 	return name, value, true
+}
+
+// cellText reports a value a cell object may hold for its parent's joined view: a short one with
+// a byte other than a lower-case letter or a space (the views report what has such a byte).
+func cellText(s string) bool {
+	return len(s) > 0 && len(s) <= 64 && joinWorthy([]jpart{{s: s}})
 }
 
 // pairView reads the object whose parts start at mark as the member its name/value pair
@@ -86,6 +99,14 @@ func (x *scanCtx) pairView(root string, mark int) (jpart, bool) {
 	n, v, ok := x.pairOf(mark)
 	if !ok {
 		return jpart{}, false
+	}
+	if n < 0 {
+		// A cell is its value in its parent's view, under the cell's own step.
+		if depth == 0 {
+			return jpart{}, false
+		}
+		seg := x.segs[depth-1]
+		return jpart{s: x.jparts[mark+v].s, seg: seg, key: seg.key, depth: depth}, true
 	}
 	name, val := x.jparts[mark+n].s, x.jparts[mark+v]
 	if kind := x.keyOf(name); kind != keyNone {
@@ -142,8 +163,35 @@ func pairMember(v wire.Value) (name string, value int, ok bool) {
 			value = i
 		}
 	}
+	if n < 0 && value >= 0 && cellObject(v, value) {
+		return "", value, true
+	}
 	if n < 0 || value < 0 || !pairName(name) {
 		return "", 0, false
 	}
 	return name, value, true
+}
+
+// cellObject reports whether the object v, whose member at value is value-like, is a cell as the
+// walk reads one: that member is its one part (no other scalar member, no array of groups, no
+// pair or cell of its own), and it holds cellText.
+func cellObject(v wire.Value, value int) bool {
+	for i, mb := range v.Members() {
+		if i == value {
+			if s, _ := scalarText(mb.Value); !cellText(s) {
+				return false
+			}
+			continue
+		}
+		if s, scalar := scalarText(mb.Value); scalar && !keyText(s) {
+			return false
+		}
+		if _, _, ok := arrayGroups(mb.Value); ok {
+			return false
+		}
+		if _, _, ok := pairMember(mb.Value); ok {
+			return false
+		}
+	}
+	return true
 }
