@@ -23,7 +23,7 @@ var (
 	accountCues  = newCues("account", "acct", "a/c", "bank", "konto", "compte")
 	passportCues = newCues("passport", "reisepass", "passeport", "pasaporte", "passaporto", "paspoort")
 	dlCues       = newCues("driver", "driving", "licence", "license", "dl#", "dl:", "dl no", "führerschein")
-	nationalCues = newCues("national id", "national identity", "id number", "id no", "id#", "id card", "identity", "identification",
+	nationalCues = newCues(append(moreSchemeCues(), "national id", "national identity", "id number", "id no", "id#", "id card", "identity", "identification",
 		"pesel", "personnummer", "personal number", "personal code", "personal id", "fødselsnummer", "fodselsnummer", "birth number",
 		"rodné", "rodne", "egn", "cnp", "emšo", "emso", "amka", "kennitala", "codice fiscale", "fiscal code", "steuer", "tax id",
 		"tax number", "bsn", "burgerservicenummer", "nir", "sécurité sociale", "securite sociale", "insee", "dni", "nie", "nif",
@@ -38,7 +38,7 @@ var (
 		"teudat", "תעודת זהות", "israeli id", "personas kod", "sa id", "south african id", "rsa id", "thai id", "บัตรประชาชน", "เลขประจำตัวประชาชน",
 		"personal public service", "егн", "ЕГН",
 		// national_tr.go
-		"tckn", "tc kimlik", "t.c. kimlik", "kimlik no", "kimlik numara", "tc no", "turkish id", "personnr", "fødselsnr", "fodselsnr")
+		"tckn", "tc kimlik", "t.c. kimlik", "kimlik no", "kimlik numara", "tc no", "turkish id", "personnr", "fødselsnr", "fodselsnr")...)
 	dobCues = newCues(append(dobWordsMore, "born", "birth", "dob", "d.o.b", "b-day", "bday", "geboren", "geb.", "né le", "née le", "nato il", "nata il", "nacido", "nacida",
 		"b. ", "né(e)", "né ", "née ", "nació", "nacio", "nacimiento", "naissance", "nascita", "nascimento", "nascido", "nascida",
 		"geburt", "geboorte", "urodzeni", "urodzon", "fødsels", "fodsels", "födelse", "fodelse", "syntymä", "doğum", "dogum",

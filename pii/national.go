@@ -58,7 +58,7 @@ func (x *scanCtx) nationalNumber(n *numSpan) (Type, float64, string) {
 	}
 	bestC, bestRule := 0.0, ""
 	for _, v := range allNatValidators {
-		if v.n != len(d) || !v.ok(d) {
+		if v.n != len(d) || namedOnlyScheme(v.rule) || !v.ok(d) {
 			continue
 		}
 		c := 0.4
@@ -128,7 +128,7 @@ func nationalValue(v string) (string, bool) {
 	}
 	if letters == 0 {
 		for _, nv := range allNatValidators {
-			if nv.n == len(d) && nv.ok(d) {
+			if nv.n == len(d) && !namedOnlyScheme(nv.rule) && nv.ok(d) {
 				return nv.rule, true
 			}
 		}

@@ -231,7 +231,8 @@ func idCardDEValid(u []byte) bool {
 	return sum%10 == int(u[9]-'0')
 }
 
-var allNatValidators = append(append(append([]natValidator(nil), natValidators...), worldValidators...), schemeValidators...)
+var allNatValidators = append(append(append(append([]natValidator(nil), natValidators...), worldValidators...), schemeValidators...),
+	moreSchemeValidators...) // national_more.go
 
 // alnumID10 reads the ten-character word s[i:j] as an Indian PAN or a German identity card
 // number; it returns j if it is one.
