@@ -327,8 +327,8 @@ func (x *scanCtx) singleName(a, e int) int {
 		// one; a full name after one does ("Hi Sofia Carranza").
 		return a
 	}
-	if f := skipSpace(s, e); f > e && f < len(s) && orgAt(s, f) {
-		return a // "Aunt Bertha Inc"
+	if f := skipSpace(s, e); f > e && f < len(s) && (orgAt(s, f) || placeNounAt(s, f, wordEndAt(s, f), 1)) {
+		return a // "Aunt Bertha Inc", "Mother Teresa Square"
 	}
 	x.add(TypeName, a, e, 0.7, "name.single")
 	return e

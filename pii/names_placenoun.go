@@ -16,7 +16,8 @@ havalimanı aeropuerto aeroporto aéroport flughafen parken parque plein platz b
 bibliotheek bibliothek biblioteca bibliothèque biblioteket kirjasto gallery galerie galleria academy akademie
 akademi akademia observatory centrum zentrum eczanesi apotek apotheek apotheke pharmacy farmacia pharmacie
 lékárna apteka apteekki cathedral kathedraal basilica kirche kirke kyrka kościół kostel camii mosque synagogue
-memorial monument mausoleum toren turm fountain tuin garten hostel resort bahnhof stazione estación`)
+memorial monument mausoleum toren turm fountain tuin garten hostel resort bahnhof stazione estación
+square plaza piazza praça praca sheshi trg náměstí namesti plac rynek torget torg tori meydanı meydani tér`)
 
 // placeNounAt reports whether the capitalised word s[q:we] is a noun of placeNouns, or "Bay"
 // after two words ("Nelson Mandela Bay"; "Michael Bay" is a person).
@@ -25,4 +26,13 @@ func placeNounAt(s string, q, we, words int) bool {
 		return false
 	}
 	return placeNouns.hasFold(s[q:we]) || words >= 2 && s[q:we] == "Bay"
+}
+
+// wordEndAt returns the end of the word of letters (ASCII or not) that starts at q.
+func wordEndAt(s string, q int) int {
+	e := q
+	for e < len(s) && (isAlpha(s[e]) || s[e] >= 0x80) {
+		e++
+	}
+	return e
 }

@@ -14,7 +14,7 @@ var numberLabels = toSet(`order orders sku skus invoice invoices inv tracking tr
 consignment waybill awb build builds version ver isbn issn ean upc gtin ticket tickets po purchase part
 serial sn model ref reference case item product article catalog catalogue catalogno item release batch lot
 transaction txn receipt booking confirmation reservation pnr job rma incident bug issue pr request req
-quote quotation contract claim project report patch container vin asset barcode
+quote quotation contract claim project report patch container vin asset barcode ndc hcpcs cpt policy
 revision rev cl changelist pipeline run commit bestellnummer rechnungsnummer auftragsnummer sendungsnummer
 artikelnummer lieferscheinnummer bestellung rechnung auftrag sendung pedido factura envío envio seguimiento commande
 facture colis suivi ordine fattura spedizione bestelling factuur zending zamówienie zamowienie faktura przesyłka`)

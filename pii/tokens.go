@@ -1,6 +1,7 @@
 package pii
 
 import (
+	"bytes"
 	"encoding/base64"
 	"strings"
 )
@@ -96,6 +97,9 @@ func (x *scanCtx) tokenRun(i, j int) int {
 	}
 	if strings.HasPrefix(v, "AAAA") && sshPublicBefore(s, i) {
 		return e // "ssh-ed25519 AAAAC3Nza…": an OpenSSH public key, published to be used
+	}
+	if strings.HasPrefix(v, "LS0tLS1CRUdJTi") && publicPEMBlob(v) || publicPEMBody(s, i) {
+		return e // certificate-authority-data: a certificate in base64, published to be used
 	}
 	if x.announced(i, e) {
 		x.add(TypeSecret, i, e, 0.85, "secret.keyword-token")
@@ -381,4 +385,52 @@ func sshPublicBefore(s string, i int) bool {
 	w := s[a:k]
 	return strings.HasPrefix(w, "ssh-") || strings.HasPrefix(w, "ecdsa-sha2-") || strings.HasPrefix(w, "sk-ssh-") ||
 		strings.HasPrefix(w, "sk-ecdsa-")
+}
+
+// publicPEMBlob reports whether v, base64 of PEM text ("LS0tLS1CRUdJTi" is "-----BEGIN"), holds
+// certificates or public keys and no private key: kubeconfig's certificate-authority-data and
+// client-certificate-data, a Secret's ca.crt. A bundle that holds a private key as well is none.
+func publicPEMBlob(v string) bool {
+	if !strings.HasPrefix(v, "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS") && !strings.HasPrefix(v, "LS0tLS1CRUdJTiBQVUJMSUMgS0VZ") &&
+		!strings.HasPrefix(v, "LS0tLS1CRUdJTiBSU0EgUFVCTElDIEtFWS") {
+		return false
+	}
+	b, err := base64.StdEncoding.DecodeString(v)
+	if err != nil {
+		b, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(v, "="))
+		if err != nil {
+			return false
+		}
+	}
+	return !bytes.Contains(b, []byte("PRIVATE KEY"))
+}
+
+// publicPEMBody reports whether the run at i is the body of a PEM block of a certificate or a
+// public key: a BEGIN line of one ends right before it, on the line above or, where a view has
+// joined the block's lines, on the same (the run may then take the label's last word:
+// "CERTIFICATE-----MIIB…").
+func publicPEMBody(s string, i int) bool {
+	w := s[max(0, i-64):min(len(s), i+24)]
+	b := strings.LastIndex(w, "-----BEGIN ")
+	if b < 0 {
+		return false
+	}
+	label := w[b+len("-----BEGIN "):]
+	end := strings.Index(label, "-----")
+	if end < 0 {
+		return false
+	}
+	switch label[:end] {
+	case "CERTIFICATE", "PUBLIC KEY", "RSA PUBLIC KEY", "CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST", "X509 CRL",
+		"TRUSTED CERTIFICATE":
+	default:
+		return false
+	}
+	// The block's body starts after the label's dashes (and a line break); the run starts there
+	// or inside the label.
+	body := max(0, i-64) + b + len("-----BEGIN ") + end + 5
+	for body < len(s) && (s[body] == '\n' || s[body] == '\r') {
+		body++
+	}
+	return i <= body && i >= max(0, i-64)+b
 }
