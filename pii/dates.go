@@ -31,8 +31,9 @@ func (x *scanCtx) numericDate(n *numSpan) (int, bool) {
 	return 0, false
 }
 
-// textDate recognises "3 March 1990", "3rd of March, 1990", "March 3, 1990" and "March 3rd 1990"
-// around the number word s[i:j]; it returns the span.
+// textDate recognises "3 March 1990", "3rd of March, 1990", "March 3, 1990", "March 3rd 1990" and
+// the Iberian "3 de marzo de 1990" and "3 d'abril de 1990" around the number word s[i:j]; it
+// returns the span.
 func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 	s := x.s
 	nd := 0
@@ -51,10 +52,15 @@ func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 	if k == j && j+1 < len(s) && s[j] == '.' && s[j+1] == ' ' {
 		k = skipSpace(s, j+1)
 	}
-	if k+3 < len(s) && s[k:k+3] == "of " {
-		k += 3
+	if k+3 < len(s) && (s[k:k+3] == "of " || s[k:k+3] == "de ") {
+		k += 3 // "3rd of March", "3 de enero de 1985"
+	} else if k+2 < len(s) && s[k:k+2] == "d'" {
+		k += 2 // Catalan before a vowel: "3 d'abril de 1985"
 	}
 	if me, ok := isMonthAt(s, k); ok {
+		if m := skipSpace(s, me); m+3 < len(s) && (s[m:m+3] == "de " || s[m:m+3] == "del") {
+			me = m + 3 // "… de 1985", "… del 1985"
+		}
 		if ye, ok := yearAfter(s, me); ok {
 			return i, ye, true
 		}

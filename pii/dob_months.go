@@ -5,7 +5,8 @@ import "strings"
 // Month names, in the forms dates take in the languages the gate sees: English, German, French,
 // Dutch, the Nordic languages, Spanish, Italian and Portuguese in the nominative, Czech and
 // Polish in the genitive ("25. června 1954", "20 listopada 1981"), Latvian in the locative
-// ("1997. gada 10. jūnijā"), and the common English abbreviations. A date alone is no personal
+// ("1997. gada 10. jūnijā"), Welsh, Maltese, Albanian, Icelandic, Catalan and Serbian, and the
+// common English abbreviations. A date alone is no personal
 // data; these let a date of birth written in words be read as one after a birth cue.
 var monthWords = func() map[string]struct{} {
 	m := map[string]struct{}{}
@@ -28,7 +29,13 @@ var monthWords = func() map[string]struct{} {
 		jaanuar veebruar märts aprill mai juuni juuli august september oktoober november detsember
 		tammikuuta helmikuuta maaliskuuta huhtikuuta toukokuuta kesäkuuta heinäkuuta elokuuta syyskuuta lokakuuta marraskuuta joulukuuta
 		január február március április május június július augusztus szeptember október
-		ocak şubat mart nisan mayıs haziran temmuz ağustos eylül ekim kasım aralık`) {
+		ocak şubat mart nisan mayıs haziran temmuz ağustos eylül ekim kasım aralık
+		ionawr chwefror mawrth ebrill mehefin gorffennaf awst medi hydref tachwedd rhagfyr
+		jannar frar marzu mejju ġunju gunju lulju awwissu settembru ottubru novembru diċembru dicembru
+		janar shkurt prill qershor korrik gusht shtator tetor nëntor nentor dhjetor
+		janúar febrúar apríl maí júní júlí ágúst október nóvember desember
+		gener febrer març marc maig juny juliol setembre octubre novembre desembre
+		avgust septembar oktobar novembar decembar`) {
 		m[w] = struct{}{}
 	}
 	return m

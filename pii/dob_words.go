@@ -12,6 +12,9 @@ var dobWordsMore = []string{
 	"ngày sinh", "ngay sinh", "sinh ngày", "sinh ngay", "gennisis", "gennhshs", "gennithike", "gennhthhke",
 	"kuzaliwa", "alizaliwa", "janm tithi", "janam tithi", "janm din", "जन्म", "تاريخ الميلاد", "kapanganakan",
 	"ipinanganak", "생일",
+	// Welsh, Maltese, Albanian, Icelandic and Catalan.
+	"ganwyd", "dyddiad geni", "imwieled", "imwielda", "twelid", "lindur", "datëlindj", "datelindj", "fædd", "fæðing",
+	"nascut", "nascuda", "naixement", "néixer", "neixer", "nasceu",
 }
 
 // dobKeyWord reports whether a member named n (normKey's form) holds a date of birth in one of

@@ -205,7 +205,7 @@ func (x *scanCtx) numeric(i, j int, digits bool) int {
 // (textDate, address), which would otherwise run in full.
 func (x *scanCtx) quietNumber(i, j int) bool {
 	s := x.s
-	// After: "3 March", "3 of march", "12 Baker Street", "12 rue de Tanger", "9931 14 Iliou".
+	// After: "3 March", "3 of march", "3 de marzo", "12 Baker Street", "12 rue de Tanger".
 	if k := skipSpace(s, j); k < len(s) {
 		c := s[k]
 		switch {
@@ -213,8 +213,10 @@ func (x *scanCtx) quietNumber(i, j int) bool {
 			return false
 		case isLower(c):
 			m := k
-			if strings.HasPrefix(s[k:], "of ") {
+			if strings.HasPrefix(s[k:], "of ") || strings.HasPrefix(s[k:], "de ") {
 				m = k + 3
+			} else if strings.HasPrefix(s[k:], "d'") {
+				m = k + 2
 			}
 			if m < len(s) && monthFirst[s[m]] {
 				if _, ok := isMonthAt(s, m); ok {
