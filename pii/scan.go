@@ -412,12 +412,10 @@ func (x *scanCtx) step(p, done int) int {
 			return e
 		}
 	}
-	if p >= x.pwSeen && (m&cAlpha != 0 && (m&cDigit != 0 || i > 0 && !isSpace(s[i-1]) && !isAlnum(s[i-1]) && s[i-1] != '"' ||
+	if p >= x.pwSeen && m&cAlpha != 0 && (m&cDigit != 0 || i > 0 && !isSpace(s[i-1]) && !isAlnum(s[i-1]) && s[i-1] != '"' ||
 		j+1 < n && !isSpace(s[j]) && !sentenceEnd(s, j) &&
-			(!isLower(s[j+1]) || s[j] != '=' && s[j] != ':' && s[j] != '-' && s[j] != '.' && s[j] != '/')) ||
-		m == cDigit && i == p && j+1 < n && pwLeadSymbol(s[j]) && isAlnum(s[j+1])) {
-		// A word with a digit or a symbol may be a password stated in prose; so may digits
-		// joined by a password's symbol to letters ("1%gk-cTWB"), which no word of letters holds.
+			(!isLower(s[j+1]) || s[j] != '=' && s[j] != ':' && s[j] != '-' && s[j] != '.' && s[j] != '/')) {
+		// A word with a digit or a symbol may be a password stated in prose.
 		if e := x.pwWord(p, i); e > p {
 			return e
 		}
@@ -435,6 +433,13 @@ func (x *scanCtx) step(p, done int) int {
 		}
 	}
 	if m&cDigit != 0 {
+		if m == cDigit && j+1 < n && pwLeadSymbol(s[j]) && isAlnum(s[j+1]) && p >= x.pwSeen {
+			// Digits joined by a password's symbol to letters ("1%gk-cTWB"): a password stated
+			// in prose, which no word of letters holds.
+			if e := x.pwWord(p, i); e > p {
+				return e
+			}
+		}
 		if e := x.numeric(i, j, m == cDigit); e > j {
 			x.noteBreak(e)
 			return e
