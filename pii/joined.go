@@ -28,6 +28,7 @@ type jpart struct {
 	depth int     // len(x.segs) when it was noted, its step on top
 	kids  []jpart // the groups of an array lifted into its parent's view (joined_groups.go)
 	koffs []int   // where each of kids starts in s, and len(s)
+	row   bool    // kids are the cells of a table's row (joined_rows.go), s is empty
 }
 
 // jhit is a finding of a joined view on one part.
@@ -314,6 +315,12 @@ func (x *scanCtx) joined(root string, mark int, key keyKind) {
 	if len(parts) < 2 {
 		return
 	}
+	if all := parts; len(withoutRows(all)) != len(all) {
+		x.columnViews(root, all, key)
+		if parts = withoutRows(all); len(parts) < 2 {
+			return
+		}
+	}
 	rmark := len(x.runs)
 	hits := x.joinFind(parts, key)
 	x.pathRuns(root, rmark)
@@ -362,6 +369,9 @@ func (x *scanCtx) endContainer(root string, mark int, key keyKind) {
 	g, lift := x.liftGroups(mark)
 	if !lift {
 		g, lift = x.pairView(root, mark)
+	}
+	if !lift {
+		g, lift = x.liftRow(mark)
 	}
 	x.jparts = x.jparts[:mark]
 	if lift {

@@ -186,6 +186,7 @@ type masker struct {
 	sc       *Scanner
 	fields   []string
 	identity bool
+	cells    map[int][]Finding // what a column view found on the cells of the row masked next
 }
 
 func (m *masker) named(path, key string) bool {
@@ -279,7 +280,16 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 		}
 	case wire.Array:
 		var elems []wire.Value
+		cells := m.cells // this array is a row whose cells a column view found pieces on
+		m.cells = nil
 		joined := m.joinedHits(v, key)
+		cols := m.columnHits(v, key) // joined_rows.go
+		for i, fs := range cells {
+			if joined == nil {
+				joined = map[int][]Finding{}
+			}
+			joined[i] = append(joined[i], fs...)
+		}
 		if _, offs, ok := arrayGroups(v); ok && len(extra) > 0 {
 			// The groups of a number its parent's joined view found (joined_groups.go).
 			for i, fs := range groupsMasks(extra, offs) {
@@ -290,7 +300,9 @@ func (m *masker) mask(path string, v wire.Value, key keyKind, depth int, named b
 			}
 		}
 		for i, e := range v.Elems() {
+			m.cells = cols[i]
 			nv, changed := m.mask(wire.IndexPath(path, i), e.Value, key, depth+1, named, joined[i])
+			m.cells = nil
 			if changed && elems == nil {
 				elems = make([]wire.Value, 0, v.Len())
 				for _, p := range v.Elems()[:i] {
