@@ -105,13 +105,16 @@ func (s *Receipts) take(org, id string, v wire.Value) {
 // takeCallee is the callee's prev and proof of a receipt this gateway
 // holds as caller, or will when its reply comes.
 func (s *Receipts) takeCallee(from string, pl *placed) error {
+	s.match.Lock()
 	h, ok := s.bodies.Peek(pl.replyID)
 	if !ok {
 		// The batch overtook the reply it covers.
 		s.early.Add(pl.replyID, pl)
+		s.match.Unlock()
 		return nil
 	}
 	s.bodies.Remove(pl.replyID)
+	s.match.Unlock()
 	s.calleeProof(h, pl, from)
 	return nil
 }

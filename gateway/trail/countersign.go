@@ -45,12 +45,15 @@ func (s *Receipts) countersign(ps Peer, req, r *wire.Message, sess *handshake.Se
 		return
 	}
 	h := &held{rc: rc, ps: ps, sess: sess}
+	s.match.Lock()
 	if pl, ok := s.early.Peek(r.ID); ok {
 		s.early.Remove(r.ID)
+		s.match.Unlock()
 		s.calleeProof(h, pl, ps.Org())
 		return
 	}
 	s.bodies.Add(r.ID, h)
+	s.match.Unlock()
 }
 
 // bodyOf is the body of the receipt of the exchange of req and its reply

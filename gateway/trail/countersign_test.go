@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -164,5 +165,54 @@ func TestReceiptOfAnError(t *testing.T) {
 		if rc.Outcome != receipt.OutcomeError || rc.Code != string(wire.ErrTimeout) || rc.Verify(keyOf) != nil {
 			t.Fatalf("receipt of an error: %s", b)
 		}
+	}
+}
+
+// A batch that covers replies still coming meets their bodies on other
+// goroutines, in either order, at once: every body is paired with its
+// proof, and none is left holding.
+func TestBatchMeetsBodiesConcurrently(t *testing.T) {
+	const n = 32
+	for round := range 10 {
+		var wg sync.WaitGroup
+		base, cancel := context.WithCancel(context.Background())
+		// globex signs its batch once all n receipts are made, and nothing
+		// goes alone until base ends.
+		acme, globex, _ := exchangeWith(t, &wg, base, time.Hour, n)
+		var reqs, replies [n]*wire.Message
+		for i := range n {
+			req, r := call(fmt.Sprintf("c%d-%d", round, i))
+			reqs[i], replies[i] = req, answer(t, globex, req, r)
+		}
+		var batch wire.Value
+		waitFor(t, "globex's batch signed", func() bool {
+			globex.r.out.mu.Lock()
+			defer globex.r.out.mu.Unlock()
+			if q := globex.r.out.waiting["acme"]; len(q) > 0 {
+				batch = q[0].v
+				return true
+			}
+			return false
+		})
+		var start, done sync.WaitGroup
+		start.Add(1)
+		globexLink := link{org: "globex", to: &globex.r}
+		for i := range n {
+			done.Go(func() {
+				start.Wait()
+				acme.r.countersign(globexLink, reqs[i], replies[i], nil)
+			})
+		}
+		done.Go(func() {
+			start.Wait()
+			acme.r.take("globex", "batch", batch)
+		})
+		start.Done()
+		done.Wait()
+		if b, e := acme.r.bodies.Len(), acme.r.early.Len(); b != 0 || e != 0 {
+			t.Fatalf("round %d: %d bodies wait for a proof and %d proofs for a body, both already here", round, b, e)
+		}
+		cancel()
+		wg.Wait()
 	}
 }

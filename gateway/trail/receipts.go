@@ -121,6 +121,11 @@ type Receipts struct {
 	// first.
 	bodies *lru.Cache[string, *held]
 	early  *lru.Cache[string, *placed]
+	// match guards the pairing of a body with its callee's proof, which
+	// come in either order on different goroutines (a batch rides on one
+	// reply and covers others): without it each could look for the other
+	// before the other was held, and both would wait for ever.
+	match sync.Mutex
 
 	signing  *batcher // the callee's batches
 	counters *batcher // the caller's
