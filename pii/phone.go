@@ -61,6 +61,9 @@ func (x *scanCtx) phone(n *numSpan) (float64, string) {
 	}
 	if intl {
 		valid, possible := phoneIntl(string(num[1:]))
+		if !valid && needsValidPlan(n) {
+			return 0, ""
+		}
 		switch {
 		case valid && cue:
 			return 0.95, "phone.intl"

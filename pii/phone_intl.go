@@ -50,9 +50,20 @@ func spacedCountryCode(n *numSpan) bool {
 }
 
 // longSubscriber reports a number in two groups after "00" or '+', the second a subscriber
-// number of up to ten digits in one run ("0040 722357653", "+971 501234567").
+// number in one run ("0040 722357653", "+971 501234567", "+49 15194322326"), the whole no
+// longer than E.164 allows. A run of more than ten digits must then be valid in the country's
+// plan (runPlanValid), not merely of a possible length.
 func longSubscriber(n *numSpan) bool {
-	return n.ng == 2 && intlPrefixed(n) && n.glen[0] <= 5 && n.glen[1] <= 10
+	return n.ng == 2 && intlPrefixed(n) && n.glen[0] <= 5 && n.glen[0]+n.glen[1] <= 15
+}
+
+// needsValidPlan reports an international number whose writing says little of a phone, so
+// that only a number valid in its country's plan is taken: a subscriber run of more than ten
+// digits after the country code, or one unbroken run opening with "00" and no '+' — order,
+// batch and shipment numbers padded with zeros ("0013438708") read as "00" and a country code,
+// and a plan's possible lengths take a seven-digit local number of North America for one.
+func needsValidPlan(n *numSpan) bool {
+	return (n.ng == 2 && n.glen[1] > 10) || (n.ng == 1 && !n.plus && !n.paren)
 }
 
 // notOctets reports whether a dotted number of four groups of at most three digits is written

@@ -71,3 +71,35 @@ func TestPhoneIntlWritings(t *testing.T) {
 		}
 	}
 }
+
+// A country code and then the whole national number in one run is a phone number wherever the
+// number is valid in the country's plan ("+49 15194322326", "+386 41234567"), while a run of
+// digits padded with "00", as order, batch and shipment numbers are, is not one unless the plan
+// says it is valid: a possible length alone is not enough.
+func TestPhoneCountryCodeLongRun(t *testing.T) {
+	sc, _ := New(nil)
+	r := rand.New(rand.NewPCG(70, 80))
+	regions := []string{"DE", "SI", "LT", "UA", "MD", "AM", "AZ", "UZ", "MN", "SN", "CM", "CI", "TN", "DZ", "BO", "PY", "PA", "GT", "IT", "AT"}
+	lead := []string{"phone=", "Rückruf unter ", "reach me on ", "<Mobile>"}
+	for i, region := range regions {
+		ex := phonenumbers.GetExampleNumberForType(region, phonenumbers.MOBILE)
+		if ex == nil {
+			t.Fatalf("%s: no example number", region)
+		}
+		text := fmt.Sprintf("%s+%d %s", lead[i%len(lead)], ex.GetCountryCode(), phonenumbers.GetNationalSignificantNumber(ex))
+		if !hasType(sc.ScanText(text), TypePhone) {
+			t.Errorf("%s: %q: phone not found", region, text)
+		}
+	}
+	for range 48 {
+		for _, text := range []string{
+			fmt.Sprintf("Order 00%08d shipped", r.IntN(1e8)),
+			fmt.Sprintf("<Order><Number>00%08d</Number></Order>", r.IntN(1e8)),
+			fmt.Sprintf("batch 001%07d closed", r.IntN(1e7)),
+		} {
+			if hasType(sc.ScanText(text), TypePhone) {
+				t.Errorf("%q: read as a phone number", text)
+			}
+		}
+	}
+}
