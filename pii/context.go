@@ -44,7 +44,7 @@ var (
 		"geburt", "geboorte", "urodzeni", "urodzon", "fødsels", "fodsels", "födelse", "fodelse", "syntymä", "doğum", "dogum",
 		"生年月日", "出生", "誕生日", "рождения", "родился", "родилась", "народження", "народився", "народилася",
 		"γέννησης", "γεννήθηκε", "född", "fødd", "født", "syntynyt", "syntymäaika", "narozen", "narození", "születés",
-		"született", "생년월일", "출생", "rođen", "rođena", "rođenja", "rojstva", "rojen", "rojena", "gimimo", "gimęs",
+		"született", "생년월일", "출생", "rođen", "rođena", "rođenja", "rojstva", "rojen", "rojena", "gimimo", "gimęs", "gimė", "gimusi",
 		"naștere", "nastere", "născut", "nascut", "lahir", "nacimento",
 		"dzimšanas", "dzimis", "dzimusi", "sünniaeg", "sündinud", "narodil", "narodila", "urodził", "urodziła")...)
 )

@@ -5,8 +5,9 @@ import "strings"
 // Month names, in the forms dates take in the languages the gate sees: English, German, French,
 // Dutch, the Nordic languages, Spanish, Italian and Portuguese in the nominative, Czech and
 // Polish in the genitive ("25. června 1954", "20 listopada 1981"), Latvian in the locative
-// ("1997. gada 10. jūnijā"), Welsh, Maltese, Albanian, Icelandic, Catalan and Serbian, and the
-// common English abbreviations. A date alone is no personal
+// ("1997. gada 10. jūnijā"), Welsh, Maltese, Albanian, Icelandic, Catalan and Serbian, Slovene,
+// Lithuanian, Ukrainian and Russian in the genitive ("6. julija 1991", "1970 m. gruodžio 21 d.",
+// "7 жовтня 1990"), Romanian, and the common English abbreviations. A date alone is no personal
 // data; these let a date of birth written in words be read as one after a birth cue.
 var monthWords = func() map[string]struct{} {
 	m := map[string]struct{}{}
@@ -35,7 +36,12 @@ var monthWords = func() map[string]struct{} {
 		janar shkurt prill qershor korrik gusht shtator tetor nëntor nentor dhjetor
 		janúar febrúar apríl maí júní júlí ágúst október nóvember desember
 		gener febrer març marc maig juny juliol setembre octubre novembre desembre
-		avgust septembar oktobar novembar decembar`) {
+		avgust septembar oktobar novembar decembar
+		januarja februarja aprila junija julija avgusta septembra oktobra novembra decembra
+		sausio vasario kovo balandžio gegužės birželio liepos rugpjūčio rugsėjo spalio lapkričio gruodžio
+		ianuarie februarie martie aprilie iunie iulie septembrie octombrie noiembrie decembrie
+		січня лютого березня квітня травня червня липня серпня вересня жовтня листопада грудня
+		января февраля марта апреля мая июня июля августа сентября октября ноября декабря`) {
 		m[w] = struct{}{}
 	}
 	return m
@@ -96,17 +102,26 @@ func isMonthAt(s string, i int) (int, bool) {
 }
 
 // yearFirstDate recognises a date written year first around the four digits s[i:j]: "1997.
-// gada 10. jūnijā" (Latvian), "1959. december 6." (Hungarian), "1986. 3. 12." is numeric and
-// read elsewhere. It returns the span.
+// gada 10. jūnijā" (Latvian), "1959. december 6." (Hungarian), "1970 m. gruodžio 21 d."
+// (Lithuanian: "m." for the year, "d." for the day), "1986. 3. 12." is numeric and read
+// elsewhere. It returns the span.
 func (x *scanCtx) yearFirstDate(i, j int) (int, int, bool) {
 	s := x.s
-	if j-i != 4 || j+3 >= len(s) || s[j] != '.' || s[j+1] != ' ' {
+	if j-i != 4 || j+3 >= len(s) {
+		return 0, 0, false
+	}
+	var k int
+	switch {
+	case s[j] == '.' && s[j+1] == ' ':
+		k = j + 2
+	case strings.HasPrefix(s[j:], " m. "):
+		k = j + 4
+	default:
 		return 0, 0, false
 	}
 	if y := atoi([]byte(s[i:j])); y < 1880 || y > 2100 {
 		return 0, 0, false
 	}
-	k := j + 2
 	if strings.HasPrefix(s[k:], "gada ") {
 		k += 5
 	}
@@ -120,6 +135,8 @@ func (x *scanCtx) yearFirstDate(i, j int) (int, int, bool) {
 		if e > d && (e == len(s) || !isDigit(s[e])) && validDay(s[d:e]) {
 			if e < len(s) && s[e] == '.' {
 				e++
+			} else if strings.HasPrefix(s[e:], " d.") {
+				e += 3
 			}
 			return i, e, true
 		}
@@ -146,4 +163,10 @@ func (x *scanCtx) yearFirstDate(i, j int) (int, int, bool) {
 func validDay(d string) bool {
 	n := atoi([]byte(d))
 	return n >= 1 && n <= 31
+}
+
+// yearMarked reports four digits followed by Lithuanian's "m." for metai, the year ("1970 m.
+// gruodžio 21 d."), which would otherwise read as a length in metres.
+func yearMarked(s string, i, j int) bool {
+	return j-i == 4 && strings.HasPrefix(s[j:], " m. ") && j+4 < len(s) && !isDigit(s[j+4])
 }

@@ -7,7 +7,7 @@ import (
 )
 
 // Dates of birth written in words in the languages of monthWords, day first with or without a
-// full stop after the day, and year first (Latvian, Hungarian), after a birth cue of the same
+// full stop after the day, and year first (Latvian, Hungarian, Lithuanian), after a birth cue of the same
 // language; the same dates after words of events pass.
 func TestDatesOfBirthInWords(t *testing.T) {
 	sc, _ := New(nil)
@@ -29,8 +29,12 @@ func TestDatesOfBirthInWords(t *testing.T) {
 		{"Data di nascita:", "La fiera apre il", []string{"gennaio", "marzo", "luglio", "dicembre"}, "%d %s %d"},
 		{"Sünniaeg:", "Mess avatakse", []string{"jaanuar", "märts", "juuli", "detsember"}, "%d. %s %d"},
 		{"narodila jsem se", "uzávěrka je", []string{"ledna", "února", "července", "prosince"}, "%d. %s %d"},
+		{"je rojen", "sejem se začne", []string{"januarja", "marca", "julija", "decembra"}, "%d. %s %d"},
+		{"gimė", "mugė prasidės", []string{"sausio", "kovo", "liepos", "gruodžio"}, "%[3]d m. %[2]s %[1]d d."},
+		{"народилася", "ярмарок відкриється", []string{"січня", "березня", "липня", "грудня"}, "%d %s %d р."},
+		{"s-a născut pe", "târgul se deschide pe", []string{"ianuarie", "martie", "iulie", "decembrie"}, "%d %s %d"},
 	}
-	for i := range 66 {
+	for i := range 90 {
 		l := langs[i%len(langs)]
 		m := l.months[r.IntN(len(l.months))]
 		d := 1 + r.IntN(28)

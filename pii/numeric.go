@@ -152,7 +152,7 @@ func (x *scanCtx) numeric(i, j int, digits bool) int {
 		return e
 	}
 	lone := j-i <= 4 && digits && x.loneShort(i, j)
-	if lone && x.quietNumber(i, j) {
+	if lone && x.quietNumber(i, j) && !yearMarked(s, i, j) {
 		return j
 	}
 	if j-i <= 4 {
