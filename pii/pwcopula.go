@@ -10,7 +10,8 @@ import (
 // says what the password is for: "Salasanasi asukasportaaliin on maple.kofta27", "kata laluan
 // sementara portal penyewa anda ialah kotek.kofta63", "ang password mo sa tenant portal ay
 // ankara.volvo72". A joined-words password (pwslug.go) after such a clause is one when the word
-// right before it is the clause's verb "to be" and the password word is at most copulaSpan bytes
+// right before it is the clause's verb "to be", or ends in the colon that gives the value
+// ("пароль від роутера: X"), and the password word is at most copulaSpan bytes
 // back in the same sentence; a slug after any other word ("the password for eu-west-1") stays
 // none.
 
@@ -20,7 +21,9 @@ const copulaSpan = 48
 var pwCopulas = []string{"is", "was", "are", "er", "är", "je", "jest", "ay", "ialah", "adalah", "est", "es",
 	"é", "è", "ist", "lautet", "zní", "brzmi", "blir", "bliver", "bude", "olur", "now", "nu",
 	// Welsh, Albanian, Luxembourgish, Maltese, Catalan and Icelandic.
-	"yw", "ydy", "ydi", "është", "eshte", "ass", "hu", "hi", "és", "verður"}
+	"yw", "ydy", "ydi", "është", "eshte", "ass", "hu", "hi", "és", "verður",
+	// Lithuanian, Romanian and Ukrainian.
+	"yra", "este", "e", "це"}
 
 // copulaAfterCue reports whether the password word that ends at ce and the value at ts stand in
 // one clause that ends in a form of "to be".
@@ -38,6 +41,9 @@ func copulaAfterCue(s string, ce, ts int) bool {
 		if c := s[k]; c == '.' || c == '!' || c == '?' || c == '\n' || c == ',' || c == ';' {
 			return false // another clause or sentence between
 		}
+	}
+	if len(word) > 1 && word[len(word)-1] == ':' {
+		return true // "пароль від роутера: X": the clause ends in a colon that gives the value
 	}
 	if strings.EqualFold(word, "on") {
 		// Finnish and Estonian "on"; in English "on" places the value ("stored on X").

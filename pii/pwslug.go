@@ -36,6 +36,9 @@ func slugPassword(v string) bool {
 	for d > 0 && isDigit(last[d-1]) {
 		d--
 	}
+	if d == 0 {
+		return numberPart(v, last)
+	}
 	// The number ends the last word and is written onto letters: "lumi17", not "west-1" or "2.0".
 	if letters < 5 || d == len(last) || d < 2 || !isLower(last[d-1]) {
 		return false
@@ -154,13 +157,39 @@ func cjkValueStart(s string, ts, p int) int {
 }
 
 // numberOnWord reports whether the digits that end s[a:b] are written onto a lower-case letter
-// ("lumi7"): the cheap part of slugPassword's test, tried first.
+// ("lumi7"), or joined to one ("boquete.mate.2"): the cheap part of slugPassword's test, tried
+// first.
 func numberOnWord(s string, a, b int) bool {
 	k := b - 1
 	for k > a && isDigit(s[k-1]) {
 		k--
 	}
-	return k > a && isLower(s[k-1])
+	return k > a && (isLower(s[k-1]) || k > a+1 && oneOf(s[k-1], "._-") && isLower(s[k-2]))
+}
+
+// numberPart reports a slug whose number stands as its own last part ("ljubljana.chai.958"):
+// a password when at least two words of four letters or more come before a number of at most
+// four digits, which regions, hosts and versions ("eu-west-1", "db.internal.01", "v2.0") do not
+// have.
+func numberPart(v, last string) bool {
+	if len(last) > 4 {
+		return false
+	}
+	words := strings.FieldsFunc(v[:len(v)-len(last)-1], func(r rune) bool { return r == '.' || r == '_' || r == '-' })
+	if len(words) < 2 {
+		return false
+	}
+	for _, w := range words {
+		if len(w) < 4 {
+			return false
+		}
+		for k := 0; k < len(w); k++ {
+			if !isLower(w[k]) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // weakPwCues are words for a password that mean something else too ("parole" is also speech in

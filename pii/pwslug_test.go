@@ -77,3 +77,31 @@ func TestPasswordWordForms(t *testing.T) {
 		}
 	}
 }
+
+// Joined words with the number as their own last part, and a clause that ends in a colon or in
+// the Lithuanian, Romanian or Ukrainian "to be" before the value, are passwords; regions, hosts
+// and versions written after the same words are not.
+func TestPasswordSlugNumberPart(t *testing.T) {
+	sc, _ := New(nil)
+	for _, text := range []string{
+		"the vpn pass is erdenet.attaya.950 — i'll rotate it friday",
+		"la contraseña del correo es atitlan.mate.984, cámbiala después",
+		"пароль від роутера: ljubljana.chai.958 (не кажи нікому)",
+		"slaptažodis į admin panelę yra boquete.mate.2",
+		"parola de la contul de bancă e samana.cafe.41",
+	} {
+		if !hasType(sc.ScanText(text), TypePassword) {
+			t.Errorf("%q: password not found", text)
+		}
+	}
+	for _, text := range []string{
+		"the password for eu-west-1 is in the vault",
+		"the password policy is v2.0 now",
+		"password server: db.internal.01",
+		"the password rotation is release-2",
+	} {
+		if hasType(sc.ScanText(text), TypePassword) {
+			t.Errorf("%q: read as a password", text)
+		}
+	}
+}
