@@ -41,7 +41,24 @@ func loginPair(v string) bool {
 			return false // "admin/password": a password's place, not one
 		}
 	}
-	return !strings.ContainsAny(pw, "<>{}*") && !strings.HasPrefix(pw, "$")
+	return !strings.ContainsAny(pw, "<>{}*") && !strings.HasPrefix(pw, "$") && !filePath(pw)
+}
+
+// filePath reports a value that is an absolute or home-relative path of two parts or more
+// ("/etc/app/token", "~/.config/key"): where a secret is kept, as systemd's
+// "LoadCredential=token:/etc/app/token" and a container's "secret:/run/secrets/db" say, not
+// the secret.
+func filePath(v string) bool {
+	switch {
+	case strings.HasPrefix(v, "/"):
+		v = v[1:]
+	case strings.HasPrefix(v, "~/"):
+		v = v[2:]
+	default:
+		return false
+	}
+	k := strings.IndexByte(v, '/')
+	return k > 0 && k < len(v)-1
 }
 
 // loginFieldWords name the parts of a login rather than hold them.

@@ -94,6 +94,27 @@ func TestTypedValuesAreNoLogin(t *testing.T) {
 	}
 }
 
+// A name and then the path a secret is kept at (systemd's LoadCredential, container secret
+// mounts) is no login pair; a name and a password after the same key is.
+func TestCredentialPathsAreNoLogin(t *testing.T) {
+	sc, _ := New(nil)
+	for _, text := range []string{
+		"LoadCredential=token:/etc/app/token",
+		"LoadCredential=db-password:/run/secrets/db_password",
+		"secret=api_key:/var/lib/app/keys/api.key",
+		"creds=deploy:~/.config/deploy/key",
+	} {
+		for _, f := range sc.ScanText(text) {
+			if f.Rule == "secret.login-pair" {
+				t.Errorf("%q: read as a login: %+v", text, f)
+			}
+		}
+	}
+	if !hasPassword(sc.ScanText("login: admin/Vilnius42!x")) {
+		t.Errorf("a login pair is no longer found")
+	}
+}
+
 func TestShortPasswordKeys(t *testing.T) {
 	sc, _ := New(nil)
 	keys := []string{"PW", "pw", "Pw"}
