@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 )
 
@@ -69,6 +71,7 @@ type cueList struct {
 func pairKey(a, b byte) uint32 { return uint32(lower(a))<<6 ^ uint32(lower(b)) }
 
 func newCues(cues ...string) *cueList {
+	cues = withCapitals(cues)
 	cl := &cueList{cues: cues, sorted: slices.Clone(cues), letterFirst: true}
 	for _, c := range cues {
 		cl.letterFirst = cl.letterFirst && isAlpha(c[0])
@@ -221,4 +224,44 @@ func (x *scanCtx) cueBefore(p, window int, cues *cueList) bool {
 // cueAround looks before and shortly after.
 func (x *scanCtx) cueAround(a, b, before, after int, cues *cueList) bool {
 	return hasCue(x.s, a-before, a, cues) || hasCue(x.s, b, b+after, cues)
+}
+
+// withCapitals adds to cues the form of each with its letters beyond ASCII in capitals: the
+// comparison folds ASCII only, and forms, cards and headings print their labels in capitals
+// ("EMŠO", "ДАТА НАРОДЖЕННЯ", "NÚMERO DE DOCUMENTO").
+func withCapitals(cues []string) []string {
+	out := cues
+	for _, c := range cues {
+		if up := upperBeyondASCII(c); up != c {
+			if len(out) == len(cues) {
+				out = slices.Clone(cues)
+			}
+			out = append(out, up)
+		}
+	}
+	return out
+}
+
+// upperBeyondASCII returns s with its letters from U+0080 up in upper case, ASCII as it is.
+func upperBeyondASCII(s string) string {
+	var b []byte
+	for i, r := range s {
+		if r < utf8.RuneSelf {
+			if b != nil {
+				b = append(b, byte(r))
+			}
+			continue
+		}
+		u := unicode.ToUpper(r)
+		if u != r && b == nil {
+			b = append([]byte(nil), s[:i]...)
+		}
+		if b != nil {
+			b = utf8.AppendRune(b, u)
+		}
+	}
+	if b == nil {
+		return s
+	}
+	return string(b)
 }

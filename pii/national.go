@@ -393,12 +393,14 @@ func cnpValid(d []byte) bool {
 	return c == int(d[12]-'0') && validDate(2000, atoi(d[3:5]), atoi(d[5:7]))
 }
 
+// emsoValid checks a Slovene EMŠO, the JMBG of the former Yugoslavia: 11 less the weighted
+// sum mod 11, where both 10 and 11 give a check digit of 0.
 func emsoValid(d []byte) bool {
 	c := 11 - weightedMod(d, []int{7, 6, 5, 4, 3, 2, 7, 6, 5, 4, 3, 2}, 11)
-	if c == 11 {
+	if c >= 10 {
 		c = 0
 	}
-	return c != 10 && c == int(d[12]-'0') && validDate(2000, atoi(d[2:4]), atoi(d[0:2]))
+	return c == int(d[12]-'0') && validDate(2000, atoi(d[2:4]), atoi(d[0:2]))
 }
 
 func nirValid(d []byte) bool {

@@ -161,3 +161,25 @@ func digitsOnly(v string) string {
 	}
 	return string(out)
 }
+
+// An EMŠO whose weighted sum leaves 1 mod 11 carries a check digit of 0, as the JMBG rule of the
+// former Yugoslavia has it, and a label printed in capitals with letters beyond ASCII ("EMŠO",
+// as on the Slovene identity card) names its scheme as the lower-case label does.
+func TestEMSOCheckAndCapitalLabels(t *testing.T) {
+	sc, _ := New(nil)
+	for _, text := range []string{
+		"EMŠO 0706950500280",
+		"emšo: 0706950500280",
+		"OSEBNA IZKAZNICA\nPriimek NOVAK Ime JANA\nEMŠO 2708981505298",
+	} {
+		if !hasType(sc.ScanText(text), TypeNationalID) {
+			t.Errorf("%q: national id not found", text)
+		}
+	}
+	if hasType(sc.ScanText("EMŠO 0706950500281"), TypeNationalID) {
+		t.Errorf("an EMŠO failing its check was taken")
+	}
+	if got := upperBeyondASCII("emšo дата"); got != "emŠo ДАТА" {
+		t.Errorf("upperBeyondASCII: %q", got)
+	}
+}
