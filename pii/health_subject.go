@@ -41,7 +41,14 @@ officially newly since then once only ever now first`)
 // subjectLook sets the document's person cue when the string x.s states a condition of a person
 // in one of subjectPhrases.
 func (x *scanCtx) subjectLook() {
-	if x.personCue || x.identity || x.docBytes > shortDoc {
+	if x.personCue || x.identity {
+		return
+	}
+	if hl7Patient(x.s) {
+		x.personCue = true
+		return
+	}
+	if x.docBytes > shortDoc {
 		return
 	}
 	s := x.s
@@ -130,4 +137,19 @@ func determinerBefore(s string, a int, kin bool) bool {
 		return true
 	}
 	return subjectDeterminers.hasFold(s[b:e])
+}
+
+// hl7Patient reports an HL7 v2 message (its first segment MSH) with a patient identification
+// segment (PID): its diagnoses (DG1), observations and orders are of the patient the PID
+// segment names, however the name and the birth date are written in its fields.
+func hl7Patient(s string) bool {
+	if len(s) < 8 || s[:4] != "MSH|" {
+		return false
+	}
+	for _, sep := range []string{"\rPID|", "\nPID|"} {
+		if strings.Contains(s, sep) {
+			return true
+		}
+	}
+	return false
 }

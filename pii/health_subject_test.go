@@ -42,3 +42,21 @@ func TestHealthSubjectMidSentence(t *testing.T) {
 		}
 	}
 }
+
+// An HL7 v2 message with a patient identification segment is about that patient: its
+// diagnosis segment is health data whatever the vocabulary's neighbours; the same diagnosis in
+// a segment of no message about a patient, and a message with no PID segment, are not.
+func TestHL7PatientDiagnosis(t *testing.T) {
+	sc, _ := New(nil)
+	for _, dx := range []string{"C50.911^Malignant neoplasm of right female breast", "F32.1^Moderate depressive episode",
+		"F10.20^Alcohol dependence, uncomplicated", "E11.9^Type 2 diabetes mellitus without complications"} {
+		msg := "MSH|^~\\&|LAB|CLINIC|EHR|HOSP|202611280930||ADT^A08|4711|P|2.5\rPID|1||123456^^^MRN||NOVAK^JANA||19810827|F\rDG1|1||" + dx + "^I10||20261128|F"
+		if !hasType(sc.ScanText(msg), TypeHealth) {
+			t.Errorf("%q: health not found", msg)
+		}
+		catalogue := "MSH|^~\\&|LAB|CLINIC|EHR|HOSP|202611280930||MFN^M02|4712|P|2.5\rMFE|MAD|||" + dx + "^I10"
+		if hasType(sc.ScanText(catalogue), TypeHealth) {
+			t.Errorf("%q: a catalogue read as health data", catalogue)
+		}
+	}
+}

@@ -62,7 +62,8 @@ sleep apnoea, sleep apnea, obstructive sleep apnoea, obstructive sleep apnea, ge
 generalized anxiety disorder, hyperlipidaemia, hyperlipidemia, hypercholesterolaemia, hypercholesterolemia,
 psoriatic arthritis, ankylosing spondylitis, myasthenia gravis, huntington's disease, motor neurone disease,
 meningitis, sepsis, pancreatitis, thrombosis, deep vein thrombosis, pulmonary embolism, aneurysm,
-spina bifida, borderline personality disorder, personality disorder, agoraphobia, self-harm`
+spina bifida, borderline personality disorder, personality disorder, agoraphobia, self-harm,
+neoplasm, malignant neoplasm, depressive episode, alcohol dependence, opioid dependence`
 
 // healthLeave is being off work on a doctor's note, in the languages the gate sees most: it
 // says a person is ill as plainly as a diagnosis.
