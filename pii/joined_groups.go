@@ -35,16 +35,10 @@ func (x *scanCtx) liftGroups(mark int) (jpart, bool) {
 	if total > maxGroupsLen {
 		return jpart{}, false
 	}
-	// The parent's parts so far are those noted with their step at this depth.
-	n := 0
-	for i := mark - 1; i >= 0 && x.jparts[i].depth == depth; i-- {
-		n++
-	}
-	if n >= maxJoinParts {
+	kids, ok := x.liftKids(mark, depth)
+	if !ok {
 		return jpart{}, false
 	}
-	kids := make([]jpart, len(parts))
-	copy(kids, parts)
 	offs := make([]int, len(parts)+1)
 	buf := make([]byte, 0, total)
 	for i, p := range parts {
@@ -54,6 +48,22 @@ func (x *scanCtx) liftGroups(mark int) (jpart, bool) {
 	offs[len(parts)] = len(buf)
 	seg := x.segs[depth-1]
 	return jpart{s: string(buf), seg: seg, key: seg.key, depth: depth, kids: kids, koffs: offs}, true
+}
+
+// liftKids returns a copy of the parts x.jparts[mark:] of an array just walked at depth, to be
+// the kids of the one part it becomes in its parent's view, when that view still takes parts:
+// the parent's parts so far are those noted with their step at this depth.
+func (x *scanCtx) liftKids(mark, depth int) ([]jpart, bool) {
+	n := 0
+	for i := mark - 1; i >= 0 && x.jparts[i].depth == depth; i-- {
+		n++
+	}
+	if n >= maxJoinParts {
+		return nil, false
+	}
+	kids := make([]jpart, len(x.jparts)-mark)
+	copy(kids, x.jparts[mark:])
+	return kids, true
 }
 
 // groupText reports whether s is one group of a split number: 1 to maxGroupLen digits and

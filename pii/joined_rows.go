@@ -30,15 +30,10 @@ func (x *scanCtx) liftRow(mark int) (jpart, bool) {
 			return jpart{}, false
 		}
 	}
-	n := 0
-	for i := mark - 1; i >= 0 && x.jparts[i].depth == depth; i-- {
-		n++
-	}
-	if n >= maxJoinParts {
+	kids, ok := x.liftKids(mark, depth)
+	if !ok {
 		return jpart{}, false
 	}
-	kids := make([]jpart, len(parts))
-	copy(kids, parts)
 	seg := x.segs[depth-1]
 	return jpart{seg: seg, key: seg.key, depth: depth, kids: kids, row: true}, true
 }

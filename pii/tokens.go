@@ -98,7 +98,7 @@ func (x *scanCtx) tokenRun(i, j int) int {
 	if strings.HasPrefix(v, "AAAA") && sshPublicBefore(s, i) {
 		return e // "ssh-ed25519 AAAAC3Nza…": an OpenSSH public key, published to be used
 	}
-	if strings.HasPrefix(v, "LS0tLS1CRUdJTi") && publicPEMBlob(v) || publicPEMBody(s, i) {
+	if publicPEMBlob(v) || publicPEMBody(s, i) {
 		return e // certificate-authority-data: a certificate in base64, published to be used
 	}
 	if x.announced(i, e) {
@@ -391,8 +391,9 @@ func sshPublicBefore(s string, i int) bool {
 // certificates or public keys and no private key: kubeconfig's certificate-authority-data and
 // client-certificate-data, a Secret's ca.crt. A bundle that holds a private key as well is none.
 func publicPEMBlob(v string) bool {
-	if !strings.HasPrefix(v, "LS0tLS1CRUdJTiBDRVJUSUZJQ0FURS") && !strings.HasPrefix(v, "LS0tLS1CRUdJTiBQVUJMSUMgS0VZ") &&
-		!strings.HasPrefix(v, "LS0tLS1CRUdJTiBSU0EgUFVCTElDIEtFWS") {
+	label, ok := strings.CutPrefix(v, "LS0tLS1CRUdJTi")
+	if !ok || !strings.HasPrefix(label, "BDRVJUSUZJQ0FURS") && !strings.HasPrefix(label, "BQVUJMSUMgS0VZ") &&
+		!strings.HasPrefix(label, "BSU0EgUFVCTElDIEtFWS") {
 		return false
 	}
 	b, err := base64.StdEncoding.DecodeString(v)
