@@ -175,6 +175,14 @@ var tokenRules = []tokenRule{
 	fixed("jina_", csAlnum, 60, 60, 3, TypeAPIToken, "secret.jina-api-key"),
 	fixed("fc-", setHexL, 32, 32, 3, TypeAPIToken, "secret.firecrawl-api-key"),
 	fixed("pat.", setWordD|csDot, 66, 66, 3, TypeAPIToken, "secret.harness-api-key"),
+
+	// Observability and CRM (vendors_uuid.go for the tokens that end in a UUID).
+	fixed("hcaik_", csLower|csDigitOnly, 40, 70, 3, TypeAPIToken, "secret.honeycomb-ingest-key"),
+	fixed("hcxik_", csLower|csDigitOnly, 40, 70, 3, TypeAPIToken, "secret.honeycomb-ingest-key"),
+	uuidToken("xaat-", "secret.axiom-api-token"),
+	uuidToken("xapt-", "secret.axiom-personal-token"),
+	uuidToken("pat-na1-", "secret.hubspot-private-app-token"),
+	uuidToken("pat-eu1-", "secret.hubspot-private-app-token"),
 	fixed("sat.", setWordD|csDot, 66, 66, 3, TypeAPIToken, "secret.harness-api-key"),
 
 	{"eyJ", jwt},
@@ -227,6 +235,8 @@ func skDash(x *scanCtx, i int) (int, Type, float64, string) {
 		return no(i)
 	}
 	switch {
+	case rule == "secret.langfuse-secret-key" && uuidBodyToken(body):
+		return ok(e, TypeAPIToken, 0.95, rule) // sk-lf- and a UUID, as Langfuse issues them
 	case rule == "secret.anthropic-api-key" && len(body) == 95 && strings.HasSuffix(body, "AA") && entropy(body) >= 3:
 		return ok(e, TypeAPIToken, 0.97, rule)
 	case len(body) >= 40 && strings.Contains(body, "T3BlbkFJ") && !placeholderRun(body):
