@@ -7,7 +7,9 @@ import "strings"
 // Polish in the genitive ("25. června 1954", "20 listopada 1981"), Latvian in the locative
 // ("1997. gada 10. jūnijā"), Welsh, Maltese, Albanian, Icelandic, Catalan and Serbian, Slovene,
 // Lithuanian, Ukrainian and Russian in the genitive ("6. julija 1991", "1970 m. gruodžio 21 d.",
-// "7 жовтня 1990"), Romanian, and the common English abbreviations. A date alone is no personal
+// "7 жовтня 1990"), Romanian, Slovak and Croatian in the genitive ("14. júla 1965", "5. siječnja
+// 1999"), Macedonian, Galician, Afrikaans, Basque in the genitive ("urtarrilaren") and Georgian,
+// and the common English abbreviations. A date alone is no personal
 // data; these let a date of birth written in words be read as one after a birth cue.
 var monthWords = func() map[string]struct{} {
 	m := map[string]struct{}{}
@@ -41,7 +43,14 @@ var monthWords = func() map[string]struct{} {
 		sausio vasario kovo balandžio gegužės birželio liepos rugpjūčio rugsėjo spalio lapkričio gruodžio
 		ianuarie februarie martie aprilie iunie iulie septembrie octombrie noiembrie decembrie
 		січня лютого березня квітня травня червня липня серпня вересня жовтня листопада грудня
-		января февраля марта апреля мая июня июля августа сентября октября ноября декабря`) {
+		января февраля марта апреля мая июня июля августа сентября октября ноября декабря
+		januára februára apríla mája júna júla augusta októbra
+		siječnja veljače ožujka travnja svibnja lipnja srpnja kolovoza rujna studenoga prosinca
+		јануари февруари март април мај јуни јули август септември октомври ноември декември
+		xaneiro febreiro xuño xullo decembro
+		januarie februarie maart junie julie desember
+		urtarrilaren otsailaren martxoaren apirilaren maiatzaren ekainaren uztailaren abuztuaren irailaren urriaren azaroaren abenduaren
+		იანვარი თებერვალი მარტი აპრილი მაისი ივნისი ივლისი აგვისტო სექტემბერი ოქტომბერი ნოემბერი დეკემბერი`) {
 		m[w] = struct{}{}
 	}
 	return m

@@ -15,6 +15,10 @@ var dobWordsMore = []string{
 	// Welsh, Maltese, Albanian, Icelandic and Catalan.
 	"ganwyd", "dyddiad geni", "imwieled", "imwielda", "twelid", "lindur", "datëlindj", "datelindj", "fædd", "fæðing",
 	"nascut", "nascuda", "naixement", "néixer", "neixer", "nasceu",
+	// Slovak, Macedonian, Georgian, Armenian, Basque, Galician, Afrikaans, Bengali, Tamil, Amharic
+	// and Kinyarwanda.
+	"narodený", "narodená", "narodenia", "роден", "родена", "раѓање", "დაბადების", "დაიბადა", "ծնվել", "ծննդյան",
+	"jaio", "jaiotze", "naceu", "nacemento", "gebore", "জন্ম", "பிறந்த", "የትውልድ", "ተወለደ", "yavutse", "amavuko",
 }
 
 // dobKeyWord reports whether a member named n (normKey's form) holds a date of birth in one of
