@@ -18,7 +18,7 @@ import (
 // the word alone.
 var healthVocab = func() map[string][]string {
 	m := map[string][]string{}
-	for _, list := range []string{healthConditions, healthMedicines, healthPhrases, healthLeave} {
+	for _, list := range []string{healthConditions, healthMedicines, healthPhrases, healthLeave, healthMoreLanguages} {
 		for _, p := range strings.Split(strings.TrimSpace(list), ",") {
 			p = strings.TrimSpace(p)
 			if p == "" {
