@@ -25,7 +25,7 @@ var (
 	accountCues  = newCues("account", "acct", "a/c", "bank", "konto", "compte")
 	passportCues = newCues("passport", "reisepass", "passeport", "pasaporte", "passaporto", "paspoort")
 	dlCues       = newCues("driver", "driving", "licence", "license", "dl#", "dl:", "dl no", "führerschein")
-	nationalCues = newCues(append(moreSchemeCues(), "national id", "national identity", "id number", "id no", "id#", "id card", "identity", "identification",
+	nationalCues = newCues(append(append(moreSchemeCues(), nzMUCues()...), "national id", "national identity", "id number", "id no", "id#", "id card", "identity", "identification",
 		"pesel", "personnummer", "personal number", "personal code", "personal id", "fødselsnummer", "fodselsnummer", "birth number",
 		"rodné", "rodne", "egn", "cnp", "emšo", "emso", "amka", "kennitala", "codice fiscale", "fiscal code", "steuer", "tax id",
 		"tax number", "bsn", "burgerservicenummer", "nir", "sécurité sociale", "securite sociale", "insee", "dni", "nie", "nif",

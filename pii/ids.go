@@ -63,6 +63,17 @@ func (x *scanCtx) alnumWord(i, j int) int {
 			return e
 		}
 	}
+	if w == 14 && isUpper(s[i]) && (x.key == keyNationalID || x.cueBefore(i, 40, nationalCues)) {
+		var buf [14]byte
+		u := buf[:0]
+		for k := i; k < j; k++ {
+			u = append(u, upper(s[k]))
+		}
+		if muNIDValid(u) {
+			x.add(TypeNationalID, i, j, 0.95, "mu.nid") // national_nz_mu.go
+			return j
+		}
+	}
 	if w >= 6 && w <= 16 && isUpper(s[i]) {
 		digits := 0
 		for k := i; k < j; k++ {

@@ -192,7 +192,7 @@ func classifyKey(k string) keyKind {
 		"personnummer", "fodselsnummer", "codicefiscale", "fiscalcode", "taxid", "steuerid",
 		"kennitala", "rodnecislo", "citizenid", "socialinsurance", "personalnumber", "personalcode",
 		"identificationnumber", "nationalnumber", "documentnumber", "docnumber", "documentno") ||
-		inList(n, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib",
+		inList(n, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib", "ird",
 			"aadhaar", "aadhar", "mynumber", "kojinbango", "cpf", "cnpj", "sin", "nas", "tfn", "taxfilenumber", "medicare",
 			"medicarenumber", "ric", "residentid", "uidai") || schemeNumberKey(n) || idKeyWord(n):
 		return keyNationalID

@@ -12,7 +12,7 @@ func schemeNumberKey(n string) bool {
 		}
 	}
 	return inList(stem, "bsn", "nir", "cpr", "dni", "nie", "nif", "tin", "hetu", "egn", "cnp", "emso", "amka", "pps", "oib",
-		"cpf", "cnpj", "sin", "nas", "tfn", "ric", "pan", "ssn", "sofi", "ahv", "avs", "rut", "curp", "nric")
+		"cpf", "cnpj", "sin", "nas", "tfn", "ric", "pan", "ssn", "sofi", "ahv", "avs", "rut", "curp", "nric", "ird")
 }
 
 // placeKey reports whether a normalised key names a place or a firm: its value is named for a

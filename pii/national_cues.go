@@ -42,7 +42,7 @@ var namedIDs = append([]namedID{
 	{"thai id", "th.pin"}, {"thai national id", "th.pin"}, {"บัตรประชาชน", "th.pin"}, {"เลขประจำตัวประชาชน", "th.pin"},
 	{"ppsn", "ie.pps"}, {"pps no", "ie.pps"}, {"pps number", "ie.pps"}, {"pps:", "ie.pps"}, {"pps ", "ie.pps"},
 	{"personal public service", "ie.pps"}, {"егн", "bg.egn"}, {"ЕГН", "bg.egn"},
-}, append(moreNamedIDs, moreSchemeNames...)...) // national_tr.go, national_more.go
+}, append(append(moreNamedIDs, moreSchemeNames...), nzMUNames...)...) // national_tr.go, national_more.go, national_nz_mu.go
 
 var namedIDFirst = func() (t [256]bool) {
 	for _, c := range namedIDs {

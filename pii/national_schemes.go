@@ -65,7 +65,7 @@ func schemeFormat(n *numSpan, rule string) (float64, bool) {
 // passes too often by chance (one in ten for a Luhn digit): they count after a word naming them.
 func contextOnlyScheme(rule string) bool {
 	switch rule {
-	case "nl.bsn", "hr.oib", "au.tfn", "il.idnr", "ee.ik", "tr.tckimlik", "ch.ahv", "at.svnr", "ar.cuit", "ua.rntrc":
+	case "nl.bsn", "hr.oib", "au.tfn", "il.idnr", "ee.ik", "tr.tckimlik", "ch.ahv", "at.svnr", "ar.cuit", "ua.rntrc", "nz.ird":
 		return true
 	}
 	return false

@@ -232,7 +232,7 @@ func idCardDEValid(u []byte) bool {
 }
 
 var allNatValidators = append(append(append(append([]natValidator(nil), natValidators...), worldValidators...), schemeValidators...),
-	moreSchemeValidators...) // national_more.go
+	append(moreSchemeValidators, nzMUValidators...)...) // national_more.go, national_nz_mu.go
 
 // alnumID10 reads the ten-character word s[i:j] as an Indian PAN or a German identity card
 // number; it returns j if it is one.

@@ -133,6 +133,8 @@ func checkedShape(w string) bool {
 		return (w[0] == 'X' || w[0] == 'Y' || w[0] == 'Z') && isDigits([]byte(w[1:8])) && isUpper(w[8])
 	case 10:
 		return letters(0, 3) && isDigits([]byte(w[5:9]))
+	case 14:
+		return muNIDShape([]byte(w))
 	case 16:
 		return letters(0, 6) && isDigit(w[6])
 	}
