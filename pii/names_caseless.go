@@ -16,7 +16,8 @@ import (
 // goes on in the script is a sentence of it: neither is taken.
 
 // caselessScript returns the script of the rune at s[p:]: 'h' Hebrew, 'a' Arabic (Persian and
-// Urdu among it), 'd' Devanagari, 't' Thai, 'g' Georgian, or 0.
+// Urdu among it), 'd' Devanagari, 't' Thai, 'g' Georgian, 'b' Bengali, 'm' Tamil, 'e' Ethiopic,
+// or 0.
 func caselessScript(s string, p int) byte {
 	if p+1 >= len(s) {
 		return 0
@@ -33,6 +34,12 @@ func caselessScript(s string, p int) byte {
 		return 't'
 	case c == 0xE1 && (c2 == 0x82 || c2 == 0x83):
 		return 'g'
+	case c == 0xE0 && (c2 == 0xA6 || c2 == 0xA7):
+		return 'b'
+	case c == 0xE0 && (c2 == 0xAE || c2 == 0xAF):
+		return 'm'
+	case c == 0xE1 && c2 >= 0x88 && c2 <= 0x8D:
+		return 'e'
 	}
 	return 0
 }
@@ -46,7 +53,27 @@ var caselessTitles = map[byte][]string{
 	'd': {"श्री", "श्रीमती", "सुश्री", "कुमारी", "डॉ.", "डा.", "श्रीमान"},
 	't': {"นางสาว", "นาง", "นาย", "ด.ช.", "ด.ญ.", "ดร.", "คุณ"},
 	'g': {"ბატონი", "ქალბატონი", "ბ-ნი", "ქ-ნი"},
+	'b': {"জনাব", "বেগম", "শ্রী", "শ্রীমতী", "ডা.", "ডাঃ"},
+	'm': {"திரு", "திருமதி", "செல்வி", "டாக்டர்"},
+	'e': {"አቶ", "ወይዘሮ", "ወ/ሮ", "ወይዘሪት", "ዶ/ር"},
 }
+
+// caselessRoles are the words of a script for a user, a patient and a pupil (and, in Georgian, a
+// customer, a tenant and an employee), which take a person's given name and surname after them as
+// an honorific does ("მომხმარებელი ლევან ხარაიშვილი", "பயனர் கார்த்திக் சேகர்"). The words after a
+// role may be the sentence's verb or a compound's noun instead ("the user asks ...", "customer
+// service"), so they count only as two words the sentence goes on after in the script, the
+// second, in Georgian, with a surname's ending; the words for a customer or an employee make
+// compounds too often to count in the other scripts.
+var caselessRoles = map[byte][]string{
+	'g': {"მომხმარებელი", "მოსწავლე", "პაციენტი", "კლიენტი", "დამქირავებელი", "თანამშრომელი"},
+	'b': {"ব্যবহারকারী", "রোগী", "শিক্ষার্থী"},
+	'm': {"பயனர்", "நோயாளி", "மாணவர்", "மாணவி"},
+	'e': {"ተጠቃሚ", "ታካሚ", "ተማሪ"},
+}
+
+// georgianSurnameEnds end Georgian surnames (-შვილი, -ძე, -ია, -ავა, -ური, -ანი, -ელი).
+var georgianSurnameEnds = []string{"შვილი", "ძე", "ია", "ავა", "ური", "ანი", "ელი", "ინი"}
 
 // thaiTitleWords are words a Thai honorific begins that are no name after it: "นายก" (mayor,
 // prime minister), "นายจ้าง" (employer), "นางพยาบาล" (nurse)...
@@ -98,6 +125,10 @@ func (x *scanCtx) caselessName(p int, sc byte) int {
 	}
 	if a, b := x.caselessTitled(p, e, sc); b > a {
 		x.add(TypeName, a, b, 0.8, "name.script-title")
+		return b
+	}
+	if a, b := caselessRoleName(s, p, e, sc); b > a {
+		x.add(TypeName, a, b, 0.75, "name.script-role")
 		return b
 	}
 	// A run of two or three words of the script after a word that takes a person, the
@@ -208,4 +239,34 @@ func latinBefore(s string, p int) bool {
 		k--
 	}
 	return k > 0 && s[k-1] < 0x80
+}
+
+// caselessRoleName returns the given name and surname after a role word of caselessRoles that is
+// the word s[p:e], or (p, p).
+func caselessRoleName(s string, p, e int, sc byte) (int, int) {
+	if !slices.Contains(caselessRoles[sc], s[p:e]) || e+1 >= len(s) || s[e] != ' ' || caselessScript(s, e+1) != sc {
+		return p, p
+	}
+	a := e + 1
+	m := caselessWord(s, a, sc)
+	if m+1 >= len(s) || s[m] != ' ' || caselessScript(s, m+1) != sc {
+		return p, p
+	}
+	b := caselessWord(s, m+1, sc)
+	if b+1 >= len(s) || s[b] != ' ' || caselessScript(s, b+1) != sc {
+		return p, p // the sentence must go on after the name: "user X Y asks ..."
+	}
+	if sc == 'g' && !hasAnySuffix(s[m+1:b], georgianSurnameEnds) {
+		return p, p
+	}
+	return a, b
+}
+
+func hasAnySuffix(w string, ends []string) bool {
+	for _, x := range ends {
+		if strings.HasSuffix(w, x) {
+			return true
+		}
+	}
+	return false
 }
