@@ -90,6 +90,9 @@ func (x *scanCtx) nameCue(i, j int) int {
 		if w != "name" && namedWhere(s, j) {
 			return i // "the Tenant named in Schedule 1" (names_named.go)
 		}
+		if w == "name" && schemaNameAttr(s, i, j) {
+			return i // <Property Name="Cedula" …/>: a field's name in a schema (markup_schema.go)
+		}
 		k, asked = x.skipToName(j, 40)
 		conf = 0.8
 		if w == "name" && !x.nameNounContext(i) {
