@@ -12,8 +12,8 @@ import "strings"
 // password three bytes or more that no placeholder, path or URL reads as.
 func loginPair(v string) bool {
 	if len(v) < 5 || len(v) > 200 || strings.ContainsAny(v, " \t\n") || strings.Contains(v, "://") ||
-		v[0] == '/' || templated(v) || placeholderRun(v) {
-		return false
+		v[0] == '/' || templated(v) || placeholderRun(v) || envRef(v) {
+		return false // envRef: "os.environ/NAME" names a variable, no user and password
 	}
 	k := strings.IndexAny(v, "/:")
 	if k < 1 || k > 64 || strings.IndexByte(v[k+1:], v[k]) >= 0 {

@@ -72,9 +72,12 @@ func (x *scanCtx) secretValue(kind keyKind, a, b int) (Type, float64, string) {
 }
 
 // codeRef reports values that are references in code rather than literals: dotted identifiers,
-// calls, paths, URLs and file names.
+// calls, paths, URLs, file names and environment variables named (envRef).
 func codeRef(v string) bool {
 	if isCall(v) || boundCall(v) || strings.Contains(v, "://") || strings.HasPrefix(v, "/") || strings.HasPrefix(v, "./") || strings.HasPrefix(v, "~/") {
+		return true
+	}
+	if envRef(v) {
 		return true
 	}
 	if versioned(v) {
@@ -174,4 +177,26 @@ func boundCall(v string) bool {
 		return false
 	}
 	return e == len(v) || v[e] == ',' || v[e] == ')'
+}
+
+// envRefPrefixes name an environment variable for a tool to read at run time: LiteLLM's
+// "os.environ/NAME", PowerShell's "$env:NAME", and "env:NAME" of CI and secret-manager configs.
+var envRefPrefixes = []string{"os.environ/", "$env:", "env:", "ENV:"}
+
+// envRef reports a value that is one of envRefPrefixes and a variable's name (letters, digits and
+// underscores, not starting with a digit).
+func envRef(v string) bool {
+	for _, p := range envRefPrefixes {
+		name, ok := strings.CutPrefix(v, p)
+		if !ok || name == "" || isDigit(name[0]) {
+			continue
+		}
+		for k := 0; k < len(name); k++ {
+			if !isAlnum(name[k]) && name[k] != '_' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
