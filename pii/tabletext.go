@@ -59,6 +59,7 @@ func (x *scanCtx) markdownTable(at int) {
 	for _, c := range cells(s, ha, he) {
 		heads = append(heads, x.keyOf(strings.TrimSpace(s[c[0]:c[1]])))
 	}
+	catalogueHealth(heads)
 	k := se + 1
 	for r := 0; r < maxTableRows && k < len(s) && s[k] == '|'; r++ {
 		ra, re := line(k)
@@ -216,4 +217,21 @@ func (x *scanCtx) cellAs(a, e int, key keyKind) {
 		x.out[i].End += a
 	}
 	x.s, x.key, x.base = s, k, base
+}
+
+// catalogueHealth drops the health columns of a table that has no column about a person: "|
+// Condition | Waiting period | Cover |" is an insurer's terms, a formulary or a guideline, and its
+// conditions are no one's. Their words are still read as the text's, and count as the conditions
+// of prose do, when the table or its message identifies someone.
+func catalogueHealth(heads []keyKind) {
+	for _, h := range heads {
+		if h != keyNone && h != keyHealth {
+			return
+		}
+	}
+	for i, h := range heads {
+		if h == keyHealth {
+			heads[i] = keyNone
+		}
+	}
 }
