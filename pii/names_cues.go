@@ -100,7 +100,7 @@ zavolal zavolala reklamuje`)
 // "X is being treated for", "X has been struggling with".
 var personStates = toSet(`allergic pregnant being diagnosed struggling suffering ill sick unwell recovering
 hospitalised hospitalized admitted discharged isolating treated married divorced retired deceased
-unhappy upset`)
+unhappy upset asking requesting complaining`)
 
 // modalVerbs and afterModal: "X will cover for me", "X can sign", "X wird anrufen".
 var (
@@ -246,7 +246,7 @@ reassign reassigned features featuring starring`)
 // a word of personNouns.
 func (x *scanCtx) personCueAfter(e int) bool {
 	s := x.s
-	if x.hasToAfter(e) {
+	if x.hasToAfter(e) || ageAfter(s, e) {
 		return true
 	}
 	if strings.HasPrefix(s[e:], "'s ") || strings.HasPrefix(s[e:], "’s ") {

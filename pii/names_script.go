@@ -73,6 +73,7 @@ func (x *scanCtx) scriptName(p, j int) int {
 		}
 		cue = pw < p && scriptPersonCues.has(strings.ToLower(s[pw:p]))
 	}
+	cue = cue || ageAfter(s, e) // "Дмитрий Кузнецов, 34 лет" (names_age.go)
 	if !cue && !x.midSentence(p) {
 		return p
 	}
