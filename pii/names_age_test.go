@@ -11,6 +11,7 @@ func TestNamesWithAge(t *testing.T) {
 		"Krešimir Matić is a 24-year-old teacher from Rijeka.",
 		"<thinking>Betelhem Haile is asking to move the viewing.</thinking>",
 		"Referencia: Róger Baltodano, 51 años, acude a consulta.",
+		"the patient (Mishari Al-Ajmi, 58, a fisherman in Tegucigalpa) has bipolar disorder",
 	} {
 		if !hasType(sc.ScanText(text), TypeName) {
 			t.Errorf("%q: no name", text)
@@ -19,6 +20,7 @@ func TestNamesWithAge(t *testing.T) {
 	for _, text := range []string{
 		"Orders: Acme Logistics (12), Nordic Freight (7).",
 		"Store Open Tuesday, 58, a record for the branch.",
+		"Meet at Al-Rashid Street, 12, by the bank.",
 	} {
 		if fs := sc.ScanText(text); hasType(fs, TypeName) {
 			t.Errorf("%q: read as a name: %v", text, fs)

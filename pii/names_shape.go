@@ -43,6 +43,9 @@ func surnameShaped(w string) bool {
 	if len(w) < 5 || len(w) > 32 || !isUpper(w[0]) && w[0] < 0x80 {
 		return false
 	}
+	if articleSurname(w) {
+		return true
+	}
 	var buf [96]byte
 	lw := string(lowerRunes(buf[:0], w))
 	for _, suf := range surnameSuffixes {
@@ -51,6 +54,21 @@ func surnameShaped(w string) bool {
 		}
 	}
 	return false
+}
+
+// articleSurname reports an Arabic family name written with its article joined by a hyphen,
+// "Al-Ajmi", "El-Sayed", "Al-Busaidi": the article, then a capitalised stem of three letters or
+// more.
+func articleSurname(w string) bool {
+	if len(w) < 6 || w[2] != '-' || !(w[0] == 'A' && w[1] == 'l' || w[0] == 'E' && w[1] == 'l') || !isUpper(w[3]) {
+		return false
+	}
+	for k := 4; k < len(w); k++ {
+		if !isLower(w[k]) {
+			return false
+		}
+	}
+	return true
 }
 
 // shapedWords are common words with a surname's ending.
