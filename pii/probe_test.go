@@ -29,12 +29,14 @@ var probes = []struct{ name, source string }{
 	{"probe6", "probe6/"},
 	{"probe7", "probe7/"},
 	{"probe8", "probe8/"},
+	{"probe10", "probe10/"},
 }
 
 // TestProbe scores the gate, as TestAccuracy scores a row, on each probe (testdata/corpus/probe.jsonl
 // from pii/internal/corpusgen/probe_rows.py, probe2.jsonl from probe2_rows.py, probe3.jsonl from
 // probe3_rows.py, probe4.jsonl from probe4_rows.py, apart/probe5.jsonl from probe5_rows.py, apart/probe6.jsonl from
-// probe6_rows.py, apart/probe7.jsonl from probe7_rows.py, apart/probe8.jsonl from probe8_rows.py). It holds
+// probe6_rows.py, apart/probe7.jsonl from probe7_rows.py, apart/probe8.jsonl from probe8_rows.py,
+// apart/probe10.jsonl from probe10_rows.py). It holds
 // each probe to its own making (every family, at least 20 rows per shape, the split by hash of id) and
 // logs the figures per family and shape; TestAccuracy holds the probes' test rows, with the rest of the
 // corpus, to the targets, but for the probes kept apart (probe_apart_test.go), whose figures are this
