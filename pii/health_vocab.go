@@ -18,7 +18,7 @@ import (
 // the word alone.
 var healthVocab = func() map[string][]string {
 	m := map[string][]string{}
-	for _, list := range []string{healthConditions, healthMedicines, healthPhrases, healthLeave, healthMoreLanguages} {
+	for _, list := range []string{healthConditions, healthMedicines, healthPhrases, healthLeave, healthMoreLanguages, healthNineLanguages} {
 		for _, p := range strings.Split(strings.TrimSpace(list), ",") {
 			p = strings.TrimSpace(p)
 			if p == "" {
@@ -64,6 +64,24 @@ psoriatic arthritis, ankylosing spondylitis, myasthenia gravis, huntington's dis
 meningitis, sepsis, pancreatitis, thrombosis, deep vein thrombosis, pulmonary embolism, aneurysm,
 spina bifida, borderline personality disorder, personality disorder, agoraphobia, self-harm,
 neoplasm, malignant neoplasm, depressive episode, alcohol dependence, opioid dependence`
+
+// healthNineLanguages are the common chronic conditions (asthma, diabetes, epilepsy, depression,
+// high blood pressure, multiple sclerosis) and the medicines most prescribed for them as Dutch,
+// Portuguese, Italian, Polish, Swedish, Hungarian, Turkish, Indonesian and Vietnamese write them,
+// with the inflected forms a sentence about a person takes ("ma astmę", "inzulint szed",
+// "asztmás"), and English's "high blood pressure".
+const healthNineLanguages = `
+high blood pressure, hoge bloeddruk, suikerziekte, depressie, epilepsie, astma, insuline,
+hipertensão, depressão, esclerose múltipla, insulina, sertralina, losartana, ocrelizumabe,
+epilessia, depressione, diabete di tipo, salbutamolo, amlodipina,
+astmę, astmy, cukrzycę, cukrzycy, padaczka, padaczkę, depresję, insulinę, sertralinę, amlodypinę, lewetyracetam, okrelizumab,
+högt blodtryck, epilepsi, sertralin, amlodipin,
+asztma, asztmás, cukorbeteg, cukorbetegség, epilepszia, epilepsziás, depresszió, depressziós, magas vérnyomás,
+magas vérnyomású, szklerózis multiplex, szklerózis multiplexes, inzulin, inzulint, szalbutamol, szalbutamolt, szertralin, szertralint,
+amlodipint, levetiracetám, levetiracetámot, okrelizumabot,
+astım, diyabet, tip 1 diyabet, tip 2 diyabet, yüksek tansiyon, insülin, levetirasetam, okrelizumab,
+darah tinggi, depresi, diabetes tipe,
+hen suyễn, tiểu đường, động kinh, trầm cảm, cao huyết áp, đa xơ cứng`
 
 // healthLeave is being off work on a doctor's note, in the languages the gate sees most: it
 // says a person is ill as plainly as a diagnosis.

@@ -92,3 +92,26 @@ func TestFirstPersonOpenerFilter(t *testing.T) {
 		}
 	}
 }
+
+// TestHealthInNineLanguages: the common chronic conditions and their medicines as Dutch,
+// Portuguese, Italian, Polish, Swedish, Hungarian, Turkish, Indonesian and Vietnamese write them
+// are health information beside a person (a made-up name, which only the health clause makes a
+// person's, or an identifier), and pass in a leaflet about no one.
+func TestHealthInNineLanguages(t *testing.T) {
+	sc, _ := New(nil)
+	terms := []string{"hoge bloeddruk", "depressie", "depressão", "epilessia", "cukrzycę", "padaczkę", "högt blodtryck",
+		"asztmás", "magas vérnyomású", "yüksek tansiyon", "diyabet", "darah tinggi", "cao huyết áp", "trầm cảm",
+		"inzulint", "insulinę", "amlodypinę", "insülin", "sertralina", "high blood pressure"}
+	for i, term := range terms {
+		about := []string{"Mijn moeder: %s, ticket for olga.brandt@example.org.", "Kund 4711, tel. +36 30 555 0147: %s.",
+			"Patient reports %s since March."}[i%3]
+		text := fmt.Sprintf(about, term)
+		if !hasType(sc.ScanText(text), TypeHealth) {
+			t.Errorf("%q: health not found", text)
+		}
+		leaflet := fmt.Sprintf("Leaflet section 4: %s, what to know.", term)
+		if fs := sc.ScanText(leaflet); len(fs) > 0 {
+			t.Errorf("%q: %v", leaflet, fs)
+		}
+	}
+}
