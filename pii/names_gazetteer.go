@@ -263,7 +263,7 @@ func orgAt(s string, f int) bool {
 // placeBefore are words after which a run of capitalised words is a street, square or place.
 var placeBefore = toSet(`boulevard bd rue avenue av via viale piazza corso calle avenida plaza rua praça travessa
 condomínio largo strasse straße platz allee weg ulica aleja plac street road square place saint sainte san
-santa são room hall wing auditorium saal sala salle zaal aula`)
+santa são room hall wing auditorium saal sala salle zaal aula đường phố ngõ hẻm`)
 
 // namePair tries a name that starts with the capitalised word s[a:e]; it returns the end of the
 // name, or a.
@@ -289,6 +289,8 @@ func (x *scanCtx) namePair(a, e int) int {
 	case titleWords.hasFold(s[a:e]):
 		return a // "King Charles", "Princess Royal"
 	case isGivenName(s[a:e]):
+	case familyFirstAt(s, a, e):
+		// names_familyfirst.go: "Kovács Zsófia", "Park Seo-yeon", "Nguyễn Thị Lan"
 	case middleInitial(s, e) && e-a >= 3 && !orgWords.hasFold(s[a:e]) && !orgNouns.hasFold(s[a:e]) && !notNames.hasFold(s[a:e]):
 		// "Halldór Ó Árnþórsson", "Ravil G Yefimov": a middle initial makes a name of the list's
 		// unknowns.
