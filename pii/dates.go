@@ -52,6 +52,16 @@ func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 	if k == j && j+1 < len(s) && s[j] == '.' && s[j+1] == ' ' {
 		k = skipSpace(s, j+1)
 	}
+	if k == j && nd == j-i && j+1 < len(s) && s[j] == '-' {
+		// Hyphens around an abbreviated month, as clinical and military records write a date:
+		// "11-Oct-1997", "03-MAR-62".
+		if me, ok := isMonthAt(s, j+1); ok && me < len(s) && s[me] == '-' {
+			if ye, ok := shortYearAfter(s, me+1); ok {
+				return i, ye, true
+			}
+		}
+		return 0, 0, false
+	}
 	if k+3 < len(s) && (s[k:k+3] == "of " || s[k:k+3] == "de ") {
 		k += 3 // "3rd of March", "3 de enero de 1985"
 	} else if k+2 < len(s) && s[k:k+2] == "d'" {
@@ -65,8 +75,11 @@ func (x *scanCtx) textDate(i, j int) (int, int, bool) {
 			return i, ye, true
 		}
 	}
-	// Month first: "March 3, 1990". The year is the cheaper test.
+	// Month first: "March 3, 1990", "Oct 27 '81". The year is the cheaper test.
 	ye, ok := yearAfter(s, j)
+	if !ok && j+3 < len(s) && s[j] == ' ' && s[j+1] == '\'' {
+		ye, ok = shortYearAfter(s, j+1)
+	}
 	if !ok {
 		return 0, 0, false
 	}
@@ -111,6 +124,21 @@ func yearAfter(s string, i int) (int, bool) {
 		if y >= 1880 && y <= 2100 {
 			return i + 4, true
 		}
+	}
+	return i, false
+}
+
+// shortYearAfter accepts at i a four-digit year, two digits ("03-MAR-62") or two digits after an
+// apostrophe ("Oct 27 '81").
+func shortYearAfter(s string, i int) (int, bool) {
+	if e, ok := yearAfter(s, i); ok {
+		return e, true
+	}
+	if i < len(s) && s[i] == '\'' {
+		i++
+	}
+	if i+2 <= len(s) && isDigit(s[i]) && isDigit(s[i+1]) && (i+2 == len(s) || !isWordByte(s[i+2])) {
+		return i + 2, true
 	}
 	return i, false
 }

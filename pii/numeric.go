@@ -151,6 +151,15 @@ func (x *scanCtx) numeric(i, j int, digits bool) int {
 	if e := x.digitSecret(i, j); e > j {
 		return e
 	}
+	if j-i <= 2 && j+4 < len(s) && s[j] == '-' && isAlpha(s[j+1]) {
+		// "11-Oct-1997": a day before a hyphen and a month is no lone number (textDate).
+		if da, db, ok := x.textDate(i, j); ok {
+			if x.key == keyDOB || x.cueBefore(da, 48, dobCues) {
+				x.add(TypeDOB, da, db, 0.9, "dob.context")
+			}
+			return db
+		}
+	}
 	lone := j-i <= 4 && digits && x.loneShort(i, j)
 	if lone && x.quietNumber(i, j) && !yearMarked(s, i, j) {
 		return j
