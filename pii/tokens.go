@@ -36,10 +36,12 @@ var keywordCues = newCues("token", "secret", "api key", "api-key", "apikey", "ap
 	"yandex", "alibaba", "tencent", "baidu", "nvidia", "voyage", "tavily", "serpapi", "firecrawl")
 
 // hashCues label what follows as a digest or an identifier, which a key word further back does
-// not make a secret ("token sha256: …", "api key id …").
+// not make a secret ("token sha256: …", "api key id …"). "ref" is one only as a word of its own
+// ("ref: 9f3c…", "refs/heads"): a refresh token is a credential.
 var hashCues = newCues("sha", "md5", "hash", "commit", "checksum", "digest", "uuid", "fingerprint",
 	"public", "pubkey", "request id", "request-id", "trace", "etag", "version", "build", "rev ", "revision",
-	"id:", "id=", "id ", "_id", "-id", "nonce", "salt", "iv:", "iv=", "kid", "key id", "keyid", "sid:", "ref",
+	"id:", "id=", "id ", "_id", "-id", "nonce", "salt", "iv:", "iv=", "kid", "key id", "keyid", "sid:", "ref:", "ref=", "ref ", "ref#",
+	"refs/", "reference",
 	"redacted", "masked", "example", "placeholder", "dummy", "fake", "sample", "authenticity", "csrf", "xsrf")
 
 // tokenRun handles the word s[i:j] (with a digit or a capital, m its classes) when it starts a
