@@ -490,7 +490,7 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 			}
 			// A given name alone speaks of someone, as a pronoun does: "Ismael (room 16) needs
 			// her sertraline".
-			if !x.personCue && x.key != keyPlace && !namePairStop.hasFold(s[i:j]) && !titleWords.hasFold(s[i:j]) {
+			if !x.personCue && x.key != keyPlace && !namePairStop.hasFold(s[i:j]) && !titleWords.hasFold(s[i:j]) && !headingAt(s, i, j) {
 				x.personCue = true // not "November", "Tuesday", "Pope"
 			}
 		} else if e := x.loneSurname(p, j, speechAround(s, i, j)); e > p {
@@ -531,7 +531,7 @@ func (x *scanCtx) capitalWord(p, j int, k, m uint8) int {
 			}
 		}
 	}
-	if !x.personCue && j-i <= 10 && k&cUpper != 0 && personLens[s[i]|0x20]>>(j-i)&1 != 0 && (personWords.hasFold(s[i:j]) || firstPersonOpener(s, i, j)) {
+	if !x.personCue && j-i <= 10 && k&cUpper != 0 && personLens[s[i]|0x20]>>(j-i)&1 != 0 && (personWords.hasFold(s[i:j]) || firstPersonOpener(s, i, j)) && !headingAt(s, i, j) {
 		x.personCue = true
 	}
 	return p
