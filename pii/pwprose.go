@@ -239,6 +239,9 @@ func pwShape(v string) bool {
 		strings.Count(v, "/") >= 2 && identOnly(pathFold.Replace(v)) {
 		return false // a URL or a path (secret/data/prod/db6)
 	}
+	if digits == 0 && tzName(v) {
+		return false // a time zone: Europe/Budapest, America/New_York
+	}
 	if (v[0] == '@' || v[0] == '#' || v[0] == '-') && (identOnly(strings.TrimLeft(v, "-")) && digits == 0 || v[1] == '-') {
 		return false // @mention, #tag, --flag, -rf
 	}
@@ -416,4 +419,23 @@ func pwLeadSymbol(c byte) bool {
 		return true
 	}
 	return false
+}
+
+// tzAreas are the areas of the time zone database's names ("Europe/Budapest"), which settings,
+// profiles and an assistant's notes of a user's preferences carry.
+var tzAreas = toSet(`africa america antarctica arctic asia atlantic australia europe indian pacific etc`)
+
+// tzName reports a time zone's name: an area of tzAreas, a slash and a capitalised location of
+// letters and underscores, perhaps with a second slash ("America/Argentina/Salta").
+func tzName(v string) bool {
+	area, loc, ok := strings.Cut(strings.TrimRight(v, ".,;"), "/")
+	if !ok || len(area) < 3 || len(loc) < 2 || !isUpper(loc[0]) || !isUpper(area[0]) || !tzAreas.hasFold(area) {
+		return false
+	}
+	for k := 0; k < len(loc); k++ {
+		if c := loc[k]; !isAlpha(c) && c != '_' && c != '/' && c != '-' {
+			return false
+		}
+	}
+	return true
 }
