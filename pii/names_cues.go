@@ -433,7 +433,7 @@ func (x *scanCtx) pairCounts(a, e, end int, surname string, ambiguous bool) bool
 	}
 	firstKnown := ambiguous || knownOrShaped(s[a:e])
 	secondKnown := knownOrShaped(surname)
-	if (firstKnown || secondKnown) && (workOf(s, a, end) || addressBlock(s, a, end)) {
+	if (firstKnown || secondKnown) && (workOf(s, a, end) || addressBlock(s, a, end) || actionItem(s, a, end)) {
 		return true // "a Eustachy Gorski concert", "Martin Karlsen\n\nLos Angeles\nUnited States"
 	}
 	if cue != cueNone && (secondKnown || !ambiguous && firstKnown || whoAfter(s, end)) {
