@@ -22,11 +22,20 @@ var subjectPhrases = []struct{ stem, phrase string }{
 	{"suffer", "suffering from"},
 	{"treated", "treated for"},
 	{"allergic", "allergic to"},
+	// The participle as Spanish and Portuguese, Italian, French and Dutch write it, after the
+	// clitic or pronoun that says whom it was diagnosed in ("me han diagnosticado", "mi hanno
+	// diagnosticato", "on m'a diagnostiqué", "ik ben gediagnosticeerd").
+	{"diagnosti", "diagnosticad"},
+	{"diagnosti", "diagnosticaron"},
+	{"diagnosti", "diagnosticat"},
+	{"diagnosti", "diagnostiqu"},
+	{"gediagnos", "gediagnosticeerd"},
 }
 
 // subjectWords are the subjects that speak of one person: pronouns, relatives (kinWords), and
 // words for a person that need a determiner before them (subjectRoles).
-var subjectPronouns = toSet(`she he i i'm i've we`)
+var subjectPronouns = toSet(`she he i i'm i've we
+me mi le lui m'a m'ont j'ai yo eu io je ik fui`)
 
 var subjectRoles = toSet(`customer client tenant patient colleague coworker employee member guest passenger
 caller user subscriber policyholder applicant student resident traveller traveler buyer
@@ -36,7 +45,9 @@ var subjectDeterminers = toSet(`my our your his her their the this that`)
 
 // subjectLinks may stand between the subject and the phrase.
 var subjectLinks = toSet(`was is has had have been being got gets get recently just also already later finally
-officially newly since then once only ever now first`)
+officially newly since then once only ever now first
+han ha hanno fue foi sido fueron è é sono stato stata a ont été ai suis ben werd
+recién recientemente ya appena già récemment déjà onlangs net`)
 
 // subjectLook sets the document's person cue when the string x.s states a condition of a person
 // in one of subjectPhrases.
@@ -93,7 +104,8 @@ func subjectBefore(s string, k int) bool {
 			e--
 		}
 		a := e
-		for a > 0 && (isAlpha(s[a-1]) || s[a-1] == '\'') {
+		// Letters beyond ASCII belong to the word ("été", "è").
+		for a > 0 && (isAlpha(s[a-1]) || s[a-1] == '\'' || s[a-1] >= 0x80) {
 			a--
 		}
 		if a == e || e-a > 16 {
@@ -108,11 +120,21 @@ func subjectBefore(s string, k int) bool {
 		case subjectPronouns.has(w), kinWords.has(w) && determinerBefore(s, a, true):
 			return true
 		case subjectRoles.has(w):
-			return determinerBefore(s, a, false)
+			return determinerBefore(s, a, false) || noteStart(s, a)
 		}
 		return false
 	}
 	return false
+}
+
+// noteStart reports whether the word at a opens a line or a note, with nothing before it but
+// the marks a note starts with ("[mem] user was diagnosed…", "- customer is allergic to…"): a
+// note about the one user or customer it is kept for needs no determiner.
+func noteStart(s string, a int) bool {
+	for a > 0 && s[a-1] == ' ' {
+		a--
+	}
+	return a == 0 || oneOf(s[a-1], "\n]:-*>")
 }
 
 // determinerBefore reports whether a determiner of subjectDeterminers stands just before a

@@ -60,3 +60,43 @@ func TestHL7PatientDiagnosis(t *testing.T) {
 		}
 	}
 }
+
+// The same in the languages whose participle follows a clitic or a pronoun ("me han
+// diagnosticado", "mi hanno diagnosticato", "on m'a diagnostiqué", "ik ben gediagnosticeerd"),
+// and a note kept about its one user ("[mem] user was diagnosed with…"); sentences about
+// patients in general in those languages pass.
+func TestHealthSubjectLanguages(t *testing.T) {
+	sc, _ := New(nil)
+	r := rand.New(rand.NewPCG(28, 11))
+	stated := []struct{ lead, conditions []string }{
+		{[]string{"Diario: me han diagnosticado", "Ayer me diagnosticaron", "A mi hermano le han diagnosticado", "Mensaje: recién me han diagnosticado"},
+			[]string{"esclerosis múltiple", "diabetes tipo 1", "epilepsia", "depresión"}},
+		{[]string{"Fui diagnosticada com", "Eu fui diagnosticado com", "Ontem fui diagnosticado com"},
+			[]string{"diabetes tipo 1", "epilepsia", "depressão", "esclerose múltipla"}},
+		{[]string{"Diario: mi hanno diagnosticato", "Mi è stata diagnosticata", "Nota: mi hanno appena diagnosticato"},
+			[]string{"sclerosi multipla", "epilessia", "diabete di tipo 1", "depressione"}},
+		{[]string{"Journal : on m'a diagnostiqué", "J'ai été diagnostiquée avec", "Le mois dernier, on m'a diagnostiqué"},
+			[]string{"une sclérose en plaques", "de l'épilepsie", "un diabète de type 1", "une dépression"}},
+		{[]string{"Dagboek: ik ben gediagnosticeerd met", "Ik ben onlangs gediagnosticeerd met"},
+			[]string{"epilepsie", "multiple sclerose", "diabetes type 1", "astma"}},
+		{[]string{"[mem] user was diagnosed with", "- customer is allergic to", "user was recently diagnosed with"},
+			[]string{"epilepsy", "penicillin", "type 1 diabetes", "depression"}},
+	}
+	for i := range 48 {
+		st := stated[i%len(stated)]
+		text := st.lead[r.IntN(len(st.lead))] + " " + st.conditions[r.IntN(len(st.conditions))] + "."
+		if !hasType(sc.ScanText(text), TypeHealth) {
+			t.Errorf("%q: health not found", text)
+		}
+	}
+	general := []string{"Muchos pacientes diagnosticados con %s en %d.", "Tra i pazienti a cui è stato diagnosticato %s nel %d.",
+		"Parmi les patients diagnostiqués avec %s en %d.", "Het aantal mensen gediagnosticeerd met %s steeg in %d.",
+		"Pessoas diagnosticadas com %s em %d.", "The user guide on %s, revised in %d."}
+	conditions := []string{"epilepsia", "diabetes", "sclerosi multipla", "epilepsie", "asthma"}
+	for i := range 30 {
+		text := fmt.Sprintf(general[i%len(general)], conditions[r.IntN(len(conditions))], 2010+r.IntN(15))
+		if fs := sc.ScanText(text); len(fs) > 0 {
+			t.Errorf("%q: %v", text, fs)
+		}
+	}
+}

@@ -50,7 +50,7 @@ concussion, fracture, chlamydia, gonorrhea, syphilis, herpes, hpv, diabetes mell
 type 2 diabetes, diabète, diabetes tipo, krebs, zuckerkrankheit, depressionen, cancro, cáncer,
 tumeur, diabete, épilepsie, epilepsia, asthme, asma, hipertensión, ipertensione, hypertonie, bluthochdruck,
 brustkrebs, lungenkrebs, morbus crohn, multiple sklerose, esclerosis múltiple, trastorno bipolar, depresión,
-diabetes tipo 2, cáncer de mama, sclérose en plaques, trouble bipolaire, sclerosi multipla, disturbo bipolare,
+diabetes tipo 2, cáncer de mama, sclérose en plaques, dépression, trouble bipolaire, sclerosi multipla, disturbo bipolare,
 cukrzyca, nadciśnienie, stwardnienie rozsiane, depresja, astma,
 hep c, hep b, hepatitis c, hepatitis b, long-covid, mecfs,
 lungenentzündung, migräne, bandscheibenvorfall, burnout, erschöpfungssyndrom, herzinfarkt, schlaganfall,
@@ -131,7 +131,7 @@ const healthPhrases = `
 diagnosed with, diagnosed as, been diagnosed, suffers from, suffering from, treated for,
 allergic to, sick leave, on medication, prescribed, chemotherapy, radiotherapy, dialysis,
 antidepressants, antidepressant, antiretroviral, antiretrovirals, hiv-positive, hiv positive,
-hiv status, dx'd, dxd, diagnosed w/, on meds, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué,
+hiv status, dx'd, dxd, diagnosed w/, on meds, leidet an, erkrankt an, diagnostiziert, souffre de, atteint de, diagnostiqué, diagnostiquée,
 padece, diagnosticado, diagnosticada, diagnosticaron, diagnosticato, diagnosticata, zdiagnozowano, gediagnosticeerd, soffre di, affetto da, affetta da, tested positive,
 pre-authorisation for, pre-authorization for, lab results, diagnose für, diagnose fur`
 
