@@ -297,6 +297,7 @@ func probeSection(rows []corpusRow, blocked []bool) string {
 	p("detectors were then worked on from families of its development part's misses only. Rows blocked,\n")
 	p("before and now:\n\n")
 	p("%s", probeTable(rows, blocked, "probe8/", before8))
+	p("%s", probe9Section(rows, blocked))
 	var before10 probeBefore
 	if !readProbeBefore("probe10", &before10) {
 		return s.String()

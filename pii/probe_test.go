@@ -29,6 +29,7 @@ var probes = []struct{ name, source string }{
 	{"probe6", "probe6/"},
 	{"probe7", "probe7/"},
 	{"probe8", "probe8/"},
+	{"probe9", "probe9/"},
 	{"probe10", "probe10/"},
 }
 
@@ -36,7 +37,7 @@ var probes = []struct{ name, source string }{
 // from pii/internal/corpusgen/probe_rows.py, probe2.jsonl from probe2_rows.py, probe3.jsonl from
 // probe3_rows.py, probe4.jsonl from probe4_rows.py, apart/probe5.jsonl from probe5_rows.py, apart/probe6.jsonl from
 // probe6_rows.py, apart/probe7.jsonl from probe7_rows.py, apart/probe8.jsonl from probe8_rows.py,
-// apart/probe10.jsonl from probe10_rows.py). It holds
+// apart/probe9.jsonl from probe9_rows.py, apart/probe10.jsonl from probe10_rows.py). It holds
 // each probe to its own making (every family, at least 20 rows per shape, the split by hash of id) and
 // logs the figures per family and shape; TestAccuracy holds the probes' test rows, with the rest of the
 // corpus, to the targets, but for the probes kept apart (probe_apart_test.go), whose figures are this
