@@ -8,14 +8,16 @@ import (
 // Escapes. A value leaves as surely written as the escapes of a programming language or of a
 // mail body as in plain text: "jane\u0040example.com" (JSON, JavaScript, Java, Python), "\x40"
 // (C, Python bytes), "\u{40}" (JavaScript, Rust), and quoted-printable "jane=40example.com"
-// (MIME bodies, where "=" at a line's end joins it to the next). The escapes view decodes the
-// first kinds, with the character escapes \n \t \r \" \\ \/ that come with them; the
+// (MIME bodies, where "=" at a line's end joins it to the next), C's octal "\100" (printf, shell
+// $'...') and CSS's "\40 " (a content property: up to six hex digits, a space ending them when a
+// hex digit or another escape could follow). The escapes view decodes the first kinds, with the
+// character escapes \n \t \r \" \\ \/ that come with them; the
 // quoted-printable view decodes =XX (upper-case hex, as the encoding writes it) and drops soft
 // line breaks. Each runs only when the text holds such an escape: a backslash before u, U or x
-// and a hex digit, or =XX as noteQP tells it.
+// and a hex digit, or before a digit and a hex digit, or =XX as noteQP tells it.
 
-// hasEscape reports whether s holds a backslash before 'u', 'U' or 'x' and a hex digit, or
-// before '{' after 'u'.
+// hasEscape reports whether s holds a backslash before 'u', 'U' or 'x' and a hex digit, before
+// '{' after 'u', or before a digit and a hex digit (octal or CSS).
 func hasEscape(s string) bool {
 	for {
 		i := strings.IndexByte(s, '\\')
@@ -27,10 +29,40 @@ func hasEscape(s string) bool {
 			if isHex(s[i+2]) || s[i+1] == 'u' && s[i+2] == '{' {
 				return true
 			}
+		default:
+			if isDigit(s[i+1]) && isHex(s[i+2]) {
+				return true
+			}
 		}
 		s = s[i+1:]
 	}
 }
+
+// numericEscape reads an octal or CSS escape at s[i] (a backslash before a digit): three octal
+// digits, the first at most 3, are a byte as C writes it; two to six hex digits are a character
+// as CSS writes it, a space after them belonging to the escape (one digit is a regular
+// expression's back-reference). Three octal digits opening with 0
+// are C's (CSS does not pad), and read so before a space too. It returns the rune or byte, how
+// many bytes of s the escape takes, and whether it is a byte; n is 0 when s[i:] is neither.
+func numericEscape(s string, i int) (r rune, n int, isByte bool) {
+	octal := i+3 < len(s) && s[i+1] <= '3' && isOctal(s[i+1]) && isOctal(s[i+2]) && isOctal(s[i+3])
+	if octal && s[i+1] == '0' {
+		return rune(s[i+2]-'0')<<3 | rune(s[i+3]-'0'), 4, true
+	}
+	r, k := hexRun(s, i+1, 6)
+	if k >= 2 && i+1+k < len(s) && s[i+1+k] == ' ' && r > 0 && utf8.ValidRune(r) {
+		return r, k + 2, false
+	}
+	if octal {
+		return rune(s[i+1]-'0')<<6 | rune(s[i+2]-'0')<<3 | rune(s[i+3]-'0'), 4, true
+	}
+	if k >= 2 && r > 0 && utf8.ValidRune(r) {
+		return r, k + 1, false
+	}
+	return 0, 0, false
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // hexRun reads up to n hex digits at s[i:] and returns their value and how many there were.
 func hexRun(s string, i, n int) (rune, int) {
@@ -102,6 +134,17 @@ func escapeView(s string) (string, []int32) {
 				b = append(b, unhex(s[i+2])<<4|unhex(s[i+3]))
 				at = append(at, int32(i))
 				i, changed = i+4, true
+				continue
+			}
+		case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+			if r, n, isByte := numericEscape(s, i); n > 0 {
+				if isByte {
+					b = append(b, byte(r))
+					at = append(at, int32(i))
+				} else {
+					put(r, i)
+				}
+				i, changed = i+n, true
 				continue
 			}
 		case 'n', 't', 'r', '"', '\\', '/', '\'':
