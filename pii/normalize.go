@@ -179,6 +179,11 @@ func (x *scanCtx) normalize(hm int) {
 			v, at := rtlView(s, x.rtl)
 			x.scanView(v, at, 0, 0, StageBidi, nil)
 		}
+		if x.depth == 0 && digitWordCandidate(s) && x.room(len(s)) {
+			if v, at := digitWordsView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageSeparators, acceptDigitWords)
+			}
+		}
 		if x.depth == 0 && x.lineBreak && x.room(len(s)) {
 			if v, at, joins := linesView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageLines, acceptCut(x.out[x.base:], s, at, joins))
