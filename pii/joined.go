@@ -51,6 +51,9 @@ func joinable(t Type) bool {
 // joinFind scans the joined views of parts, read under the container's key, and returns what
 // they find on two parts or more, per part. It leaves x.out as it found it.
 func (x *scanCtx) joinFind(parts []jpart, key keyKind) []jhit {
+	if len(parts) > maxJoinParts && len(parts) <= maxCharParts && charParts(parts) {
+		return x.joinChars(parts, key)
+	}
 	if len(parts) < 2 || len(parts) > maxJoinParts {
 		return nil
 	}
@@ -355,9 +358,9 @@ func (x *scanCtx) joined(root string, mark int, key keyKind) {
 
 // notePart records s, a scalar child of the container whose parts start at mark, under the
 // step on top of x.segs; key is its member name ("" in an array). A container with more parts
-// than a view takes records no more.
+// than a view takes records no more (partRoom).
 func (x *scanCtx) notePart(mark int, s, key string) {
-	if len(x.jparts)-mark <= maxJoinParts && !keyText(s) {
+	if partRoom(x.jparts[mark:], s, key) && !keyText(s) {
 		x.jparts = append(x.jparts, jpart{s: s, seg: x.segs[len(x.segs)-1], key: key, depth: len(x.segs)})
 	}
 }

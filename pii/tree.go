@@ -354,7 +354,7 @@ func (m *masker) joinedHits(v wire.Value, key keyKind) map[int][]Finding {
 	var parts []jpart
 	var pos []int
 	add := func(i int, c wire.Value, k string) {
-		if t, ok := scalarText(c); ok && len(parts) <= maxJoinParts {
+		if t, ok := scalarText(c); ok && partRoom(parts, t, k) {
 			parts = append(parts, jpart{s: t, key: k})
 			pos = append(pos, i)
 		} else if g, offs, ok := arrayGroups(c); ok && len(parts) < maxJoinParts {
