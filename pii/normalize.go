@@ -179,6 +179,11 @@ func (x *scanCtx) normalize(hm int) {
 			v, at := rtlView(s, x.rtl)
 			x.scanView(v, at, 0, 0, StageBidi, nil)
 		}
+		if x.depth == 0 && len(s) <= maxAnnouncedText && x.room(len(s)) {
+			if v, at := announcedView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageAnnounced, nil)
+			}
+		}
 		if x.depth == 0 && digitWordCandidate(s) && x.room(len(s)) {
 			if v, at := digitWordsView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageSeparators, acceptDigitWords)
@@ -319,7 +324,7 @@ func (x *scanCtx) scanView(v string, at []int32, lo, hi int, st Stage, accept fu
 		if accept != nil && !accept(v, f) {
 			continue
 		}
-		if at != nil && st == StageBidi {
+		if at != nil && (st == StageBidi || st == StageAnnounced) {
 			f.Start, f.End = spanOfReversed(s, at, f.Start, f.End)
 		} else if at != nil {
 			f.Start, f.End = int(at[f.Start]), int(at[f.End])

@@ -22,11 +22,12 @@ const (
 	StageBidi                        // text after a right-to-left override, read in the order it shows
 	StageMarkdown                    // Markdown emphasis and code markers dropped
 	StageLines                       // line breaks (and the indent after them) inside a value taken out
+	StageAnnounced                   // a value reversed, in ROT13 or shifted, turned back as the text around it says
 
 	numStages = iota
 )
 
-var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case", "json", "escapes", "quoted-printable", "bidi", "markdown", "lines"}
+var stageNames = [numStages + 1]string{"", "percent", "html", "base64", "base32", "hex", "separators", "joined", "case", "json", "escapes", "quoted-printable", "bidi", "markdown", "lines", "announced"}
 
 // String returns the stage's stable lower-case name, e.g. "base64".
 func (s Stage) String() string {
