@@ -44,14 +44,15 @@ numeru nro numero nummer nummern number nr no n nb fiscal fiscale`)
 var refLabelsAfterFiller = toSet(`nota note`)
 
 // labelledBack reports whether the number starting at a is labelled as a reference: the word
-// before it, past marks, "°" and "№", is a label, or a filler with a label before it (at most
-// four words back).
+// before it, past marks, quotes, "°" and "№", is a label, or a filler with a label before it (at
+// most four words back). Quotes count among the marks, since an attribute or an assignment
+// quotes what it labels: <Invoice number="804050839"/>, order_no='0013438708'.
 func labelledBack(s string, a int) bool {
 	k := a
 	for w := 0; w < 4; w++ {
 		for k > 0 && k > a-24 {
 			switch {
-			case oneOf(s[k-1], " :#.-(=_/\t"):
+			case oneOf(s[k-1], " :#.-(=_/\t\"'"):
 				k--
 				continue
 			case k >= 2 && (s[k-2:k] == "°" || s[k-2:k] == "º"):
