@@ -60,14 +60,18 @@ var nameCueFirst = func() (t [256]bool) {
 // nameCue recognises the cue word at s[i:j] and a name after it.
 func (x *scanCtx) nameCue(i, j int) int {
 	s := x.s
-	if j-i > 9 {
+	code := codeNameKey(s[i:j])
+	if j-i > 9 && !code {
 		return i
 	}
-	if !nameCueFirst[lower(s[i])] {
+	if !nameCueFirst[lower(s[i])] && !code {
 		return i
 	}
 	var buf [16]byte
 	w := string(lowerInto(buf[:0], s[i:j]))
+	if code {
+		w = "fullname"
+	}
 	k := j
 	conf := 0.0
 	asked := false
@@ -107,7 +111,7 @@ func (x *scanCtx) nameCue(i, j int) int {
 		conf = 0.6
 	case w == "patient" || w == "surname" || w == "firstname" || w == "lastname" || w == "fullname":
 		k = j
-		for k < len(s) && (s[k] == ' ' || s[k] == ':') {
+		for k < len(s) && (s[k] == ' ' || s[k] == ':' || code && (s[k] == '=' || s[k] == '"' || s[k] == '\'')) {
 			k++
 		}
 		if k == j || !strings.Contains(s[j:k], ":") && w == "patient" {

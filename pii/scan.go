@@ -563,7 +563,15 @@ func (x *scanCtx) nameBack(p int) int {
 	var cand [8]int // start<<8 | length
 	nc := 0
 	add := func(a, e int) {
-		if nc == len(cand) || e-a > 9 || a > 0 && isWordByte(s[a-1]) || e < len(s) && isWordByte(s[e]) {
+		if a > 0 && isWordByte(s[a-1]) && nc < len(cand) && (e == len(s) || !isWordByte(s[e])) {
+			// The tail of an identifier: a name key as code writes it ("firstName='Ann'").
+			if ka := codeKeyStart(s, a, lo); ka < a && codeNameKey(s[ka:e]) {
+				cand[nc] = ka<<8 | (e - ka)
+				nc++
+			}
+			return
+		}
+		if nc == len(cand) || e-a > 9 || e < len(s) && isWordByte(s[e]) {
 			return
 		}
 		if cueLens[s[a]]>>((e-a)&31)&1 == 0 || a+1 >= len(s) || !cueBloom.has(fold3(s, a)) {

@@ -1,0 +1,33 @@
+package pii
+
+// Name keys as code writes them. A debug print, an object's toString or a repr names a person
+// under the same keys a JSON document does, in the program's own spelling: "Customer{firstName=
+// 'Sanduni', lastName='Gunawardena'}", "User(first_name='Ann', ...)", "full_name: 'Ann Lee'".
+// Before a capitalised word, such a key (camelCase, snake_case or kebab-case, its words those of
+// a person's name key) is a cue as "first name:" is in prose.
+
+// codeKeyStart returns the start of the identifier that ends with the lower-case run at a:
+// letters, digits, '_' and '-' back to lo.
+func codeKeyStart(s string, a, lo int) int {
+	k := a
+	for k > lo && k > a-24 && (isAlnum(s[k-1]) || s[k-1] == '_' || s[k-1] == '-') {
+		k--
+	}
+	return k
+}
+
+// codeNameKey reports whether id, an identifier with capitals, '_' or '-' between its words, is
+// a key that holds a person's name (classifyKey's keyPersonName).
+func codeNameKey(id string) bool {
+	if len(id) < 6 || len(id) > 24 {
+		return false
+	}
+	mixed := false
+	for i := 1; i < len(id); i++ {
+		if c := id[i]; c == '_' || c == '-' || c >= 'A' && c <= 'Z' {
+			mixed = true
+			break
+		}
+	}
+	return mixed && classifyKey(id) == keyPersonName
+}
