@@ -29,7 +29,56 @@ var (
 		"umgekehrt", "à l'envers", "inversé", "al revés", "invertido", "invertida", "al contrario", "al rovescio", "invertito"}
 	rot13Cues = []string{"rot13", "rot-13", "rot 13"}
 	shiftCues = []string{"shifted by", "shift of", "shift by", "caesar", "verschoben um", "décalé de", "desplazado"}
+	joinCues  = []string{"concatenate", "join them", "join the", "joined", "put together", "zusammenfügen", "zusammensetzen",
+		"concaténer", "concatenar", "concatenare", "juntar", "unire"}
 )
+
+// joinedPiecesView returns s with the separators between the pieces after a cue that says to
+// join them ("in chunks of 8, concatenate: glpat-oU | pr1bE2vK | …") taken out, to the end of the
+// cue's line; a nil map when s holds no such cue. Only secrets and numbers count of what it
+// finds (acceptJoinedPieces): words of prose glued together make no value.
+func joinedPiecesView(s string) (string, []int32) {
+	if len(s) > maxAnnouncedText || len(s) < minTurnedWord {
+		return "", nil
+	}
+	c := indexAny(asciiLower(s), joinCues)
+	if c < 0 {
+		return "", nil
+	}
+	// The pieces start after the cue's colon, or after the cue itself.
+	from := c
+	for from < len(s) && s[from] != ':' && s[from] != '\n' && from < c+24 {
+		from++
+	}
+	if from == len(s) || s[from] != ':' {
+		from = c
+	}
+	b := make([]byte, 0, len(s))
+	at := make([]int32, 0, len(s)+1)
+	changed := false
+	line := true
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		if ch == '\n' {
+			line = false
+		}
+		if line && i > from && (ch == ' ' || ch == '|' || ch == ',' || ch == '+' || ch == '/') && i > 0 && i+1 < len(s) {
+			changed = true
+			continue
+		}
+		b = append(b, ch)
+		at = append(at, int32(i))
+	}
+	if !changed {
+		return "", nil
+	}
+	return string(b), append(at, int32(len(s)))
+}
+
+// acceptJoinedPieces keeps, of what the joined-pieces view finds, secrets and numbers.
+func acceptJoinedPieces(_ string, f Finding) bool {
+	return f.Type.Class() == ClassSecret || f.Type == TypeCard || f.Type == TypeIBAN || f.Type == TypeEmail
+}
 
 // announcedView returns s with the words its cues name turned back; a nil map when s names
 // no turning or nothing is turned.

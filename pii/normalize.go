@@ -183,6 +183,9 @@ func (x *scanCtx) normalize(hm int) {
 			if v, at := announcedView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageAnnounced, nil)
 			}
+			if v, at := joinedPiecesView(s); at != nil {
+				x.scanView(v, at, 0, 0, StageAnnounced, acceptJoinedPieces)
+			}
 		}
 		if x.depth == 0 && digitWordCandidate(s) && x.room(len(s)) {
 			if v, at := digitWordsView(s); at != nil {
