@@ -30,7 +30,58 @@ var cliTools = []cliTool{
 // cliPasswordFlag reports whether the argument starting at ts follows a flag that gives a password
 // to the command its line runs.
 func cliPasswordFlag(s string, ts int) bool {
-	return mayFollowFlag(s, ts) && cliFlagBefore(s, ts)
+	return mayFollowFlag(s, ts) && cliFlagBefore(s, ts) || cliArgPassword(s, ts)
+}
+
+// cliArgPassword reports the other ways a command line gives a password, at the argument that
+// starts at ts: echoed into a command that reads one on its standard input ("echo 'X' | sudo -S
+// …", "| passwd --stdin", "| chpasswd"), Samba's user%password after -U ("smbclient //h/s -U
+// root%X"), and htpasswd's last argument after -b ("htpasswd -bc .htpasswd user X").
+func cliArgPassword(s string, ts int) bool {
+	k := ts
+	if k > 0 && (s[k-1] == '\'' || s[k-1] == '"') {
+		k--
+	}
+	le := strings.IndexByte(s[ts:], '\n')
+	if le < 0 {
+		le = len(s)
+	} else {
+		le += ts
+	}
+	switch {
+	case k >= 5 && s[k-5:k] == "echo ":
+		rest := s[ts:le]
+		p := strings.IndexByte(rest, '|')
+		if p < 0 {
+			return false
+		}
+		cmd, args := commandOf(rest[p+1:])
+		return cmd == "sudo" && hasWord(args, "-S") || cmd == "passwd" && hasWord(args, "--stdin") || cmd == "chpasswd" ||
+			strings.HasPrefix(strings.TrimSpace(rest[p+1:]), "sudo -S")
+	case k >= 1 && s[k-1] == '%' || strings.IndexByte(s[ts:min(le, ts+40)], '%') > 0:
+		// -U user%password: the argument after -U.
+		a := k
+		if k >= 1 && s[k-1] == '%' {
+			for a > 0 && !isSpace(s[a-1]) {
+				a--
+			}
+		}
+		return a >= 3 && s[a-3:a] == "-U "
+	}
+	ls := strings.LastIndexByte(s[:ts], '\n') + 1
+	if !strings.Contains(s[ls:ts], "htpasswd ") || strings.TrimSpace(s[ts:le]) != strings.Fields(s[ts:le] + " x")[0] {
+		return false
+	}
+	cmd, args := commandOf(s[ls:ts])
+	if cmd != "htpasswd" {
+		return false
+	}
+	for _, f := range strings.Fields(args) {
+		if len(f) > 1 && f[0] == '-' && f[1] != '-' && strings.IndexByte(f, 'b') > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // mayFollowFlag is cliPasswordFlag's cheap front, on the few bytes before ts: a space after a
