@@ -175,10 +175,19 @@ func schemeLabelKey(k string) bool {
 }
 
 // schemeValueKey reports a key that holds whatever value a sibling names ("number", "value",
-// "id"): beside {"document": "PESEL"} it holds a PESEL.
+// "id"): beside {"document": "PESEL"} it holds a PESEL. The same words after "id" or "document"
+// do too: {"id_type": "CPF", "id_value": …}, {"document_type": "DNI", "document_number": …}.
 func schemeValueKey(k string) bool {
 	var b [64]byte
-	switch string(normKey(b[:0], k)) {
+	n := string(normKey(b[:0], k))
+	for _, p := range [...]string{"id", "doc", "document", "identity", "identification"} {
+		if len(n) > len(p) && n[:len(p)] == p && n[len(p):] != "type" {
+			if rest := n[len(p):]; rest == "value" || rest == "number" || rest == "no" || rest == "nr" || rest == "num" {
+				return true
+			}
+		}
+	}
+	switch n {
 	case "number", "value", "no", "nr", "num", "id", "code", "val", "numero", "nummer", "numer", "cislo", "numurs":
 		return true
 	}

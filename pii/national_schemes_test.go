@@ -163,6 +163,12 @@ func TestSchemeIDsBesideTheirName(t *testing.T) {
 				func(v string) map[string]any {
 					return map[string]any{"doc": map[string]any{"id_type": name, "id": v}}
 				},
+				func(v string) map[string]any {
+					return map[string]any{"applicant": map[string]any{"id_type": name, "id_value": v}}
+				},
+				func(v string) map[string]any {
+					return map[string]any{"document_type": name, "document_number": v}
+				},
 			}
 			shape := shapes[i%len(shapes)]
 			if fs := sc.ScanValue("p", shape(v)); !hasType(fs, TypeNationalID) {
