@@ -60,7 +60,7 @@ var nameCueFirst = func() (t [256]bool) {
 // nameCue recognises the cue word at s[i:j] and a name after it.
 func (x *scanCtx) nameCue(i, j int) int {
 	s := x.s
-	code := codeNameKey(s[i:j])
+	code := codeNameKey(s[i:j]) || i > 0 && s[i-1] == '-' && accountNameFlag(s, i, j)
 	if j-i > 9 && !code {
 		return i
 	}

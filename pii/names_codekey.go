@@ -1,10 +1,14 @@
 package pii
 
-// Name keys as code writes them. A debug print, an object's toString or a repr names a person
+import "strings"
+
+// Name keys as code and command lines write them. A debug print, an object's toString or a repr names a person
 // under the same keys a JSON document does, in the program's own spelling: "Customer{firstName=
 // 'Sanduni', lastName='Gunawardena'}", "User(first_name='Ann', ...)", "full_name: 'Ann Lee'".
 // Before a capitalised word, such a key (camelCase, snake_case or kebab-case, its words those of
-// a person's name key) is a cue as "first name:" is in prose.
+// a person's name key) is a cue as "first name:" is in prose; so is the flag that gives an
+// account its owner's full name on a command line ("useradd -m -c \"Losa Tuimavave\" ltuimavave",
+// "usermod --comment", "adduser --gecos", "chfn -f").
 
 // codeKeyStart returns the start of the identifier that ends with the lower-case run at a:
 // letters, digits, '_' and '-' back to lo.
@@ -30,4 +34,24 @@ func codeNameKey(id string) bool {
 		}
 	}
 	return mixed && classifyKey(id) == keyPersonName
+}
+
+// accountNameFlag reports whether s[a:e], after a '-', is a flag that gives an account's full
+// name to the command its line runs.
+func accountNameFlag(s string, a, e int) bool {
+	switch s[a:e] {
+	case "c", "comment", "gecos", "f", "full-name":
+	default:
+		return false
+	}
+	ls := strings.LastIndexByte(s[:a], '\n') + 1
+	if a-ls > 200 {
+		return false
+	}
+	cmd, _ := commandOf(s[ls:a])
+	switch cmd {
+	case "useradd", "usermod", "adduser", "luseradd", "lusermod", "chfn":
+		return true
+	}
+	return false
 }

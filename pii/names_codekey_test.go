@@ -11,6 +11,9 @@ func TestCodeNameKeys(t *testing.T) {
 		"IllegalStateException: Customer{firstName='Sanduni', lastName='Gunawardena'} has an open dispute",
 		"DEBUG loaded User(id=7, first_name='Nerea', last_name='Elorza')",
 		`{"msg": "patient familyName=Ngata givenName=Aroha"}`,
+		"  77  sudo useradd -m -c \"Losa Tuimavave\" ltuimavave",
+		"usermod --comment 'Rawiri Parata' rparata",
+		"$ chfn -f \"Mele Taufa\" mtaufa",
 	} {
 		found := false
 		for _, f := range sc.ScanText(s) {
@@ -23,6 +26,8 @@ func TestCodeNameKeys(t *testing.T) {
 	for _, s := range []string{
 		"Product{displayMode='Compact', themeName='Solarized'}",
 		"config: fileName='Quarterly Report', lastModified='Monday'",
+		"gcc -c Main.c -o Main.o",
+		"git commit -c Release -m 'Quarterly Report'",
 	} {
 		for _, f := range sc.ScanText(s) {
 			if f.Type == TypeName {

@@ -134,8 +134,8 @@ func cliFlagBefore(s string, ts int) bool {
 	return false
 }
 
-// commandOf returns the command a shell line runs (past a prompt, sudo, env, time and variable
-// assignments, and a path before the name) and the rest of the line up to the flag.
+// commandOf returns the command a shell line runs (past a history number, a prompt, sudo, env,
+// time and variable assignments, and a path before the name) and the rest of the line up to the flag.
 func commandOf(line string) (string, string) {
 	f := strings.Fields(line)
 	for k, w := range f {
@@ -145,6 +145,8 @@ func commandOf(line string) (string, string) {
 			continue
 		case strings.IndexByte(w, '=') > 0 && !strings.HasPrefix(w, "-"):
 			continue // PGHOST=db
+		case k == 0 && len(w) <= 6 && strings.Trim(w, "0123456789") == "":
+			continue // a shell history's number: "  512  mysql -p…"
 		}
 		w = strings.Trim(w, "`'\"")
 		if i := strings.LastIndexByte(w, '/'); i >= 0 {

@@ -574,6 +574,11 @@ func (x *scanCtx) nameBack(p int) int {
 		if nc == len(cand) || e-a > 9 || e < len(s) && isWordByte(s[e]) {
 			return
 		}
+		if a > 0 && s[a-1] == '-' && accountNameFlag(s, a, e) {
+			cand[nc] = a<<8 | (e - a)
+			nc++
+			return
+		}
 		if cueLens[s[a]]>>((e-a)&31)&1 == 0 || a+1 >= len(s) || !cueBloom.has(fold3(s, a)) {
 			return
 		}
