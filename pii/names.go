@@ -60,12 +60,13 @@ var nameCueFirst = func() (t [256]bool) {
 // nameCue recognises the cue word at s[i:j] and a name after it.
 func (x *scanCtx) nameCue(i, j int) int {
 	s := x.s
-	code := codeNameKey(s[i:j]) || i > 0 && s[i-1] == '-' && accountNameFlag(s, i, j)
-	if j-i > 9 && !code {
-		return i
-	}
-	if !nameCueFirst[lower(s[i])] && !code {
-		return i
+	// A name key as code writes it, or an account's name flag (names_codekey.go), is tried
+	// only when the word is no cue of prose: most calls are for those.
+	code := false
+	if j-i > 9 || !nameCueFirst[lower(s[i])] || i > 0 && (s[i-1] == '-' || isWordByte(s[i-1])) {
+		if code = codeNameKey(s[i:j]) || i > 0 && s[i-1] == '-' && accountNameFlag(s, i, j); !code && (j-i > 9 || !nameCueFirst[lower(s[i])]) {
+			return i
+		}
 	}
 	var buf [16]byte
 	w := string(lowerInto(buf[:0], s[i:j]))

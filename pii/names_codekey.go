@@ -23,8 +23,8 @@ func codeKeyStart(s string, a, lo int) int {
 // codeNameKey reports whether id, an identifier with capitals, '_' or '-' between its words, is
 // a key that holds a person's name (classifyKey's keyPersonName).
 func codeNameKey(id string) bool {
-	if len(id) < 6 || len(id) > 24 {
-		return false
+	if len(id) < 6 || len(id) > 24 || !hasSuffixFold(id, "name") && !hasSuffixFold(id, "names") {
+		return false // every person's name key ends so: firstName, last_name, given-names
 	}
 	mixed := false
 	for i := 1; i < len(id); i++ {

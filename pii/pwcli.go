@@ -27,49 +27,59 @@ var cliTools = []cliTool{
 	{"jarsigner", "", "-storepass -keypass"}, {"influx", "", "-password"}, {"smbpasswd", "", "-w"},
 }
 
-// cliPasswordFlag reports whether the argument starting at ts follows a flag that gives a password
-// to the command its line runs.
-func cliPasswordFlag(s string, ts int) bool {
-	return mayFollowFlag(s, ts) && cliFlagBefore(s, ts) || cliArgPassword(s, ts)
+// cliPasswordFlag reports whether the argument s[ts:te] follows a flag that gives a password to
+// the command its line runs, or is given as cliArgPassword reads.
+func cliPasswordFlag(s string, ts, te int) bool {
+	return mayFollowFlag(s, ts) && cliFlagBefore(s, ts) || cliArgPassword(s, ts, te)
+}
+
+// cliPassword is cliPasswordFlag on x.s, the other ways tried only in a text that holds one of
+// their marks ("echo ", "-U ", "htpasswd"), which is looked for once a text.
+func (x *scanCtx) cliPassword(ts, te int) bool {
+	s := x.s
+	if mayFollowFlag(s, ts) && cliFlagBefore(s, ts) {
+		return true
+	}
+	if x.cliMarksOf != s {
+		x.cliMarksOf = s
+		x.cliMarks = strings.Contains(s, "echo ") || strings.Contains(s, "-U ") || strings.Contains(s, "htpasswd")
+	}
+	return x.cliMarks && cliArgPassword(s, ts, te)
 }
 
 // cliArgPassword reports the other ways a command line gives a password, at the argument that
 // starts at ts: echoed into a command that reads one on its standard input ("echo 'X' | sudo -S
 // …", "| passwd --stdin", "| chpasswd"), Samba's user%password after -U ("smbclient //h/s -U
 // root%X"), and htpasswd's last argument after -b ("htpasswd -bc .htpasswd user X").
-func cliArgPassword(s string, ts int) bool {
+func cliArgPassword(s string, ts, te int) bool {
 	k := ts
 	if k > 0 && (s[k-1] == '\'' || s[k-1] == '"') {
 		k--
 	}
-	le := strings.IndexByte(s[ts:], '\n')
-	if le < 0 {
-		le = len(s)
-	} else {
-		le += ts
-	}
+	// Each case reads a few bytes around the argument first, so that prose pays for no line.
 	switch {
 	case k >= 5 && s[k-5:k] == "echo ":
-		rest := s[ts:le]
+		le := min(len(s), te+100)
+		if n := strings.IndexByte(s[te:le], '\n'); n >= 0 {
+			le = te + n
+		}
+		rest := s[te:le]
 		p := strings.IndexByte(rest, '|')
 		if p < 0 {
 			return false
 		}
 		cmd, args := commandOf(rest[p+1:])
-		return cmd == "sudo" && hasWord(args, "-S") || cmd == "passwd" && hasWord(args, "--stdin") || cmd == "chpasswd" ||
-			strings.HasPrefix(strings.TrimSpace(rest[p+1:]), "sudo -S")
-	case k >= 1 && s[k-1] == '%' || strings.IndexByte(s[ts:min(le, ts+40)], '%') > 0:
+		return strings.HasPrefix(strings.TrimSpace(rest[p+1:]), "sudo -S ") || cmd == "passwd" && hasWord(args, "--stdin") ||
+			cmd == "chpasswd"
+	case strings.IndexByte(s[ts:te], '%') > 0:
 		// -U user%password: the argument after -U.
-		a := k
-		if k >= 1 && s[k-1] == '%' {
-			for a > 0 && !isSpace(s[a-1]) {
-				a--
-			}
-		}
-		return a >= 3 && s[a-3:a] == "-U "
+		return ts >= 3 && s[ts-3:ts] == "-U "
+	case te < len(s) && s[te] != '\n':
+		return false // htpasswd's password is its line's last argument
 	}
-	ls := strings.LastIndexByte(s[:ts], '\n') + 1
-	if !strings.Contains(s[ls:ts], "htpasswd ") || strings.TrimSpace(s[ts:le]) != strings.Fields(s[ts:le] + " x")[0] {
+	ls := max(0, ts-200)
+	ls += strings.LastIndexByte(s[ls:ts], '\n') + 1
+	if !strings.Contains(s[ls:ts], "htpasswd ") {
 		return false
 	}
 	cmd, args := commandOf(s[ls:ts])

@@ -125,7 +125,7 @@ func (x *scanCtx) pwWord(p, from int) int {
 				return p
 			}
 			// After a command's password flag a slug needs no cue ("-p ember-amber-falcon56").
-			if cli = cliPasswordFlag(s, ts); !cli {
+			if cli = x.cliPassword(ts, te); !cli {
 				if !numberOnWord(s, a, b) || !slugPassword(s[a:b]) {
 					return p
 				}
@@ -160,7 +160,7 @@ func (x *scanCtx) pwWord(p, from int) int {
 			weakCueBefore(s, ce) && !closeAfterCue(s, ce, ts) {
 			return p // general words, or code: os.environ["X"], f(password=…)
 		}
-	case !slug && cliPasswordFlag(s, ts):
+	case !slug && x.cliPassword(ts, te):
 		cli = true
 	case !slug && (hasCue(s, b, min(len(s), b+24), pwAfterCues) || pwNounAfter(s, b)):
 	default:

@@ -160,6 +160,11 @@ type scanCtx struct {
 	// type of a document ({"document_type":"PESEL","document_number":…}), or "".
 	siblingID string
 
+	// cliMarksOf is the text whose marks of a password given on a command line without a flag
+	// cliMarks says (pwcli.go), looked for once a text.
+	cliMarksOf string
+	cliMarks   bool
+
 	farCue [2]farCue // see nextWord
 
 	second *scanCtx // see walker; pooled with this one
@@ -563,11 +568,14 @@ func (x *scanCtx) nameBack(p int) int {
 	var cand [8]int // start<<8 | length
 	nc := 0
 	add := func(a, e int) {
-		if a > 0 && isWordByte(s[a-1]) && nc < len(cand) && (e == len(s) || !isWordByte(s[e])) {
-			// The tail of an identifier: a name key as code writes it ("firstName='Ann'").
-			if ka := codeKeyStart(s, a, lo); ka < a && codeNameKey(s[ka:e]) {
-				cand[nc] = ka<<8 | (e - ka)
-				nc++
+		if a > 0 && isWordByte(s[a-1]) {
+			// The tail of an identifier: a name key as code writes it ("firstName='Ann'",
+			// "last_name="); not that of a capitalised word, which most are.
+			if a >= 2 && (s[a-1] == '_' || isUpper(s[a-1]) && isLower(s[a-2])) && nc < len(cand) && (e == len(s) || !isWordByte(s[e])) {
+				if ka := codeKeyStart(s, a, lo); ka < a && codeNameKey(s[ka:e]) {
+					cand[nc] = ka<<8 | (e - ka)
+					nc++
+				}
 			}
 			return
 		}
