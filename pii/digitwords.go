@@ -176,24 +176,43 @@ func dwRun(s string, toks []dwToken, k int) (end, digits int) {
 		last = i
 		i++
 	}
+	// A run of digits alone with ASCII punctuation between them ("7 4 6 8", "4-1-1-1") is the
+	// separators view's (spaced.go), which knows hex and other runs for what they are: this one
+	// reads words, connectives and symbols beyond ASCII (emoji).
+	own := false
 	for i < len(toks) {
 		t := toks[i]
 		if last >= 0 && t.i-toks[last].j > maxDigitGap {
 			break
 		}
+		if last >= 0 && !own {
+			for p := toks[last].j; p < t.i; p++ {
+				if s[p] >= 0x80 {
+					own = true
+					break
+				}
+			}
+		}
 		if t.digit != 0 {
+			if t.j-t.i > 1 {
+				own = true // a number word
+			}
+			if digits > 0 && toks[i-1].digit != 0 && conn != "" {
+				break // the connective stands between every two digits, or between none
+			}
 			digits++
 			last = i
 			i++
 			continue
 		}
-		if last < 0 || t.word == "" || !digitConnectives[t.word] || conn != "" && t.word != conn {
+		if last < 0 || t.word == "" || !digitConnectives[t.word] || conn != "" && t.word != conn || conn == "" && digits > 1 {
 			break
 		}
 		conn = t.word
+		own = true
 		i++
 	}
-	if digits == 0 {
+	if digits == 0 || !own {
 		return k + 1, 0
 	}
 	return last + 1, digits
