@@ -118,6 +118,9 @@ func (x *scanCtx) nameCue(i, j int) int {
 		if k == j || !strings.Contains(s[j:k], ":") && w == "patient" {
 			return i
 		}
+		if code && !strings.ContainsAny(s[j:k], "='\"") {
+			return i // a schema's type, not a value: "firstName: String!", "lastName: string;"
+		}
 		conf = 0.85
 	case w == "call" && strings.HasPrefix(s[j:], " me "):
 		k = j + 4

@@ -27,6 +27,8 @@ func TestCodeNameKeys(t *testing.T) {
 		"Product{displayMode='Compact', themeName='Solarized'}",
 		"config: fileName='Quarterly Report', lastModified='Monday'",
 		"gcc -c Main.c -o Main.o",
+		"type Customer { firstName: String!, lastName: String! }",
+		"interface Person { givenName: Text; familyName: Text }",
 		"git commit -c Release -m 'Quarterly Report'",
 	} {
 		for _, f := range sc.ScanText(s) {
