@@ -33,6 +33,36 @@ var (
 		"concaténer", "concatenar", "concatenare", "juntar", "unire"}
 )
 
+// turnHeads holds the first three bytes (fold3) of every cue of the announced views, by the
+// first byte folded.
+var turnHeads = func() (t [256][]uint32) {
+	for _, cues := range [][]string{reverseCues, rot13Cues, shiftCues, joinCues} {
+		for _, c := range cues {
+			t[c[0]|0x20] = append(t[c[0]|0x20], fold3(c, 0))
+		}
+	}
+	return t
+}()
+
+// mayAnnounce reports whether some word of s opens as a cue of announcedView or
+// joinedPiecesView does. It is one pass without allocation, so that the views, which lower the
+// text and search it for each cue, run only on the few texts that may name a turning or a join.
+func mayAnnounce(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		heads := turnHeads[s[i]|0x20]
+		if len(heads) == 0 || i > 0 && isAlpha(s[i-1]) {
+			continue
+		}
+		k := fold3(s, i)
+		for _, h := range heads {
+			if h == k {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // joinedPiecesView returns s with the separators between the pieces after a cue that says to
 // join them ("in chunks of 8, concatenate: glpat-oU | pr1bE2vK | …") taken out, to the end of the
 // cue's line; a nil map when s holds no such cue. Only secrets and numbers count of what it

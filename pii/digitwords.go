@@ -54,10 +54,78 @@ var digitConnectives = map[string]bool{
 	"luego": true, "y": true, "e": true, "poi": true, "depois": true, "daarna": true, "en": true,
 }
 
-// digitWordCandidate reports whether s is short enough for the view and holds a number word or
-// a digit with a symbol beside it; most texts fail at the length.
+// maxNumberWord is the longest number word in bytes ("quattro"); TestNumberWordShapes holds
+// digitWords to it.
+const maxNumberWord = 7
+
+// numberWordShapes marks, by length and first two letters, the number words whose first two
+// bytes are ASCII letters: a word of prose seldom shares all three with one ("the" is no
+// "three"), so that few words are looked up.
+var numberWordShapes = func() (t [maxNumberWord + 1][26 * 26]bool) {
+	for w := range digitWords {
+		if len(w) >= 2 && isLower(w[0]) && isLower(w[1]) {
+			t[len(w)][int(w[0]-'a')*26+int(w[1]-'a')] = true
+		}
+	}
+	return t
+}()
+
+// digitWordCandidate reports whether s is short enough for the view and holds at least
+// minDigitWords digits standing alone or number words: one pass without allocation, which most
+// texts fail, before the view splits s into its words.
 func digitWordCandidate(s string) bool {
-	return len(s) <= maxDigitWordText && len(s) >= minDigitWords
+	if len(s) > maxDigitWordText || len(s) < minDigitWords {
+		return false
+	}
+	n := 0
+	for i := 0; i < len(s) && n < minDigitWords; {
+		c := s[i]
+		switch {
+		case isDigit(c):
+			j := i + 1
+			for j < len(s) && isDigit(s[j]) {
+				j++
+			}
+			if j == i+1 {
+				n++
+			}
+			i = j
+		case isAlpha(c) || c >= 0x80:
+			j := i + 1
+			for j < len(s) && (isAlpha(s[j]) || s[j] >= 0x80) {
+				j++
+			}
+			if j-i >= 2 && j-i <= maxNumberWord && numberWordAt(s[i:j]) {
+				n++
+			}
+			i = j
+		default:
+			i++
+		}
+	}
+	return n >= minDigitWords
+}
+
+// numberWordAt reports whether the word w, of two to maxNumberWord bytes, is a number word of
+// digitWords, in any case.
+func numberWordAt(w string) bool {
+	a, b := w[0]|0x20, w[1]|0x20
+	if w[0] < 0x80 && w[1] < 0x80 {
+		if !isLower(a) || !isLower(b) || !numberWordShapes[len(w)][int(a-'a')*26+int(b-'a')] {
+			return false
+		}
+	}
+	var buf [maxNumberWord]byte
+	for i := 0; i < len(w); i++ {
+		c := w[i]
+		if c >= 0x80 {
+			_, ok := digitWords[strings.ToLower(w)]
+			return ok
+		}
+		buf[i] = lower(c)
+	}
+	_, ok := digitWords[string(buf[:len(w)])]
+	return ok
 }
 
 // dwToken is one word or digit of s: [i,j), the digit it gives (0 when none), and whether it

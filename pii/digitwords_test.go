@@ -83,3 +83,23 @@ func FuzzDigitWordsView(f *testing.F) {
 		}
 	})
 }
+
+// TestNumberWordShapes: every number word fits maxNumberWord, and the view's prefilter takes
+// each, in any case, as a number word.
+func TestNumberWordShapes(t *testing.T) {
+	for w := range digitWords {
+		if len(w) > maxNumberWord {
+			t.Errorf("%q is longer than maxNumberWord (%d bytes)", w, maxNumberWord)
+		}
+		for _, v := range []string{w, strings.ToUpper(w), strings.ToUpper(w[:1]) + w[1:]} {
+			if len(v) >= 2 && !numberWordAt(v) {
+				t.Errorf("numberWordAt(%q) = false", v)
+			}
+		}
+	}
+	for _, w := range []string{"the", "on", "for", "first", "seventy", "Paris", "déjà"} {
+		if numberWordAt(w) {
+			t.Errorf("numberWordAt(%q) = true", w)
+		}
+	}
+}

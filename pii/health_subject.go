@@ -18,18 +18,19 @@ import "strings"
 // subjectPhrases are the phrases that state a person's condition, after the stem searched for.
 var subjectPhrases = []struct{ stem, phrase string }{
 	{"diagnos", "diagnosed"},
+	// The participle as Spanish and Portuguese, Italian, French and Dutch write it, after the
+	// clitic or pronoun that says whom it was diagnosed in ("me han diagnosticado", "mi hanno
+	// diagnosticato", "on m'a diagnostiqué", "ik ben gediagnosticeerd"): the same stem, so the
+	// same one search.
+	{"diagnos", "diagnosticad"},
+	{"diagnos", "diagnosticaron"},
+	{"diagnos", "diagnosticat"},
+	{"diagnos", "diagnostiqu"},
+	{"diagnos", "diagnosticeerd"},
 	{"suffer", "suffers from"},
 	{"suffer", "suffering from"},
 	{"treated", "treated for"},
 	{"allergic", "allergic to"},
-	// The participle as Spanish and Portuguese, Italian, French and Dutch write it, after the
-	// clitic or pronoun that says whom it was diagnosed in ("me han diagnosticado", "mi hanno
-	// diagnosticato", "on m'a diagnostiqué", "ik ben gediagnosticeerd").
-	{"diagnosti", "diagnosticad"},
-	{"diagnosti", "diagnosticaron"},
-	{"diagnosti", "diagnosticat"},
-	{"diagnosti", "diagnostiqu"},
-	{"gediagnos", "gediagnosticeerd"},
 }
 
 // subjectWords are the subjects that speak of one person: pronouns, relatives (kinWords), and
@@ -74,10 +75,14 @@ func (x *scanCtx) subjectLook() {
 			}
 			k += from
 			from = k + len(p.stem)
-			if k > 0 && isAlpha(s[k-1]) {
+			at := k
+			if k >= 2 && s[k-2:k] == "ge" && strings.HasPrefix(s[k:], "diagnosticeerd") {
+				at = k - 2 // Dutch's participle: "gediagnosticeerd"
+			}
+			if at > 0 && isAlpha(s[at-1]) {
 				continue
 			}
-			if subjectBefore(s, k) && phraseAt(s, k) {
+			if subjectBefore(s, at) && phraseAt(s, k) {
 				x.personCue = true
 				return
 			}

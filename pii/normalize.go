@@ -179,7 +179,7 @@ func (x *scanCtx) normalize(hm int) {
 			v, at := rtlView(s, x.rtl)
 			x.scanView(v, at, 0, 0, StageBidi, nil)
 		}
-		if x.depth == 0 && len(s) <= maxAnnouncedText && x.room(len(s)) {
+		if x.depth == 0 && len(s) <= maxAnnouncedText && x.room(len(s)) && mayAnnounce(s) {
 			if v, at := announcedView(s); at != nil {
 				x.scanView(v, at, 0, 0, StageAnnounced, nil)
 			}
