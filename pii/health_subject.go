@@ -64,6 +64,9 @@ func (x *scanCtx) subjectLook() {
 		return
 	}
 	s := x.s
+	if !subjectStemAt(s) {
+		return
+	}
 	for i, p := range subjectPhrases {
 		if i > 0 && p.stem == subjectPhrases[i-1].stem {
 			continue
@@ -88,6 +91,43 @@ func (x *scanCtx) subjectLook() {
 			}
 		}
 	}
+}
+
+// subjectHeads holds the first three bytes (fold3) of the stems of subjectPhrases, and of
+// Dutch's "gediagnosticeerd", by the first byte.
+var subjectHeads = func() (t [256][]uint32) {
+	add := func(w string) {
+		for _, h := range t[w[0]] {
+			if h == fold3(w, 0) {
+				return
+			}
+		}
+		t[w[0]] = append(t[w[0]], fold3(w, 0))
+	}
+	for _, p := range subjectPhrases {
+		add(p.stem)
+	}
+	add("gediagnos")
+	return t
+}()
+
+// subjectStemAt reports whether some word of s opens as a stem of subjectPhrases does: one pass
+// over s, where a search for each stem would stop at every word that opens with its first
+// letter ("d", "s", "t", "a" open many).
+func subjectStemAt(s string) bool {
+	for i := 0; i+3 <= len(s); i++ {
+		heads := subjectHeads[s[i]]
+		if len(heads) == 0 || i > 0 && isAlpha(s[i-1]) {
+			continue
+		}
+		k := fold3(s, i)
+		for _, h := range heads {
+			if h == k {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // phraseAt reports whether one of subjectPhrases starts at k.
